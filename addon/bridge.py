@@ -1,0 +1,453 @@
+"""Scene <-> world: read bodies and joints from Blender objects into a solver `World`, and turn
+solver poses back into object transforms.
+
+Nothing here does physics. Frames are evaluated without touching the scene: animated objects
+(and baked ones) follow their action's F-curves at any frame, so the cache can simulate frames
+the depsgraph has not evaluated yet (a jump ahead, a bake, a render of frame 80 from frame 1).
+"""
+
+import math
+
+import bpy
+import numpy as np
+from mathutils import Matrix, Quaternion, Vector
+
+from .. import solver as lg
+
+
+class SceneError(Exception):
+    """Bad input in the scene. The message names the object and says how to fix it."""
+
+
+TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle",
+                   "scale")
+EULER_MODES = {'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'}
+KIND = {'DYNAMIC': "dynamic", 'STATIC': "static", 'ANIMATED': "kinematic"}
+
+
+# --------------------------------------------------------------------------------------------
+# Animation evaluation (independent of the depsgraph)
+
+def transform_fcurves(obj):
+    """{(data_path, index): FCurve} of the object's assigned action, transforms only."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None:
+        return {}
+    action = ad.action
+    fcurves = None
+    if hasattr(ad, "action_slot"):  # Blender 4.4+: slotted actions
+        from bpy_extras import anim_utils
+        bag = anim_utils.action_get_channelbag_for_slot(action, ad.action_slot)
+        fcurves = bag.fcurves if bag is not None else ()
+    else:  # Blender 4.2/4.3
+        fcurves = action.fcurves
+    return {(fc.data_path, fc.array_index): fc for fc in fcurves
+            if fc.data_path in TRANSFORM_PATHS and not fc.mute}
+
+
+def has_transform_animation(obj):
+    return bool(transform_fcurves(obj))
+
+
+def rotation_values(obj):
+    """The object's rotation in its own rotation mode, as 4 floats."""
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        return tuple(obj.rotation_quaternion)
+    if mode == 'AXIS_ANGLE':
+        return tuple(obj.rotation_axis_angle)
+    return (*obj.rotation_euler, 0.0)
+
+
+def rotation_to_quaternion(mode, values):
+    if mode == 'QUATERNION':
+        return Quaternion(values[:4]).normalized()
+    if mode == 'AXIS_ANGLE':
+        axis = Vector(values[1:4])
+        if axis.length < 1e-12:
+            return Quaternion()
+        return Quaternion(axis.normalized(), values[0])
+    from mathutils import Euler
+    return Euler(values[:3], mode).to_quaternion()
+
+
+def quaternion_to_rotation(mode, q, previous=None):
+    """`q` in `mode` as 4 floats; continuous with `previous` (same mode) when given."""
+    if mode == 'QUATERNION':
+        if previous is not None and q.dot(Quaternion(previous)) < 0.0:
+            q = -q
+        return tuple(q)
+    if mode == 'AXIS_ANGLE':
+        axis, angle = q.to_axis_angle()
+        return (angle, *axis)
+    if previous is not None:
+        from mathutils import Euler
+        e = q.to_euler(mode, Euler(previous[:3], mode))
+    else:
+        e = q.to_euler(mode)
+    return (*e, 0.0)
+
+
+def basis_at(obj, frame, fcurves=None):
+    """(location, rotation quaternion, scale) of the object's own channels at `frame`."""
+    fcurves = transform_fcurves(obj) if fcurves is None else fcurves
+    loc = list(obj.location)
+    scale = list(obj.scale)
+    mode = obj.rotation_mode
+    rot = list(rotation_values(obj))
+    rot_path = {'QUATERNION': "rotation_quaternion", 'AXIS_ANGLE': "rotation_axis_angle"}.get(
+        mode, "rotation_euler")
+    for (path, index), fc in fcurves.items():
+        value = fc.evaluate(frame)
+        if path == "location":
+            loc[index] = value
+        elif path == "scale":
+            scale[index] = value
+        elif path == rot_path:
+            rot[index] = value
+    return Vector(loc), rotation_to_quaternion(mode, rot), Vector(scale)
+
+
+def compose(loc, quat, scale):
+    return Matrix.LocRotScale(Vector(loc), Quaternion(quat), Vector(scale))
+
+
+def matrix_world_at(obj, frame, overrides):
+    """World matrix of `obj` at `frame`. `overrides` maps object names to world matrices
+    already known for this frame (simulated bodies), and is filled as a memo."""
+    known = overrides.get(obj.name)
+    if known is not None:
+        return known
+    loc, rot, scale = basis_at(obj, frame)
+    local = compose(loc, rot, scale)
+    if obj.parent is not None:
+        parent = matrix_world_at(obj.parent, frame, overrides)
+        m = parent @ _parent_link(obj) @ local
+    else:
+        m = local
+    overrides[obj.name] = m
+    return m
+
+
+def _parent_link(obj):
+    if obj.parent_type in {'OBJECT'}:
+        return obj.matrix_parent_inverse
+    raise SceneError(f"Object '{obj.name}': parent type {obj.parent_type} is not supported; "
+                     "parent it to an object (Ctrl P > Object) or clear the parent")
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes
+
+def _local_vertices(obj, depsgraph):
+    """Vertex positions of the evaluated geometry in the object's local frame, (n,3)."""
+    if obj.type == 'MESH':
+        eval_obj = obj.evaluated_get(depsgraph) if depsgraph is not None else obj
+        mesh = eval_obj.data if depsgraph is None else eval_obj.to_mesh()
+        try:
+            n = len(mesh.vertices)
+            co = np.empty(n * 3, dtype=np.float64)
+            mesh.vertices.foreach_get("co", co)
+            co = co.reshape(n, 3)
+            mesh.calc_loop_triangles()
+            m = len(mesh.loop_triangles)
+            tris = np.empty(m * 3, dtype=np.int64)
+            mesh.loop_triangles.foreach_get("vertices", tris)
+            tris = tris.reshape(m, 3)
+        finally:
+            if depsgraph is not None:
+                eval_obj.to_mesh_clear()
+        return co, tris
+    corners = np.array([tuple(c) for c in obj.bound_box], dtype=np.float64)
+    return corners, None
+
+
+def _auto_shape(v, lo, hi):
+    """Sphere if every vertex is at one distance from the centre, cylinder if round in XY,
+    else box."""
+    center = (lo + hi) / 2
+    half = (hi - lo) / 2
+    if len(v) >= 12 and np.all(half > 1e-9):
+        d = np.linalg.norm(v - center, axis=1)
+        if abs(half[0] - half[1]) < 0.02 * half.max() and abs(half[1] - half[2]) < 0.02 * half.max() \
+                and d.max() - d.min() < 0.03 * d.max():
+            return 'SPHERE'
+        rxy = np.linalg.norm(v[:, :2] - center[:2], axis=1)
+        on_caps = np.abs(np.abs(v[:, 2] - center[2]) - half[2]) < 1e-3 * half.max()
+        if abs(half[0] - half[1]) < 0.02 * half.max() and np.all(on_caps) \
+                and rxy.max() - rxy.min() < 0.03 * rxy.max():
+            return 'CYLINDER'
+    return 'BOX'
+
+
+def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
+    """(solver shape, offset) for `obj`: the shape in the body frame and the position of the
+    body frame's origin relative to the object's origin, both in scaled object axes."""
+    verts, tris = _local_vertices(obj, depsgraph)
+    if len(verts) == 0:
+        raise SceneError(f"Object '{obj.name}' has no geometry to fit a shape to; "
+                         "give it a mesh or disable its Ligament body")
+    v = verts * np.asarray(scale, dtype=np.float64)
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    center, half = (lo + hi) / 2, (hi - lo) / 2
+    if shape_type == 'AUTO':
+        shape_type = _auto_shape(v, lo, hi)
+    eps = 1e-4
+    flat = f"Object '{obj.name}' is flat or empty along an axis ({tuple(np.round(2 * half, 5))}); "
+    if shape_type == 'BOX':
+        return lg.Box(np.maximum(half, eps)), center
+    if shape_type == 'SPHERE':
+        return lg.Sphere(max(half.max(), eps)), center
+    if shape_type in {'CAPSULE', 'CYLINDER'}:
+        r = max(half[0], half[1], eps)
+        if shape_type == 'CAPSULE':
+            return lg.Capsule(r, max(half[2] - r, eps)), center
+        return lg.Cylinder(r, max(half[2], eps)), center
+    if shape_type == 'CONVEX_HULL':
+        try:
+            hull = lg.ConvexHull(v)
+        except ValueError as exc:
+            raise SceneError(flat + f"a convex hull cannot be built ({exc}); use the Box shape") \
+                from None
+        return hull, None  # offset comes from the hull's centre of mass
+    if shape_type == 'MESH':
+        if kind != 'STATIC':
+            raise SceneError(f"Object '{obj.name}': the Mesh shape works for Static bodies only; "
+                             "use Convex Hull for a moving body or set Type to Static")
+        if tris is None or len(tris) == 0:
+            raise SceneError(f"Object '{obj.name}' has no faces for the Mesh shape; "
+                             "use Box or add faces")
+        return lg.TriangleMesh(v, tris), np.zeros(3)
+    raise SceneError(f"Object '{obj.name}': unknown shape {shape_type}")
+
+
+# --------------------------------------------------------------------------------------------
+# Scene description -> World
+
+class Body:
+    """One simulated object: its solver id and how to turn a solver pose into its transform."""
+    __slots__ = ("name", "id", "kind", "offset", "scale", "animated", "rotation_mode")
+
+    def __init__(self, name, body_id, kind, offset, scale, animated, rotation_mode):
+        self.name = name
+        self.id = body_id
+        self.kind = kind            # 'DYNAMIC' | 'STATIC' | 'ANIMATED'
+        self.offset = offset        # body origin relative to object origin, object axes (scaled)
+        self.scale = scale          # world scale of the object (kept while simulating)
+        self.animated = animated    # follows F-curves (animated kind or baked)
+        self.rotation_mode = rotation_mode
+
+
+def scene_bodies(scene):
+    return [o for o in scene.objects if o.ligament_body.enabled]
+
+
+def scene_joints(scene):
+    return [o for o in scene.objects if o.type == 'EMPTY' and o.ligament_joint.enabled]
+
+
+def effective_kind(obj):
+    """Baked dynamic bodies replay their keys: to the solver they are animated."""
+    s = obj.ligament_body
+    if s.kind == 'DYNAMIC' and s.baked:
+        return 'ANIMATED'
+    return s.kind
+
+
+def world_settings(scene):
+    ws = scene.ligament_world
+    fps = scene.render.fps / scene.render.fps_base
+    return {
+        "gravity": tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0),
+        "dt": 1.0 / fps,
+        "substeps": ws.substeps,
+        "iterations": ws.iterations,
+    }
+
+
+def _pose_from_matrix(m):
+    loc, rot, scale = m.decompose()
+    return loc, rot, scale
+
+
+def build_world(scene, rest_pose, depsgraph=None):
+    """A solver World for `scene` at its start frame.
+
+    `rest_pose(obj)` gives the (location, rotation quaternion) of a dynamic body's
+    `matrix_basis` at the start frame. Returns (world, bodies, joints, frame_start)."""
+    ws = scene.ligament_world
+    start = ws.frame_start
+    settings = world_settings(scene)
+    world = lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
+                     iterations=settings["iterations"])
+
+    objs = scene_bodies(scene)
+    names = {o.name for o in objs}
+    # World matrices at the start frame: dynamic bodies from their rest pose, everything else
+    # from its animation (or its current transform when it has none).
+    known = {}
+    dynamic = [o for o in objs if effective_kind(o) == 'DYNAMIC']
+    pending = list(dynamic)
+    while pending:  # parents before children, so a child of a body uses its rest pose
+        progressed = False
+        for o in list(pending):
+            if o.parent is not None and o.parent.name in names and o.parent in pending:
+                continue
+            loc, rot = rest_pose(o)
+            local = compose(loc, rot, o.scale)
+            if o.parent is not None:
+                known[o.name] = matrix_world_at(o.parent, start, known) @ _parent_link(o) @ local
+            else:
+                known[o.name] = local
+            pending.remove(o)
+            progressed = True
+        if not progressed:
+            raise SceneError(f"Object '{pending[0].name}': parenting loop between bodies")
+
+    bodies = []
+    for o in objs:
+        s = o.ligament_body
+        kind = effective_kind(o)
+        m = matrix_world_at(o, start, known)
+        loc, rot, scale = _pose_from_matrix(m)
+        if min(abs(c) for c in scale) < 1e-8:
+            raise SceneError(f"Object '{o.name}' has zero scale; apply a non-zero scale")
+        try:
+            shape, offset = fit_shape(o, s.shape, scale, depsgraph, kind)
+        except ValueError as exc:
+            raise SceneError(f"Object '{o.name}': {exc}") from None
+        is_hull = offset is None
+        position = loc if is_hull else loc + rot @ Vector(offset)
+        kwargs = dict(kind=KIND[kind], friction=s.friction, restitution=s.restitution,
+                      linear_damping=s.linear_damping, angular_damping=s.angular_damping)
+        if kind == 'DYNAMIC':
+            kwargs["mass"] = s.mass
+        if s.collision_group and _accepts(world.add_body, "collision_group"):
+            kwargs["collision_group"] = s.collision_group
+        try:
+            body_id = world.add_body(shape, position=tuple(position), orientation=tuple(rot),
+                                     **kwargs)
+        except ValueError as exc:
+            raise SceneError(f"Object '{o.name}': {exc}") from None
+        # The solver's position is the centre of mass: remember where the object origin is.
+        if is_hull:
+            offset = np.asarray(shape.center_of_mass, dtype=np.float64)
+        bodies.append(Body(o.name, body_id, kind, offset, tuple(scale),
+                           kind == 'ANIMATED', o.rotation_mode))
+
+    ids = {b.name: b.id for b in bodies}
+    joints = []
+    for e in scene_joints(scene):
+        joints.append((e.name, _add_joint(world, e, ids, start, known, bodies)))
+    return world, bodies, joints, start
+
+
+def _accepts(fn, name):
+    import inspect
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _joint_object(empty, which, ids):
+    js = empty.ligament_joint
+    obj = getattr(js, "object_" + which)
+    label = which.upper()
+    if obj is None:
+        raise SceneError(f"Joint '{empty.name}': object {label} is not set (or was deleted); "
+                         f"pick it in Properties > Physics > Ligament Joint, or disable the joint")
+    if obj.name not in ids:
+        if not obj.ligament_body.enabled:
+            raise SceneError(f"Joint '{empty.name}': object {label} '{obj.name}' is not a "
+                             f"Ligament body; add one with Ligament > Add Body")
+        raise SceneError(f"Joint '{empty.name}': object {label} '{obj.name}' is not in the "
+                         f"scene (deleted?); pick another object or disable the joint")
+    return ids[obj.name]
+
+
+def _add_joint(world, empty, ids, start, known, bodies):
+    js = empty.ligament_joint
+    a = _joint_object(empty, "a", ids)
+    b = _joint_object(empty, "b", ids)
+    if a == b:
+        raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
+                         "pick two different bodies")
+    m = matrix_world_at(empty, start, known)
+    anchor = tuple(m.translation)
+    r = m.to_3x3().normalized()
+    x, y, z = (tuple(r.col[i]) for i in range(3))
+    common = dict(collide_connected=not js.disable_collisions)
+    if js.breakable:
+        common.update(break_force=js.break_threshold, break_torque=js.break_threshold)
+    lim_a = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang else (None, None)
+    lim_l = (js.limit_lin_lower, js.limit_lin_upper) if js.use_limit_lin else (None, None)
+    motor = {}
+    spring = {}
+    if js.use_spring:
+        spring = dict(spring_hz=js.spring_frequency, spring_damping=js.spring_damping)
+    t = js.type
+    try:
+        if t == 'BALL':
+            return world.add_ball_socket(a, b, anchor, **common)
+        if t == 'FIXED':
+            return world.add_fixed(a, b, anchor, **common)
+        if t == 'HINGE':
+            if js.use_motor:
+                motor = dict(motor_speed=js.motor_velocity, max_motor_torque=js.motor_max_force)
+            return world.add_hinge(a, b, anchor, z, lower=lim_a[0], upper=lim_a[1],
+                                   **motor, **spring, **common)
+        if t == 'PRISMATIC':
+            if js.use_motor:
+                motor = dict(motor_speed=js.motor_velocity, max_motor_force=js.motor_max_force)
+            return world.add_prismatic(a, b, anchor, x, lower=lim_l[0], upper=lim_l[1],
+                                       **motor, **spring, **common)
+        if t == 'RAGDOLL':
+            lower, upper = lim_a if js.use_limit_ang else (-math.pi, math.pi)
+            return world.add_ragdoll(a, b, anchor, y, swing1=js.swing_1, swing2=js.swing_2,
+                                     twist_lower=lower, twist_upper=upper, **common)
+        if t == 'MOTOR':
+            return world.add_angular_motor(a, b, z, speed=js.motor_velocity,
+                                           max_torque=js.motor_max_force, **common)
+        anchor_b = tuple(world.positions[b])
+        if t == 'DISTANCE':
+            return world.add_distance(a, b, anchor, anchor_b, min_length=lim_l[0] if js.use_limit_lin else None,
+                                      max_length=lim_l[1] if js.use_limit_lin else None,
+                                      **spring, **common)
+        if t == 'ROPE':
+            length = js.rope_length or float(np.linalg.norm(np.subtract(anchor_b, anchor)))
+            return world.add_rope(a, b, anchor, anchor_b, length, **common)
+    except (ValueError, TypeError) as exc:
+        raise SceneError(f"Joint '{empty.name}': {exc}") from None
+    raise SceneError(f"Joint '{empty.name}': unknown type {t}")
+
+
+# --------------------------------------------------------------------------------------------
+# World -> transforms
+
+def body_world_matrix(body, position, orientation):
+    """Object world matrix for a body pose (centre of mass `position`, (w,x,y,z))."""
+    q = Quaternion(orientation)
+    origin = Vector(position) - q @ Vector(body.offset)
+    return Matrix.LocRotScale(origin, q, Vector(body.scale))
+
+
+def local_pose(obj, world_matrix, parent_world, previous):
+    """(location, rotation values in the object's mode) that give `world_matrix`."""
+    if obj.parent is None:
+        loc, rot = world_matrix.translation, world_matrix.to_quaternion()
+    else:
+        local = (parent_world @ obj.matrix_parent_inverse).inverted_safe() @ world_matrix
+        loc, rot, _ = local.decompose()
+    return tuple(loc), quaternion_to_rotation(obj.rotation_mode, rot, previous)
+
+
+def apply_pose(obj, loc, rot):
+    obj.location = loc
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        obj.rotation_quaternion = rot
+    elif mode == 'AXIS_ANGLE':
+        obj.rotation_axis_angle = rot
+    else:
+        obj.rotation_euler = rot[:3]

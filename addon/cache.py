@@ -1,0 +1,294 @@
+"""The per-scene simulation cache: a solver World built at the start frame plus, for every
+simulated frame, the solver state and the transforms written to the objects.
+
+Scrubbing back or jumping to a cached frame writes the stored transforms (exact, instant);
+going past the last cached frame loads the nearest earlier state and steps forward. Any change
+to the scene's bodies, joints or world settings drops the cache (checked through a signature
+each frame, so edits by scripts count too); the next frame change rebuilds it from the rest
+pose at the start frame.
+
+The cache is runtime data (never saved). The rest pose, the transform each dynamic body starts
+from, is kept on the object (`ligament_body.rest_*`) because live simulation moves the object.
+"""
+
+import numpy as np
+
+from . import bridge
+from .bridge import SceneError
+
+_sims = {}           # scene key -> Simulation
+_errors = {}         # scene key -> message of the last failed build
+_last_written = {}   # scene key -> {object name: (location, rotation values)} written by us
+
+
+def _key(scene):
+    return scene.session_uid
+
+
+class Simulation:
+    def __init__(self, scene, signature, depsgraph=None):
+        key = _key(scene)
+        written = _last_written.setdefault(key, {})
+        start = scene.ligament_world.frame_start
+        self.rest = {}
+
+        def rest_pose(obj):
+            values = _rest_values(scene, obj, written.get(obj.name), start)
+            self.rest[obj.name] = values
+            return values[0], bridge.rotation_to_quaternion(values[2], values[1])
+
+        self.world, self.bodies, self.joints, self.start = bridge.build_world(
+            scene, rest_pose, depsgraph)
+        self.end = max(scene.ligament_world.frame_end, self.start)
+        self.dt = bridge.world_settings(scene)["dt"]
+        self.signature = signature
+        self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
+        self.animated = [b for b in self.bodies if b.animated]
+        self.dynamic = _parents_first(scene, self.dynamic)
+        rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
+                      for b in self.dynamic}
+        self.poses = {self.start: rest_poses}             # frame -> {name: (loc, rot)}
+        self.states = {self.start: self.world.save_state()}
+        self.world_frame = self.start
+
+    @property
+    def last_frame(self):
+        return max(self.poses)
+
+    def poses_at(self, scene, frame):
+        """{object name: (location, rotation values)} of the dynamic bodies at `frame`
+        (clamped to the simulated range), simulating the missing frames."""
+        frame = min(max(frame, self.start), self.end)
+        if frame in self.poses:
+            return self.poses[frame]
+        for f in range(self.last_frame + 1, frame + 1):
+            self.step_to(scene, f)
+        return self.poses[frame]
+
+    def step_to(self, scene, frame):
+        """Simulate `frame` from the state of `frame - 1`."""
+        if self.world_frame != frame - 1:
+            self.world.load_state(self.states[frame - 1])
+        known = {}
+        for b in self.animated:
+            obj = scene.objects[b.name]
+            m = bridge.matrix_world_at(obj, frame, known)
+            q = m.to_quaternion()
+            com = m.translation + q @ bridge.Vector(b.offset)
+            self.world.set_kinematic_target(b.id, tuple(com), tuple(q))
+        self.world.step(self.dt)
+        self.world_frame = frame
+        positions, orientations = self.world.positions, self.world.orientations
+        if not (np.all(np.isfinite(positions)) and np.all(np.isfinite(orientations))):
+            raise SceneError(f"The simulation became unstable at frame {frame}; raise Substeps "
+                             "in Scene > Ligament World or check for overlapping bodies")
+        self.states[frame] = self.world.save_state()
+        previous = self.poses[frame - 1]
+        known = {}
+        poses = {}
+        for b in self.dynamic:
+            obj = scene.objects[b.name]
+            m = bridge.body_world_matrix(b, positions[b.id], orientations[b.id])
+            known[b.name] = m
+            parent_world = None
+            if obj.parent is not None:
+                parent_world = bridge.matrix_world_at(obj.parent, frame, known)
+            poses[b.name] = bridge.local_pose(obj, m, parent_world, previous[b.name][1])
+        self.poses[frame] = poses
+
+
+def _parents_first(scene, bodies):
+    order = {}
+
+    def depth(obj):
+        d = 0
+        while obj.parent is not None:
+            obj = obj.parent
+            d += 1
+        return d
+    for b in bodies:
+        order[b.name] = depth(scene.objects[b.name])
+    return sorted(bodies, key=lambda b: order[b.name])
+
+
+def _close(a, b, tol=1e-6):
+    return len(a) == len(b) and all(abs(x - y) <= tol for x, y in zip(a, b))
+
+
+def current_values(obj):
+    return tuple(obj.location), bridge.rotation_values(obj)
+
+
+def _rest_values(scene, obj, written, start):
+    """(location, rotation values, rotation mode) the dynamic body starts from, persisted."""
+    s = obj.ligament_body
+    mode = obj.rotation_mode
+    if bridge.has_transform_animation(obj):
+        loc, q, _ = bridge.basis_at(obj, start)
+        values = (tuple(loc), bridge.quaternion_to_rotation(mode, q), mode)
+    else:
+        cur_loc, cur_rot = current_values(obj)
+        moved_by_user = written is not None and not (
+            _close(cur_loc, written[0]) and _close(cur_rot, written[1]))
+        if moved_by_user or not s.rest_valid or (written is None and scene.frame_current <= start):
+            values = (cur_loc, cur_rot, mode)
+        else:
+            values = (tuple(s.rest_location), tuple(s.rest_rotation), s.rest_rotation_mode)
+            if values[2] != mode:  # the rotation mode changed since: convert
+                q = bridge.rotation_to_quaternion(values[2], values[1])
+                values = (values[0], bridge.quaternion_to_rotation(mode, q), mode)
+    if not (s.rest_valid and _close(tuple(s.rest_location), values[0], 0.0)
+            and _close(tuple(s.rest_rotation), values[1], 0.0) and s.rest_rotation_mode == mode):
+        s.rest_location = values[0]
+        s.rest_rotation = values[1]
+        s.rest_rotation_mode = mode
+        s.rest_valid = True
+        # Read back the stored (single precision) values so the next comparison is exact.
+        values = (tuple(s.rest_location), tuple(s.rest_rotation), mode)
+    return values
+
+
+# --------------------------------------------------------------------------------------------
+# Signature: everything the simulation depends on, cheap to compute every frame
+
+_BODY_KEYS = ("kind", "shape", "mass", "friction", "restitution", "linear_damping",
+              "angular_damping", "collision_group", "baked")
+_JOINT_KEYS = ("type", "disable_collisions", "breakable", "break_threshold", "use_limit_ang",
+               "limit_ang_lower", "limit_ang_upper", "use_limit_lin", "limit_lin_lower",
+               "limit_lin_upper", "swing_1", "swing_2", "rope_length", "use_motor",
+               "motor_velocity", "motor_max_force", "use_spring", "spring_frequency",
+               "spring_damping")
+
+
+def _id_name(idb):
+    return None if idb is None else idb.name
+
+
+def signature(scene):
+    ws = scene.ligament_world
+    sig = [ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
+           scene.use_gravity, scene.render.fps, scene.render.fps_base]
+    for o in scene.objects:
+        s = o.ligament_body
+        if s.enabled:
+            entry = [o.name, o.type, _id_name(o.data), _id_name(o.parent), o.rotation_mode,
+                     tuple(o.scale)]
+            entry += [getattr(s, k) for k in _BODY_KEYS]
+            ad = o.animation_data
+            entry.append(_id_name(ad.action) if ad is not None else None)
+            if bridge.effective_kind(o) != 'DYNAMIC':
+                entry += [tuple(o.location), bridge.rotation_values(o)]
+            sig.append(tuple(entry))
+        if o.type == 'EMPTY' and o.ligament_joint.enabled:
+            j = o.ligament_joint
+            entry = [o.name, _id_name(o.parent), _id_name(j.object_a), _id_name(j.object_b),
+                     tuple(o.location), bridge.rotation_values(o), o.rotation_mode,
+                     tuple(o.scale)]
+            entry += [getattr(j, k) for k in _JOINT_KEYS]
+            sig.append(tuple(entry))
+    return tuple(sig)
+
+
+def _moved_by_user(scene, sim):
+    written = _last_written.get(_key(scene), {})
+    for b in sim.dynamic:
+        obj = scene.objects.get(b.name)
+        if obj is None:
+            return True
+        w = written.get(b.name)
+        if w is None or bridge.has_transform_animation(obj):
+            continue
+        loc, rot = current_values(obj)
+        if not (_close(loc, w[0]) and _close(rot, w[1])):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# Public entry points (handlers, operators, bake)
+
+def invalidate(scene):
+    _sims.pop(_key(scene), None)
+    _errors.pop(_key(scene), None)
+
+
+def clear_all():
+    _sims.clear()
+    _errors.clear()
+    _last_written.clear()
+
+
+def get(scene):
+    return _sims.get(_key(scene))
+
+
+def error(scene):
+    return _errors.get(_key(scene))
+
+
+def check(scene):
+    """Drop the cache if the scene changed since it was built."""
+    sim = _sims.get(_key(scene))
+    if sim is None:
+        return
+    try:
+        stale = sim.signature != signature(scene) or _moved_by_user(scene, sim)
+    except ReferenceError:
+        stale = True
+    if stale:
+        invalidate(scene)
+
+
+def ensure(scene, depsgraph=None):
+    """The scene's Simulation, built if needed. Raises SceneError for bad input."""
+    key = _key(scene)
+    sim = _sims.get(key)
+    if sim is None:
+        sig = signature(scene)
+        try:
+            sim = Simulation(scene, sig, depsgraph)
+        except SceneError as exc:
+            _errors[key] = str(exc)
+            raise
+        _errors.pop(key, None)
+        _sims[key] = sim
+    return sim
+
+
+def apply_frame(scene, frame, depsgraph=None):
+    """Put every dynamic body where the simulation has it at `frame`."""
+    check(scene)
+    sim = ensure(scene, depsgraph)
+    poses = sim.poses_at(scene, frame)
+    written = _last_written.setdefault(_key(scene), {})
+    for name, (loc, rot) in poses.items():
+        obj = scene.objects.get(name)
+        if obj is None:
+            continue
+        bridge.apply_pose(obj, loc, rot)
+        written[name] = current_values(obj)
+    return sim
+
+
+def restore_rest(scene, objects=None):
+    """Put dynamic bodies back to their rest pose (simulation disabled, body removed)."""
+    written = _last_written.setdefault(_key(scene), {})
+    for obj in objects if objects is not None else bridge.scene_bodies(scene):
+        s = obj.ligament_body
+        if not s.rest_valid or s.baked or bridge.has_transform_animation(obj):
+            continue
+        q = bridge.rotation_to_quaternion(s.rest_rotation_mode, tuple(s.rest_rotation))
+        if s.rest_rotation_mode == obj.rotation_mode:
+            rot = tuple(s.rest_rotation)
+        else:
+            rot = bridge.quaternion_to_rotation(obj.rotation_mode, q)
+        bridge.apply_pose(obj, tuple(s.rest_location), rot)
+        written[obj.name] = current_values(obj)
+
+
+def frame_info(scene):
+    """(first, last) cached frame or None, for the UI."""
+    sim = get(scene)
+    if sim is None:
+        return None
+    return sim.start, sim.last_frame

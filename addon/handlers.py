@@ -1,0 +1,79 @@
+"""Application handlers: live simulation on frame change, cache invalidation on edits, and
+a clean slate when a file is loaded."""
+
+import traceback
+
+import bpy
+from bpy.app.handlers import persistent
+
+from . import cache
+from .bridge import SceneError
+
+_reported = {}  # scene key -> last message printed, so background runs print each error once
+
+
+def _report(scene, message):
+    key = scene.session_uid
+    if _reported.get(key) != message:
+        _reported[key] = message
+        print(f"Ligament: {message}")
+
+
+@persistent
+def on_frame_change_pre(scene, depsgraph=None):
+    """Step (or replay) the simulation for the new frame before the depsgraph evaluates it."""
+    if not scene.ligament_world.enabled:
+        return
+    if not any(o.ligament_body.enabled for o in scene.objects):
+        return
+    try:
+        cache.apply_frame(scene, scene.frame_current, depsgraph)
+    except SceneError as exc:
+        cache._errors[scene.session_uid] = str(exc)
+        cache._sims.pop(scene.session_uid, None)
+        _report(scene, str(exc))
+    except ReferenceError:
+        cache.invalidate(scene)
+    except Exception:  # a bug: never let it break playback or rendering
+        message = "internal error, see the system console"
+        cache._errors[scene.session_uid] = message
+        cache._sims.pop(scene.session_uid, None)
+        traceback.print_exc()
+        _report(scene, message)
+
+
+@persistent
+def on_depsgraph_update_post(scene, depsgraph=None):
+    """Edits made in the UI (moving a body, editing its mesh) drop the cache right away so the
+    panels show the right state; frame changes check again anyway."""
+    if cache.get(scene) is None:
+        return
+    if depsgraph is not None:
+        for update in depsgraph.updates:
+            idb = update.id
+            if isinstance(idb, bpy.types.Object) and update.is_updated_geometry \
+                    and idb.ligament_body.enabled and not idb.ligament_body.baked:
+                cache.invalidate(scene)
+                return
+    cache.check(scene)
+
+
+@persistent
+def on_load_post(*_args):
+    cache.clear_all()
+    _reported.clear()
+
+
+def register():
+    bpy.app.handlers.frame_change_pre.append(on_frame_change_pre)
+    bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update_post)
+    bpy.app.handlers.load_post.append(on_load_post)
+
+
+def unregister():
+    for handlers, fn in ((bpy.app.handlers.frame_change_pre, on_frame_change_pre),
+                         (bpy.app.handlers.depsgraph_update_post, on_depsgraph_update_post),
+                         (bpy.app.handlers.load_post, on_load_post)):
+        while fn in handlers:
+            handlers.remove(fn)
+    cache.clear_all()

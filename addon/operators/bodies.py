@@ -1,0 +1,83 @@
+"""Add and remove Ligament bodies on the selected objects."""
+
+import bpy
+from bpy.props import EnumProperty
+
+from .. import bake, bridge, cache
+from ..properties import BODY_KINDS, BODY_SHAPES
+
+GEOMETRY_TYPES = {'MESH', 'CURVE', 'SURFACE', 'META', 'FONT', 'CURVES', 'POINTCLOUD'}
+
+
+class LIGAMENT_OT_add_body(bpy.types.Operator):
+    """Make the selected objects Ligament bodies, with a shape fitted to their geometry"""
+    bl_idname = "ligament.add_body"
+    bl_label = "Add Body"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC')
+    shape: EnumProperty(name="Shape", items=BODY_SHAPES, default='AUTO')
+
+    @classmethod
+    def poll(cls, context):
+        if not any(o.type in GEOMETRY_TYPES for o in context.selected_objects):
+            cls.poll_message_set("Select one or more mesh objects")
+            return False
+        return True
+
+    def execute(self, context):
+        depsgraph = context.evaluated_depsgraph_get()
+        added, skipped, failed = [], [], []
+        for obj in context.selected_objects:
+            if obj.type not in GEOMETRY_TYPES:
+                skipped.append(obj.name)
+                continue
+            scale = obj.matrix_world.to_scale()
+            try:
+                shape, _ = bridge.fit_shape(obj, self.shape, scale, depsgraph, self.kind)
+            except (bridge.SceneError, ValueError) as exc:
+                failed.append(str(exc))
+                continue
+            s = obj.ligament_body
+            s.kind = self.kind
+            s.shape = self.shape
+            s.enabled = True
+            added.append(f"{obj.name} ({type(shape).__name__})")
+        cache.invalidate(context.scene)
+        for message in failed:
+            self.report({'ERROR'}, message)
+        if skipped:
+            self.report({'WARNING'}, "Skipped objects without geometry: " + ", ".join(skipped))
+        if not added:
+            return {'CANCELLED'}
+        self.report({'INFO'}, "Ligament bodies: " + ", ".join(added))
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_remove_body(bpy.types.Operator):
+    """Stop simulating the selected objects and put them back where the simulation started"""
+    bl_idname = "ligament.remove_body"
+    bl_label = "Remove Body"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        if not any(o.ligament_body.enabled for o in context.selected_objects):
+            cls.poll_message_set("Select objects that are Ligament bodies")
+            return False
+        return True
+
+    def execute(self, context):
+        objs = [o for o in context.selected_objects if o.ligament_body.enabled]
+        bake.clear_bake(context.scene, objs)
+        cache.restore_rest(context.scene, objs)
+        for o in objs:
+            o.ligament_body.enabled = False
+            o.ligament_body.rest_valid = False
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Removed {len(objs)} Ligament bodies")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_add_body, LIGAMENT_OT_remove_body)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,327 @@
+"""UI: Properties > Physics (body on objects, joint on empties), Properties > Scene (world)
+and the "Ligament" tab of the 3D View sidebar for the workflow."""
+
+import bpy
+
+from . import bridge, cache
+from .operators.bodies import GEOMETRY_TYPES
+
+
+class PhysicsButtonsPanel:
+    bl_space_type = 'PROPERTIES'
+    bl_region_type = 'WINDOW'
+    bl_context = "physics"
+
+
+# --------------------------------------------------------------------------------------------
+# Body
+
+class PHYSICS_PT_ligament_body(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Ligament Body"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type in GEOMETRY_TYPES
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.ligament_body, "enabled", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled
+        layout.prop(s, "kind")
+        layout.prop(s, "shape")
+        if s.baked:
+            layout.label(text="Baked: playing back keyframes", icon='KEYINGSET')
+
+
+class PHYSICS_PT_ligament_body_settings(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Settings"
+    bl_parent_id = "PHYSICS_PT_ligament_body"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled
+        col = layout.column()
+        col.active = s.enabled and s.kind == 'DYNAMIC'
+        col.prop(s, "mass")
+        layout.prop(s, "collision_group")
+
+
+class PHYSICS_PT_ligament_body_surface(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Surface Response"
+    bl_parent_id = "PHYSICS_PT_ligament_body"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled
+        layout.prop(s, "friction")
+        layout.prop(s, "restitution")
+
+
+class PHYSICS_PT_ligament_body_dynamics(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Dynamics"
+    bl_parent_id = "PHYSICS_PT_ligament_body"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled and s.kind == 'DYNAMIC'
+        col = layout.column(heading="Damping")
+        col.prop(s, "linear_damping", text="Translation")
+        col.prop(s, "angular_damping", text="Rotation")
+
+
+# --------------------------------------------------------------------------------------------
+# Joint
+
+class JointPanel(PhysicsButtonsPanel):
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'EMPTY'
+
+
+class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
+    bl_label = "Ligament Joint"
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.ligament_joint, "enabled", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        j = context.object.ligament_joint
+        layout.active = j.enabled
+        layout.prop(j, "type")
+        col = layout.column(align=True)
+        col.prop(j, "object_a")
+        col.prop(j, "object_b")
+        for which in ("a", "b"):
+            obj = getattr(j, "object_" + which)
+            if j.enabled and obj is not None and not obj.ligament_body.enabled:
+                layout.label(text=f"'{obj.name}' is not a Ligament body", icon='ERROR')
+        layout.prop(j, "disable_collisions")
+        row = layout.row(heading="Breakable")
+        row.prop(j, "breakable", text="")
+        sub = row.row()
+        sub.active = j.breakable
+        sub.prop(j, "break_threshold")
+        axis = {'HINGE': "Rotates about the empty's local Z", 'PRISMATIC': "Slides along local X",
+                'RAGDOLL': "Twists about local Y", 'MOTOR': "Spins about local Z"}.get(j.type)
+        if axis:
+            layout.label(text=axis, icon='EMPTY_ARROWS')
+
+
+class PHYSICS_PT_ligament_joint_limits(JointPanel, bpy.types.Panel):
+    bl_label = "Limits"
+    bl_parent_id = "PHYSICS_PT_ligament_joint"
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_joint.type in {
+            'HINGE', 'PRISMATIC', 'DISTANCE', 'ROPE', 'RAGDOLL'}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        j = context.object.ligament_joint
+        layout.active = j.enabled
+        if j.type in {'HINGE', 'RAGDOLL'}:
+            col = layout.column(align=True, heading="Twist" if j.type == 'RAGDOLL' else "Angle")
+            col.prop(j, "use_limit_ang", text="Limit")
+            sub = col.column(align=True)
+            sub.active = j.use_limit_ang
+            sub.prop(j, "limit_ang_lower")
+            sub.prop(j, "limit_ang_upper")
+        if j.type == 'RAGDOLL':
+            col = layout.column(align=True, heading="Swing Cone")
+            col.prop(j, "swing_1")
+            col.prop(j, "swing_2")
+        if j.type in {'PRISMATIC', 'DISTANCE'}:
+            col = layout.column(align=True, heading="Distance")
+            col.prop(j, "use_limit_lin", text="Limit")
+            sub = col.column(align=True)
+            sub.active = j.use_limit_lin
+            sub.prop(j, "limit_lin_lower")
+            sub.prop(j, "limit_lin_upper")
+        if j.type == 'ROPE':
+            layout.prop(j, "rope_length")
+
+
+class PHYSICS_PT_ligament_joint_motor(JointPanel, bpy.types.Panel):
+    bl_label = "Motor"
+    bl_parent_id = "PHYSICS_PT_ligament_joint"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_joint.type in {
+            'HINGE', 'PRISMATIC', 'MOTOR'}
+
+    def draw_header(self, context):
+        j = context.object.ligament_joint
+        if j.type != 'MOTOR':
+            self.layout.prop(j, "use_motor", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        j = context.object.ligament_joint
+        layout.active = j.enabled and (j.use_motor or j.type == 'MOTOR')
+        layout.prop(j, "motor_velocity")
+        layout.prop(j, "motor_max_force")
+
+
+class PHYSICS_PT_ligament_joint_spring(JointPanel, bpy.types.Panel):
+    bl_label = "Spring"
+    bl_parent_id = "PHYSICS_PT_ligament_joint"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_joint.type in {
+            'HINGE', 'PRISMATIC', 'DISTANCE'}
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.ligament_joint, "use_spring", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        j = context.object.ligament_joint
+        layout.active = j.enabled and j.use_spring
+        layout.prop(j, "spring_frequency")
+        layout.prop(j, "spring_damping")
+
+
+# --------------------------------------------------------------------------------------------
+# World (Scene properties, next to Blender's Rigid Body World)
+
+class SCENE_PT_ligament_world(bpy.types.Panel):
+    bl_space_type = 'PROPERTIES'
+    bl_region_type = 'WINDOW'
+    bl_context = "scene"
+    bl_label = "Ligament World"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw_header(self, context):
+        self.layout.prop(context.scene.ligament_world, "enabled", text="")
+
+    def draw(self, context):
+        draw_world(self.layout, context.scene)
+
+
+def draw_world(layout, scene):
+    layout.use_property_split = True
+    ws = scene.ligament_world
+    layout.active = ws.enabled
+    col = layout.column(align=True)
+    col.prop(ws, "frame_start", text="Simulation Start")
+    col.prop(ws, "frame_end", text="End")
+    col = layout.column(align=True)
+    col.prop(ws, "substeps")
+    col.prop(ws, "iterations")
+
+
+# --------------------------------------------------------------------------------------------
+# 3D View sidebar
+
+class View3DLigamentPanel:
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "Ligament"
+
+
+class VIEW3D_PT_ligament(View3DLigamentPanel, bpy.types.Panel):
+    bl_label = "Ligament"
+
+    def draw(self, context):
+        layout = self.layout
+        scene = context.scene
+        layout.prop(scene.ligament_world, "enabled", text="Simulate")
+        col = layout.column(align=True)
+        col.label(text="Bodies")
+        row = col.row(align=True)
+        row.operator("ligament.add_body", text="Add", icon='ADD')
+        row.operator("ligament.remove_body", text="Remove", icon='REMOVE')
+        col = layout.column(align=True)
+        col.label(text="Joints")
+        col.operator_menu_enum("ligament.add_joint", "type", text="Add Joint")
+        col.operator_menu_enum("ligament.connect", "type", text="Connect")
+
+
+class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
+    bl_label = "Cache & Bake"
+    bl_parent_id = "VIEW3D_PT_ligament"
+
+    def draw(self, context):
+        layout = self.layout
+        scene = context.scene
+        info = cache.frame_info(scene)
+        err = cache.error(scene)
+        if err:
+            box = layout.box()
+            box.alert = True
+            for i, line in enumerate(_wrap(err, 40)):
+                box.label(text=line, icon='ERROR' if i == 0 else 'BLANK1')
+        elif info is None:
+            layout.label(text="Cache empty", icon='INFO')
+        else:
+            layout.label(text=f"Cached frames {info[0]}-{info[1]}", icon='CHECKMARK')
+        draw_world(layout.column(), scene)
+        layout.use_property_split = False
+        row = layout.row(align=True)
+        row.operator("ligament.reset", icon='FILE_REFRESH')
+        row = layout.row(align=True)
+        row.operator("ligament.bake", icon='REC')
+        row.operator("ligament.clear_bake", text="Clear", icon='X')
+        for warning in warnings(scene)[:5]:
+            layout.label(text=warning, icon='ERROR')
+
+
+def warnings(scene):
+    out = []
+    for o in bridge.scene_bodies(scene):
+        s = o.ligament_body
+        if s.kind == 'DYNAMIC' and not s.baked and bridge.has_transform_animation(o):
+            out.append(f"'{o.name}' is animated: set it to Animated")
+    return out
+
+
+def _wrap(text, width):
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    if line:
+        lines.append(line)
+    return lines
+
+
+classes = (
+    PHYSICS_PT_ligament_body,
+    PHYSICS_PT_ligament_body_settings,
+    PHYSICS_PT_ligament_body_surface,
+    PHYSICS_PT_ligament_body_dynamics,
+    PHYSICS_PT_ligament_joint,
+    PHYSICS_PT_ligament_joint_limits,
+    PHYSICS_PT_ligament_joint_motor,
+    PHYSICS_PT_ligament_joint_spring,
+    SCENE_PT_ligament_world,
+    VIEW3D_PT_ligament,
+    VIEW3D_PT_ligament_cache,
+)
+register, unregister = bpy.utils.register_classes_factory(classes)

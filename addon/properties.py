@@ -1,0 +1,166 @@
+"""Settings stored in the .blend: `Object.ligament_body`, `Object.ligament_joint`,
+`Scene.ligament_world`. The property names are a contract (scripts and tests use them).
+
+Every setting that changes the simulation invalidates the scene's cache through `_changed`;
+the cache itself also checks a signature of the scene each frame (`cache.py`), so edits made
+by scripts without update callbacks are caught too.
+"""
+
+import math
+
+import bpy
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
+
+
+def _changed(self, context):
+    from . import cache
+
+    scene = getattr(context, "scene", None)
+    if scene is not None:
+        cache.invalidate(scene)
+
+
+BODY_KINDS = (
+    ('DYNAMIC', "Dynamic", "Moved by the simulation"),
+    ('STATIC', "Static", "Never moves; other bodies collide with it and joints can hold on to it"),
+    ('ANIMATED', "Animated", "Follows its own animation and pushes dynamic bodies"),
+)
+
+BODY_SHAPES = (
+    ('AUTO', "Auto", "Fit a sphere, a cylinder or a box to the object's geometry"),
+    ('BOX', "Box", "Box fitted to the bounds"),
+    ('SPHERE', "Sphere", "Sphere fitted to the bounds"),
+    ('CAPSULE', "Capsule", "Capsule along local Z fitted to the bounds"),
+    ('CYLINDER', "Cylinder", "Cylinder along local Z fitted to the bounds"),
+    ('CONVEX_HULL', "Convex Hull", "Convex hull of the evaluated mesh"),
+    ('MESH', "Mesh", "The evaluated triangles as they are (static bodies only)"),
+)
+
+JOINT_TYPES = (
+    ('BALL', "Ball", "Ball and socket: the anchors coincide, any rotation"),
+    ('HINGE', "Hinge", "Rotation about the empty's local Z axis only"),
+    ('PRISMATIC', "Slider", "Translation along the empty's local X axis only, no rotation"),
+    ('FIXED', "Fixed", "Weld the two objects together"),
+    ('DISTANCE', "Distance", "Keep the empty (on A) and B's origin at a distance or in a range"),
+    ('ROPE', "Rope", "The empty (on A) and B's origin at most the rope length apart"),
+    ('RAGDOLL', "Ragdoll", "Ball and socket with a swing cone and a twist range about local Y"),
+    ('MOTOR', "Motor", "Drive the relative spin about the empty's local Z axis"),
+)
+
+
+class LigamentBodySettings(bpy.types.PropertyGroup):
+    enabled: BoolProperty(name="Ligament Body", default=False, update=_changed,
+                          description="Simulate this object with Ligament")
+    kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC', update=_changed)
+    shape: EnumProperty(name="Shape", items=BODY_SHAPES, default='AUTO', update=_changed)
+    mass: FloatProperty(name="Mass", default=1.0, min=1e-4, soft_max=1000.0, unit='MASS',
+                        update=_changed, description="Mass of a dynamic body")
+    friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=1.0, update=_changed)
+    restitution: FloatProperty(name="Bounciness", default=0.0, min=0.0, max=1.0,
+                               update=_changed, description="Restitution of collisions")
+    linear_damping: FloatProperty(name="Linear Damping", default=0.04, min=0.0, max=1.0,
+                                  update=_changed)
+    angular_damping: FloatProperty(name="Angular Damping", default=0.1, min=0.0, max=1.0,
+                                   update=_changed)
+    collision_group: IntProperty(name="Collision Group", default=0, min=0, max=31,
+                                 update=_changed,
+                                 description="Bodies collide only with bodies of the same group "
+                                             "(0 collides with every group)")
+
+    # Bookkeeping, not shown in the UI. The rest pose is the transform the simulation starts
+    # from; it is kept on the object because live simulation moves the object itself.
+    rest_valid: BoolProperty(options={'HIDDEN'})
+    rest_location: FloatVectorProperty(size=3, options={'HIDDEN'})
+    rest_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
+    rest_rotation_mode: StringProperty(options={'HIDDEN'})
+    # Bake bookkeeping: the action the object had before baking and its transform channels.
+    baked: BoolProperty(options={'HIDDEN'})
+    pre_bake_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+    pre_bake_slot: StringProperty(options={'HIDDEN'})
+    pre_bake_had_action: BoolProperty(options={'HIDDEN'})
+    pre_bake_location: FloatVectorProperty(size=3, options={'HIDDEN'})
+    pre_bake_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
+
+
+class LigamentJointSettings(bpy.types.PropertyGroup):
+    enabled: BoolProperty(name="Ligament Joint", default=False, update=_changed)
+    type: EnumProperty(name="Type", items=JOINT_TYPES, default='HINGE', update=_changed)
+    object_a: PointerProperty(name="Object A", type=bpy.types.Object, update=_changed)
+    object_b: PointerProperty(name="Object B", type=bpy.types.Object, update=_changed)
+    disable_collisions: BoolProperty(name="Disable Collisions", default=True, update=_changed,
+                                     description="The two objects do not collide with each other")
+    breakable: BoolProperty(name="Breakable", default=False, update=_changed)
+    break_threshold: FloatProperty(name="Threshold", default=100.0, min=0.0, update=_changed,
+                                   description="Force (N) or torque (N m) that breaks the joint")
+
+    # Limits: angular for hinges and ragdoll twist, linear for sliders and distances.
+    use_limit_ang: BoolProperty(name="Angular", default=False, update=_changed)
+    limit_ang_lower: FloatProperty(name="Lower", default=-math.radians(45), unit='ROTATION',
+                                   soft_min=-math.pi, soft_max=math.pi, update=_changed)
+    limit_ang_upper: FloatProperty(name="Upper", default=math.radians(45), unit='ROTATION',
+                                   soft_min=-math.pi, soft_max=math.pi, update=_changed)
+    use_limit_lin: BoolProperty(name="Linear", default=False, update=_changed)
+    limit_lin_lower: FloatProperty(name="Lower", default=-1.0, unit='LENGTH', update=_changed)
+    limit_lin_upper: FloatProperty(name="Upper", default=1.0, unit='LENGTH', update=_changed)
+    swing_1: FloatProperty(name="Swing X", default=math.radians(45), min=0.0, max=math.pi,
+                           unit='ROTATION', update=_changed,
+                           description="Ragdoll cone half-angle about the empty's local X")
+    swing_2: FloatProperty(name="Swing Z", default=math.radians(45), min=0.0, max=math.pi,
+                           unit='ROTATION', update=_changed,
+                           description="Ragdoll cone half-angle about the empty's local Z")
+    rope_length: FloatProperty(name="Length", default=0.0, min=0.0, unit='LENGTH',
+                               update=_changed,
+                               description="Rope length (0: the distance when the simulation starts)")
+
+    use_motor: BoolProperty(name="Motor", default=False, update=_changed)
+    motor_velocity: FloatProperty(name="Target Velocity", default=1.0, update=_changed,
+                                  description="rad/s for hinges and motors, m/s for sliders")
+    motor_max_force: FloatProperty(name="Max Force", default=10.0, min=0.0, update=_changed,
+                                   description="Maximum torque (N m) or force (N) of the motor")
+
+    use_spring: BoolProperty(name="Spring", default=False, update=_changed)
+    spring_frequency: FloatProperty(name="Frequency", default=2.0, min=0.0, soft_max=30.0,
+                                    subtype='FACTOR', update=_changed,
+                                    description="Spring stiffness as an oscillation frequency (Hz)")
+    spring_damping: FloatProperty(name="Damping", default=0.5, min=0.0, soft_max=2.0,
+                                  update=_changed, description="Damping ratio (1: critical)")
+
+
+class LigamentWorldSettings(bpy.types.PropertyGroup):
+    enabled: BoolProperty(name="Ligament World", default=True, update=_changed,
+                          description="Run the Ligament simulation when the frame changes")
+    substeps: IntProperty(name="Substeps", default=8, min=1, max=64, update=_changed,
+                          description="Solver substeps per frame")
+    iterations: IntProperty(name="Iterations", default=1, min=1, max=50, update=_changed,
+                            description="Solver iterations per substep")
+    frame_start: IntProperty(name="Start", default=1, update=_changed,
+                             description="Frame at which the simulation starts from the rest pose")
+    frame_end: IntProperty(name="End", default=250, update=_changed,
+                           description="Last simulated frame")
+
+
+classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.Object.ligament_body = PointerProperty(type=LigamentBodySettings)
+    bpy.types.Object.ligament_joint = PointerProperty(type=LigamentJointSettings)
+    bpy.types.Scene.ligament_world = PointerProperty(type=LigamentWorldSettings)
+
+
+def unregister():
+    del bpy.types.Scene.ligament_world
+    del bpy.types.Object.ligament_joint
+    del bpy.types.Object.ligament_body
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)
