@@ -1,0 +1,14 @@
+"""Ligament's headless rigid-body solver: numpy + numba, no Blender.
+
+    import solver as lg
+    w = lg.World(gravity=(0, 0, -9.81), substeps=8, iterations=1)
+    ground = w.add_body(lg.Box((20, 20, 0.5)), position=(0, 0, -0.5), kind="static")
+    a = w.add_body(lg.Capsule(radius=0.1, half_height=0.3), position=(0, 0, 2), mass=3.0)
+    j = w.add_hinge(ground, a, anchor=(0, 0, 2.4), axis=(0, 1, 0))
+    w.step(1 / 60)
+"""
+
+from .shapes import Box, Capsule, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh  # noqa: F401
+from .world import World  # noqa: F401
+
+__all__ = ["World", "Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "TriangleMesh", "Plane"]

@@ -1,0 +1,24 @@
+"""Ball-socket: the anchors coincide; three plane rows along the world axes (ball_socket.md).
+
+Rows: 0-2 anchor coincidence, solved as one 3x3 block.
+"""
+
+from numba import njit
+
+from ..mathx import sub
+from ..primitives.plane import plane
+from ..rows import make_block
+
+
+@njit(cache=True)
+def point_rows(r0, a, b, ra, rb, pa, pb, S, R, B):
+    p = sub(pb, pa)
+    for i in range(3):
+        e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
+        plane(r0 + i, a, b, e, ra, rb, p[i], S, R, B)
+    make_block(r0, 3, R, B)
+
+
+@njit(cache=True)
+def prepare_ball_socket(r0, a, b, ra, rb, pa, pb, S, R, B):
+    point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)

@@ -1,0 +1,28 @@
+"""Distance: a rigid rod, a [min, max] range, and/or a spring toward a rest length.
+
+Rows: 0 rigid length (no range, no spring) or spring, 1 min length, 2 max length.
+All act along n = (pB - pA) / |pB - pA| (distance.md).
+"""
+
+from numba import njit
+
+from ..mathx import neg
+from ..primitives.distance import distance, distance_axis
+from ..primitives.limit import limit
+from ..primitives.spring import linear_spring
+from .layout import (HAS_LOWER, HAS_SPRING, HAS_UPPER, LENGTH, LOWER, REST, SPRING_DAMPING,
+                     SPRING_HZ, UPPER)
+
+
+@njit(cache=True)
+def prepare_distance(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R, B):
+    n, d = distance_axis(pa, pb)
+    if flags & HAS_SPRING:
+        linear_spring(r0, a, b, n, ra, rb, d - jf[j, REST], jf[j, SPRING_HZ],
+                      jf[j, SPRING_DAMPING], S, R, B)
+    elif not flags & (HAS_LOWER | HAS_UPPER):
+        distance(r0, a, b, pa, pb, ra, rb, jf[j, LENGTH], S, R, B)
+    if flags & HAS_LOWER:
+        limit(r0 + 1, a, b, n, ra, rb, d - jf[j, LOWER], S, R, B)
+    if flags & HAS_UPPER:
+        limit(r0 + 2, a, b, neg(n), ra, rb, jf[j, UPPER] - d, S, R, B)

@@ -1,0 +1,38 @@
+"""Hinge: one rotation about the frame's X axis (hinge.md).
+
+Rows: 0-2 anchor (ball-socket), 3-4 hinge axis, 5 lower angle, 6 upper angle, 7 motor,
+8 spring toward angle 0. The angle is the twist of fA^-1 fB about the axis.
+"""
+
+from numba import njit
+
+from ..mathx import neg, qaxis, qconj, qmul, swing_twist
+from ..primitives.hinge_axis import hinge_axis
+from ..primitives.hinge_limit import hinge_limit
+from ..primitives.hinge_motor import hinge_motor
+from ..primitives.spring import angular_spring
+from .ball_socket import point_rows
+from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_MAX,
+                     MOTOR_SPEED, SPRING_DAMPING, SPRING_HZ, UPPER)
+
+
+@njit(cache=True)
+def hinge_angle(fa, fb):
+    return swing_twist(qmul(qconj(fa), fb))[1]
+
+
+@njit(cache=True)
+def prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
+    point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
+    axis = qaxis(fa, 0)
+    hinge_axis(r0 + 3, a, b, qaxis(fa, 1), qaxis(fa, 2), qaxis(fb, 0), S, R, B)
+    angle = hinge_angle(fa, fb)
+    if flags & HAS_LOWER:
+        hinge_limit(r0 + 5, a, b, axis, angle - jf[j, LOWER], S, R, B)
+    if flags & HAS_UPPER:
+        hinge_limit(r0 + 6, a, b, neg(axis), jf[j, UPPER] - angle, S, R, B)
+    if flags & HAS_MOTOR:
+        hinge_motor(r0 + 7, a, b, axis, jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R, B)
+    if flags & HAS_SPRING:
+        angular_spring(r0 + 8, a, b, axis, angle, jf[j, SPRING_HZ], jf[j, SPRING_DAMPING],
+                       S, R, B)

@@ -1,0 +1,46 @@
+"""Joint tables: `jt` (int, one row per joint) and `jf` (float parameters), column names."""
+
+# jt columns
+TYPE, BODY_A, BODY_B, FLAGS = range(4)
+JT_WIDTH = 4
+
+# joint types
+BALL, HINGE, PRISMATIC, FIXED, DISTANCE, ROPE, RAGDOLL, ANGULAR_MOTOR = range(8)
+TYPE_NAMES = ("ball_socket", "hinge", "prismatic", "fixed", "distance", "rope", "ragdoll",
+              "angular_motor")
+
+# flag bits
+ENABLED = 1
+BROKEN = 2
+COLLIDE_CONNECTED = 4
+HAS_LOWER = 8
+HAS_UPPER = 16
+HAS_MOTOR = 32
+HAS_SPRING = 64
+
+# jf columns: local anchors and frames (the frame's X axis is the joint axis)
+ANCHOR_A = 0        # 3
+FRAME_A = 3         # 4, quaternion (w, x, y, z) in A's frame
+ANCHOR_B = 7        # 3
+FRAME_B = 10        # 4
+LOWER = 14          # hinge angle / prismatic displacement / distance min length
+UPPER = 15
+MOTOR_SPEED = 16
+MOTOR_MAX = 17      # torque (angular) or force (linear)
+SPRING_HZ = 18
+SPRING_DAMPING = 19
+REST = 20           # spring rest value: distance rest length (angle and slide rest at 0)
+SWING1 = 21
+SWING2 = 22
+TWIST_LOWER = 23
+TWIST_UPPER = 24
+LENGTH = 25         # rigid distance or rope length
+BREAK_FORCE = 26    # 0 = unbreakable
+BREAK_TORQUE = 27
+JF_WIDTH = 28
+
+# One block of row slots per joint (a prismatic with limits, motor and spring uses 9).
+MAX_ROWS = 10
+
+# jimp columns: last frame's constraint impulse on B (linear, then angular about the anchor)
+JIMP_WIDTH = 6

@@ -1,0 +1,39 @@
+"""Prismatic: one translation along the frame's X axis, no rotation (prismatic.md).
+
+Rows: 0-1 planes perpendicular to the axis, 2-4 orientation lock, 5 lower, 6 upper,
+7 motor, 8 spring toward displacement 0. The axis and its perpendiculars ride on A, so the
+arm on A is sA = pB - xA.
+"""
+
+from numba import njit
+
+from ..mathx import dot, neg, qaxis, sub
+from ..primitives.limit import limit
+from ..primitives.motor import motor
+from ..primitives.orientation_lock import orientation_lock
+from ..primitives.plane import plane
+from ..primitives.spring import linear_spring
+from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_MAX,
+                     MOTOR_SPEED, SPRING_DAMPING, SPRING_HZ, UPPER)
+
+
+@njit(cache=True)
+def prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R, B):
+    p = sub(pb, pa)
+    sa = sub(pb, xa)
+    axis = qaxis(fa, 0)
+    t0 = qaxis(fa, 1)
+    t1 = qaxis(fa, 2)
+    plane(r0, a, b, t0, sa, rb, dot(t0, p), S, R, B)
+    plane(r0 + 1, a, b, t1, sa, rb, dot(t1, p), S, R, B)
+    orientation_lock(r0 + 2, a, b, fa, fb, S, R, B)
+    d = dot(axis, p)
+    if flags & HAS_LOWER:
+        limit(r0 + 5, a, b, axis, sa, rb, d - jf[j, LOWER], S, R, B)
+    if flags & HAS_UPPER:
+        limit(r0 + 6, a, b, neg(axis), sa, rb, jf[j, UPPER] - d, S, R, B)
+    if flags & HAS_MOTOR:
+        motor(r0 + 7, a, b, axis, sa, rb, jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R, B)
+    if flags & HAS_SPRING:
+        linear_spring(r0 + 8, a, b, axis, sa, rb, d, jf[j, SPRING_HZ], jf[j, SPRING_DAMPING],
+                      S, R, B)

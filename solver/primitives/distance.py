@@ -1,0 +1,27 @@
+"""Distance: |p| - L = 0 between two anchors (distance.md).
+
+With n = p / |p| frozen for the substep, C* = n . p* and the row is a plane row along n:
+    J = [-n, n x sA, n, rB x n],  C = |p| - L.
+`distance_axis` returns n (a fixed fallback when the anchors coincide) for callers that add
+range limits or a spring along the same direction.
+"""
+
+from numba import njit
+
+from ..mathx import length, scale, sub
+from .plane import plane
+
+
+@njit(cache=True)
+def distance_axis(pa, pb):
+    p = sub(pb, pa)
+    d = length(p)
+    if d < 1e-9:
+        return (0.0, 0.0, 1.0), d
+    return scale(p, 1.0 / d), d
+
+
+@njit(cache=True)
+def distance(r, a, b, pa, pb, arm_a, arm_b, rest_length, S, R, B):
+    n, d = distance_axis(pa, pb)
+    plane(r, a, b, n, arm_a, arm_b, d - rest_length, S, R, B)

@@ -1,0 +1,18 @@
+"""Rope: |p| <= L, slack below (distance.md, "Rope setup").
+
+C = L - |p| >= 0 with J = -J_distance = [n, -(n x sA), -n, -(rB x n)] and lambda >= 0: the row
+can only pull the anchors together, and (speculative while slack) only when the rope would
+go taut within this substep. A slack rope applies no impulse at all.
+"""
+
+from numba import njit
+
+from ..mathx import neg
+from .distance import distance_axis
+from .limit import limit
+
+
+@njit(cache=True)
+def rope(r, a, b, pa, pb, arm_a, arm_b, max_length, S, R, B):
+    n, d = distance_axis(pa, pb)
+    limit(r, a, b, neg(n), arm_a, arm_b, max_length - d, S, R, B)

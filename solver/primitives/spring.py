@@ -1,0 +1,22 @@
+"""Spring rows: a soft equality that pulls C toward 0 at (frequency, damping ratio).
+
+Used on the free coordinate of hinges (angle, J = [0, -a, 0, a]), prismatics and distance
+joints (plane J along the axis). soft_constraints.md: the implicit spring-damper becomes a
+bias rate, a mass scale and an impulse scale; the row keeps them in both solve and relax.
+"""
+
+from numba import njit
+
+from ..rows import row_angular, row_axis, set_spring
+
+
+@njit(cache=True)
+def angular_spring(r, a, b, axis, c, hertz, damping_ratio, S, R, B):
+    row_angular(r, a, b, axis, R, B)
+    set_spring(r, c, hertz, damping_ratio, S[3], R[3])
+
+
+@njit(cache=True)
+def linear_spring(r, a, b, t, arm_a, arm_b, c, hertz, damping_ratio, S, R, B):
+    row_axis(r, a, b, t, arm_a, arm_b, R, B)
+    set_spring(r, c, hertz, damping_ratio, S[3], R[3])

@@ -1,0 +1,320 @@
+"""Rows: one scalar velocity constraint each, and the one generic solve every row kind uses.
+
+A row is the `Row` of constraint-derivations-pgs.txt: two bodies, the Jacobian
+J = [JvA, JwA, JvB, JwB], the effective mass 1/K with K = J M^-1 J^T, a bias, a softness,
+the accumulated impulse lambda and its clamp [lo, hi]. Rows live in flat arrays:
+
+    rb[r]      (body a, body b), -1 for the static world
+    rj[r]      the 12 Jacobian numbers
+    rd[r]      IA^-1 JwA and IB^-1 JwB, cached so applying an impulse is three axpys
+    rp[r]      the scalars below (EFF, BIAS, TARGET, ...)
+    rk[r]      for the first row of a block, the inverse of the block's K matrix
+    acc[r]     the accumulated impulse, kept across frames for warm starting
+
+Equality rows that belong together (a ball-socket's three anchor rows, an orientation lock's
+three, a hinge axis's two) can be solved as one block (BLOCK = n on the first row, -1 on the
+others): dlambda = -K^-1 (Cdot + bias) with the full n x n K = J M^-1 J^T, as the reference
+suggests for the ball-socket. Scalar rows see a diagonal K_ii only, so where J mixes linear
+and angular terms (an anchor far from the centre of mass) their softness and convergence
+depend on the world axes chosen; the block does not.
+
+Softness follows Box2D v3's soft step: (frequency, damping ratio) become a bias rate, a mass
+scale and an impulse scale once per prepare. The reference's soft row
+
+    dlambda = -inv_A_soft (Cdot + bias + softness * lambda)
+
+is the same update with inv_A_soft = EFF * MASS_SCALE and softness = IMPULSE_SCALE / inv_A_soft.
+A row's bias has two parts. TARGET is a velocity the row always aims at (a motor's speed, a
+speculative limit's closing speed C/h); BIAS is the soft position correction that the solve
+pass uses and the relax pass drops. Springs (SPRING=1) keep their softness in both passes.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .mathx import add, cross, dot, mat_vec, scale
+
+EFF, BIAS, TARGET, MASS_SCALE, IMPULSE_SCALE, LO, HI, ACTIVE, SPRING, BLOCK = range(10)
+ROW_PARAMS = 10
+INF = math.inf
+
+
+def new_rows(count):
+    """Zeroed row storage for `count` rows: (rb, rj, rd, rp, rk)."""
+    return (np.full((count, 2), -1, dtype=np.int64), np.zeros((count, 12)), np.zeros((count, 6)),
+            np.zeros((count, ROW_PARAMS)), np.zeros((count, 9)))
+
+
+@njit(cache=True)
+def soft_coefficients(hertz, damping_ratio, h):
+    """(bias rate, mass scale, impulse scale) of a spring-damper row for substep h.
+
+    Implicit-Euler spring: omega = 2 pi f, a1 = 2 zeta + h omega, a2 = h omega a1,
+    bias rate = omega / a1, mass scale = a2 / (1 + a2), impulse scale = 1 / (1 + a2).
+    hertz = 0 means rigid: no bias, full mass, no impulse leak.
+    """
+    if hertz <= 0.0:
+        return 0.0, 1.0, 0.0
+    omega = 2.0 * math.pi * hertz
+    a1 = 2.0 * damping_ratio + h * omega
+    a2 = h * omega * a1
+    a3 = 1.0 / (1.0 + a2)
+    return omega / a1, a2 * a3, a3
+
+
+@njit(cache=True, inline="always")
+def body_velocity(bs, i):
+    if i < 0:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    return (bs[i, 7], bs[i, 8], bs[i, 9]), (bs[i, 10], bs[i, 11], bs[i, 12])
+
+
+@njit(cache=True)
+def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
+    """Store J for row r and compute its effective mass 1 / (J M^-1 J^T)."""
+    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    binv, bI = B[1], B[2]
+    rb[r, 0] = a
+    rb[r, 1] = b
+    for k in range(3):
+        rj[r, k] = jva[k]
+        rj[r, 3 + k] = jwa[k]
+        rj[r, 6 + k] = jvb[k]
+        rj[r, 9 + k] = jwb[k]
+    k_sum = 0.0
+    if a >= 0:
+        ia = (bI[a, 0], bI[a, 1], bI[a, 2], bI[a, 3], bI[a, 4], bI[a, 5], bI[a, 6], bI[a, 7], bI[a, 8])
+        da = mat_vec(ia, jwa)
+        k_sum += binv[a] * dot(jva, jva) + dot(jwa, da)
+    else:
+        da = (0.0, 0.0, 0.0)
+    if b >= 0:
+        ib = (bI[b, 0], bI[b, 1], bI[b, 2], bI[b, 3], bI[b, 4], bI[b, 5], bI[b, 6], bI[b, 7], bI[b, 8])
+        db = mat_vec(ib, jwb)
+        k_sum += binv[b] * dot(jvb, jvb) + dot(jwb, db)
+    else:
+        db = (0.0, 0.0, 0.0)
+    for k in range(3):
+        rd[r, k] = da[k]
+        rd[r, 3 + k] = db[k]
+    rp[r, EFF] = 1.0 / k_sum if k_sum > 1e-300 else 0.0
+    rp[r, ACTIVE] = 1.0 if k_sum > 1e-300 else 0.0
+    rp[r, SPRING] = 0.0
+    rp[r, TARGET] = 0.0
+    rp[r, BIAS] = 0.0
+    rp[r, MASS_SCALE] = 1.0
+    rp[r, IMPULSE_SCALE] = 0.0
+    rp[r, LO] = -INF
+    rp[r, HI] = INF
+    rp[r, BLOCK] = 0.0
+
+
+@njit(cache=True)
+def row_axis(r, a, b, axis, arm_a, arm_b, R, B):
+    """The plane-family Jacobian J = [-t, t x sA, t, rB x t] (plane.md)."""
+    row_jacobian(r, a, b, (-axis[0], -axis[1], -axis[2]), cross(axis, arm_a), axis,
+                 cross(arm_b, axis), R, B)
+
+
+@njit(cache=True)
+def row_angular(r, a, b, axis, R, B):
+    """The angular Jacobian J = [0, -a, 0, a]: C* = a . (wB - wA)."""
+    z = (0.0, 0.0, 0.0)
+    row_jacobian(r, a, b, z, (-axis[0], -axis[1], -axis[2]), z, axis, R, B)
+
+
+@njit(cache=True)
+def row_velocity(r, rj, bs, a, b):
+    """Cdot = J . u for row r."""
+    va, wa = body_velocity(bs, a)
+    vb, wb = body_velocity(bs, b)
+    return (rj[r, 0] * va[0] + rj[r, 1] * va[1] + rj[r, 2] * va[2]
+            + rj[r, 3] * wa[0] + rj[r, 4] * wa[1] + rj[r, 5] * wa[2]
+            + rj[r, 6] * vb[0] + rj[r, 7] * vb[1] + rj[r, 8] * vb[2]
+            + rj[r, 9] * wb[0] + rj[r, 10] * wb[1] + rj[r, 11] * wb[2])
+
+
+@njit(cache=True)
+def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
+    a = rb[r, 0]
+    b = rb[r, 1]
+    if a >= 0:
+        s = impulse * binv[a]
+        for k in range(3):
+            bs[a, 7 + k] += rj[r, k] * s
+            bs[a, 10 + k] += rd[r, k] * impulse
+    if b >= 0:
+        s = impulse * binv[b]
+        for k in range(3):
+            bs[b, 7 + k] += rj[r, 6 + k] * s
+            bs[b, 10 + k] += rd[r, 3 + k] * impulse
+
+
+@njit(cache=True)
+def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
+    """The one generic solve: clamp the accumulated impulse, apply the change."""
+    if rp[r, ACTIVE] == 0.0:
+        return
+    cdot = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+    if use_bias or rp[r, SPRING] != 0.0:
+        bias = rp[r, TARGET] + rp[r, BIAS]
+        mass_scale = rp[r, MASS_SCALE]
+        impulse_scale = rp[r, IMPULSE_SCALE]
+    else:
+        bias = rp[r, TARGET]
+        mass_scale = 1.0
+        impulse_scale = 0.0
+    old = acc[r]
+    new = old - rp[r, EFF] * mass_scale * (cdot + bias) - impulse_scale * old
+    if new < rp[r, LO]:
+        new = rp[r, LO]
+    elif new > rp[r, HI]:
+        new = rp[r, HI]
+    acc[r] = new
+    apply_impulse(r, new - old, rb, rj, rd, bs, binv)
+
+
+@njit(cache=True)
+def _coupling(r, k, rb, rj, rd, binv):
+    """K[r, k] = J_r M^-1 J_k^T for two rows on the same pair of bodies."""
+    a = rb[r, 0]
+    b = rb[r, 1]
+    s = 0.0
+    if a >= 0:
+        s += binv[a] * (rj[r, 0] * rj[k, 0] + rj[r, 1] * rj[k, 1] + rj[r, 2] * rj[k, 2])
+        s += rj[r, 3] * rd[k, 0] + rj[r, 4] * rd[k, 1] + rj[r, 5] * rd[k, 2]
+    if b >= 0:
+        s += binv[b] * (rj[r, 6] * rj[k, 6] + rj[r, 7] * rj[k, 7] + rj[r, 8] * rj[k, 8])
+        s += rj[r, 9] * rd[k, 3] + rj[r, 10] * rd[k, 4] + rj[r, 11] * rd[k, 5]
+    return s
+
+
+@njit(cache=True)
+def make_block(r0, n, R, B):
+    """Turn n (2 or 3) filled equality rows r0.. into one block; stays scalar if K is singular."""
+    rb, rj, rd, rp, rk = R
+    binv = B[1]
+    for i in range(n):
+        if rp[r0 + i, ACTIVE] == 0.0:
+            return
+    k = np.zeros((3, 3))
+    for i in range(3):
+        k[i, i] = 1.0
+    for i in range(n):
+        for m in range(n):
+            k[i, m] = _coupling(r0 + i, r0 + m, rb, rj, rd, binv)
+    det = (k[0, 0] * (k[1, 1] * k[2, 2] - k[1, 2] * k[2, 1])
+           - k[0, 1] * (k[1, 0] * k[2, 2] - k[1, 2] * k[2, 0])
+           + k[0, 2] * (k[1, 0] * k[2, 1] - k[1, 1] * k[2, 0]))
+    scale_ = k[0, 0] * k[1, 1] * k[2, 2]
+    if not abs(det) > 1e-12 * abs(scale_):
+        return
+    inv = 1.0 / det
+    rk[r0, 0] = (k[1, 1] * k[2, 2] - k[1, 2] * k[2, 1]) * inv
+    rk[r0, 1] = (k[0, 2] * k[2, 1] - k[0, 1] * k[2, 2]) * inv
+    rk[r0, 2] = (k[0, 1] * k[1, 2] - k[0, 2] * k[1, 1]) * inv
+    rk[r0, 3] = (k[1, 2] * k[2, 0] - k[1, 0] * k[2, 2]) * inv
+    rk[r0, 4] = (k[0, 0] * k[2, 2] - k[0, 2] * k[2, 0]) * inv
+    rk[r0, 5] = (k[0, 2] * k[1, 0] - k[0, 0] * k[1, 2]) * inv
+    rk[r0, 6] = (k[1, 0] * k[2, 1] - k[1, 1] * k[2, 0]) * inv
+    rk[r0, 7] = (k[0, 1] * k[2, 0] - k[0, 0] * k[2, 1]) * inv
+    rk[r0, 8] = (k[0, 0] * k[1, 1] - k[0, 1] * k[1, 0]) * inv
+    rp[r0, BLOCK] = n
+    for i in range(1, n):
+        rp[r0 + i, BLOCK] = -1.0
+
+
+@njit(cache=True)
+def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
+    """Solve n equality rows together: dlambda = -ms K^-1 (Cdot + bias) - is lambda."""
+    rhs0 = 0.0
+    rhs1 = 0.0
+    rhs2 = 0.0
+    a = rb[r0, 0]
+    b = rb[r0, 1]
+    soft = use_bias or rp[r0, SPRING] != 0.0
+    mass_scale = rp[r0, MASS_SCALE] if soft else 1.0
+    impulse_scale = rp[r0, IMPULSE_SCALE] if soft else 0.0
+    for i in range(n):
+        r = r0 + i
+        bias = rp[r, TARGET] + (rp[r, BIAS] if soft else 0.0)
+        c = row_velocity(r, rj, bs, a, b) + bias
+        if i == 0:
+            rhs0 = c
+        elif i == 1:
+            rhs1 = c
+        else:
+            rhs2 = c
+    for i in range(n):
+        r = r0 + i
+        kc = rk[r0, 3 * i] * rhs0 + rk[r0, 3 * i + 1] * rhs1 + rk[r0, 3 * i + 2] * rhs2
+        d = -mass_scale * kc - impulse_scale * acc[r]
+        acc[r] += d
+        apply_impulse(r, d, rb, rj, rd, bs, binv)
+
+
+@njit(cache=True)
+def solve_row_or_block(r, use_bias, R, acc, bs, binv):
+    """Dispatch for the solver sweep: scalar rows and block leaders solve, members skip."""
+    rb, rj, rd, rp, rk = R
+    blk = rp[r, BLOCK]
+    if blk == 0.0:
+        row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv)
+    elif blk > 0.0 and rp[r, ACTIVE] != 0.0:
+        block_solve(r, int(blk), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
+
+
+@njit(cache=True)
+def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
+    """Pre-apply last step's impulse (warm_starting.md); inactive rows forget theirs."""
+    if rp[r, ACTIVE] == 0.0:
+        acc[r] = 0.0
+        return
+    if acc[r] != 0.0:
+        apply_impulse(r, acc[r], rb, rj, rd, bs, binv)
+
+
+# --- how a filled row is driven: equality, one-sided limit, motor, spring -----------------
+
+@njit(cache=True)
+def set_equality(r, c, soft, rp):
+    """C = 0, solved softly (bias rate, mass scale, impulse scale from `soft`)."""
+    rp[r, BIAS] = soft[0] * c
+    rp[r, MASS_SCALE] = soft[1]
+    rp[r, IMPULSE_SCALE] = soft[2]
+
+
+@njit(cache=True)
+def set_lower_limit(r, c, soft, inv_h, rp):
+    """C >= 0 with lambda >= 0. While C > 0 the row is speculative (Box2D v3): it only stops
+    the approach that would cross C = 0 within this substep, so limits never overshoot by
+    more than a substep's worth of error and never pull."""
+    rp[r, LO] = 0.0
+    rp[r, HI] = INF
+    if c > 0.0:
+        rp[r, TARGET] = c * inv_h
+    else:
+        set_equality(r, c, soft, rp)
+
+
+@njit(cache=True)
+def set_motor(r, speed, max_impulse, rp):
+    """Drive C* toward `speed` with |lambda| <= max_impulse per substep."""
+    rp[r, TARGET] = -speed
+    rp[r, LO] = -max_impulse
+    rp[r, HI] = max_impulse
+
+
+@njit(cache=True)
+def set_spring(r, c, hertz, damping_ratio, h, rp):
+    """A spring-damper pulling C toward 0 in both solve and relax passes."""
+    soft = soft_coefficients(hertz, damping_ratio, h)
+    set_equality(r, c, soft, rp)
+    rp[r, SPRING] = 1.0
+
+
+@njit(cache=True)
+def deactivate(r, rp):
+    rp[r, ACTIVE] = 0.0

@@ -1,0 +1,188 @@
+"""Collision shapes and their mass properties.
+
+Every shape is plain data in its own local frame. `mass_properties()` gives the volume, the
+centre of mass and the inertia tensor about it for unit density; a body built on the shape
+puts its centre of mass there (see `World.add_body`). Sphere, Capsule and Cylinder (both
+along local Z), Box and ConvexHull can be dynamic; TriangleMesh and Plane are static only.
+"""
+
+import math
+
+import numpy as np
+
+from .hull import convex_hull, polyhedron_mass_properties
+
+SPHERE, CAPSULE, CYLINDER, BOX, HULL, MESH, PLANE = range(7)
+SHAPE_NAMES = ("Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "TriangleMesh", "Plane")
+
+
+def _positive(name, value):
+    value = float(value)
+    if not math.isfinite(value) or value <= 0.0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def _finite_vector(name, value, size=3):
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != (size,) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be {size} finite numbers, got {value!r}")
+    return arr
+
+
+class Shape:
+    kind = -1
+    dynamic_ok = True
+
+    @property
+    def center_of_mass(self):
+        return self.mass_properties()[1]
+
+    def params(self):
+        """Up to four numbers that size the shape in the kernels' shape table."""
+        return (0.0, 0.0, 0.0, 0.0)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{v:g}' for v in self.params() if v)})"
+
+
+class Sphere(Shape):
+    kind = SPHERE
+
+    def __init__(self, radius):
+        self.radius = _positive("Sphere radius", radius)
+
+    def params(self):
+        return (self.radius, 0.0, 0.0, 0.0)
+
+    def mass_properties(self):
+        r = self.radius
+        v = 4.0 / 3.0 * math.pi * r ** 3
+        return v, np.zeros(3), np.eye(3) * (0.4 * v * r * r)
+
+
+class Capsule(Shape):
+    """A cylinder of `half_height` capped with hemispheres of `radius`, along local Z."""
+    kind = CAPSULE
+
+    def __init__(self, radius, half_height):
+        self.radius = _positive("Capsule radius", radius)
+        self.half_height = _positive("Capsule half_height", half_height)
+
+    def params(self):
+        return (self.radius, self.half_height, 0.0, 0.0)
+
+    def mass_properties(self):
+        r, h = self.radius, self.half_height
+        vc = math.pi * r * r * 2.0 * h          # cylinder part
+        vs = 4.0 / 3.0 * math.pi * r ** 3       # both caps
+        izz = vc * r * r / 2.0 + vs * 0.4 * r * r
+        # Each cap: 2/5 m r^2 about its flat face's centre axis, shifted by h and its own
+        # centroid (3r/8): m (2/5 r^2 + h^2 + 3/4 h r).
+        ixx = vc * (r * r / 4.0 + h * h / 3.0) + vs * (0.4 * r * r + h * h + 0.75 * h * r)
+        return vc + vs, np.zeros(3), np.diag([ixx, ixx, izz])
+
+
+class Cylinder(Shape):
+    kind = CYLINDER
+
+    def __init__(self, radius, half_height):
+        self.radius = _positive("Cylinder radius", radius)
+        self.half_height = _positive("Cylinder half_height", half_height)
+
+    def params(self):
+        return (self.radius, self.half_height, 0.0, 0.0)
+
+    def mass_properties(self):
+        r, h = self.radius, self.half_height
+        v = math.pi * r * r * 2.0 * h
+        ixx = v * (3.0 * r * r + 4.0 * h * h) / 12.0
+        return v, np.zeros(3), np.diag([ixx, ixx, v * r * r / 2.0])
+
+
+class Box(Shape):
+    kind = BOX
+
+    def __init__(self, half_extents):
+        he = _finite_vector("Box half_extents", half_extents)
+        if np.any(he <= 0.0):
+            raise ValueError(f"Box half_extents must all be > 0, got {tuple(he)}")
+        self.half_extents = he
+
+    def params(self):
+        return (*self.half_extents, 0.0)
+
+    def mass_properties(self):
+        x, y, z = self.half_extents
+        v = 8.0 * x * y * z
+        return v, np.zeros(3), np.diag([y * y + z * z, x * x + z * z, x * x + y * y]) * (v / 3.0)
+
+
+class ConvexHull(Shape):
+    """The convex hull of `points` (local frame). `vertices`/`triangles` hold the hull itself."""
+    kind = HULL
+
+    def __init__(self, points):
+        pts = np.asarray(points, dtype=np.float64)
+        if pts.ndim != 2 or pts.shape[1] != 3 or not np.all(np.isfinite(pts)):
+            raise ValueError("ConvexHull points must be an (n, 3) array of finite numbers")
+        try:
+            self.vertices, self.triangles = convex_hull(pts)
+        except ValueError as exc:
+            raise ValueError(f"ConvexHull: {exc}") from None
+        self._mass = polyhedron_mass_properties(self.vertices, self.triangles)
+
+    def mass_properties(self):
+        v, c, i = self._mass
+        return v, c.copy(), i.copy()
+
+    def __repr__(self):
+        return f"ConvexHull({len(self.vertices)} vertices)"
+
+
+class TriangleMesh(Shape):
+    """A static triangle soup, e.g. a floor or stairs. Not closed, so it has no mass."""
+    kind = MESH
+    dynamic_ok = False
+
+    def __init__(self, vertices, triangles):
+        v = np.asarray(vertices, dtype=np.float64)
+        t = np.asarray(triangles, dtype=np.int64)
+        if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
+            raise ValueError("TriangleMesh vertices must be an (n, 3) array of finite numbers")
+        if t.ndim != 2 or t.shape[1] != 3 or len(t) == 0:
+            raise ValueError("TriangleMesh triangles must be a non-empty (m, 3) array of vertex indices")
+        if t.min() < 0 or t.max() >= len(v):
+            raise ValueError(f"TriangleMesh triangle indices must lie in 0..{len(v) - 1}")
+        self.vertices, self.triangles = v, t
+
+    def mass_properties(self):
+        raise ValueError("TriangleMesh is static only: use kind='static'")
+
+    def __repr__(self):
+        return f"TriangleMesh({len(self.triangles)} triangles)"
+
+
+class Plane(Shape):
+    """The half-space below normal . x = offset (in the body's frame). Static only."""
+    kind = PLANE
+    dynamic_ok = False
+
+    def __init__(self, normal=(0.0, 0.0, 1.0), offset=0.0):
+        n = _finite_vector("Plane normal", normal)
+        length = float(np.linalg.norm(n))
+        if length < 1e-12:
+            raise ValueError("Plane normal must not be the zero vector")
+        self.normal = n / length
+        self.offset = float(offset)
+        if not math.isfinite(self.offset):
+            raise ValueError(f"Plane offset must be finite, got {offset!r}")
+
+    def params(self):
+        return (*self.normal, self.offset)
+
+    def mass_properties(self):
+        raise ValueError("Plane is static only: use kind='static'")
+
+    def __repr__(self):
+        return f"Plane(normal={tuple(self.normal)}, offset={self.offset:g})"

@@ -1,0 +1,147 @@
+"""The frame step: Box2D v3's soft step as a list of named stages.
+
+    per frame:   kinematic velocities from targets
+    per substep: integrate velocities -> world inertia -> prepare joint rows -> warm start
+                 -> solve (soft bias) -> integrate positions -> relax (no bias)
+                 -> add the substep's impulses to each joint's frame total
+    per frame:   snap kinematic bodies to their targets, break overloaded joints
+"""
+
+from numba import njit
+
+from .bodies import (KINEMATIC, integrate_positions, integrate_velocities,
+                     update_world_inertia)
+from .joints.layout import (BODY_A, BODY_B, BREAK_FORCE, BREAK_TORQUE, BROKEN, ENABLED,
+                            FLAGS, MAX_ROWS)
+from .joints.frames import joint_pose
+from .joints.prepare import prepare_joint
+from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
+    scale, sub, vec3_at
+from .rows import ACTIVE, soft_coefficients, solve_row_or_block, warm_start
+
+
+@njit(cache=True)
+def kinematic_velocities(bs, bkind, ktarget, khas, dt):
+    """Velocities that carry each targeted kinematic body onto its target in one frame."""
+    for i in range(bs.shape[0]):
+        if bkind[i] != KINEMATIC or not khas[i]:
+            continue
+        v = scale(sub(vec3_at(ktarget, i, 0), vec3_at(bs, i, 0)), 1.0 / dt)
+        dq = qmul(quat_at(ktarget, i, 3), qconj(quat_at(bs, i, 3)))
+        w = scale(qrotation_vector(dq), 1.0 / dt)
+        for k in range(3):
+            bs[i, 7 + k] = v[k]
+            bs[i, 10 + k] = w[k]
+
+
+@njit(cache=True)
+def snap_kinematic(bs, bkind, ktarget, khas):
+    for i in range(bs.shape[0]):
+        if bkind[i] == KINEMATIC and khas[i]:
+            q = qnormalize(quat_at(ktarget, i, 3))
+            for k in range(3):
+                bs[i, k] = ktarget[i, k]
+            for k in range(4):
+                bs[i, 3 + k] = q[k]
+            khas[i] = False
+
+
+@njit(cache=True)
+def prepare_joints(jt, jf, S, R, B):
+    for j in range(jt.shape[0]):
+        prepare_joint(j, jt, jf, S, R, B)
+
+
+@njit(cache=True)
+def warm_start_rows(R, acc, B):
+    for r in range(acc.shape[0]):
+        warm_start(r, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+
+
+@njit(cache=True)
+def solve_rows(R, acc, B, use_bias, iterations):
+    for _ in range(iterations):
+        for r in range(acc.shape[0]):
+            solve_row_or_block(r, use_bias, R, acc, B[0], B[1])
+
+
+@njit(cache=True)
+def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
+    """Add this substep's impulse on B (linear, and angular about the anchor) to jimp.
+
+    For a joint to the world on its B side, the reaction on A is used (same magnitude)."""
+    rj = R[1]
+    rp = R[3]
+    for j in range(jt.shape[0]):
+        r0 = j * MAX_ROWS
+        on_b = jt[j, BODY_B] >= 0
+        lin = (0.0, 0.0, 0.0)
+        ang = (0.0, 0.0, 0.0)
+        for r in range(r0, r0 + MAX_ROWS):
+            if rp[r, ACTIVE] == 0.0 or acc[r] == 0.0:
+                continue
+            o = 6 if on_b else 0
+            lam = acc[r]
+            lin = (lin[0] + lam * rj[r, o], lin[1] + lam * rj[r, o + 1], lin[2] + lam * rj[r, o + 2])
+            ang = (ang[0] + lam * rj[r, o + 3], ang[1] + lam * rj[r, o + 4],
+                   ang[2] + lam * rj[r, o + 5])
+        if lin[0] == 0.0 and lin[1] == 0.0 and lin[2] == 0.0 and \
+                ang[0] == 0.0 and ang[1] == 0.0 and ang[2] == 0.0:
+            continue
+        pose = joint_pose(j, jt, jf, bs)
+        arm = pose[5] if on_b else pose[4]
+        ang = sub(ang, cross(arm, lin))
+        for k in range(3):
+            jimp[j, k] += lin[k]
+            jimp[j, 3 + k] += ang[k]
+
+
+@njit(cache=True)
+def break_joints(jt, jf, jimp, acc, dt):
+    """A joint breaks when last frame's mean constraint force or torque exceeds its limit."""
+    for j in range(jt.shape[0]):
+        flags = jt[j, FLAGS]
+        if not flags & ENABLED or flags & BROKEN:
+            continue
+        fmax = jf[j, BREAK_FORCE]
+        tmax = jf[j, BREAK_TORQUE]
+        force = length(vec3_at(jimp, j, 0)) / dt
+        torque = length(vec3_at(jimp, j, 3)) / dt
+        if (fmax > 0.0 and force > fmax) or (tmax > 0.0 and torque > tmax):
+            jt[j, FLAGS] = flags | BROKEN
+            for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
+                acc[r] = 0.0
+
+
+@njit(cache=True)
+def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint_damping):
+    """Advance the world by one frame of length dt.
+
+    B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py)
+    J = (jt, jf, acc, jimp)                      joints and their rows' impulses
+    R = (rb, rj, rd, rp, rk)                     row scratch (see rows.py)
+    K = (ktarget, khas)                          kinematic targets for this frame
+    """
+    bs, binv, bil, bib, bI, bdamp, bkind = B
+    jt, jf, acc, jimp = J
+    ktarget, khas = K
+    h = dt / substeps
+    soft = soft_coefficients(joint_hertz, joint_damping, h)
+    if joint_damping < 0.0:
+        soft = (joint_hertz, 1.0, 0.0)
+    S = (soft[0], soft[1], soft[2], h, 1.0 / h)
+    body = (bs, binv, bI)
+    jimp[:, :] = 0.0
+
+    kinematic_velocities(bs, bkind, ktarget, khas, dt)
+    for _ in range(substeps):
+        integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
+        update_world_inertia(bs, bil, bkind, bI)
+        prepare_joints(jt, jf, S, R, body)
+        warm_start_rows(R, acc, body)
+        solve_rows(R, acc, body, True, iterations)
+        integrate_positions(bs, bil, bib, bkind, h)
+        solve_rows(R, acc, body, False, iterations)
+        accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
+    snap_kinematic(bs, bkind, ktarget, khas)
+    break_joints(jt, jf, jimp, acc, dt)

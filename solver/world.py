@@ -1,0 +1,580 @@
+"""World: the one stateful object a user touches. Validates input, owns the arrays, steps.
+
+Body ids and joint ids are ints in creation order; they index `positions`, `orientations`,
+`linear_velocities` and `angular_velocities` (numpy views of the state, body centres of
+mass, orientations as (w, x, y, z)). Units: metres, kilograms, seconds, radians; +Z up.
+"""
+
+import math
+
+import numpy as np
+
+from . import bodies as bodies_mod
+from .bodies import DYNAMIC, KIND_NAMES, KINEMATIC, STATE_WIDTH
+from .joints import layout as L
+from .rows import new_rows
+from .shapes import Shape
+from .step import step_frame
+
+DEFAULT_DENSITY = 1000.0
+
+
+# --- validation helpers: every message names the argument and what would be valid ---------
+
+def _vector(name, value, size=3):
+    try:
+        arr = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {size} numbers, got {value!r}") from None
+    if arr.shape != (size,):
+        raise ValueError(f"{name} must be {size} numbers, got {value!r}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return arr
+
+
+def _direction(name, value):
+    v = _vector(name, value)
+    n = float(np.linalg.norm(v))
+    if n < 1e-12:
+        raise ValueError(f"{name} must not be a zero-length vector, got {value!r}")
+    return v / n
+
+
+def _quaternion(name, value):
+    q = _vector(name, value, 4)
+    n = float(np.linalg.norm(q))
+    if n < 1e-12:
+        raise ValueError(f"{name} must be a non-zero quaternion (w, x, y, z), got {value!r}")
+    return q / n
+
+
+def _number(name, value, minimum=None, strict=False, allow_inf=False):
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(x) or (not allow_inf and math.isinf(x)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if minimum is not None and (x < minimum or (strict and x == minimum)):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
+    return x
+
+
+def _optional_number(name, value, **kw):
+    return None if value is None else _number(name, value, **kw)
+
+
+# --- small numpy quaternion helpers (Python side, creation time only) ----------------------
+
+def _qmul(a, b):
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def _qconj(q):
+    return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def _qmat(q):
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _mat_to_quat(m):
+    t = np.trace(m)
+    if t > 0:
+        s = math.sqrt(t + 1.0) * 2
+        q = [0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
+        q = [(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s]
+    elif m[1, 1] > m[2, 2]:
+        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
+        q = [(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s]
+    else:
+        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
+        q = [(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s]
+    q = np.array(q)
+    return q / np.linalg.norm(q)
+
+
+def _frame_from_axis(axis, second=None):
+    """Quaternion of a right-handed frame whose X is `axis` (and Y along `second` if given)."""
+    x = axis / np.linalg.norm(axis)
+    if second is None:
+        helper = np.array([0.0, 0.0, 1.0]) if abs(x[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+        second = np.cross(helper, x)
+    y = second - x * np.dot(second, x)
+    if np.linalg.norm(y) < 1e-9:
+        raise ValueError("swing_axis must not be parallel to twist_axis")
+    y /= np.linalg.norm(y)
+    z = np.cross(x, y)
+    return _mat_to_quat(np.column_stack([x, y, z]))
+
+
+class _Table:
+    """A growable numpy table: `view` is the live part, capacity doubles as it fills."""
+
+    def __init__(self, width, dtype, fill=0):
+        shape = (8,) if width is None else (8, width)
+        self.data = np.full(shape, fill, dtype=dtype)
+        self.fill = fill
+        self.n = 0
+
+    def append(self, row):
+        if self.n == len(self.data):
+            grown = np.full((2 * len(self.data),) + self.data.shape[1:], self.fill, self.data.dtype)
+            grown[:self.n] = self.data
+            self.data = grown
+        self.data[self.n] = row
+        self.n += 1
+        return self.n - 1
+
+    @property
+    def view(self):
+        return self.data[:self.n]
+
+
+class World:
+    """A rigid-body world: bodies, joints, and the soft-step solver that moves them.
+
+    gravity     (3,) m/s^2
+    substeps    substeps per `step` (the soft step's main quality knob)
+    iterations  solve and relax sweeps per substep
+    joint_hertz, joint_damping_ratio
+                stiffness of the rigid joint rows' position correction (Box2D v3 style);
+                higher is stiffer, keep joint_hertz below a quarter of the substep rate.
+    """
+
+    def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
+                 joint_hertz=60.0, joint_damping_ratio=5.0):
+        self.gravity = _vector("gravity", gravity)
+        self.substeps = int(_number("substeps", substeps, minimum=1))
+        self.iterations = int(_number("iterations", iterations, minimum=1))
+        self.joint_hertz = _number("joint_hertz", joint_hertz, minimum=0.0)
+        self.joint_damping_ratio = float(joint_damping_ratio)
+        self.time = 0.0
+        self._shapes = []
+        self._body_origin = _Table(3, np.float64)        # shape origin in the body frame
+        self._bs = _Table(STATE_WIDTH, np.float64)
+        self._binv = _Table(None, np.float64)
+        self._bil = _Table(9, np.float64)
+        self._bib = _Table(9, np.float64)
+        self._bI = _Table(9, np.float64)
+        self._bdamp = _Table(2, np.float64)
+        self._bkind = _Table(None, np.int64)
+        self._bmat = _Table(3, np.float64)                # friction, restitution, rolling
+        self._ktarget = _Table(7, np.float64)
+        self._khas = _Table(None, np.bool_)
+        self._jt = _Table(L.JT_WIDTH, np.int64)
+        self._jf = _Table(L.JF_WIDTH, np.float64)
+        self._jacc = _Table(L.MAX_ROWS, np.float64)
+        self._jimp = _Table(L.JIMP_WIDTH, np.float64)
+        self._rows = None
+
+    # --- bodies -------------------------------------------------------------------------
+
+    @property
+    def body_count(self):
+        return self._bs.n
+
+    @property
+    def joint_count(self):
+        return self._jt.n
+
+    @property
+    def positions(self):
+        """(n, 3) centres of mass (for symmetric shapes, the shape origins)."""
+        return self._bs.view[:, 0:3]
+
+    @property
+    def orientations(self):
+        return self._bs.view[:, 3:7]
+
+    @property
+    def linear_velocities(self):
+        return self._bs.view[:, 7:10]
+
+    @property
+    def angular_velocities(self):
+        return self._bs.view[:, 10:13]
+
+    @property
+    def masses(self):
+        inv = self._binv.view
+        return np.where(inv > 0.0, 1.0 / np.where(inv > 0.0, inv, 1.0), np.inf)
+
+    def inertia(self, body):
+        """The body's inertia tensor in the world frame (3, 3)."""
+        b = self._body("body", body)
+        r = _qmat(self._bs.view[b, 3:7])
+        return r @ self._bib.view[b].reshape(3, 3) @ r.T
+
+    def add_body(self, shape, position, orientation=(1.0, 0.0, 0.0, 0.0), mass=None,
+                 density=None, kind="dynamic", friction=0.5, restitution=0.0,
+                 linear_velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
+                 linear_damping=0.0, angular_damping=0.0, rolling_friction=0.0):
+        """Add a body and return its id.
+
+        `position` places the shape's local origin; the body's centre of mass (what
+        `positions` reports) is where the shape's is. Mass comes from `mass` (inertia scaled
+        to it) or from `density` (kg/m^3, default 1000); static and kinematic bodies have
+        infinite mass. Friction and restitution mix per contact as sqrt(mu_a mu_b) and
+        max(e_a, e_b).
+        """
+        if not isinstance(shape, Shape):
+            raise ValueError(f"shape must be a Sphere, Capsule, Cylinder, Box, ConvexHull, "
+                             f"TriangleMesh or Plane, got {shape!r}")
+        if kind not in KIND_NAMES:
+            raise ValueError(f"kind must be one of {sorted(KIND_NAMES)}, got {kind!r}")
+        kind_id = KIND_NAMES[kind]
+        if kind_id != bodies_mod.STATIC and not shape.dynamic_ok:
+            raise ValueError(f"{shape!r} can only be static: use kind='static'")
+        pos = _vector("position", position)
+        q = _quaternion("orientation", orientation)
+        v = _vector("linear_velocity", linear_velocity)
+        w = _vector("angular_velocity", angular_velocity)
+        mu = _number("friction", friction, minimum=0.0)
+        e = _number("restitution", restitution, minimum=0.0)
+        if e > 1.0:
+            raise ValueError(f"restitution must be between 0 and 1, got {restitution!r}")
+        roll = _number("rolling_friction", rolling_friction, minimum=0.0)
+        damp = (_number("linear_damping", linear_damping, minimum=0.0),
+                _number("angular_damping", angular_damping, minimum=0.0))
+        if mass is not None and density is not None:
+            raise ValueError("give either mass or density, not both")
+
+        com = np.zeros(3)
+        inv_mass, inv_inertia, inertia = 0.0, np.zeros((3, 3)), np.zeros((3, 3))
+        if kind_id == DYNAMIC:
+            volume, com, unit_inertia = shape.mass_properties()
+            if mass is not None:
+                m = _number("mass", mass, minimum=0.0, strict=True)
+            else:
+                rho = DEFAULT_DENSITY if density is None else \
+                    _number("density", density, minimum=0.0, strict=True)
+                m = rho * volume
+            inertia = unit_inertia * (m / volume)
+            inv_mass, inv_inertia = 1.0 / m, np.linalg.inv(inertia)
+        elif shape.dynamic_ok:
+            com = shape.center_of_mass
+        if kind_id == bodies_mod.STATIC:
+            v = np.zeros(3)
+            w = np.zeros(3)
+
+        centre = pos + _qmat(q) @ com
+        b = self._bs.append(np.concatenate([centre, q, v, w]))
+        self._binv.append(inv_mass)
+        self._bil.append(inv_inertia.reshape(9))
+        self._bib.append(inertia.reshape(9))
+        self._bI.append(np.zeros(9))
+        self._bdamp.append(damp)
+        self._bkind.append(kind_id)
+        self._bmat.append((mu, e, roll))
+        self._ktarget.append(np.zeros(7))
+        self._khas.append(False)
+        self._body_origin.append(-com)
+        self._shapes.append(shape)
+        return b
+
+    def _body(self, name, value, allow_world=False):
+        if value is None and allow_world:
+            return -1
+        n = self._bs.n
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                or not 0 <= int(value) < n:
+            valid = f"a body id from add_body (0..{n - 1})" if n else "a body id (no bodies yet)"
+            if allow_world:
+                valid += " or None for the static world"
+            raise ValueError(f"{name} must be {valid}, got {value!r}")
+        return int(value)
+
+    def set_kinematic_target(self, body, position, orientation=(1.0, 0.0, 0.0, 0.0)):
+        """Move a kinematic body to this pose (of its shape origin) over the next step."""
+        b = self._body("body", body)
+        if self._bkind.view[b] != KINEMATIC:
+            raise ValueError(f"body {b} is not kinematic: create it with kind='kinematic'")
+        q = _quaternion("orientation", orientation)
+        pos = _vector("position", position)
+        centre = pos - _qmat(q) @ self._body_origin.view[b]
+        self._ktarget.view[b] = np.concatenate([centre, q])
+        self._khas.view[b] = True
+
+    def shape_origin(self, body):
+        """World position of the body's shape origin (equals its position for symmetric shapes)."""
+        b = self._body("body", body)
+        s = self._bs.view[b]
+        return s[0:3] + _qmat(s[3:7]) @ self._body_origin.view[b]
+
+    # --- joints -------------------------------------------------------------------------
+
+    def _joint(self, value):
+        n = self._jt.n
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                or not 0 <= int(value) < n:
+            raise ValueError(f"joint must be a joint id from an add_* call (0..{n - 1}), "
+                             f"got {value!r}")
+        return int(value)
+
+    def _new_joint(self, kind, a, b, anchor_a, anchor_b, frame, collide_connected,
+                   break_force, break_torque):
+        ia = self._body("a", a, allow_world=True)
+        ib = self._body("b", b, allow_world=True)
+        if ia == ib:
+            what = "the static world" if ia < 0 else f"body {ia}"
+            raise ValueError(f"a joint needs two different bodies, but a and b are both {what}")
+        jf = np.zeros(L.JF_WIDTH)
+        for col_anchor, col_frame, body, anchor in ((L.ANCHOR_A, L.FRAME_A, ia, anchor_a),
+                                                     (L.ANCHOR_B, L.FRAME_B, ib, anchor_b)):
+            if body < 0:
+                x, q = np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0])
+            else:
+                x, q = self._bs.view[body, 0:3], self._bs.view[body, 3:7]
+            jf[col_anchor:col_anchor + 3] = _qmat(q).T @ (anchor - x)
+            jf[col_frame:col_frame + 4] = _qmul(_qconj(q), frame)
+        bf = _optional_number("break_force", break_force, minimum=0.0, strict=True)
+        bt = _optional_number("break_torque", break_torque, minimum=0.0, strict=True)
+        jf[L.BREAK_FORCE] = bf or 0.0
+        jf[L.BREAK_TORQUE] = bt or 0.0
+        flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
+        j = self._jt.append((kind, ia, ib, flags))
+        self._jf.append(jf)
+        self._jacc.append(np.zeros(L.MAX_ROWS))
+        self._jimp.append(np.zeros(L.JIMP_WIDTH))
+        return j
+
+    def _set_range(self, j, lower, upper, lo_name, hi_name, lo_col=L.LOWER, hi_col=L.UPPER):
+        lo = _optional_number(lo_name, lower, allow_inf=True)
+        hi = _optional_number(hi_name, upper, allow_inf=True)
+        if lo is not None and hi is not None and lo > hi:
+            raise ValueError(f"{lo_name} ({lo:g}) must not be greater than {hi_name} ({hi:g})")
+        flags = self._jt.data[j, L.FLAGS]
+        if lo is not None and math.isfinite(lo):
+            self._jf.data[j, lo_col] = lo
+            flags |= L.HAS_LOWER
+        if hi is not None and math.isfinite(hi):
+            self._jf.data[j, hi_col] = hi
+            flags |= L.HAS_UPPER
+        self._jt.data[j, L.FLAGS] = flags
+
+    def _set_motor(self, j, speed, max_value, max_name):
+        if speed is None:
+            return
+        self._jf.data[j, L.MOTOR_SPEED] = _number("motor_speed", speed)
+        self._jf.data[j, L.MOTOR_MAX] = _number(max_name, max_value, minimum=0.0)
+        self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+
+    def _set_spring(self, j, hertz, damping, rest=0.0):
+        hz = _number("spring_hz", hertz, minimum=0.0)
+        zeta = _number("spring_damping", damping, minimum=0.0)
+        if hz > 0.0:
+            self._jf.data[j, L.SPRING_HZ] = hz
+            self._jf.data[j, L.SPRING_DAMPING] = zeta
+            self._jf.data[j, L.REST] = rest
+            self._jt.data[j, L.FLAGS] |= L.HAS_SPRING
+
+    def add_ball_socket(self, a, b, anchor, collide_connected=False, break_force=None,
+                        break_torque=None):
+        """Anchors coincide; all three rotations free."""
+        p = _vector("anchor", anchor)
+        return self._new_joint(L.BALL, a, b, p, p, np.array([1.0, 0, 0, 0]), collide_connected,
+                               break_force, break_torque)
+
+    def add_hinge(self, a, b, anchor, axis, lower=None, upper=None, motor_speed=None,
+                  max_motor_torque=0.0, spring_hz=0.0, spring_damping=0.0,
+                  collide_connected=False, break_force=None, break_torque=None):
+        """One rotation about `axis` through `anchor`. Angles (radians) are B relative to A,
+        right-handed about `axis`, 0 at creation; the spring pulls toward 0."""
+        p = _vector("anchor", anchor)
+        frame = _frame_from_axis(_direction("axis", axis))
+        j = self._new_joint(L.HINGE, a, b, p, p, frame, collide_connected, break_force,
+                            break_torque)
+        self._set_range(j, lower, upper, "lower", "upper")
+        self._set_motor(j, motor_speed, max_motor_torque, "max_motor_torque")
+        self._set_spring(j, spring_hz, spring_damping)
+        return j
+
+    def add_prismatic(self, a, b, anchor, axis, lower=None, upper=None, motor_speed=None,
+                      max_motor_force=0.0, spring_hz=0.0, spring_damping=0.0,
+                      collide_connected=False, break_force=None, break_torque=None):
+        """One translation along `axis`; displacement (m) of B's anchor from A's, 0 at creation."""
+        p = _vector("anchor", anchor)
+        frame = _frame_from_axis(_direction("axis", axis))
+        j = self._new_joint(L.PRISMATIC, a, b, p, p, frame, collide_connected, break_force,
+                            break_torque)
+        self._set_range(j, lower, upper, "lower", "upper")
+        self._set_motor(j, motor_speed, max_motor_force, "max_motor_force")
+        self._set_spring(j, spring_hz, spring_damping)
+        return j
+
+    def add_fixed(self, a, b, anchor, collide_connected=False, break_force=None,
+                  break_torque=None):
+        """Weld: no relative motion."""
+        p = _vector("anchor", anchor)
+        return self._new_joint(L.FIXED, a, b, p, p, np.array([1.0, 0, 0, 0]), collide_connected,
+                               break_force, break_torque)
+
+    def add_distance(self, a, b, anchor_a, anchor_b, min_length=None, max_length=None,
+                     spring_hz=0.0, spring_damping=0.0, rest_length=None,
+                     collide_connected=False, break_force=None, break_torque=None):
+        """A rigid rod at the current distance when both lengths are None, a [min, max]
+        range otherwise; a spring (spring_hz > 0) pulls toward `rest_length` (default: the
+        distance at creation)."""
+        pa = _vector("anchor_a", anchor_a)
+        pb = _vector("anchor_b", anchor_b)
+        d = float(np.linalg.norm(pb - pa))
+        j = self._new_joint(L.DISTANCE, a, b, pa, pb, np.array([1.0, 0, 0, 0]),
+                            collide_connected, break_force, break_torque)
+        for name, value in (("min_length", min_length), ("max_length", max_length)):
+            _optional_number(name, value, minimum=0.0)
+        self._set_range(j, min_length, max_length, "min_length", "max_length")
+        self._jf.data[j, L.LENGTH] = d
+        rest = d if rest_length is None else _number("rest_length", rest_length, minimum=0.0)
+        self._set_spring(j, spring_hz, spring_damping, rest)
+        if not self._jt.data[j, L.FLAGS] & (L.HAS_LOWER | L.HAS_UPPER | L.HAS_SPRING) \
+                and d < 1e-9:
+            raise ValueError("a rigid distance joint needs anchor_a and anchor_b apart: "
+                             "use add_ball_socket for coincident anchors")
+        return j
+
+    def add_rope(self, a, b, anchor_a, anchor_b, length, collide_connected=False,
+                 break_force=None, break_torque=None):
+        """Anchors at most `length` apart; slack below."""
+        pa = _vector("anchor_a", anchor_a)
+        pb = _vector("anchor_b", anchor_b)
+        n = _number("length", length, minimum=0.0, strict=True)
+        j = self._new_joint(L.ROPE, a, b, pa, pb, np.array([1.0, 0, 0, 0]), collide_connected,
+                            break_force, break_torque)
+        self._jf.data[j, L.LENGTH] = n
+        return j
+
+    def add_ragdoll(self, a, b, anchor, twist_axis, swing1=math.radians(45.0),
+                    swing2=math.radians(45.0), twist_lower=math.radians(-20.0),
+                    twist_upper=math.radians(20.0), swing_axis=None, collide_connected=False,
+                    break_force=None, break_torque=None):
+        """Ball-socket with an elliptical swing cone about `twist_axis` and a twist range.
+
+        swing1 is the cone's half-angle for swinging about `swing_axis` (default: any
+        direction perpendicular to twist_axis), swing2 about the third axis
+        twist_axis x swing_axis. Twist is B's spin about the bone relative to A.
+        """
+        p = _vector("anchor", anchor)
+        t = _direction("twist_axis", twist_axis)
+        second = None if swing_axis is None else _direction("swing_axis", swing_axis)
+        frame = _frame_from_axis(t, second)
+        s1 = _number("swing1", swing1, minimum=0.0, strict=True)
+        s2 = _number("swing2", swing2, minimum=0.0, strict=True)
+        for name, s in (("swing1", s1), ("swing2", s2)):
+            if s >= math.pi:
+                raise ValueError(f"{name} must be below pi (180 degrees), got {s:g}")
+        lo = _number("twist_lower", twist_lower)
+        hi = _number("twist_upper", twist_upper)
+        if lo > hi:
+            raise ValueError(f"twist_lower ({lo:g}) must not be greater than twist_upper ({hi:g})")
+        j = self._new_joint(L.RAGDOLL, a, b, p, p, frame, collide_connected, break_force,
+                            break_torque)
+        self._jf.data[j, [L.SWING1, L.SWING2, L.TWIST_LOWER, L.TWIST_UPPER]] = (s1, s2, lo, hi)
+        return j
+
+    def add_angular_motor(self, a, b, axis, speed, max_torque, collide_connected=True,
+                          break_force=None, break_torque=None):
+        """Drive (wB - wA) . axis toward `speed` (rad/s) with at most `max_torque` (N m)."""
+        frame = _frame_from_axis(_direction("axis", axis))
+        ia = self._body("a", a, allow_world=True)
+        anchor = self._bs.view[ia, 0:3] if ia >= 0 else np.zeros(3)
+        j = self._new_joint(L.ANGULAR_MOTOR, a, b, anchor, anchor, frame, collide_connected,
+                            break_force, break_torque)
+        self._set_motor(j, speed, max_torque, "max_torque")
+        return j
+
+    def set_motor(self, joint, speed, max_value=None):
+        """Change a joint's motor speed (and cap) between steps."""
+        j = self._joint(joint)
+        self._jf.data[j, L.MOTOR_SPEED] = _number("speed", speed)
+        if max_value is not None:
+            self._jf.data[j, L.MOTOR_MAX] = _number("max_value", max_value, minimum=0.0)
+        self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+
+    def remove_joint(self, joint):
+        """Disable the joint for good (its id stays valid; queries report it removed)."""
+        j = self._joint(joint)
+        self._jt.data[j, L.FLAGS] &= ~L.ENABLED
+        self._jacc.data[j] = 0.0
+
+    def joint_broken(self, joint):
+        return bool(self._jt.data[self._joint(joint), L.FLAGS] & L.BROKEN)
+
+    def joint_impulse(self, joint):
+        """(linear (3,), angular (3,)) constraint impulse the joint applied to body B during
+        the last step (angular about the anchor); divide by the step's dt for force/torque."""
+        row = self._jimp.data[self._joint(joint)]
+        return row[0:3].copy(), row[3:6].copy()
+
+    # --- stepping and state -----------------------------------------------------------
+
+    def _row_storage(self):
+        count = max(self._jt.n, 1) * L.MAX_ROWS
+        if self._rows is None or len(self._rows[0]) < count:
+            cap = max(count, 2 * (0 if self._rows is None else len(self._rows[0])))
+            self._rows = new_rows(cap)
+        return tuple(r[:count] for r in self._rows)
+
+    def _kernel_args(self):
+        B = (self._bs.view, self._binv.view, self._bil.view, self._bib.view, self._bI.view,
+             self._bdamp.view, self._bkind.view)
+        acc = self._jacc.view.reshape(-1)
+        if acc.size == 0:
+            acc = np.zeros(L.MAX_ROWS)
+        J = (self._jt.view, self._jf.view, acc, self._jimp.view)
+        K = (self._ktarget.view, self._khas.view)
+        return B, J, self._row_storage(), K
+
+    def step(self, dt=1.0 / 60.0):
+        """Advance one frame of `dt` seconds (substeps happen inside)."""
+        dt = _number("dt", dt, minimum=0.0, strict=True)
+        if self._bs.n == 0:
+            self.time += dt
+            return
+        B, J, R, K = self._kernel_args()
+        g = self.gravity
+        step_frame(B, J, R, K, dt, self.substeps, self.iterations, (g[0], g[1], g[2]),
+                   self.joint_hertz, self.joint_damping_ratio)
+        self.time += dt
+        if not np.all(np.isfinite(self._bs.view)):
+            bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
+            raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
+                                     f"non-finite state; reduce dt or raise substeps")
+
+    def save_state(self):
+        """An exact snapshot: body state, warm-start impulses, joint flags, time."""
+        return {
+            "time": self.time,
+            "bodies": self._bs.view.copy(),
+            "kinematic_target": self._ktarget.view.copy(),
+            "kinematic_has": self._khas.view.copy(),
+            "joint_flags": self._jt.view[:, L.FLAGS].copy(),
+            "joint_params": self._jf.view.copy(),
+            "impulses": self._jacc.view.copy(),
+            "joint_impulses": self._jimp.view.copy(),
+        }
+
+    def load_state(self, state):
+        """Restore a snapshot from `save_state` of this world (same bodies and joints)."""
+        if state["bodies"].shape != self._bs.view.shape or \
+                state["impulses"].shape != self._jacc.view.shape:
+            raise ValueError(f"state has {len(state['bodies'])} bodies and "
+                             f"{len(state['impulses'])} joints but this world has "
+                             f"{self._bs.n} and {self._jt.n}: load a state saved from this world")
+        self.time = state["time"]
+        self._bs.view[:] = state["bodies"]
+        self._ktarget.view[:] = state["kinematic_target"]
+        self._khas.view[:] = state["kinematic_has"]
+        self._jt.view[:, L.FLAGS] = state["joint_flags"]
+        self._jf.view[:] = state["joint_params"]
+        self._jacc.view[:] = state["impulses"]
+        self._jimp.view[:] = state["joint_impulses"]
