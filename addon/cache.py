@@ -27,13 +27,11 @@ def _key(scene):
 
 class Simulation:
     def __init__(self, scene, signature, depsgraph=None):
-        key = _key(scene)
-        written = _last_written.setdefault(key, {})
         start = scene.ligament_world.frame_start
         self.rest = {}
 
         def rest_pose(obj):
-            values = _rest_values(scene, obj, written.get(obj.name), start)
+            values = _rest_values(scene, obj, start)
             self.rest[obj.name] = values
             return values[0], bridge.rotation_to_quaternion(values[2], values[1])
 
@@ -119,33 +117,33 @@ def current_values(obj):
     return tuple(obj.location), bridge.rotation_values(obj)
 
 
-def _rest_values(scene, obj, written, start):
+def _rest_values(scene, obj, start):
     """(location, rotation values, rotation mode) the dynamic body starts from, persisted."""
     s = obj.ligament_body
     mode = obj.rotation_mode
     if bridge.has_transform_animation(obj):
         loc, q, _ = bridge.basis_at(obj, start)
         values = (tuple(loc), bridge.quaternion_to_rotation(mode, q), mode)
+    elif s.rest_valid and s.sim_pose:
+        # The object shows a simulated pose (written by us, maybe saved in the file).
+        values = (tuple(s.rest_location), tuple(s.rest_rotation), s.rest_rotation_mode)
+        if values[2] != mode:  # the rotation mode changed since: convert
+            q = bridge.rotation_to_quaternion(values[2], values[1])
+            values = (values[0], bridge.quaternion_to_rotation(mode, q), mode)
     else:
-        cur_loc, cur_rot = current_values(obj)
-        moved_by_user = written is not None and not (
-            _close(cur_loc, written[0]) and _close(cur_rot, written[1]))
-        if moved_by_user or not s.rest_valid or (written is None and scene.frame_current <= start):
-            values = (cur_loc, cur_rot, mode)
-        else:
-            values = (tuple(s.rest_location), tuple(s.rest_rotation), s.rest_rotation_mode)
-            if values[2] != mode:  # the rotation mode changed since: convert
-                q = bridge.rotation_to_quaternion(values[2], values[1])
-                values = (values[0], bridge.quaternion_to_rotation(mode, q), mode)
+        values = (*current_values(obj), mode)
+    _store_rest(s, values)
+    return tuple(s.rest_location), tuple(s.rest_rotation), mode
+
+
+def _store_rest(s, values):
     if not (s.rest_valid and _close(tuple(s.rest_location), values[0], 0.0)
-            and _close(tuple(s.rest_rotation), values[1], 0.0) and s.rest_rotation_mode == mode):
+            and _close(tuple(s.rest_rotation), values[1], 0.0)
+            and s.rest_rotation_mode == values[2]):
         s.rest_location = values[0]
         s.rest_rotation = values[1]
-        s.rest_rotation_mode = mode
+        s.rest_rotation_mode = values[2]
         s.rest_valid = True
-        # Read back the stored (single precision) values so the next comparison is exact.
-        values = (tuple(s.rest_location), tuple(s.rest_rotation), mode)
-    return values
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,19 +187,23 @@ def signature(scene):
     return tuple(sig)
 
 
-def _moved_by_user(scene, sim):
-    written = _last_written.get(_key(scene), {})
-    for b in sim.dynamic:
-        obj = scene.objects.get(b.name)
-        if obj is None:
-            return True
-        w = written.get(b.name)
-        if w is None or bridge.has_transform_animation(obj):
+def _user_moved(scene):
+    """Dynamic bodies whose transform differs from what the simulation last wrote: the user
+    moved them, and where they are now is their new rest pose."""
+    written = _last_written.get(_key(scene))
+    if not written:
+        return []
+    moved = []
+    for name, w in written.items():
+        obj = scene.objects.get(name)
+        if obj is None or not obj.ligament_body.enabled:
+            continue
+        if bridge.effective_kind(obj) != 'DYNAMIC' or bridge.has_transform_animation(obj):
             continue
         loc, rot = current_values(obj)
         if not (_close(loc, w[0]) and _close(rot, w[1])):
-            return True
-    return False
+            moved.append(obj)
+    return moved
 
 
 # --------------------------------------------------------------------------------------------
@@ -227,12 +229,21 @@ def error(scene):
 
 
 def check(scene):
-    """Drop the cache if the scene changed since it was built."""
+    """Drop the cache if the scene changed since it was built. A body the user moved takes
+    its new transform as its rest pose."""
+    written = _last_written.setdefault(_key(scene), {})
+    moved = _user_moved(scene)
+    for obj in moved:
+        s = obj.ligament_body
+        _store_rest(s, (*current_values(obj), obj.rotation_mode))
+        if s.sim_pose:
+            s.sim_pose = False
+        written[obj.name] = current_values(obj)
     sim = _sims.get(_key(scene))
     if sim is None:
         return
     try:
-        stale = sim.signature != signature(scene) or _moved_by_user(scene, sim)
+        stale = bool(moved) or sim.signature != signature(scene)
     except ReferenceError:
         stale = True
     if stale:
@@ -260,12 +271,15 @@ def apply_frame(scene, frame, depsgraph=None):
     check(scene)
     sim = ensure(scene, depsgraph)
     poses = sim.poses_at(scene, frame)
+    simulated = frame > sim.start
     written = _last_written.setdefault(_key(scene), {})
     for name, (loc, rot) in poses.items():
         obj = scene.objects.get(name)
         if obj is None:
             continue
         bridge.apply_pose(obj, loc, rot)
+        if obj.ligament_body.sim_pose != simulated:
+            obj.ligament_body.sim_pose = simulated
         written[name] = current_values(obj)
     return sim
 
@@ -283,6 +297,8 @@ def restore_rest(scene, objects=None):
         else:
             rot = bridge.quaternion_to_rotation(obj.rotation_mode, q)
         bridge.apply_pose(obj, tuple(s.rest_location), rot)
+        if s.sim_pose:
+            s.sim_pose = False
         written[obj.name] = current_values(obj)
 
 

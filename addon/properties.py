@@ -28,6 +28,17 @@ def _changed(self, context):
         cache.invalidate(scene)
 
 
+def _world_toggled(self, context):
+    """Turning the simulation off puts the bodies back where they started."""
+    from . import cache
+
+    scene = getattr(context, "scene", None)
+    if scene is not None:
+        cache.invalidate(scene)
+        if not self.enabled:
+            cache.restore_rest(scene)
+
+
 BODY_KINDS = (
     ('DYNAMIC', "Dynamic", "Moved by the simulation"),
     ('STATIC', "Static", "Never moves; other bodies collide with it and joints can hold on to it"),
@@ -81,6 +92,9 @@ class LigamentBodySettings(bpy.types.PropertyGroup):
     rest_location: FloatVectorProperty(size=3, options={'HIDDEN'})
     rest_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
     rest_rotation_mode: StringProperty(options={'HIDDEN'})
+    # True while the object shows a simulated pose rather than its rest pose (so a file saved
+    # mid-simulation starts from the rest pose again when reloaded).
+    sim_pose: BoolProperty(options={'HIDDEN'})
     # Bake bookkeeping: the action the object had before baking and its transform channels.
     baked: BoolProperty(options={'HIDDEN'})
     pre_bake_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
@@ -135,7 +149,7 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
 
 
 class LigamentWorldSettings(bpy.types.PropertyGroup):
-    enabled: BoolProperty(name="Ligament World", default=True, update=_changed,
+    enabled: BoolProperty(name="Ligament World", default=True, update=_world_toggled,
                           description="Run the Ligament simulation when the frame changes")
     substeps: IntProperty(name="Substeps", default=8, min=1, max=64, update=_changed,
                           description="Solver substeps per frame")

@@ -1,0 +1,45 @@
+"""The zip Blender's own builder makes: installable, with the wheels, without dev files."""
+
+import tomllib
+import zipfile
+
+from conftest import current_platform
+
+
+def test_zip_bundles_numba_wheels_for_its_platform_and_no_dev_files(extension_zip):
+    assert extension_zip.endswith(current_platform().replace("-", "_") + ".zip")
+    with zipfile.ZipFile(extension_zip) as z:
+        names = z.namelist()
+        manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
+    wheels = [n for n in names if n.startswith("wheels/")]
+    assert sorted(w.split("-")[0] for w in wheels) == ["wheels/llvmlite", "wheels/numba"]
+    assert all("cp311" in w for w in wheels)
+    assert manifest["id"] == "ligament"
+    assert manifest["build"]["generated"]["platforms"] == [current_platform()]
+    assert "__init__.py" in names and "addon/bridge.py" in names and "solver/__init__.py" in names
+    for dev in ("tests/", "bench/", "tools/", ".ci/", "build/", "requirements-dev.txt",
+                "pytest.ini"):
+        assert not any(n.startswith(dev) for n in names), dev
+    assert not any("__pycache__" in n or n.endswith((".pyc", ".nbi", ".nbc")) for n in names)
+
+
+def test_installed_extension_registers_its_properties_operators_and_cli(blender):
+    out = blender.run("""
+        ops = ["add_body", "remove_body", "add_joint", "connect", "reset", "bake", "clear_bake"]
+        result({
+            "ops": [hasattr(bpy.ops.ligament, o) and bool(getattr(bpy.ops.ligament, o).get_rna_type())
+                    for o in ops],
+            "body": sorted(bpy.types.Object.bl_rna.properties.keys() and
+                           type(bpy.data.objects.new("x", None).ligament_body).bl_rna.properties.keys()),
+            "world": scene.ligament_world.substeps,
+            "numba_cache": os.environ.get("NUMBA_CACHE_DIR", ""),
+            "user": bpy.utils.user_resource('EXTENSIONS'),
+        })
+    """)
+    assert all(out["ops"])
+    for name in ("enabled", "kind", "shape", "mass", "friction", "restitution", "linear_damping",
+                 "angular_damping", "collision_group"):
+        assert name in out["body"]
+    assert out["world"] == 8
+    # numba's cache goes to the extension's user folder inside the isolated Blender home.
+    assert out["numba_cache"].startswith(out["user"]) and out["numba_cache"].endswith("numba")
