@@ -1,0 +1,276 @@
+"""Direct solve of the joints' equality rows, island by island.
+
+Sequential impulses converge slowly when masses differ a lot: a 0.1 kg link between a
+10 kg ball and the rest of a chain passes only a sliver of the ball's load per sweep, and
+soft rows with mass-weighted stiffness let light links stretch. The equality rows of the
+joints (anchor points, hinge axes, orientation locks, rigid distances) are linear in the
+impulses, so per island of jointed bodies we solve them exactly: the global formulation of
+constrained-dynamics-blog.md,
+
+    K dlambda = -(J v + bias),   K = J M^-1 J^T,
+
+solved rigidly: no bias, no mass scale and no impulse leak. Soft rows are a device to keep an
+iterative solver stable; their stiffness is weighted by the rows' effective mass, so a light
+link carrying a heavy load would stretch like a weak spring. The exact solve needs none of
+that. Position drift is removed after the substep's position update by `project_positions`,
+a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
+velocities alone. K is dense per island and factored once
+per substep by Cholesky; solve and relax reuse the factor. Inequality rows (limits, motors,
+springs, contacts) stay with the iterative sweep, which runs first in each pass so the
+direct projection has the last word on the joints.
+
+Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .bodies import DYNAMIC
+from .mathx import qintegrate
+from .rows import ACTIVE, BIAS, BLOCK, HI, LO, SPRING, TARGET, apply_impulse, row_velocity
+
+MAX_DIRECT_ROWS = 192
+DIRECT = -2.0          # BLOCK value of rows the direct solver owns
+MAX_PROJECTION_TURN = 0.1   # radians
+
+
+@njit(cache=True)
+def _find(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@njit(cache=True)
+def body_islands(n_bodies, row_bodies, n_rows, bkind):
+    """Union-find root per body over the rows' body pairs (only dynamic bodies link)."""
+    parent = np.arange(n_bodies)
+    for r in range(n_rows):
+        a = row_bodies[r, 0]
+        b = row_bodies[r, 1]
+        if a >= 0 and b >= 0 and bkind[a] == DYNAMIC and bkind[b] == DYNAMIC:
+            ra = _find(parent, a)
+            rb = _find(parent, b)
+            if ra != rb:
+                parent[ra] = rb
+    for i in range(n_bodies):
+        parent[i] = _find(parent, i)
+    return parent
+
+
+@njit(cache=True)
+def _is_equality(r, rp):
+    return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0 and rp[r, TARGET] == 0.0
+            and rp[r, LO] == -math.inf and rp[r, HI] == math.inf)
+
+
+@njit(cache=True)
+def _side_coupling(r, sr, k, sk, rj, rd, binv, body):
+    """J_r,side M^-1 J_k,side^T for one shared body."""
+    o_r = 6 * sr
+    o_k = 6 * sk
+    s = binv[body] * (rj[r, o_r] * rj[k, o_k] + rj[r, o_r + 1] * rj[k, o_k + 1]
+                      + rj[r, o_r + 2] * rj[k, o_k + 2])
+    d = 3 * sk
+    s += rj[r, o_r + 3] * rd[k, d] + rj[r, o_r + 4] * rd[k, d + 1] + rj[r, o_r + 5] * rd[k, d + 2]
+    return s
+
+
+@njit(cache=True)
+def coupling(r, k, rb, rj, rd, binv):
+    """K[r, k] = J_r M^-1 J_k^T summed over the bodies the two rows share."""
+    s = 0.0
+    for sr in range(2):
+        body = rb[r, sr]
+        if body < 0:
+            continue
+        for sk in range(2):
+            if rb[k, sk] == body:
+                s += _side_coupling(r, sr, k, sk, rj, rd, binv, body)
+    return s
+
+
+@njit(cache=True)
+def cholesky(k, n):
+    """In-place lower Cholesky of the leading n x n block; False if not positive definite."""
+    for j in range(n):
+        d = k[j, j]
+        for m in range(j):
+            d -= k[j, m] * k[j, m]
+        if d <= 0.0:
+            return False
+        d = math.sqrt(d)
+        k[j, j] = d
+        for i in range(j + 1, n):
+            s = k[i, j]
+            for m in range(j):
+                s -= k[i, m] * k[j, m]
+            k[i, j] = s / d
+    return True
+
+
+@njit(cache=True)
+def cholesky_solve(l, n, x):
+    for i in range(n):
+        s = x[i]
+        for m in range(i):
+            s -= l[i, m] * x[m]
+        x[i] = s / l[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for m in range(i + 1, n):
+            s -= l[m, i] * x[m]
+        x[i] = s / l[i, i]
+
+
+@njit(cache=True)
+def _factor_island(rows, n, R, binv, factor):
+    rb, rj, rd = R[0], R[1], R[2]
+    big = 0.0
+    for i in range(n):
+        for m in range(i + 1):
+            v = coupling(rows[i], rows[m], rb, rj, rd, binv)
+            factor[i, m] = v
+            factor[m, i] = v
+        big = max(big, factor[i, i])
+    # Redundant rows (a loop closed twice, two joints on one pair) make K singular: a tiny
+    # regularisation picks the smallest impulses that satisfy them.
+    eps = 1e-10 * big
+    for attempt in range(3):
+        if attempt > 0:
+            for i in range(n):
+                for m in range(i + 1):
+                    v = coupling(rows[i], rows[m], rb, rj, rd, binv)
+                    factor[i, m] = v
+                    factor[m, i] = v
+        for i in range(n):
+            factor[i, i] += eps
+        if cholesky(factor, n):
+            return True
+        eps *= 1e3
+    return False
+
+
+@njit(cache=True)
+def prepare_direct(R, n_rows, n_bodies, bkind, binv):
+    """Group this substep's equality rows by island, factor each island's K.
+
+    Returns (rows ordered by island, island start offsets, number of islands, factors
+    stacked in one buffer with their offsets)."""
+    rb, rp = R[0], R[3]
+    root = body_islands(n_bodies, rb, n_rows, bkind)
+    keys = np.empty(n_rows, dtype=np.int64)
+    count = 0
+    for r in range(n_rows):
+        if _is_equality(r, rp):
+            a = rb[r, 0]
+            body = a if a >= 0 and bkind[a] == DYNAMIC else rb[r, 1]
+            keys[count] = root[body] * (n_rows + 1) + r
+            count += 1
+    keys = np.sort(keys[:count])
+    order = np.empty(count, dtype=np.int64)
+    starts = np.empty(count + 1, dtype=np.int64)
+    n_islands = 0
+    last = -1
+    for i in range(count):
+        island = keys[i] // (n_rows + 1)
+        order[i] = keys[i] - island * (n_rows + 1)
+        if island != last:
+            starts[n_islands] = i
+            n_islands += 1
+            last = island
+    starts[n_islands] = count
+    offsets = np.zeros(n_islands + 1, dtype=np.int64)
+    for s in range(n_islands):
+        n = starts[s + 1] - starts[s]
+        offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
+    factors = np.empty(offsets[n_islands])
+    for s in range(n_islands):
+        n = starts[s + 1] - starts[s]
+        if n > MAX_DIRECT_ROWS:
+            continue
+        rows = order[starts[s]:starts[s + 1]]
+        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        if _factor_island(rows, n, R, binv, factor):
+            for r in rows:
+                rp[r, BLOCK] = DIRECT
+        else:
+            offsets[s + 1] = offsets[s]      # leave this island to the iterative sweep
+    return order, starts, n_islands, factors, offsets
+
+
+@njit(cache=True)
+def solve_direct(plan, R, acc, bs, binv):
+    """Project velocities exactly onto J v = 0 for every island the plan owns."""
+    order, starts, n_islands, factors, offsets = plan
+    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    for s in range(n_islands):
+        n = starts[s + 1] - starts[s]
+        if offsets[s + 1] == offsets[s]:
+            continue
+        rows = order[starts[s]:starts[s + 1]]
+        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        x = np.empty(n)
+        for i in range(n):
+            r = rows[i]
+            x[i] = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+        cholesky_solve(factor, n, x)
+        for i in range(n):
+            r = rows[i]
+            d = -x[i]
+            acc[r] += d
+            apply_impulse(r, d, rb, rj, rd, bs, binv)
+
+
+@njit(cache=True)
+def _displace(r, d, rb, rj, rd, bs, binv):
+    """Move the row's bodies by the position-level 'impulse' d: dx = M^-1 J^T d."""
+    for side in range(2):
+        body = rb[r, side]
+        if body < 0 or binv[body] == 0.0:
+            continue
+        o = 6 * side
+        s = d * binv[body]
+        for k in range(3):
+            bs[body, k] += rj[r, o + k] * s
+        rot = (rd[r, 3 * side] * d, rd[r, 3 * side + 1] * d, rd[r, 3 * side + 2] * d)
+        q = qintegrate((bs[body, 3], bs[body, 4], bs[body, 5], bs[body, 6]), rot, 1.0)
+        for k in range(4):
+            bs[body, 3 + k] = q[k]
+
+
+@njit(cache=True)
+def project_positions(plan, R, bs, binv):
+    """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
+    K dp = -C, moving bodies by M^-1 J^T dp. Rows must hold BIAS = C (bias rate 1).
+    Velocities are untouched, so this removes drift without adding energy."""
+    order, starts, n_islands, factors, offsets = plan
+    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    for s in range(n_islands):
+        n = starts[s + 1] - starts[s]
+        if offsets[s + 1] == offsets[s]:
+            continue
+        rows = order[starts[s]:starts[s + 1]]
+        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        x = np.empty(n)
+        for i in range(n):
+            x[i] = rp[rows[i], BIAS]
+        cholesky_solve(factor, n, x)
+        # Newton's step is exact for small errors; a large one (a violent frame) is scaled
+        # so no body turns by more than MAX_PROJECTION_TURN, keeping the step in the range
+        # where the linearisation holds.
+        turn = np.zeros(bs.shape[0])
+        for i in range(n):
+            r = rows[i]
+            for side in range(2):
+                body = rb[r, side]
+                if body >= 0:
+                    turn[body] += abs(x[i]) * math.sqrt(rd[r, 3 * side] ** 2 + rd[r, 3 * side + 1] ** 2
+                                                        + rd[r, 3 * side + 2] ** 2)
+        worst = turn.max()
+        step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
+        for i in range(n):
+            _displace(rows[i], -step * x[i], rb, rj, rd, bs, binv)
