@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up .venv if needed, then run the main job: build and install the extension in Blender,
+# simulate a scene of stacked boxes, a hinged door and a chain, and bake it to keyframes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+exec .venv/bin/python tools/demo.py "$@"
