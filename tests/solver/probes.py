@@ -1,0 +1,116 @@
+"""Measuring instruments for the solver tests, written without the solver's own math.
+
+Everything here is plain numpy on the public state (positions, orientations, velocities), so
+a test that measures with these helpers checks the solver against something it did not
+compute itself: joint anchors are tracked from body poses, angles from quaternions, periods
+from zero crossings.
+"""
+
+import math
+
+import numpy as np
+
+FRAME = 1.0 / 60.0
+G = 9.81
+
+
+# --- quaternions (w, x, y, z) ------------------------------------------------------------
+
+def qmul(a, b):
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def qconj(q):
+    return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def qmat(q):
+    w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def qaxis_angle(axis, angle):
+    a = np.asarray(axis, dtype=float)
+    a = a / np.linalg.norm(a)
+    return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * a])
+
+
+def rotation_angle(q):
+    """Angle (rad, in [0, pi]) of the rotation q."""
+    q = np.asarray(q, dtype=float)
+    return 2.0 * math.atan2(np.linalg.norm(q[1:]), abs(q[0]))
+
+
+def twist_angle(q, axis):
+    """Signed rotation of q about `axis` (swing-twist split), in (-pi, pi]."""
+    q = np.asarray(q, dtype=float)
+    if q[0] < 0:
+        q = -q
+    return 2.0 * math.atan2(float(np.dot(q[1:], axis)), q[0])
+
+
+def angle_between(u, v):
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    return math.atan2(np.linalg.norm(np.cross(u, v)), float(np.dot(u, v)))
+
+
+# --- anchors tracked from body poses ----------------------------------------------------
+
+class Anchor:
+    """A point glued to a body (or to the world for body None), tracked from its pose."""
+
+    def __init__(self, world, body, point):
+        self.world = world
+        self.body = body
+        p = np.asarray(point, dtype=float)
+        if body is None:
+            self.local = p
+        else:
+            x = world.positions[body]
+            self.local = qmat(world.orientations[body]).T @ (p - x)
+
+    def position(self):
+        if self.body is None:
+            return self.local.copy()
+        return self.world.positions[self.body] + qmat(self.world.orientations[self.body]) @ self.local
+
+
+def separation(anchor_a, anchor_b):
+    return float(np.linalg.norm(anchor_b.position() - anchor_a.position()))
+
+
+# --- signals ---------------------------------------------------------------------------
+
+def zero_crossings(t, x):
+    """Times where x changes sign, by linear interpolation between samples."""
+    t = np.asarray(t, dtype=float)
+    x = np.asarray(x, dtype=float)
+    out = []
+    for i in range(len(x) - 1):
+        if x[i] == 0.0:
+            out.append(t[i])
+        elif x[i] * x[i + 1] < 0.0:
+            out.append(t[i] - x[i] * (t[i + 1] - t[i]) / (x[i + 1] - x[i]))
+    return np.array(out)
+
+
+def period_from_crossings(t, x, skip=0):
+    """Mean period of an oscillation: zero crossings come every half period."""
+    c = zero_crossings(t, x)[skip:]
+    assert len(c) >= 3, f"only {len(c)} zero crossings: no oscillation to time"
+    return 2.0 * (c[-1] - c[0]) / (len(c) - 1)
+
+
+def relative(measured, expected):
+    return abs(measured - expected) / abs(expected)
+
+
+def note(label, measured, required):
+    """Print a measured figure next to its requirement (shown by `pytest -rP`)."""
+    print(f"{label}: measured {measured}, required {required}")
