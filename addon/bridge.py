@@ -226,16 +226,19 @@ def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
 
 class Body:
     """One simulated object: its solver id and how to turn a solver pose into its transform."""
-    __slots__ = ("name", "id", "kind", "offset", "scale", "animated", "rotation_mode")
+    __slots__ = ("name", "id", "kind", "offset", "scale", "animated", "rotation_mode",
+                 "has_children")
 
     def __init__(self, name, body_id, kind, offset, scale, animated, rotation_mode):
         self.name = name
         self.id = body_id
         self.kind = kind            # 'DYNAMIC' | 'STATIC' | 'ANIMATED'
-        self.offset = offset        # body origin relative to object origin, object axes (scaled)
-        self.scale = scale          # world scale of the object (kept while simulating)
+        self.offset = offset        # Vector: centre of mass from the object origin, in
+                                    # world-scaled object axes
+        self.scale = scale          # Vector: world scale of the object (kept while simulating)
         self.animated = animated    # follows F-curves (animated kind or baked)
         self.rotation_mode = rotation_mode
+        self.has_children = False
 
 
 def scene_bodies(scene):
@@ -332,7 +335,7 @@ def build_world(scene, rest_pose, depsgraph=None):
         # The solver's position is the centre of mass: remember where the object origin is.
         if is_hull:
             offset = np.asarray(shape.center_of_mass, dtype=np.float64)
-        bodies.append(Body(o.name, body_id, kind, offset, tuple(scale),
+        bodies.append(Body(o.name, body_id, kind, Vector(offset), scale.copy(),
                            kind == 'ANIMATED', o.rotation_mode))
 
     ids = {b.name: b.id for b in bodies}
@@ -425,19 +428,22 @@ def _add_joint(world, empty, ids, start, known, bodies):
 # --------------------------------------------------------------------------------------------
 # World -> transforms
 
-def body_world_matrix(body, position, orientation):
-    """Object world matrix for a body pose (centre of mass `position`, (w,x,y,z))."""
+def body_pose(body, position, orientation):
+    """(object origin, rotation) in world space for a body pose (centre of mass `position`,
+    orientation (w,x,y,z))."""
     q = Quaternion(orientation)
-    origin = Vector(position) - q @ Vector(body.offset)
-    return Matrix.LocRotScale(origin, q, Vector(body.scale))
+    return Vector(position) - q @ body.offset, q
 
 
-def local_pose(obj, world_matrix, parent_world, previous):
-    """(location, rotation values in the object's mode) that give `world_matrix`."""
+def local_pose(obj, origin, q, scale, parent_world, previous):
+    """(location, rotation values in the object's mode) that put `obj` at world `origin`,
+    `q`; `previous` (the last frame's rotation values) keeps eulers and quaternions
+    continuous."""
     if obj.parent is None:
-        loc, rot = world_matrix.translation, world_matrix.to_quaternion()
+        loc, rot = origin, q
     else:
-        local = (parent_world @ obj.matrix_parent_inverse).inverted_safe() @ world_matrix
+        world = Matrix.LocRotScale(origin, q, scale)
+        local = (parent_world @ obj.matrix_parent_inverse).inverted_safe() @ world
         loc, rot, _ = local.decompose()
     return tuple(loc), quaternion_to_rotation(obj.rotation_mode, rot, previous)
 

@@ -43,6 +43,9 @@ class Simulation:
         self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
         self.animated = [b for b in self.bodies if b.animated]
         self.dynamic = _parents_first(scene, self.dynamic)
+        parents = {o.parent.name for o in scene.objects if o.parent is not None}
+        for b in self.bodies:
+            b.has_children = b.name in parents
         rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
                       for b in self.dynamic}
         self.poses = {self.start: rest_poses}             # frame -> {name: (loc, rot)}
@@ -65,34 +68,43 @@ class Simulation:
 
     def step_to(self, scene, frame):
         """Simulate `frame` from the state of `frame - 1`."""
+        objs = objects_by_name(scene)
         if self.world_frame != frame - 1:
             self.world.load_state(self.states[frame - 1])
         known = {}
         for b in self.animated:
-            obj = scene.objects[b.name]
+            obj = objs[b.name]
             m = bridge.matrix_world_at(obj, frame, known)
             q = m.to_quaternion()
-            com = m.translation + q @ bridge.Vector(b.offset)
+            com = m.translation + q @ b.offset
             self.world.set_kinematic_target(b.id, tuple(com), tuple(q))
         self.world.step(self.dt)
         self.world_frame = frame
         positions, orientations = self.world.positions, self.world.orientations
-        if not (np.all(np.isfinite(positions)) and np.all(np.isfinite(orientations))):
+        if not (np.isfinite(positions).all() and np.isfinite(orientations).all()):
             raise SceneError(f"The simulation became unstable at frame {frame}; raise Substeps "
                              "in Scene > Ligament World or check for overlapping bodies")
         self.states[frame] = self.world.save_state()
         previous = self.poses[frame - 1]
+        positions, orientations = positions.tolist(), orientations.tolist()
         known = {}
         poses = {}
         for b in self.dynamic:
-            obj = scene.objects[b.name]
-            m = bridge.body_world_matrix(b, positions[b.id], orientations[b.id])
-            known[b.name] = m
+            obj = objs[b.name]
+            origin, q = bridge.body_pose(b, positions[b.id], orientations[b.id])
             parent_world = None
             if obj.parent is not None:
                 parent_world = bridge.matrix_world_at(obj.parent, frame, known)
-            poses[b.name] = bridge.local_pose(obj, m, parent_world, previous[b.name][1])
+            if b.has_children:
+                known[b.name] = bridge.Matrix.LocRotScale(origin, q, b.scale)
+            poses[b.name] = bridge.local_pose(obj, origin, q, b.scale, parent_world,
+                                              previous[b.name][1])
         self.poses[frame] = poses
+
+
+def objects_by_name(scene):
+    """Name lookups in `scene.objects` are linear: index the scene once per frame."""
+    return {o.name: o for o in scene.objects}
 
 
 def _parents_first(scene, bodies):
@@ -104,8 +116,9 @@ def _parents_first(scene, bodies):
             obj = obj.parent
             d += 1
         return d
+    objs = objects_by_name(scene)
     for b in bodies:
-        order[b.name] = depth(scene.objects[b.name])
+        order[b.name] = depth(objs[b.name])
     return sorted(bodies, key=lambda b: order[b.name])
 
 
@@ -194,8 +207,9 @@ def _user_moved(scene):
     if not written:
         return []
     moved = []
+    objs = objects_by_name(scene)
     for name, w in written.items():
-        obj = scene.objects.get(name)
+        obj = objs.get(name)
         if obj is None or not obj.ligament_body.enabled:
             continue
         if bridge.effective_kind(obj) != 'DYNAMIC' or bridge.has_transform_animation(obj):
@@ -273,8 +287,9 @@ def apply_frame(scene, frame, depsgraph=None):
     poses = sim.poses_at(scene, frame)
     simulated = frame > sim.start
     written = _last_written.setdefault(_key(scene), {})
+    objs = objects_by_name(scene)
     for name, (loc, rot) in poses.items():
-        obj = scene.objects.get(name)
+        obj = objs.get(name)
         if obj is None:
             continue
         bridge.apply_pose(obj, loc, rot)

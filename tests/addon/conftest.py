@@ -106,10 +106,28 @@ def extension_zip(tmp_path_factory):
     return proc.stdout.strip().splitlines()[-1]
 
 
+def _zip_stamp(path):
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        return "\n".join(f"{i.filename} {i.CRC} {i.file_size}" for i in
+                         sorted(z.infolist(), key=lambda i: i.filename))
+
+
 @pytest.fixture(scope="session")
-def blender(tmp_path_factory, extension_zip):
-    """An isolated Blender user folder with the extension installed, solver compiled."""
-    home = str(tmp_path_factory.mktemp("blender_user"))
+def blender(extension_zip):
+    """An isolated Blender user folder (not the user's own) with the extension installed and
+    the solver compiled.
+
+    The folder is build/test-blender/ (or $LIGAMENT_TEST_BLENDER_HOME) and survives between
+    runs: numba keys its cache on the installed files' paths and times, so reinstalling an
+    unchanged zip would recompile the solver for minutes. The zip is installed whenever its
+    contents differ from the installed one (always on a fresh checkout)."""
+    home = os.environ.get("LIGAMENT_TEST_BLENDER_HOME") or os.path.join(ROOT, "build",
+                                                                        "test-blender")
+    os.makedirs(home, exist_ok=True)
+    stamp_path = os.path.join(home, "installed-zip.txt")
+    stamp = _zip_stamp(extension_zip)
+    installed = open(stamp_path).read() if os.path.exists(stamp_path) else None
     env = dict(os.environ, BLENDER_USER_RESOURCES=home)
     env.pop("NUMBA_CACHE_DIR", None)
     install = textwrap.dedent(f"""
@@ -118,9 +136,12 @@ def blender(tmp_path_factory, extension_zip):
             filepath={extension_zip!r}, repo='user_default', enable_on_install=True)
         assert result == {{'FINISHED'}}, result
     """)
-    proc = subprocess.run([sys.executable, "-c", install], capture_output=True, text=True,
-                          timeout=600, env=env, cwd=home)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    if installed != stamp:
+        proc = subprocess.run([sys.executable, "-c", install], capture_output=True, text=True,
+                              timeout=600, env=env, cwd=home)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        with open(stamp_path, "w") as f:
+            f.write(stamp)
     b = Blender(home)
     # Warm-up: compiles the solver kernels into the numba cache of this user folder.
     b.run("""
