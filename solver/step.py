@@ -1,9 +1,13 @@
 """The frame step: Box2D v3's soft step as a list of named stages.
 
-    per frame:   kinematic velocities from targets
+    per frame:   kinematic velocities from targets (contacts were found just before, in
+                 World.step: collide once with a speculative margin)
     per substep: integrate velocities -> world inertia -> prepare joint rows -> warm start
                  -> solve (soft bias) -> integrate positions -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
+    contacts:    prepared beside the joints, warm started and solved after them in each
+                 pass, separations re-measured before relax; restitution after the
+                 substeps (contacts.py)
     per frame:   snap kinematic bodies to their targets, break overloaded joints
 """
 
@@ -18,6 +22,8 @@ from .joints.prepare import prepare_joint
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
 from .rows import ACTIVE, soft_coefficients, solve_row_or_block, warm_start
+from .contacts import (apply_restitution, contact_softness, prepare_contacts,
+                       refresh_contacts, solve_contacts, warm_start_contacts)
 
 
 @njit(cache=True)
@@ -114,13 +120,15 @@ def break_joints(jt, jf, jimp, acc, dt):
 
 
 @njit(cache=True)
-def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint_damping):
+def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint_damping,
+               C):
     """Advance the world by one frame of length dt.
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py)
     J = (jt, jf, acc, jimp)                      joints and their rows' impulses
     R = (rb, rj, rd, rp, rk)                     row scratch (see rows.py)
     K = (ktarget, khas)                          kinematic targets for this frame
+    C = (mi, mf, acc, rows, params)              this frame's contact manifolds (contacts.py)
     """
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jimp = J
@@ -131,6 +139,8 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         soft = (joint_hertz, 1.0, 0.0)
     S = (soft[0], soft[1], soft[2], h, 1.0 / h)
     body = (bs, binv, bI)
+    csoft = contact_softness(C[4], h)
+    SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
     jimp[:, :] = 0.0
 
     kinematic_velocities(bs, bkind, ktarget, khas, dt)
@@ -138,10 +148,16 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
         update_world_inertia(bs, bil, bkind, bI)
         prepare_joints(jt, jf, S, R, body)
+        prepare_contacts(C, SC, body)
         warm_start_rows(R, acc, body)
+        warm_start_contacts(C, body)
         solve_rows(R, acc, body, True, iterations)
+        solve_contacts(C, body, True, iterations)
         integrate_positions(bs, bil, bib, bkind, h)
+        refresh_contacts(C, SC, body)
         solve_rows(R, acc, body, False, iterations)
+        solve_contacts(C, body, False, iterations)
         accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
+    apply_restitution(C, body)
     snap_kinematic(bs, bkind, ktarget, khas)
     break_joints(jt, jf, jimp, acc, dt)

@@ -15,6 +15,7 @@ from .joints import layout as L
 from .rows import new_rows
 from .shapes import Shape
 from .step import step_frame
+from .contacts import ContactState, shape_tables
 
 DEFAULT_DENSITY = 1000.0
 
@@ -152,7 +153,9 @@ class World:
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
-                 joint_hertz=60.0, joint_damping_ratio=5.0):
+                 joint_hertz=60.0, joint_damping_ratio=5.0, contact_hertz=60.0,
+                 contact_damping_ratio=5.0, contact_push_velocity=3.0,
+                 restitution_threshold=1.0):
         self.gravity = _vector("gravity", gravity)
         self.substeps = int(_number("substeps", substeps, minimum=1))
         self.iterations = int(_number("iterations", iterations, minimum=1))
@@ -176,6 +179,13 @@ class World:
         self._jacc = _Table(L.MAX_ROWS, np.float64)
         self._jimp = _Table(L.JIMP_WIDTH, np.float64)
         self._rows = None
+        self._bfilter = _Table(2, np.int64)                # collision group, mask
+        self._shape_tables = None
+        self._contacts = ContactState(
+            _number("contact_hertz", contact_hertz, minimum=0.0),
+            _number("contact_damping_ratio", contact_damping_ratio, minimum=0.0),
+            _number("contact_push_velocity", contact_push_velocity, minimum=0.0),
+            _number("restitution_threshold", restitution_threshold, minimum=0.0))
 
     # --- bodies -------------------------------------------------------------------------
 
@@ -218,7 +228,8 @@ class World:
     def add_body(self, shape, position, orientation=(1.0, 0.0, 0.0, 0.0), mass=None,
                  density=None, kind="dynamic", friction=0.5, restitution=0.0,
                  linear_velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
-                 linear_damping=0.0, angular_damping=0.0, rolling_friction=0.0):
+                 linear_damping=0.0, angular_damping=0.0, rolling_friction=0.0,
+                 collision_group=1, collision_mask=0xFFFFFFFF):
         """Add a body and return its id.
 
         `position` places the shape's local origin; the body's centre of mass (what
@@ -244,6 +255,14 @@ class World:
         if e > 1.0:
             raise ValueError(f"restitution must be between 0 and 1, got {restitution!r}")
         roll = _number("rolling_friction", rolling_friction, minimum=0.0)
+        bits = []
+        for name, value in (("collision_group", collision_group),
+                            ("collision_mask", collision_mask)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                    or not 0 <= int(value) < 2 ** 32:
+                raise ValueError(f"{name} must be an int of 32 bits (0..0xFFFFFFFF), "
+                                 f"got {value!r}")
+            bits.append(int(value))
         damp = (_number("linear_damping", linear_damping, minimum=0.0),
                 _number("angular_damping", angular_damping, minimum=0.0))
         if mass is not None and density is not None:
@@ -280,6 +299,7 @@ class World:
         self._khas.append(False)
         self._body_origin.append(-com)
         self._shapes.append(shape)
+        self._bfilter.append(bits)
         return b
 
     def _body(self, name, value, allow_world=False):
@@ -541,14 +561,46 @@ class World:
             self.time += dt
             return
         B, J, R, K = self._kernel_args()
+        C = self._collide(dt)
         g = self.gravity
         step_frame(B, J, R, K, dt, self.substeps, self.iterations, (g[0], g[1], g[2]),
-                   self.joint_hertz, self.joint_damping_ratio)
+                   self.joint_hertz, self.joint_damping_ratio, C)
         self.time += dt
         if not np.all(np.isfinite(self._bs.view)):
             bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
             raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
                                      f"non-finite state; reduce dt or raise substeps")
+
+    # --- contacts ---------------------------------------------------------------------
+
+    def _collide(self, dt):
+        """Collide once per frame: this frame's manifolds, warm started from the last's."""
+        n = self._bs.n
+        if self._shape_tables is None or len(self._shape_tables[0]) != n:
+            self._shape_tables = shape_tables(self._shapes)
+        kinds, params = self._shape_tables
+        jt = self._jt.view
+        keep = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
+            ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0) & (jt[:, L.BODY_A] >= 0) & \
+            (jt[:, L.BODY_B] >= 0)
+        a, b = jt[keep, L.BODY_A], jt[keep, L.BODY_B]
+        excl = np.unique(np.minimum(a, b) * n + np.maximum(a, b)).astype(np.int64)
+        self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params,
+                               self._bkind.view, self._bmat.view, self._bfilter.view, excl, dt)
+        return self._contacts.kernel_args()
+
+    def contact_count(self):
+        """Contact points found in the last step (speculative ones included)."""
+        return self._contacts.point_count()
+
+    def contacts(self):
+        """The last step's contact points for debugging and drawing, as a dict of arrays:
+        points (k,3) (midway between the surfaces), normals (k,3) (from bodies[:,0] into
+        bodies[:,1]), separations (k,) (negative = overlap), impulses (k,) (normal impulse
+        of the last substep, N s) and bodies (k,2)."""
+        pts, nrm, sep, imp, pair = self._contacts.report(self._bs.view)
+        return {"points": pts, "normals": nrm, "separations": sep, "impulses": imp,
+                "bodies": pair}
 
     def save_state(self):
         """An exact snapshot: body state, warm-start impulses, joint flags, time."""
@@ -561,6 +613,7 @@ class World:
             "joint_params": self._jf.view.copy(),
             "impulses": self._jacc.view.copy(),
             "joint_impulses": self._jimp.view.copy(),
+            "contacts": self._contacts.save(),
         }
 
     def load_state(self, state):
@@ -578,3 +631,5 @@ class World:
         self._jf.view[:] = state["joint_params"]
         self._jacc.view[:] = state["impulses"]
         self._jimp.view[:] = state["joint_impulses"]
+        if "contacts" in state:
+            self._contacts.load(state["contacts"])

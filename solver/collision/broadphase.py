@@ -1,0 +1,103 @@
+"""Broadphase: world AABBs, fattened by each body's motion over the frame, and sweep and
+prune along X. Planes are unbounded and are paired with every other body by the caller.
+
+The candidate pairs come out sorted by (min id, max id), so the manifolds (and the solve
+order) do not depend on where bodies happen to lie along the sweep axis.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..mathx import qaxis, qrotate
+from ..shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE
+
+
+@njit(cache=True)
+def bounding_radius(kind, p):
+    if kind == SPHERE:
+        return p[0]
+    if kind == CAPSULE or kind == CYLINDER:
+        return p[0] + p[1]
+    if kind == BOX:
+        return math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
+    return p[3]                       # hulls and meshes keep their bounding radius in p[3]
+
+
+@njit(cache=True)
+def compute_aabbs(bs, borig, skind, sparam, dt, cap, aabb, ext):
+    """aabb[i] = (min xyz, max xyz) of body i's shape, grown by ext[i] (its motion this frame)."""
+    for i in range(bs.shape[0]):
+        k = skind[i]
+        p = sparam[i]
+        q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
+        o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
+        x = (bs[i, 0] + o[0], bs[i, 1] + o[1], bs[i, 2] + o[2])
+        v = math.sqrt(bs[i, 7] ** 2 + bs[i, 8] ** 2 + bs[i, 9] ** 2)
+        w = math.sqrt(bs[i, 10] ** 2 + bs[i, 11] ** 2 + bs[i, 12] ** 2)
+        e = min((v + w * bounding_radius(k, p)) * dt, cap)
+        ext[i] = e
+        if k == PLANE:
+            for m in range(3):
+                aabb[i, m] = -np.inf
+                aabb[i, 3 + m] = np.inf
+            continue
+        if k == SPHERE:
+            r = (p[0], p[0], p[0])
+        elif k == CAPSULE:
+            az = qaxis(q, 2)
+            r = (abs(az[0]) * p[1] + p[0], abs(az[1]) * p[1] + p[0], abs(az[2]) * p[1] + p[0])
+        elif k == CYLINDER:
+            az = qaxis(q, 2)
+            r = (abs(az[0]) * p[1] + p[0] * math.sqrt(max(1.0 - az[0] * az[0], 0.0)),
+                 abs(az[1]) * p[1] + p[0] * math.sqrt(max(1.0 - az[1] * az[1], 0.0)),
+                 abs(az[2]) * p[1] + p[0] * math.sqrt(max(1.0 - az[2] * az[2], 0.0)))
+        elif k == BOX:
+            a0 = qaxis(q, 0)
+            a1 = qaxis(q, 1)
+            a2 = qaxis(q, 2)
+            r = (abs(a0[0]) * p[0] + abs(a1[0]) * p[1] + abs(a2[0]) * p[2],
+                 abs(a0[1]) * p[0] + abs(a1[1]) * p[1] + abs(a2[1]) * p[2],
+                 abs(a0[2]) * p[0] + abs(a1[2]) * p[1] + abs(a2[2]) * p[2])
+        else:
+            r = (p[3], p[3], p[3])
+        for m in range(3):
+            aabb[i, m] = x[m] - r[m] - e
+            aabb[i, 3 + m] = x[m] + r[m] + e
+
+
+@njit(cache=True)
+def sweep_and_prune(aabb, skind):
+    """Overlapping AABB pairs (i < j) among bounded shapes, sorted by (i, j)."""
+    n = aabb.shape[0]
+    idx = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if skind[i] != PLANE:
+            idx[m] = i
+            m += 1
+    idx = idx[:m]
+    order = idx[np.argsort(aabb[idx, 0], kind="mergesort")]
+    pairs = np.empty((max(4 * m, 16), 2), dtype=np.int64)
+    count = 0
+    for s in range(m):
+        i = order[s]
+        hx = aabb[i, 3]
+        for t in range(s + 1, m):
+            j = order[t]
+            if aabb[j, 0] > hx:
+                break
+            if aabb[j, 1] > aabb[i, 4] or aabb[i, 1] > aabb[j, 4] or \
+                    aabb[j, 2] > aabb[i, 5] or aabb[i, 2] > aabb[j, 5]:
+                continue
+            if count == pairs.shape[0]:
+                grown = np.empty((2 * count, 2), dtype=np.int64)
+                grown[:count] = pairs
+                pairs = grown
+            pairs[count, 0] = min(i, j)
+            pairs[count, 1] = max(i, j)
+            count += 1
+    pairs = pairs[:count]
+    key = pairs[:, 0] * n + pairs[:, 1]
+    return pairs[np.argsort(key, kind="mergesort")]

@@ -1,0 +1,547 @@
+"""Contacts: manifolds, their warm-start matching, and the contact patch rows.
+
+Per frame (`collide`): broadphase pairs -> filter (kind, group/mask, joints) -> narrowphase
+-> manifolds with anchors stored in both bodies' frames -> match last frame's manifolds for
+warm starting (constraint-derivations-pgs.txt, Warm Starting): by feature id (full impulse),
+then by anchor distance, then the leftover old impulse spread over the still unmatched new
+points; points found by the last two ways are clamped by their depth (shallow-contact clamp,
+so a fresh, barely touching point does not inherit a deep point's push). Patch friction
+impulses carry over per manifold.
+
+Per substep (`prepare_contacts`, `warm_start_contacts`, `solve_contacts`): one normal row
+per point (Contact), then per manifold two tangent rows at the patch centroid, a twist row
+about the normal and an optional rolling row (Friction (Patch)), clamped by the summed
+normal impulse refreshed every iteration. Normal rows use Box2D v3's soft contact: with
+separation s from the anchors' current world positions, s > 0 is speculative
+(bias = s / h, rigid, kept in the relax pass); s <= 0 pushes out softly
+(bias = max(rate s, -max push), mass and impulse scale from the contact hertz and damping).
+After the substeps, restitution and the impulses stay in `acc` for the next frame.
+
+Material mixing: friction sqrt(mu_a mu_b), restitution max(e_a, e_b), rolling friction
+(a lever arm in metres: rolling torque <= mu_roll * normal force) sqrt(r_a r_b).
+
+Layout, one row per manifold:
+    mi[m]   body A, body B, point count, feature ids of points 0..3
+    mf[m]   normal (0:3), friction, restitution, rolling, patch radius, rolling axis (7:10),
+            per point k at 10 + 8k: anchor in A's frame (3), in B's frame (3), separation at
+            collide time, normal velocity before the first impulse (for restitution);
+            max normal impulse of point k at 42 + k
+    acc[8m + k]  normal impulse of point k; 8m + 4..7: tangent 1, tangent 2, twist, rolling
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .bodies import DYNAMIC, STATIC
+from .collision.broadphase import compute_aabbs, sweep_and_prune
+from .collision.manifold import MAX_CANDIDATES, PT_WIDTH, patch_area, reduce_points
+from .collision.narrowphase import collide_convex
+from .mathx import add, cross, dot, length, perpendicular, qrotate, scale, sub
+from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET, INF,
+                   apply_impulse, new_rows, row_angular, row_axis, row_solve, row_velocity,
+                   soft_coefficients, warm_start)
+from .shapes import CAPSULE, PLANE, SPHERE
+
+MI_WIDTH = 7
+MF_WIDTH = 72
+ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
+RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
+ROWS_PER_MANIFOLD = 8
+P0 = 10            # first point column in mf
+MAXIMP = 42
+
+LINEAR_SLOP = 0.005
+SPECULATIVE_DISTANCE = 4.0 * LINEAR_SLOP
+SPECULATIVE_CAP = 1.0           # m: the most a body's own motion widens its margin
+MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
+
+
+# --- collide ------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _allowed(a, b, bkind, bfilter, excl, n):
+    if bkind[a] != DYNAMIC and bkind[b] != DYNAMIC:
+        return False
+    if not ((bfilter[a, 0] & bfilter[b, 1]) and (bfilter[b, 0] & bfilter[a, 1])):
+        return False
+    if excl.shape[0] > 0:
+        key = min(a, b) * n + max(a, b)
+        i = np.searchsorted(excl, key)
+        if i < excl.shape[0] and excl[i] == key:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _origin(bs, borig, i):
+    q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
+    o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
+    return (bs[i, 0] + o[0], bs[i, 1] + o[1], bs[i, 2] + o[2]), q
+
+
+@njit(cache=True)
+def _to_local(bs, i, p):
+    q = (bs[i, 3], -bs[i, 4], -bs[i, 5], -bs[i, 6])
+    return qrotate(q, (p[0] - bs[i, 0], p[1] - bs[i, 1], p[2] - bs[i, 2]))
+
+
+@njit(cache=True)
+def _world_anchor(bs, i, local):
+    q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
+    r = qrotate(q, local)
+    return (bs[i, 0] + r[0], bs[i, 1] + r[1], bs[i, 2] + r[2]), r
+
+
+@njit(cache=True)
+def _rounding(kind, p):
+    return p[0] if kind == SPHERE or kind == CAPSULE else 0.0
+
+
+@njit(cache=True)
+def _surface_points(bs, a, b, mf, m, k, n):
+    c = P0 + 8 * k
+    pa, _ = _world_anchor(bs, a, (mf[m, c], mf[m, c + 1], mf[m, c + 2]))
+    pb, _ = _world_anchor(bs, b, (mf[m, c + 3], mf[m, c + 4], mf[m, c + 5]))
+    return add(pa, scale(n, mf[m, RADII])), sub(pb, scale(n, mf[m, RADII + 1]))
+
+
+@njit(cache=True)
+def _point_velocity(bs, i, r):
+    w = (bs[i, 10], bs[i, 11], bs[i, 12])
+    c = cross(w, r)
+    return (bs[i, 7] + c[0], bs[i, 8] + c[1], bs[i, 9] + c[2])
+
+
+@njit(cache=True)
+def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, mi, mf):
+    mi[m, 0] = a
+    mi[m, 1] = b
+    mi[m, 2] = count
+    for k in range(3):
+        mf[m, k] = n[k]
+    mf[m, 3] = math.sqrt(bmat[a, 0] * bmat[b, 0])
+    mf[m, 4] = max(bmat[a, 1], bmat[b, 1])
+    mf[m, 5] = math.sqrt(bmat[a, 2] * bmat[b, 2])
+    t1 = perpendicular(n)
+    t2 = cross(n, t1)
+    area = patch_area(pts, count, n, t1, t2)
+    mf[m, 6] = 2.0 / 3.0 * math.sqrt(area / math.pi)
+    for k in range(7, MF_WIDTH):
+        mf[m, k] = 0.0
+    for k in range(4):
+        mi[m, 3 + k] = -1
+    mf[m, RADII] = rad_a
+    mf[m, RADII + 1] = rad_b
+    for k in range(count):
+        # a round shape's anchor is its core point (sphere centre, capsule axis point), so
+        # rolling does not carry the anchor off the contact
+        la = _to_local(bs, a, (pts[k, 0] - n[0] * rad_a, pts[k, 1] - n[1] * rad_a,
+                               pts[k, 2] - n[2] * rad_a))
+        lb = _to_local(bs, b, (pts[k, 3] + n[0] * rad_b, pts[k, 4] + n[1] * rad_b,
+                               pts[k, 5] + n[2] * rad_b))
+        c = P0 + 8 * k
+        for j in range(3):
+            mf[m, c + j] = la[j]
+            mf[m, c + 3 + j] = lb[j]
+        mf[m, c + 6] = pts[k, 7]
+        mi[m, 3 + k] = int(pts[k, 6])
+        # Jacobian arms stay fixed for the frame (Box2D v3): recomputing them from the moving
+        # anchors would let a rolling or sliding body's contact point drift off the patch
+        for j in range(3):
+            p = 0.5 * (pts[k, j] + pts[k, 3 + j])
+            mf[m, ARMS + 6 * k + j] = p - bs[a, j]
+            mf[m, ARMS + 6 * k + 3 + j] = p - bs[b, j]
+
+
+@njit(cache=True)
+def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
+    """Warm-start manifold m from last frame's manifold o of the same pair."""
+    cnt = mi[m, 2]
+    ocnt = old_mi[o, 2]
+    r0 = m * ROWS_PER_MANIFOLD
+    o0 = o * ROWS_PER_MANIFOLD
+    for k in range(4, ROWS_PER_MANIFOLD):
+        acc[r0 + k] = old_acc[o0 + k]
+    for k in range(7, 10):
+        mf[m, k] = old_mf[o, k]
+    used = np.zeros(4, dtype=np.bool_)
+    how = np.zeros(4, dtype=np.int64)            # 0 unmatched, 1 by id, 2 by distance
+    for k in range(cnt):
+        for j in range(ocnt):
+            if not used[j] and mi[m, 3 + k] == old_mi[o, 3 + j]:
+                acc[r0 + k] = old_acc[o0 + j]
+                used[j] = True
+                how[k] = 1
+                break
+    for k in range(cnt):
+        if how[k] != 0:
+            continue
+        best = -1
+        bd = MATCH_DISTANCE * MATCH_DISTANCE
+        c = P0 + 8 * k
+        for j in range(ocnt):
+            if used[j]:
+                continue
+            oc = P0 + 8 * j
+            d = 0.0
+            for x in range(3):
+                d += (mf[m, c + x] - old_mf[o, oc + x]) ** 2
+            if d < bd:
+                bd = d
+                best = j
+        if best >= 0:
+            acc[r0 + k] = old_acc[o0 + best]
+            used[best] = True
+            how[k] = 2
+    left = 0.0
+    for j in range(ocnt):
+        if not used[j]:
+            left += old_acc[o0 + j]
+    unmatched = 0
+    for k in range(cnt):
+        if how[k] == 0:
+            unmatched += 1
+    for k in range(cnt):
+        if how[k] == 0:
+            acc[r0 + k] = left / unmatched
+        if how[k] != 1:                          # shallow-contact clamp for fresh points
+            pen = -mf[m, P0 + 8 * k + 6]
+            acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP)) if pen > 0.0 else 0.0
+
+
+@njit(cache=True)
+def collide(bs, borig, skind, sparam, bkind, bmat, bfilter, excl, dt,
+            old_mi, old_mf, old_acc, mi, mf, acc):
+    """Find this frame's manifolds. Returns their count, or -(needed capacity) when the
+    output tables are too small (the caller grows them and calls again)."""
+    n = bs.shape[0]
+    aabb = np.empty((n, 6))
+    ext = np.empty(n)
+    compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP, aabb, ext)
+    pairs = sweep_and_prune(aabb, skind)
+    # planes meet every bounded body
+    nplanes = 0
+    for i in range(n):
+        if skind[i] == PLANE:
+            nplanes += 1
+    if nplanes > 0:
+        extra = np.empty((nplanes * n, 2), dtype=np.int64)
+        c = 0
+        for p in range(n):
+            if skind[p] != PLANE:
+                continue
+            for i in range(n):
+                if skind[i] != PLANE:
+                    extra[c, 0] = min(i, p)
+                    extra[c, 1] = max(i, p)
+                    c += 1
+        allp = np.concatenate((pairs, extra[:c]))
+        key = allp[:, 0] * n + allp[:, 1]
+        pairs = allp[np.argsort(key, kind="mergesort")]
+    old_n = old_mi.shape[0]
+    old_key = np.empty(old_n, dtype=np.int64)
+    for o in range(old_n):
+        old_key[o] = min(old_mi[o, 0], old_mi[o, 1]) * n + max(old_mi[o, 0], old_mi[o, 1])
+    pts = np.empty((MAX_CANDIDATES, PT_WIDTH))
+    scratch = np.empty((2, MAX_CANDIDATES, 3))
+    scratch_id = np.empty((2, MAX_CANDIDATES), dtype=np.int64)
+    cap = mi.shape[0]
+    m = 0
+    for s in range(pairs.shape[0]):
+        a = pairs[s, 0]
+        b = pairs[s, 1]
+        if not _allowed(a, b, bkind, bfilter, excl, n):
+            continue
+        if skind[b] < skind[a]:
+            t = a
+            a = b
+            b = t
+        xa, qa = _origin(bs, borig, a)
+        xb, qb = _origin(bs, borig, b)
+        margin = SPECULATIVE_DISTANCE + ext[a] + ext[b]
+        count, nrm = collide_convex(skind[a], xa, qa, sparam[a], skind[b], xb, qb, sparam[b],
+                                    margin, pts, scratch, scratch_id)
+        if count <= 0:
+            continue
+        count = reduce_points(pts, count, nrm)
+        if m >= cap:
+            m += 1
+            continue
+        _write_manifold(m, a, b, count, nrm, pts, bs, bmat, _rounding(skind[a], sparam[a]),
+                        _rounding(skind[b], sparam[b]), mi, mf)
+        r0 = m * ROWS_PER_MANIFOLD
+        for k in range(ROWS_PER_MANIFOLD):
+            acc[r0 + k] = 0.0
+        key = min(a, b) * n + max(a, b)
+        o = np.searchsorted(old_key, key)
+        if o < old_n and old_key[o] == key and old_mi[o, 0] == a:
+            if dot((old_mf[o, 0], old_mf[o, 1], old_mf[o, 2]), nrm) > 0.5:   # not flipped
+                _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
+        m += 1
+    if m > cap:
+        return -m
+    return m
+
+
+# --- per substep --------------------------------------------------------------------------
+
+@njit(cache=True)
+def prepare_contacts(C, S, B):
+    """Fill the contact rows for this substep from the bodies' current poses."""
+    mi, mf, acc, R, P = C
+    bs = B[0]
+    rp = R[3]
+    bias_rate, mass_scale, impulse_scale, h, inv_h = S
+    push = P[2]
+    for m in range(mi.shape[0]):
+        a = mi[m, 0]
+        b = mi[m, 1]
+        cnt = mi[m, 2]
+        n = (mf[m, 0], mf[m, 1], mf[m, 2])
+        r0 = m * ROWS_PER_MANIFOLD
+        cen_a = (0.0, 0.0, 0.0)
+        cen_b = (0.0, 0.0, 0.0)
+        for k in range(4):
+            r = r0 + k
+            if k >= cnt:
+                rp[r, ACTIVE] = 0.0
+                acc[r] = 0.0
+                continue
+            c = P0 + 8 * k
+            pa, pb = _surface_points(bs, a, b, mf, m, k, n)
+            s = dot(sub(pb, pa), n)
+            q = ARMS + 6 * k
+            ra = (mf[m, q], mf[m, q + 1], mf[m, q + 2])
+            rb = (mf[m, q + 3], mf[m, q + 4], mf[m, q + 5])
+            cen_a = add(cen_a, ra)
+            cen_b = add(cen_b, rb)
+            row_axis(r, a, b, n, ra, rb, R, B)
+            rp[r, LO] = 0.0
+            if s > 0.0:
+                rp[r, TARGET] = s * inv_h
+            else:
+                rp[r, BIAS] = max(bias_rate * s, -push)
+                rp[r, MASS_SCALE] = mass_scale
+                rp[r, IMPULSE_SCALE] = impulse_scale
+            if mf[m, MAXIMP + k] == 0.0:
+                mf[m, c + 7] = row_velocity(r, R[1], bs, a, b)
+        ra = scale(cen_a, 1.0 / cnt)
+        rb = scale(cen_b, 1.0 / cnt)
+        t1 = perpendicular(n)
+        t2 = cross(n, t1)
+        row_axis(r0 + 4, a, b, t1, ra, rb, R, B)
+        row_axis(r0 + 5, a, b, t2, ra, rb, R, B)
+        row_angular(r0 + 6, a, b, n, R, B)
+        for k in range(4, 7):
+            rp[r0 + k, LO] = 0.0
+            rp[r0 + k, HI] = 0.0
+        rr = r0 + 7
+        wrel = sub((bs[b, 10], bs[b, 11], bs[b, 12]), (bs[a, 10], bs[a, 11], bs[a, 12]))
+        wt = sub(wrel, scale(n, dot(wrel, n)))
+        wl = length(wt)
+        if mf[m, 5] > 0.0 and wl > 1e-4:
+            axis = scale(wt, 1.0 / wl)
+            old = (mf[m, 7], mf[m, 8], mf[m, 9])
+            d = dot(old, axis)
+            acc[rr] = acc[rr] * d if d > 0.5 else 0.0
+            for k in range(3):
+                mf[m, 7 + k] = axis[k]
+            row_angular(rr, a, b, axis, R, B)
+            rp[rr, LO] = 0.0
+            rp[rr, HI] = 0.0
+        else:
+            rp[rr, ACTIVE] = 0.0
+            acc[rr] = 0.0
+
+
+@njit(cache=True)
+def warm_start_contacts(C, B):
+    mi, mf, acc, R, P = C
+    for r in range(mi.shape[0] * ROWS_PER_MANIFOLD):
+        warm_start(r, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+
+
+@njit(cache=True)
+def solve_contacts(C, B, use_bias, iterations):
+    """Per manifold: the normal rows, then the patch friction rows clamped by their sum."""
+    mi, mf, acc, R, P = C
+    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    bs, binv = B[0], B[1]
+    for _ in range(iterations):
+        for m in range(mi.shape[0]):
+            r0 = m * ROWS_PER_MANIFOLD
+            total = 0.0
+            for k in range(mi[m, 2]):
+                row_solve(r0 + k, use_bias, rb, rj, rd, rp, acc, bs, binv)
+                total += acc[r0 + k]
+                if acc[r0 + k] > mf[m, MAXIMP + k]:
+                    mf[m, MAXIMP + k] = acc[r0 + k]
+            cap = mf[m, 3] * total
+            cap_twist = cap * mf[m, 6]
+            cap_roll = mf[m, 5] * total
+            rp[r0 + 4, LO] = -cap
+            rp[r0 + 4, HI] = cap
+            rp[r0 + 5, LO] = -cap
+            rp[r0 + 5, HI] = cap
+            rp[r0 + 6, LO] = -cap_twist
+            rp[r0 + 6, HI] = cap_twist
+            rp[r0 + 7, LO] = -cap_roll
+            rp[r0 + 7, HI] = cap_roll
+            for k in range(4, ROWS_PER_MANIFOLD):
+                row_solve(r0 + k, False, rb, rj, rd, rp, acc, bs, binv)
+
+
+@njit(cache=True)
+def apply_restitution(C, B):
+    """Points that closed faster than the threshold leave at -e times that speed."""
+    mi, mf, acc, R, P = C
+    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    bs, binv = B[0], B[1]
+    threshold = P[3]
+    for m in range(mi.shape[0]):
+        e = mf[m, 4]
+        if e == 0.0:
+            continue
+        r0 = m * ROWS_PER_MANIFOLD
+        for k in range(mi[m, 2]):
+            vrel = mf[m, P0 + 8 * k + 7]
+            if vrel > -threshold or mf[m, MAXIMP + k] == 0.0:
+                continue
+            r = r0 + k
+            vn = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+            old = acc[r]
+            new = max(old - rp[r, EFF] * (vn + e * vrel), 0.0)
+            acc[r] = new
+            apply_impulse(r, new - old, rb, rj, rd, bs, binv)
+
+
+@njit(cache=True)
+def contact_softness(P, h):
+    """Box2D v3 contact softness: hertz capped at a quarter of the substep rate."""
+    hertz = min(P[0], 0.25 / h)
+    return soft_coefficients(hertz, P[1], h)
+
+
+# --- Python side ----------------------------------------------------------------------------
+
+class ContactState:
+    """The world's manifolds (this frame's) and their rows; `World` owns one."""
+
+    def __init__(self, hertz=60.0, damping_ratio=5.0, push_velocity=3.0,
+                 restitution_threshold=1.0):
+        self.params = np.array([hertz, damping_ratio, push_velocity, restitution_threshold,
+                                LINEAR_SLOP])
+        self.n = 0
+        self._alloc(64)
+
+    def _alloc(self, cap):
+        self.mi = np.zeros((cap, MI_WIDTH), dtype=np.int64)
+        self.mf = np.zeros((cap, MF_WIDTH))
+        self.acc = np.zeros(cap * ROWS_PER_MANIFOLD)
+        self.rows = new_rows(cap * ROWS_PER_MANIFOLD)
+        self._spare = (np.zeros((cap, MI_WIDTH), dtype=np.int64), np.zeros((cap, MF_WIDTH)),
+                       np.zeros(cap * ROWS_PER_MANIFOLD))
+
+    def collide(self, bs, borig, skind, sparam, bkind, bmat, bfilter, excl, dt):
+        old = (self.mi[:self.n].copy(), self.mf[:self.n].copy(),
+               self.acc[:self.n * ROWS_PER_MANIFOLD].copy())
+        while True:
+            mi, mf, acc = self._spare
+            count = collide(bs, borig, skind, sparam, bkind, bmat, bfilter, excl, dt,
+                            old[0], old[1], old[2], mi, mf, acc)
+            if count >= 0:
+                break
+            self._alloc(2 * -count)
+        self._spare = (self.mi, self.mf, self.acc)
+        self.mi, self.mf, self.acc = mi, mf, acc
+        self.n = count
+
+    def kernel_args(self):
+        n = self.n
+        r = n * ROWS_PER_MANIFOLD
+        rows = tuple(x[:r] for x in self.rows)
+        return (self.mi[:n], self.mf[:n], self.acc[:r], rows, self.params)
+
+    def save(self):
+        n = self.n
+        return (self.mi[:n].copy(), self.mf[:n].copy(),
+                self.acc[:n * ROWS_PER_MANIFOLD].copy())
+
+    def load(self, saved):
+        mi, mf, acc = saved
+        n = len(mi)
+        if n > len(self.mi):
+            self._alloc(2 * n)
+        self.mi[:n] = mi
+        self.mf[:n] = mf
+        self.acc[:n * ROWS_PER_MANIFOLD] = acc
+        self.n = n
+
+    def report(self, bs):
+        """Points (k,3), normals (k,3), separations (k,), normal impulses (k,), bodies (k,2)."""
+        pts, nrm, sep, imp, pair = [], [], [], [], []
+        for m in range(self.n):
+            a, b, cnt = self.mi[m, 0:3]
+            n = self.mf[m, 0:3]
+            for k in range(cnt):
+                c = P0 + 8 * k
+                pa = _np_anchor(bs, a, self.mf[m, c:c + 3]) + n * self.mf[m, RADII]
+                pb = _np_anchor(bs, b, self.mf[m, c + 3:c + 6]) - n * self.mf[m, RADII + 1]
+                pts.append(0.5 * (pa + pb))
+                nrm.append(n.copy())
+                sep.append(float(np.dot(pb - pa, n)))
+                imp.append(self.acc[m * ROWS_PER_MANIFOLD + k])
+                pair.append((a, b))
+        return (np.array(pts).reshape(-1, 3), np.array(nrm).reshape(-1, 3), np.array(sep),
+                np.array(imp), np.array(pair, dtype=np.int64).reshape(-1, 2))
+
+    def point_count(self):
+        return int(self.mi[:self.n, 2].sum())
+
+
+def _np_anchor(bs, i, local):
+    w, x, y, z = bs[i, 3:7]
+    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return bs[i, 0:3] + r @ local
+
+
+def shape_tables(shapes):
+    """(kind (n,), params (n,4)) for the kernels."""
+    kinds = np.array([s.kind for s in shapes], dtype=np.int64)
+    params = np.array([s.params() for s in shapes], dtype=np.float64).reshape(-1, 4)
+    return kinds, params
+
+
+@njit(cache=True)
+def refresh_contacts(C, S, B):
+    """After the positions moved: the normal rows' separation from the anchors' new world
+    positions (Box2D v3 re-measures it before relaxing, so relax cannot re-open the gap a
+    speculative row already closed). Jacobians stay as prepared."""
+    mi, mf, acc, R, P = C
+    bs = B[0]
+    rp = R[3]
+    bias_rate, mass_scale, impulse_scale, h, inv_h = S
+    push = P[2]
+    for m in range(mi.shape[0]):
+        a = mi[m, 0]
+        b = mi[m, 1]
+        n = (mf[m, 0], mf[m, 1], mf[m, 2])
+        for k in range(mi[m, 2]):
+            r = m * ROWS_PER_MANIFOLD + k
+            c = P0 + 8 * k
+            pa, pb = _surface_points(bs, a, b, mf, m, k, n)
+            s = dot(sub(pb, pa), n)
+            if s > 0.0:
+                rp[r, TARGET] = s * inv_h
+                rp[r, BIAS] = 0.0
+                rp[r, MASS_SCALE] = 1.0
+                rp[r, IMPULSE_SCALE] = 0.0
+            else:
+                rp[r, TARGET] = 0.0
+                rp[r, BIAS] = max(bias_rate * s, -push)
+                rp[r, MASS_SCALE] = mass_scale
+                rp[r, IMPULSE_SCALE] = impulse_scale
