@@ -78,7 +78,8 @@ class Anchor:
     def position(self):
         if self.body is None:
             return self.local.copy()
-        return self.world.positions[self.body] + qmat(self.world.orientations[self.body]) @ self.local
+        w = self.world
+        return w.positions[self.body] + qmat(w.orientations[self.body]) @ self.local
 
 
 def separation(anchor_a, anchor_b):

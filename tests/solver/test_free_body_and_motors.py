@@ -1,7 +1,5 @@
 """Free rigid-body rotation (conservation, the tennis-racket flip) and angular motors."""
 
-import math
-
 import numpy as np
 
 import solver as lg
