@@ -35,6 +35,8 @@ class Simulation:
             self.rest[obj.name] = values
             return values[0], bridge.rotation_to_quaternion(values[2], values[1])
 
+        if depsgraph is None:
+            depsgraph = _evaluated_depsgraph(scene)
         self.world, self.bodies, self.joints, self.start = bridge.build_world(
             scene, rest_pose, depsgraph)
         self.end = max(scene.ligament_world.frame_end, self.start)
@@ -100,6 +102,19 @@ class Simulation:
             poses[b.name] = bridge.local_pose(obj, origin, q, b.scale, parent_world,
                                               previous[b.name][1])
         self.poses[frame] = poses
+
+
+def _evaluated_depsgraph(scene):
+    """Shapes are fitted to the evaluated geometry (modifiers applied). Handlers get no
+    depsgraph in background mode: use the context's when it shows this scene."""
+    import bpy
+    context = bpy.context
+    if getattr(context, "scene", None) == scene and context.view_layer is not None:
+        try:
+            return context.evaluated_depsgraph_get()
+        except (RuntimeError, AttributeError):
+            pass
+    return None
 
 
 def objects_by_name(scene):

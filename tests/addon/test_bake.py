@@ -103,3 +103,20 @@ def test_batch_bake_command_bakes_and_saves(blender, tmp_path):
     assert out["baked"] is True
     assert out["bad"] == 1
     assert "end frame 5 is before the start frame 10" in blender.stdout
+
+
+def test_cancelled_bake_leaves_the_scene_as_it_was(blender):
+    out = blender.run(DOOR, """
+        scene.frame_set(1)
+        before = (transforms([door]), sorted(a.name for a in bpy.data.actions))
+        # What Esc does in the modal operator: stop the bake generator half way.
+        it = lig.addon.bake.bake_iter(scene, 1, 40)
+        progress = [next(it) for _ in range(20)]
+        it.close()
+        after = (transforms([door]), sorted(a.name for a in bpy.data.actions))
+        result({"before": before, "after": after, "progress": progress[-1],
+                "baked": door.ligament_body.baked, "anim": door.animation_data is not None})
+    """)
+    assert out["progress"] == [20, 40]
+    assert out["after"] == out["before"]
+    assert out["baked"] is False and out["anim"] is False

@@ -32,11 +32,17 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
             "body": sorted(bpy.types.Object.bl_rna.properties.keys() and
                            type(bpy.data.objects.new("x", None).ligament_body).bl_rna.properties.keys()),
             "world": scene.ligament_world.substeps,
+            "panels": [hasattr(bpy.types, p) for p in (
+                "PHYSICS_PT_ligament_body", "PHYSICS_PT_ligament_joint",
+                "PHYSICS_PT_ligament_joint_limits", "PHYSICS_PT_ligament_joint_motor",
+                "PHYSICS_PT_ligament_joint_spring", "SCENE_PT_ligament_world",
+                "VIEW3D_PT_ligament")],
             "numba_cache": os.environ.get("NUMBA_CACHE_DIR", ""),
             "user": bpy.utils.user_resource('EXTENSIONS'),
         })
     """)
     assert all(out["ops"])
+    assert all(out["panels"])
     for name in ("enabled", "kind", "shape", "mass", "friction", "restitution", "linear_damping",
                  "angular_damping", "collision_group"):
         assert name in out["body"]

@@ -104,3 +104,75 @@ def test_editing_a_joint_invalidates_the_cache_and_changes_the_motion(blender):
     assert out["cached_after_edit"] is None
     assert out["before"] != out["after"]
     assert out["angle"] < 0.3 + 0.05
+
+
+def test_shapes_fit_the_evaluated_geometry_and_the_object_scale(blender):
+    out = blender.run("""
+        box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        # Three cubes stacked downwards by an Array modifier: the body is 3 m tall and its
+        # origin sits in the top cube, so it rests with the origin 2.5 m above the ground.
+        tower = box("Tower", (1, 1, 1), (0, 0, 3))
+        mod = tower.modifiers.new("Array", 'ARRAY')
+        mod.relative_offset_displace = (0, 0, -1)
+        mod.count = 3
+        # A scaled cube: 2 m x 2 m x 0.4 m slab resting on its face.
+        slab = box("Slab", (2, 2, 0.4), (4, 0, 1))
+        for f in range(1, 73):
+            scene.frame_set(f)
+        result({"tower": tower.matrix_world.translation.z, "slab": slab.matrix_world.translation.z,
+                "tilt": [tower.matrix_world.to_quaternion().angle, slab.matrix_world.to_quaternion().angle]})
+    """)
+    assert abs(out["tower"] - 2.5) < 0.03
+    assert abs(out["slab"] - 0.2) < 0.02
+    assert max(out["tilt"]) < 0.05
+
+
+def test_parented_bodies_and_rotation_modes_move_like_unparented_ones(blender):
+    out = blender.run(DOOR, """
+        # The same door 10 m further along Y, parented to a rotated, scaled empty and using
+        # another rotation mode: its world motion must be the same, shifted by 10 m.
+        rig = bpy.data.objects.new("Rig", None)
+        scene.collection.objects.link(rig)
+        rig.location, rig.rotation_euler, rig.scale = (3, 12, 1), (0.3, 0, 0.7), (2, 2, 2)
+        frame2 = box("Frame2", (0.2, 0.2, 0.2), (0, 9.8, 2), kind='STATIC')
+        door2 = box("Door2", (1.0, 2.0, 0.1), (0, 11.0, 2))
+        door2.rotation_mode = 'YZX'
+        bpy.context.view_layer.update()
+        for child in (door2, frame2):
+            world = child.matrix_world.copy()
+            child.parent = rig
+            child.matrix_world = world
+        joint("Hinge2", 'HINGE', frame2, door2, (0, 10, 2), rotation=(0, math.pi / 2, 0))
+        pairs = []
+        for f in range(1, 41):
+            scene.frame_set(f)
+            pairs.append([transforms([door])[0], transforms([door2])[0]])
+        result({"pairs": pairs, "parent": door2.parent.name})
+    """)
+    assert out["parent"] == "Rig"
+    for f, (a, b) in enumerate(out["pairs"], start=1):
+        a, b = np.array(a), np.array(b)
+        b[1, 3] -= 10.0
+        assert np.abs(a - b).max() < 1e-4, f"frame {f}"
+    assert not np.allclose(out["pairs"][0][0], out["pairs"][-1][0])
+
+
+def test_animated_body_follows_its_keys_and_drags_a_welded_body(blender):
+    out = blender.run("""
+        lift = box("Lift", (0.5, 0.5, 0.5), (0, 0, 2), kind='ANIMATED')
+        lift.keyframe_insert("location", frame=1)
+        lift.location = (0, 0, 4)
+        lift.keyframe_insert("location", frame=25)
+        load = box("Load", (0.5, 0.5, 0.5), (0, 0, 1.5))
+        joint("Weld", 'FIXED', lift, load, (0, 0, 1.75))
+        lift_z, load_z = [], []
+        for f in range(1, 41):
+            scene.frame_set(f)
+            lift_z.append(lift.matrix_world.translation.z)
+            load_z.append(load.matrix_world.translation.z)
+        result({"lift": lift_z, "load": load_z})
+    """)
+    lift, load = np.array(out["lift"]), np.array(out["load"])
+    assert lift[0] == 2.0 and abs(lift[24] - 4.0) < 1e-6  # Blender's animation, untouched
+    assert np.abs((lift - load) - 0.5).max() < 0.02
+    assert abs(load[-1] - 3.5) < 0.02
