@@ -9,12 +9,13 @@ constrained-dynamics-blog.md,
 
     K dlambda = -(J v + bias),   K = J M^-1 J^T,
 
-solved rigidly: no bias, no mass scale and no impulse leak. Soft rows are a device to keep an
+solved rigidly: no mass scale and no impulse leak. Soft rows are a device to keep an
 iterative solver stable; their stiffness is weighted by the rows' effective mass, so a light
 link carrying a heavy load would stretch like a weak spring. The exact solve needs none of
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
-velocities alone. K is dense per island and factored once
+velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
+the solve pass (the relax pass removes that bias velocity again). K is dense per island and factored once
 per substep by Cholesky; solve and relax reuse the factor. Inequality rows (limits, motors,
 springs, contacts) stay with the iterative sweep, which runs first in each pass so the
 direct projection has the last word on the joints.
@@ -203,8 +204,8 @@ def prepare_direct(R, n_rows, n_bodies, bkind, binv):
 
 
 @njit(cache=True)
-def solve_direct(plan, R, acc, bs, binv):
-    """Project velocities exactly onto J v = 0 for every island the plan owns."""
+def solve_direct(plan, use_bias, R, acc, bs, binv):
+    """Project velocities exactly onto J v = -bias (solve pass) or J v = 0 (relax)."""
     order, starts, n_islands, factors, offsets = plan
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     for s in range(n_islands):
@@ -216,7 +217,7 @@ def solve_direct(plan, R, acc, bs, binv):
         x = np.empty(n)
         for i in range(n):
             r = rows[i]
-            x[i] = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+            x[i] = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1]) + (rp[r, BIAS] if use_bias else 0.0)
         cholesky_solve(factor, n, x)
         for i in range(n):
             r = rows[i]

@@ -2,8 +2,8 @@
 
     per frame:   kinematic velocities from targets (contacts were found just before, in
                  World.step: collide once with a speculative margin)
-    per substep: integrate velocities -> world inertia -> prepare joint rows -> warm start
-                 -> solve (soft bias) -> integrate positions -> relax (no bias)
+    per substep: integrate velocities -> world inertia -> prepare joint rows
+                 -> factor each island's equality rows -> warm start -> solve (soft bias) -> integrate positions -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
     contacts:    prepared beside the joints, warm started and solved after them in each
                  pass, separations re-measured before relax; restitution after the
@@ -21,6 +21,7 @@ from .joints.frames import joint_pose
 from .joints.prepare import prepare_joint
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
+from .direct import prepare_direct, project_positions, solve_direct
 from .rows import ACTIVE, soft_coefficients, solve_row_or_block, warm_start
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        refresh_contacts, solve_contacts, warm_start_contacts)
@@ -66,16 +67,26 @@ def warm_start_rows(R, acc, B):
 
 @njit(cache=True)
 def solve_rows(R, acc, B, use_bias, iterations):
+    """Iterative sweeps over every row the direct solver does not own."""
     for _ in range(iterations):
         for r in range(acc.shape[0]):
             solve_row_or_block(r, use_bias, R, acc, B[0], B[1])
 
 
 @njit(cache=True)
+def solve_pass(plan, R, acc, B, use_bias, iterations):
+    """One solve (use_bias) or relax pass: sweep the iterative rows, then project the
+    joints' equality rows exactly, island by island."""
+    for _ in range(iterations):
+        solve_rows(R, acc, B, use_bias, 1)
+        solve_direct(plan, use_bias, R, acc, B[0], B[1])
+
+
+@njit(cache=True)
 def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
     """Add this substep's impulse on B (linear, and angular about the anchor) to jimp.
 
-    For a joint to the world on its B side, the reaction on A is used (same magnitude)."""
+    For a joint whose B side is the world, it is minus the impulse on A."""
     rj = R[1]
     rp = R[3]
     for j in range(jt.shape[0]):
@@ -97,6 +108,9 @@ def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
         pose = joint_pose(j, jt, jf, bs)
         arm = pose[5] if on_b else pose[4]
         ang = sub(ang, cross(arm, lin))
+        if not on_b:                      # B is the world: report the reaction, -(on A)
+            lin = (-lin[0], -lin[1], -lin[2])
+            ang = (-ang[0], -ang[1], -ang[2])
         for k in range(3):
             jimp[j, k] += lin[k]
             jimp[j, 3 + k] += ang[k]
@@ -135,9 +149,8 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
     ktarget, khas = K
     h = dt / substeps
     soft = soft_coefficients(joint_hertz, joint_damping, h)
-    if joint_damping < 0.0:
-        soft = (joint_hertz, 1.0, 0.0)
     S = (soft[0], soft[1], soft[2], h, 1.0 / h)
+    S_error = (1.0, 1.0, 0.0, h, 1.0 / h)      # rows re-prepared with BIAS = C
     body = (bs, binv, bI)
     csoft = contact_softness(C[4], h)
     SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
@@ -149,13 +162,18 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         update_world_inertia(bs, bil, bkind, bI)
         prepare_joints(jt, jf, S, R, body)
         prepare_contacts(C, SC, body)
+        plan = prepare_direct(R, acc.shape[0], bs.shape[0], bkind, binv)
         warm_start_rows(R, acc, body)
         warm_start_contacts(C, body)
-        solve_rows(R, acc, body, True, iterations)
+        solve_pass(plan, R, acc, body, True, iterations)
         solve_contacts(C, body, True, iterations)
         integrate_positions(bs, bil, bib, bkind, h)
         refresh_contacts(C, SC, body)
-        solve_rows(R, acc, body, False, iterations)
+        update_world_inertia(bs, bil, bkind, bI)
+        prepare_joints(jt, jf, S_error, R, body)
+        plan = prepare_direct(R, acc.shape[0], bs.shape[0], bkind, binv)
+        project_positions(plan, R, bs, binv)
+        solve_pass(plan, R, acc, body, False, iterations)
         solve_contacts(C, body, False, iterations)
         accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)

@@ -160,7 +160,7 @@ class World:
         self.substeps = int(_number("substeps", substeps, minimum=1))
         self.iterations = int(_number("iterations", iterations, minimum=1))
         self.joint_hertz = _number("joint_hertz", joint_hertz, minimum=0.0)
-        self.joint_damping_ratio = float(joint_damping_ratio)
+        self.joint_damping_ratio = _number("joint_damping_ratio", joint_damping_ratio, minimum=0.0)
         self.time = 0.0
         self._shapes = []
         self._body_origin = _Table(3, np.float64)        # shape origin in the body frame
@@ -501,7 +501,7 @@ class World:
         self._jf.data[j, [L.SWING1, L.SWING2, L.TWIST_LOWER, L.TWIST_UPPER]] = (s1, s2, lo, hi)
         return j
 
-    def add_angular_motor(self, a, b, axis, speed, max_torque, collide_connected=True,
+    def add_angular_motor(self, a, b, axis, speed, max_torque, collide_connected=False,
                           break_force=None, break_torque=None):
         """Drive (wB - wA) . axis toward `speed` (rad/s) with at most `max_torque` (N m)."""
         frame = _frame_from_axis(_direction("axis", axis))
