@@ -26,8 +26,8 @@ _modules = None
 def register():
     global _modules
     _numba_cache_dir()
-    from . import cli, handlers, operators, panels, properties
-    _modules = (properties, operators, panels, handlers, cli)
+    from . import cli, handlers, operators, overlay, panels, properties
+    _modules = (properties, operators, panels, handlers, overlay, cli)
     for m in _modules:
         m.register()
 

@@ -325,8 +325,7 @@ def build_world(scene, rest_pose, depsgraph=None):
                       linear_damping=s.linear_damping, angular_damping=s.angular_damping)
         if kind == 'DYNAMIC':
             kwargs["mass"] = s.mass
-        if s.collision_group and _accepts(world.add_body, "collision_group"):
-            kwargs["collision_group"] = s.collision_group
+        kwargs.update(collision_filter(s.collision_group))
         try:
             body_id = world.add_body(shape, position=tuple(position), orientation=tuple(rot),
                                      **kwargs)
@@ -345,12 +344,13 @@ def build_world(scene, rest_pose, depsgraph=None):
     return world, bodies, joints, start
 
 
-def _accepts(fn, name):
-    import inspect
-    try:
-        return name in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
+def collision_filter(group):
+    """Solver group/mask bits for the UI's collision group: group 0 collides with every body,
+    group g (1..31) only with group g and group 0. Two bodies touch when each one's group
+    bits meet the other's mask."""
+    if group == 0:
+        return {"collision_group": 0xFFFFFFFF, "collision_mask": 0xFFFFFFFF}
+    return {"collision_group": 1 << group, "collision_mask": 1 << group}
 
 
 def _joint_object(empty, which, ids):

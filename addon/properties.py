@@ -83,8 +83,8 @@ class LigamentBodySettings(bpy.types.PropertyGroup):
                                    update=_changed)
     collision_group: IntProperty(name="Collision Group", default=0, min=0, max=31,
                                  update=_changed,
-                                 description="Bodies collide only with bodies of the same group "
-                                             "(0 collides with every group)")
+                                 description="Bodies of a group 1-31 collide only with their "
+                                             "own group and group 0; group 0 collides with all")
 
     # Bookkeeping, not shown in the UI. The rest pose is the transform the simulation starts
     # from; it is kept on the object because live simulation moves the object itself.

@@ -145,8 +145,8 @@ def setup_bullet(bpy, objs, joints, frames):
         e = bpy.data.objects.new(name, None)
         scene.collection.objects.link(e)
         e.location, e.rotation_euler = loc, rot
-        with bpy.context.temp_override(object=e, active_object=e, selected_objects=[e]):
-            bpy.ops.rigidbody.constraint_add()
+        bpy.context.view_layer.objects.active = e
+        bpy.ops.rigidbody.constraint_add()
         c = e.rigid_body_constraint
         c.object1, c.object2 = objs[a][0], objs[b][0]
         if kind == 'HINGE':

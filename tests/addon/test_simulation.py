@@ -176,3 +176,21 @@ def test_animated_body_follows_its_keys_and_drags_a_welded_body(blender):
     assert lift[0] == 2.0 and abs(lift[24] - 4.0) < 1e-6  # Blender's animation, untouched
     assert np.abs((lift - load) - 0.5).max() < 0.02
     assert abs(load[-1] - 3.5) < 0.02
+
+
+def test_collision_groups_let_bodies_of_different_groups_pass_through_each_other(blender):
+    out = blender.run("""
+        box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        # Two static shelves at 1 m, in group 1; a group 1 cube lands on its shelf, a group 2
+        # cube falls through its shelf to the ground (group 0 collides with everything).
+        box("Shelf1", (1, 1, 0.2), (0, 0, 1), kind='STATIC', collision_group=1)
+        box("Shelf2", (1, 1, 0.2), (3, 0, 1), kind='STATIC', collision_group=1)
+        same = box("Same", (0.5, 0.5, 0.5), (0, 0, 2), collision_group=1)
+        other = box("Other", (0.5, 0.5, 0.5), (3, 0, 2), collision_group=2)
+        for f in range(1, 61):
+            scene.frame_set(f)
+        result([same.matrix_world.translation.z, other.matrix_world.translation.z])
+    """)
+    same, other = out
+    assert abs(same - (1.1 + 0.25)) < 0.02
+    assert abs(other - 0.25) < 0.02
