@@ -120,6 +120,48 @@ def _sphere_box(c, r, xb, qb, he, margin, pts):
 
 
 @njit(cache=True)
+def _capsule_box(xa, qa, pa, xb, qb, he, margin, pts):
+    """Capsule A against box B: sphere-box at both segment ends and at the segment point
+    nearest the box (a few alternating projections, enough for a segment and a box), all
+    sharing the deepest point's normal; points whose own normal disagrees are dropped."""
+    e0, e1 = _segment(xa, qa, pa[1])
+    r = pa[0]
+    qi = (qb[0], -qb[1], -qb[2], -qb[3])
+    c = add(scale(add(e0, e1), 0.5), (0.0, 0.0, 0.0))
+    for _ in range(8):
+        lc = qrotate(qi, sub(c, xb))
+        cl = (min(max(lc[0], -he[0]), he[0]), min(max(lc[1], -he[1]), he[1]),
+              min(max(lc[2], -he[2]), he[2]))
+        c = _closest_on_segment(add(xb, qrotate(qb, cl)), e0, e1)
+    count = 0
+    best = 0
+    normals = [(0.0, 0.0, 1.0)] * 3
+    for i in range(3):
+        centre = e0 if i == 0 else (e1 if i == 1 else c)
+        k, n = _sphere_box(centre, r, xb, qb, he, margin, pts[count:])
+        if k == 1:
+            pts[count, 6] = i
+            normals[count] = n
+            if pts[count, 7] < pts[best, 7]:
+                best = count
+            count += 1
+    if count == 0:
+        return 0, (0.0, 0.0, 1.0)
+    n = normals[best]
+    out = 0
+    for i in range(count):
+        if dot(normals[i], n) < 0.95:
+            continue
+        for m in range(8):
+            pts[out, m] = pts[i, m]
+        pa_ = (pts[out, 0], pts[out, 1], pts[out, 2])
+        pb_ = (pts[out, 3], pts[out, 4], pts[out, 5])
+        pts[out, 7] = dot(sub(pb_, pa_), n)
+        out += 1
+    return out, n
+
+
+@njit(cache=True)
 def _convex_plane(ka, xa, qa, pa, pn, p0, margin, pts):
     """Any convex shape A against the half-space below the plane (pn, p0); n = -pn."""
     n = scale(pn, -1.0)
@@ -190,6 +232,8 @@ def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch
         if kb == BOX:
             return _sphere_box(xa, pa[0], xb, qb, (pb[0], pb[1], pb[2]), margin, pts)
     elif ka == CAPSULE:
+        if kb == BOX:
+            return _capsule_box(xa, qa, pa, xb, qb, (pb[0], pb[1], pb[2]), margin, pts)
         if kb == CAPSULE:
             a0, a1 = _segment(xa, qa, pa[1])
             b0, b1 = _segment(xb, qb, pb[1])

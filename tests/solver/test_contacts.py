@@ -214,3 +214,18 @@ def test_replay_from_saved_state_is_bit_identical_with_contacts():
     for _ in range(30):
         w.step(FRAME)
     assert np.array_equal(first, w.positions)
+
+
+def test_capsules_come_to_rest_on_a_static_box():
+    w = world()
+    # a little rolling friction (a lever arm of 1 cm) so the round bodies stop rolling
+    w.add_body(lg.Box((2.0, 2.0, 0.25)), (0, 0, -0.25), kind="static", rolling_friction=0.01)
+    flat = w.add_body(lg.Capsule(0.1, 0.4), (0, 0, 0.5), orientation=(0.7071, 0.7071, 0, 0),
+                      rolling_friction=0.01)
+    tilted_ = w.add_body(lg.Capsule(0.1, 0.4), (1.0, 0, 0.8),
+                         orientation=(0.9, 0.3, 0.2, 0.0), rolling_friction=0.01)
+    for _ in range(240):
+        w.step(FRAME)
+    for c in (flat, tilted_):
+        assert abs(w.positions[c, 2] - 0.1) < 0.01, w.positions[c]
+        assert np.linalg.norm(w.linear_velocities[c]) < 0.01
