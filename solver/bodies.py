@@ -77,3 +77,42 @@ def integrate_positions(bs, bil, bib, bkind, h):
             store3(bs, i, 10, mat_vec(rotate_tensor(q_new, il), L))
         else:
             store4(bs, i, 3, qintegrate(q, w, h))
+
+
+@njit(cache=True)
+def stiffen_world_inertia(bs, bib, bkind, kg, h, bI):
+    """Add the rotational geometric stiffness kg (N m / rad) to the inertia the constraint
+    solve sees: I_solve = R I R^T + h^2 kg E (Andrews, Teichmann, Kry 2017, "Geometric
+    stiffness for real-time constrained multibody dynamics", diagonal approximation).
+
+    A light link between heavily loaded joints has transverse modes of frequency
+    sqrt(load / (mass length)); once that passes the substep rate the linearised velocity
+    constraints feed energy into them and the chain explodes. The term makes such a link
+    rotationally heavier in the implicit solve only (integration uses the true inertia),
+    which damps those modes and leaves slow motion alone.
+    """
+    for i in range(bs.shape[0]):
+        if bkind[i] != DYNAMIC or kg[i] <= 0.0:
+            continue
+        m = rotate_tensor(quat_at(bs, i, 3), mat_at(bib, i, 0))
+        extra = h * h * kg[i]
+        a = m[0] + extra
+        b = m[1]
+        c = m[2]
+        d = m[3]
+        e = m[4] + extra
+        f = m[5]
+        g = m[6]
+        k = m[7]
+        l = m[8] + extra
+        det = a * (e * l - f * k) - b * (d * l - f * g) + c * (d * k - e * g)
+        inv = 1.0 / det
+        bI[i, 0] = (e * l - f * k) * inv
+        bI[i, 1] = (c * k - b * l) * inv
+        bI[i, 2] = (b * f - c * e) * inv
+        bI[i, 3] = (f * g - d * l) * inv
+        bI[i, 4] = (a * l - c * g) * inv
+        bI[i, 5] = (c * d - a * f) * inv
+        bI[i, 6] = (d * k - e * g) * inv
+        bI[i, 7] = (b * g - a * k) * inv
+        bI[i, 8] = (a * e - b * d) * inv

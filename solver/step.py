@@ -11,12 +11,15 @@
     per frame:   snap kinematic bodies to their targets, break overloaded joints
 """
 
+import math
+
+import numpy as np
 from numba import njit
 
 from .bodies import (KINEMATIC, integrate_positions, integrate_velocities,
-                     update_world_inertia)
-from .joints.layout import (BODY_A, BODY_B, BREAK_FORCE, BREAK_TORQUE, BROKEN, ENABLED,
-                            FLAGS, MAX_ROWS)
+                     stiffen_world_inertia, update_world_inertia)
+from .joints.layout import (BALL, BODY_A, BODY_B, BREAK_FORCE, BREAK_TORQUE, BROKEN, ENABLED,
+                            FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
 from .joints.prepare import prepare_joint
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
@@ -51,6 +54,29 @@ def snap_kinematic(bs, bkind, ktarget, khas):
             for k in range(4):
                 bs[i, 3 + k] = q[k]
             khas[i] = False
+
+
+@njit(cache=True)
+def joint_geometric_stiffness(jt, jf, acc, bs, h, kg):
+    """Per body, sum over its joints of |anchor force| x |arm|: how strongly the joints'
+    loads resist turning the body (the diagonal geometric stiffness of the anchor rows).
+    Forces come from the last substep's accumulated impulses, so this needs no extra state."""
+    kg[:] = 0.0
+    for j in range(jt.shape[0]):
+        flags = jt[j, FLAGS]
+        kind = jt[j, TYPE]
+        if not flags & ENABLED or flags & BROKEN or not (
+                kind == BALL or kind == HINGE or kind == FIXED or kind == RAGDOLL):
+            continue
+        r0 = j * MAX_ROWS
+        force = math.sqrt(acc[r0] ** 2 + acc[r0 + 1] ** 2 + acc[r0 + 2] ** 2) / h
+        if force == 0.0:
+            continue
+        pose = joint_pose(j, jt, jf, bs)
+        if pose[0] >= 0:
+            kg[pose[0]] += force * length(pose[4])
+        if pose[1] >= 0:
+            kg[pose[1]] += force * length(pose[5])
 
 
 @njit(cache=True)
@@ -157,9 +183,12 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
     jimp[:, :] = 0.0
 
     kinematic_velocities(bs, bkind, ktarget, khas, dt)
+    kg = np.zeros(bs.shape[0])
     for _ in range(substeps):
         integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
         update_world_inertia(bs, bil, bkind, bI)
+        joint_geometric_stiffness(jt, jf, acc, bs, h, kg)
+        stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, S, R, body)
         prepare_contacts(C, SC, body)
         plan = prepare_direct(R, acc.shape[0], bs.shape[0], bkind, binv)
@@ -170,6 +199,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         integrate_positions(bs, bil, bib, bkind, h)
         refresh_contacts(C, SC, body)
         update_world_inertia(bs, bil, bkind, bI)
+        stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, S_error, R, body)
         plan = prepare_direct(R, acc.shape[0], bs.shape[0], bkind, binv)
         project_positions(plan, R, bs, binv)
