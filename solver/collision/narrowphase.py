@@ -215,6 +215,56 @@ def _convex_plane(ka, xa, qa, pa, pn, p0, margin, pts):
 
 
 @njit(cache=True)
+def _cylinder_support(x, q, r, hh, d):
+    ax = qaxis(q, 2)
+    a = dot(ax, d)
+    radial = sub(d, scale(ax, a))
+    rl = length(radial)
+    p = add(x, scale(ax, hh if a >= 0.0 else -hh))
+    if rl > 1e-9:
+        p = add(p, scale(radial, r / rl))
+    return p
+
+
+@njit(cache=True)
+def _cylinder_box(xa, qa, pa, xb, qb, he, margin, pts):
+    """Cylinder A against box B through the box face that separates them most: the
+    cylinder's rim candidates against that face's plane, kept where they land on the face.
+    Resting and sliding on a box is exact; a box edge against the curved side is not
+    modelled yet."""
+    best = -1e30
+    pn = (0.0, 0.0, 1.0)
+    fk = 0
+    for k in range(6):
+        ax = qaxis(qb, k % 3)
+        n = ax if k < 3 else scale(ax, -1.0)
+        face = add(xb, scale(n, he[k % 3]))
+        sp = _cylinder_support(xa, qa, pa[0], pa[1], scale(n, -1.0))
+        sep = dot(n, sub(sp, face))
+        if sep > best:
+            best = sep
+            pn = n
+            fk = k
+    if best > margin:
+        return 0, (0.0, 0.0, 1.0)
+    p0 = add(xb, scale(pn, he[fk % 3]))
+    count, n = _convex_plane(CYLINDER, xa, qa, pa, pn, p0, margin, pts)
+    u = qaxis(qb, (fk + 1) % 3)
+    v = qaxis(qb, (fk + 2) % 3)
+    hu = he[(fk + 1) % 3] + 1e-6
+    hv = he[(fk + 2) % 3] + 1e-6
+    out = 0
+    for i in range(count):
+        d = sub((pts[i, 3], pts[i, 4], pts[i, 5]), xb)
+        if abs(dot(d, u)) <= hu and abs(dot(d, v)) <= hv:
+            for m in range(8):
+                pts[out, m] = pts[i, m]
+            pts[out, 6] = fk * 16 + pts[i, 6]
+            out += 1
+    return out, n
+
+
+@njit(cache=True)
 def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id):
     """Candidates for the pair (kind A <= kind B). Returns (count, normal A -> B);
     count -1 means the pair is not supported yet."""
@@ -238,6 +288,8 @@ def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch
             a0, a1 = _segment(xa, qa, pa[1])
             b0, b1 = _segment(xb, qb, pb[1])
             return _capsules(a0, a1, pa[0], b0, b1, pb[0], margin, pts)
+    elif ka == CYLINDER and kb == BOX:
+        return _cylinder_box(xa, qa, pa, xb, qb, (pb[0], pb[1], pb[2]), margin, pts)
     elif ka == BOX and kb == BOX:
         return box_box(xa, qa, (pa[0], pa[1], pa[2]), xb, qb, (pb[0], pb[1], pb[2]), margin,
                        pts, scratch, scratch_id)

@@ -229,3 +229,21 @@ def test_capsules_come_to_rest_on_a_static_box():
     for c in (flat, tilted_):
         assert abs(w.positions[c, 2] - 0.1) < 0.01, w.positions[c]
         assert np.linalg.norm(w.linear_velocities[c]) < 0.01
+
+
+def test_cylinders_stand_and_lie_on_a_static_box():
+    w = world()
+    w.add_body(lg.Box((3.0, 3.0, 0.25)), (0, 0, -0.25), kind="static", rolling_friction=0.01)
+    upright = w.add_body(lg.Cylinder(0.2, 0.3), (0, 0, 0.5))
+    lying = w.add_body(lg.Cylinder(0.2, 0.3), (1.0, 0, 0.6), orientation=(0.7071, 0.7071, 0, 0),
+                       rolling_friction=0.01)
+    on_plane = lg.World(substeps=4)
+    on_plane.add_body(lg.Plane(), (0, 0, 0), kind="static")
+    c = on_plane.add_body(lg.Cylinder(0.2, 0.3), (0, 0, 0.5))
+    for _ in range(180):
+        w.step(FRAME)
+        on_plane.step(FRAME)
+    assert abs(w.positions[upright, 2] - 0.3) < 0.01, w.positions[upright]
+    assert abs(w.positions[lying, 2] - 0.2) < 0.01, w.positions[lying]
+    assert abs(on_plane.positions[c, 2] - 0.3) < 0.01
+    assert np.linalg.norm(w.linear_velocities[upright]) < 0.01
