@@ -68,7 +68,7 @@ def _is_equality(r, rp):
             and rp[r, LO] == -math.inf and rp[r, HI] == math.inf)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side_coupling(r, sr, k, sk, rj, rd, binv, body):
     """J_r,side M^-1 J_k,side^T for one shared body."""
     o_r = 6 * sr
@@ -80,7 +80,7 @@ def _side_coupling(r, sr, k, sk, rj, rd, binv, body):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def coupling(r, k, rb, rj, rd, binv):
     """K[r, k] = J_r M^-1 J_k^T summed over the bodies the two rows share."""
     s = 0.0

@@ -71,7 +71,7 @@ def body_velocity(bs, i):
     return (bs[i, 7], bs[i, 8], bs[i, 9]), (bs[i, 10], bs[i, 11], bs[i, 12])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
     """Store J for row r and compute its effective mass 1 / (J M^-1 J^T)."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
@@ -111,21 +111,21 @@ def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
     rp[r, BLOCK] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_axis(r, a, b, axis, arm_a, arm_b, R, B):
     """The plane-family Jacobian J = [-t, t x sA, t, rB x t] (plane.md)."""
     row_jacobian(r, a, b, (-axis[0], -axis[1], -axis[2]), cross(axis, arm_a), axis,
                  cross(arm_b, axis), R, B)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_angular(r, a, b, axis, R, B):
     """The angular Jacobian J = [0, -a, 0, a]: C* = a . (wB - wA)."""
     z = (0.0, 0.0, 0.0)
     row_jacobian(r, a, b, z, (-axis[0], -axis[1], -axis[2]), z, axis, R, B)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_velocity(r, rj, bs, a, b):
     """Cdot = J . u for row r."""
     va, wa = body_velocity(bs, a)
@@ -136,7 +136,7 @@ def row_velocity(r, rj, bs, a, b):
             + rj[r, 9] * wb[0] + rj[r, 10] * wb[1] + rj[r, 11] * wb[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
     a = rb[r, 0]
     b = rb[r, 1]
@@ -152,7 +152,7 @@ def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
             bs[b, 10 + k] += rd[r, 3 + k] * impulse
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
     """The one generic solve: clamp the accumulated impulse, apply the change."""
     if rp[r, ACTIVE] == 0.0:
@@ -176,7 +176,7 @@ def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
     apply_impulse(r, new - old, rb, rj, rd, bs, binv)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _coupling(r, k, rb, rj, rd, binv):
     """K[r, k] = J_r M^-1 J_k^T for two rows on the same pair of bodies."""
     a = rb[r, 0]
@@ -226,7 +226,7 @@ def make_block(r0, n, R, B):
         rp[r0 + i, BLOCK] = -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
     """Solve n equality rows together: dlambda = -ms K^-1 (Cdot + bias) - is lambda."""
     rhs0 = 0.0
@@ -255,7 +255,7 @@ def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
         apply_impulse(r, d, rb, rj, rd, bs, binv)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_row_or_block(r, use_bias, R, acc, bs, binv):
     """Dispatch for the solver sweep: scalar rows and block leaders solve, members skip."""
     rb, rj, rd, rp, rk = R
@@ -266,7 +266,7 @@ def solve_row_or_block(r, use_bias, R, acc, bs, binv):
         block_solve(r, int(blk), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
     """Pre-apply last step's impulse (warm_starting.md); inactive rows forget theirs."""
     if rp[r, ACTIVE] == 0.0:
@@ -278,7 +278,7 @@ def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
 
 # --- how a filled row is driven: equality, one-sided limit, motor, spring -----------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_equality(r, c, soft, rp):
     """C = 0, solved softly (bias rate, mass scale, impulse scale from `soft`)."""
     rp[r, BIAS] = soft[0] * c
@@ -286,7 +286,7 @@ def set_equality(r, c, soft, rp):
     rp[r, IMPULSE_SCALE] = soft[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_lower_limit(r, c, soft, inv_h, rp):
     """C >= 0 with lambda >= 0. While C > 0 the row is speculative (Box2D v3): it only stops
     the approach that would cross C = 0 within this substep, so limits never overshoot by
@@ -299,7 +299,7 @@ def set_lower_limit(r, c, soft, inv_h, rp):
         set_equality(r, c, soft, rp)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_motor(r, speed, max_impulse, rp):
     """Drive C* toward `speed` with |lambda| <= max_impulse per substep."""
     rp[r, TARGET] = -speed
@@ -307,7 +307,7 @@ def set_motor(r, speed, max_impulse, rp):
     rp[r, HI] = max_impulse
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_spring(r, c, hertz, damping_ratio, h, rp):
     """A spring-damper pulling C toward 0 in both solve and relax passes."""
     soft = soft_coefficients(hertz, damping_ratio, h)
