@@ -18,7 +18,8 @@ from .bridge import SceneError
 
 _sims = {}           # scene key -> Simulation
 _errors = {}         # scene key -> message of the last failed build
-_last_written = {}   # scene key -> {object name: (location, rotation values)} written by us
+_last_written = {}   # scene key -> {object name: (location, rotation values, mode)} written
+stats = {"builds": 0}  # worlds built this session (diagnostics)
 
 
 def _key(scene):
@@ -26,9 +27,10 @@ def _key(scene):
 
 
 class Simulation:
-    def __init__(self, scene, signature, depsgraph=None):
+    def __init__(self, scene, depsgraph=None):
         start = scene.ligament_world.frame_start
         self.rest = {}
+        stats["builds"] += 1
 
         def rest_pose(obj):
             values = _rest_values(scene, obj, start)
@@ -41,7 +43,6 @@ class Simulation:
             scene, rest_pose, depsgraph)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = bridge.world_settings(scene)["dt"]
-        self.signature = signature
         self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
         self.animated = [b for b in self.bodies if b.animated]
         self.dynamic = _parents_first(scene, self.dynamic)
@@ -50,6 +51,8 @@ class Simulation:
             b.has_children = b.name in parents
         rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
                       for b in self.dynamic}
+        self.moving = moving_objects(scene, self)
+        self.signature = signature(scene, self.moving)
         self.poses = {self.start: rest_poses}             # frame -> {name: (loc, rot)}
         self.states = {self.start: self.world.save_state()}
         self.world_frame = self.start
@@ -175,44 +178,44 @@ def _store_rest(s, values):
 
 
 # --------------------------------------------------------------------------------------------
-# Signature: everything the simulation depends on, cheap to compute every frame
+# Signature: what the simulation depends on beyond the Ligament settings (whose update
+# callbacks drop the cache themselves), cheap enough to compare every frame.
 
-_BODY_KEYS = ("kind", "shape", "mass", "friction", "restitution", "linear_damping",
-              "angular_damping", "collision_group", "baked")
-_JOINT_KEYS = ("type", "disable_collisions", "breakable", "break_threshold", "use_limit_ang",
-               "limit_ang_lower", "limit_ang_upper", "use_limit_lin", "limit_lin_lower",
-               "limit_lin_upper", "swing_1", "swing_2", "rope_length", "use_motor",
-               "motor_velocity", "motor_max_force", "use_spring", "spring_frequency",
-               "spring_damping")
+def _action_name(obj):
+    ad = obj.animation_data
+    return None if ad is None or ad.action is None else ad.action.name
 
 
-def _id_name(idb):
-    return None if idb is None else idb.name
-
-
-def signature(scene):
+def signature(scene, moving=frozenset()):
+    """Transforms (except of `moving` objects: simulated or animated), scales, parents,
+    data, actions, names, world settings, gravity and frame rate."""
+    objs = scene.objects
+    names = objs.keys()
+    n = len(names)
+    basis = np.empty(n * 16, dtype=np.float32)
+    objs.foreach_get("matrix_basis", basis)
+    scale = np.empty(n * 3, dtype=np.float32)
+    objs.foreach_get("scale", scale)
+    if moving:
+        keep = np.fromiter((name not in moving for name in names), dtype=bool, count=n)
+        basis = basis.reshape(n, 16)[keep]
+    links = tuple((None if o.parent is None else o.parent.name,
+                   None if o.data is None else o.data.name, _action_name(o)) for o in objs)
     ws = scene.ligament_world
-    sig = [ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
-           scene.use_gravity, scene.render.fps, scene.render.fps_base]
+    r = scene.render
+    return (tuple(names), links, basis.tobytes(), scale.tobytes(), ws.substeps, ws.iterations,
+            ws.frame_start, ws.frame_end, tuple(scene.gravity), scene.use_gravity, r.fps,
+            r.fps_base)
+
+
+def moving_objects(scene, sim):
+    """Objects whose transform changes every frame by design: simulated bodies and anything
+    with transform animation."""
+    moving = {b.name for b in sim.dynamic}
     for o in scene.objects:
-        s = o.ligament_body
-        if s.enabled:
-            entry = [o.name, o.type, _id_name(o.data), _id_name(o.parent), o.rotation_mode,
-                     tuple(o.scale)]
-            entry += [getattr(s, k) for k in _BODY_KEYS]
-            ad = o.animation_data
-            entry.append(_id_name(ad.action) if ad is not None else None)
-            if bridge.effective_kind(o) != 'DYNAMIC':
-                entry += [tuple(o.location), bridge.rotation_values(o)]
-            sig.append(tuple(entry))
-        if o.type == 'EMPTY' and o.ligament_joint.enabled:
-            j = o.ligament_joint
-            entry = [o.name, _id_name(o.parent), _id_name(j.object_a), _id_name(j.object_b),
-                     tuple(o.location), bridge.rotation_values(o), o.rotation_mode,
-                     tuple(o.scale)]
-            entry += [getattr(j, k) for k in _JOINT_KEYS]
-            sig.append(tuple(entry))
-    return tuple(sig)
+        if o.animation_data is not None and bridge.has_transform_animation(o):
+            moving.add(o.name)
+    return frozenset(moving)
 
 
 def _user_moved(scene):
@@ -221,17 +224,34 @@ def _user_moved(scene):
     written = _last_written.get(_key(scene))
     if not written:
         return []
+    objs = scene.objects
+    names = objs.keys()
+    n = len(names)
+    index = {name: i for i, name in enumerate(names)}
+    arrays = {}
+    for path, size in (("location", 3), ("rotation_euler", 3), ("rotation_quaternion", 4),
+                       ("rotation_axis_angle", 4)):
+        a = np.empty(n * size, dtype=np.float32)
+        objs.foreach_get(path, a)
+        arrays[path] = a.reshape(n, size).tolist()
     moved = []
-    objs = objects_by_name(scene)
-    for name, w in written.items():
-        obj = objs.get(name)
-        if obj is None or not obj.ligament_body.enabled:
+    for name, (w_loc, w_rot, mode) in written.items():
+        i = index.get(name)
+        if i is None:
             continue
-        if bridge.effective_kind(obj) != 'DYNAMIC' or bridge.has_transform_animation(obj):
+        if mode == 'QUATERNION':
+            rot = arrays["rotation_quaternion"][i]
+        elif mode == 'AXIS_ANGLE':
+            rot = arrays["rotation_axis_angle"][i]
+        else:
+            rot = (*arrays["rotation_euler"][i], 0.0)
+        if _close(arrays["location"][i], w_loc) and _close(rot, w_rot):
             continue
-        loc, rot = current_values(obj)
-        if not (_close(loc, w[0]) and _close(rot, w[1])):
-            moved.append(obj)
+        obj = objs[i]
+        if not obj.ligament_body.enabled or bridge.effective_kind(obj) != 'DYNAMIC' \
+                or bridge.has_transform_animation(obj):
+            continue
+        moved.append(obj)
     return moved
 
 
@@ -241,6 +261,11 @@ def _user_moved(scene):
 def invalidate(scene):
     _sims.pop(_key(scene), None)
     _errors.pop(_key(scene), None)
+
+
+def drop_simulations():
+    _sims.clear()
+    _errors.clear()
 
 
 def clear_all():
@@ -267,12 +292,12 @@ def check(scene):
         _store_rest(s, (*current_values(obj), obj.rotation_mode))
         if s.sim_pose:
             s.sim_pose = False
-        written[obj.name] = current_values(obj)
+        written[obj.name] = (*current_values(obj), obj.rotation_mode)
     sim = _sims.get(_key(scene))
     if sim is None:
         return
     try:
-        stale = bool(moved) or sim.signature != signature(scene)
+        stale = bool(moved) or sim.signature != signature(scene, sim.moving)
     except ReferenceError:
         stale = True
     if stale:
@@ -284,9 +309,8 @@ def ensure(scene, depsgraph=None):
     key = _key(scene)
     sim = _sims.get(key)
     if sim is None:
-        sig = signature(scene)
         try:
-            sim = Simulation(scene, sig, depsgraph)
+            sim = Simulation(scene, depsgraph)
         except SceneError as exc:
             _errors[key] = str(exc)
             raise
@@ -310,7 +334,7 @@ def apply_frame(scene, frame, depsgraph=None):
         bridge.apply_pose(obj, loc, rot)
         if obj.ligament_body.sim_pose != simulated:
             obj.ligament_body.sim_pose = simulated
-        written[name] = current_values(obj)
+        written[name] = (*current_values(obj), obj.rotation_mode)
     return sim
 
 
@@ -329,7 +353,7 @@ def restore_rest(scene, objects=None):
         bridge.apply_pose(obj, tuple(s.rest_location), rot)
         if s.sim_pose:
             s.sim_pose = False
-        written[obj.name] = current_values(obj)
+        written[obj.name] = (*current_values(obj), obj.rotation_mode)
 
 
 def frame_info(scene):

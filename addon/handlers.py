@@ -51,6 +51,9 @@ def on_depsgraph_update_post(scene, depsgraph=None):
     if depsgraph is not None:
         for update in depsgraph.updates:
             idb = update.id
+            if isinstance(idb, bpy.types.Action):  # keys edited: animated bodies move otherwise
+                cache.invalidate(scene)
+                return
             if isinstance(idb, bpy.types.Object) and update.is_updated_geometry \
                     and idb.ligament_body.enabled and not idb.ligament_body.baked:
                 cache.invalidate(scene)
@@ -64,16 +67,26 @@ def on_load_post(*_args):
     _reported.clear()
 
 
+@persistent
+def on_undo_redo(*_args):
+    """Undo brings back older settings without running their update callbacks."""
+    cache.drop_simulations()
+
+
 def register():
     bpy.app.handlers.frame_change_pre.append(on_frame_change_pre)
     bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update_post)
     bpy.app.handlers.load_post.append(on_load_post)
+    bpy.app.handlers.undo_post.append(on_undo_redo)
+    bpy.app.handlers.redo_post.append(on_undo_redo)
 
 
 def unregister():
     for handlers, fn in ((bpy.app.handlers.frame_change_pre, on_frame_change_pre),
                          (bpy.app.handlers.depsgraph_update_post, on_depsgraph_update_post),
-                         (bpy.app.handlers.load_post, on_load_post)):
+                         (bpy.app.handlers.load_post, on_load_post),
+                         (bpy.app.handlers.undo_post, on_undo_redo),
+                         (bpy.app.handlers.redo_post, on_undo_redo)):
         while fn in handlers:
             handlers.remove(fn)
     cache.clear_all()

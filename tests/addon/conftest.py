@@ -3,7 +3,8 @@ install it into an isolated user folder, and run each scenario in its own Blende
 (bpy can be imported only once per process, and a crash must not take pytest down).
 
 The numba cache lives in the isolated user folder, so only the first scenario pays for
-compiling the solver (a warm-up run in the `blender` fixture does it).
+compiling the solver (a warm-up run in the `blender` fixture does it); the folder is kept
+between runs (see `blender`) so an unchanged extension is not recompiled.
 """
 
 import importlib.util

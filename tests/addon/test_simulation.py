@@ -46,8 +46,9 @@ def test_hinged_door_swings_about_the_empty_z_axis_and_keeps_its_anchor(blender)
             angles.append(angle)
             axes.append(list(axis))
         result({"drift": drift, "axes": axes, "angles": angles,
-                "error": lig.addon.cache.error(scene)})
+                "error": lig.addon.cache.error(scene), "builds": lig.addon.cache.stats["builds"]})
     """)
+    assert out["builds"] == 1
     assert out["error"] is None
     assert max(out["drift"]) < 0.01
     angles = np.array(out["angles"])
@@ -170,8 +171,9 @@ def test_animated_body_follows_its_keys_and_drags_a_welded_body(blender):
             scene.frame_set(f)
             lift_z.append(lift.matrix_world.translation.z)
             load_z.append(load.matrix_world.translation.z)
-        result({"lift": lift_z, "load": load_z})
+        result({"lift": lift_z, "load": load_z, "builds": lig.addon.cache.stats["builds"]})
     """)
+    assert out["builds"] == 1, "the animation must not invalidate the cache every frame"
     lift, load = np.array(out["lift"]), np.array(out["load"])
     assert lift[0] == 2.0 and abs(lift[24] - 4.0) < 1e-6  # Blender's animation, untouched
     assert np.abs((lift - load) - 0.5).max() < 0.02
