@@ -42,7 +42,7 @@ from .mathx import add, cross, dot, length, perpendicular, qrotate, scale, sub
 from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET, INF,
                    apply_impulse, new_rows, row_angular, row_axis, row_solve, row_velocity,
                    soft_coefficients, warm_start)
-from .shapes import CAPSULE, PLANE, SPHERE
+from .shapes import CAPSULE, HULL, PLANE, SPHERE
 
 MI_WIDTH = 7
 MF_WIDTH = 72
@@ -212,7 +212,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
 
 
 @njit(cache=True)
-def collide(bs, borig, skind, sparam, bkind, bmat, bfilter, excl, dt,
+def collide(bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt,
             old_mi, old_mf, old_acc, mi, mf, acc):
     """Find this frame's manifolds. Returns their count, or -(needed capacity) when the
     output tables are too small (the caller grows them and calls again)."""
@@ -262,7 +262,7 @@ def collide(bs, borig, skind, sparam, bkind, bmat, bfilter, excl, dt,
         xb, qb = _origin(bs, borig, b)
         margin = SPECULATIVE_DISTANCE + ext[a] + ext[b]
         count, nrm = collide_convex(skind[a], xa, qa, sparam[a], skind[b], xb, qb, sparam[b],
-                                    margin, pts, scratch, scratch_id)
+                                    margin, pts, scratch, scratch_id, hverts)
         if count <= 0:
             continue
         count = reduce_points(pts, count, nrm)
@@ -444,12 +444,12 @@ class ContactState:
         self._spare = (np.zeros((cap, MI_WIDTH), dtype=np.int64), np.zeros((cap, MF_WIDTH)),
                        np.zeros(cap * ROWS_PER_MANIFOLD))
 
-    def collide(self, bs, borig, skind, sparam, bkind, bmat, bfilter, excl, dt):
+    def collide(self, bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt):
         old = (self.mi[:self.n].copy(), self.mf[:self.n].copy(),
                self.acc[:self.n * ROWS_PER_MANIFOLD].copy())
         while True:
             mi, mf, acc = self._spare
-            count = collide(bs, borig, skind, sparam, bkind, bmat, bfilter, excl, dt,
+            count = collide(bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt,
                             old[0], old[1], old[2], mi, mf, acc)
             if count >= 0:
                 break
@@ -510,10 +510,19 @@ def _np_anchor(bs, i, local):
 
 
 def shape_tables(shapes):
-    """(kind (n,), params (n,4)) for the kernels."""
+    """(kind (n,), params (n,4), hull vertices (m,3)) for the kernels. A hull's params are
+    (first vertex row, vertex count, 0, bounding radius about its origin)."""
     kinds = np.array([s.kind for s in shapes], dtype=np.int64)
     params = np.array([s.params() for s in shapes], dtype=np.float64).reshape(-1, 4)
-    return kinds, params
+    verts = [np.zeros((0, 3))]
+    start = 0
+    for i, s in enumerate(shapes):
+        if s.kind == HULL:
+            v = np.asarray(s.vertices, dtype=np.float64)
+            params[i] = (start, len(v), 0.0, float(np.linalg.norm(v, axis=1).max()))
+            verts.append(v)
+            start += len(v)
+    return kinds, params, np.ascontiguousarray(np.concatenate(verts))
 
 
 @njit(cache=True)

@@ -578,14 +578,14 @@ class World:
         n = self._bs.n
         if self._shape_tables is None or len(self._shape_tables[0]) != n:
             self._shape_tables = shape_tables(self._shapes)
-        kinds, params = self._shape_tables
+        kinds, params, hverts = self._shape_tables
         jt = self._jt.view
         keep = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
             ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0) & (jt[:, L.BODY_A] >= 0) & \
             (jt[:, L.BODY_B] >= 0)
         a, b = jt[keep, L.BODY_A], jt[keep, L.BODY_B]
         excl = np.unique(np.minimum(a, b) * n + np.maximum(a, b)).astype(np.int64)
-        self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params,
+        self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params, hverts,
                                self._bkind.view, self._bmat.view, self._bfilter.view, excl, dt)
         return self._contacts.kernel_args()
 

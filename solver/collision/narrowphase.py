@@ -13,7 +13,7 @@ import math
 from numba import njit
 
 from ..mathx import add, cross, dot, length, perpendicular, qaxis, qrotate, scale, sub
-from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
+from ..shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 from .box_box import box_box
 from .manifold import put_point
 
@@ -265,13 +265,81 @@ def _cylinder_box(xa, qa, pa, xb, qb, he, margin, pts):
 
 
 @njit(cache=True)
-def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id):
+def _keep(pts, count, pa, pb, fid, sep):
+    """Add a candidate; when the table is full, it replaces the shallowest if deeper."""
+    if count < pts.shape[0]:
+        put_point(pts, count, pa, pb, fid, sep)
+        return count + 1
+    worst = 0
+    for i in range(1, count):
+        if pts[i, 7] > pts[worst, 7]:
+            worst = i
+    if sep < pts[worst, 7]:
+        put_point(pts, worst, pa, pb, fid, sep)
+    return count
+
+
+@njit(cache=True)
+def _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, u, v, hu, hv_):
+    """Hull A's vertices against the plane (pn, p0); with hu > 0 only those landing inside
+    the rectangle |u . d| <= hu, |v . d| <= hv_ about p0 (a box face). n = -pn."""
+    start = int(pa[0])
+    count = 0
+    for i in range(int(pa[1])):
+        w = add(xa, qrotate(qa, (hv[start + i, 0], hv[start + i, 1], hv[start + i, 2])))
+        sep = dot(pn, sub(w, p0))
+        if sep > margin:
+            continue
+        pb = sub(w, scale(pn, sep))
+        if hu > 0.0:
+            d = sub(pb, p0)
+            if abs(dot(d, u)) > hu or abs(dot(d, v)) > hv_:
+                continue
+        count = _keep(pts, count, w, pb, i, sep)
+    return count, scale(pn, -1.0)
+
+
+@njit(cache=True)
+def _hull_box(xa, qa, pa, hv, xb, qb, he, margin, pts):
+    """Hull (first) against box (second) through the box face that separates them most (as the cylinder)."""
+    start = int(pa[0])
+    best = -1e30
+    fk = 0
+    pn = (0.0, 0.0, 1.0)
+    for k in range(6):
+        ax = qaxis(qb, k % 3)
+        n = ax if k < 3 else scale(ax, -1.0)
+        face = add(xb, scale(n, he[k % 3]))
+        low = 1e30
+        for i in range(int(pa[1])):
+            w = add(xa, qrotate(qa, (hv[start + i, 0], hv[start + i, 1], hv[start + i, 2])))
+            low = min(low, dot(n, sub(w, face)))
+        if low > best:
+            best = low
+            fk = k
+            pn = n
+    if best > margin:
+        return 0, (0.0, 0.0, 1.0)
+    p0 = add(xb, scale(pn, he[fk % 3]))
+    count, n = _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, qaxis(qb, (fk + 1) % 3),
+                           qaxis(qb, (fk + 2) % 3), he[(fk + 1) % 3] + 1e-6,
+                           he[(fk + 2) % 3] + 1e-6)
+    for i in range(count):
+        pts[i, 6] += fk * 65536
+    return count, n
+
+
+@njit(cache=True)
+def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id, hv):
     """Candidates for the pair (kind A <= kind B). Returns (count, normal A -> B);
     count -1 means the pair is not supported yet."""
     if kb == PLANE:
         pn_local = (pb[0], pb[1], pb[2])
         pn = qrotate(qb, pn_local)
         p0 = add(xb, scale(pn, pb[3]))
+        if ka == HULL:
+            z = (0.0, 0.0, 0.0)
+            return _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, z, z, 0.0, 0.0)
         return _convex_plane(ka, xa, qa, pa, pn, p0, margin, pts)
     if ka == SPHERE:
         if kb == SPHERE:
@@ -290,6 +358,14 @@ def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch
             return _capsules(a0, a1, pa[0], b0, b1, pb[0], margin, pts)
     elif ka == CYLINDER and kb == BOX:
         return _cylinder_box(xa, qa, pa, xb, qb, (pb[0], pb[1], pb[2]), margin, pts)
+    elif ka == BOX and kb == HULL:
+        count, n = _hull_box(xb, qb, pb, hv, xa, qa, (pa[0], pa[1], pa[2]), margin, pts)
+        for i in range(count):                 # computed hull-first: swap the sides back
+            for m in range(3):
+                t = pts[i, m]
+                pts[i, m] = pts[i, 3 + m]
+                pts[i, 3 + m] = t
+        return count, scale(n, -1.0)
     elif ka == BOX and kb == BOX:
         return box_box(xa, qa, (pa[0], pa[1], pa[2]), xb, qb, (pb[0], pb[1], pb[2]), margin,
                        pts, scratch, scratch_id)

@@ -247,3 +247,20 @@ def test_cylinders_stand_and_lie_on_a_static_box():
     assert abs(w.positions[lying, 2] - 0.2) < 0.01, w.positions[lying]
     assert abs(on_plane.positions[c, 2] - 0.3) < 0.01
     assert np.linalg.norm(w.linear_velocities[upright]) < 0.01
+
+
+def test_convex_hulls_come_to_rest_on_a_plane_and_a_static_box():
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(30, 3))
+    pts = 0.2 * pts / np.linalg.norm(pts, axis=1, keepdims=True) * (1, 1, 0.6)
+    w = world()
+    w.add_body(lg.Plane(), (0, 0, 0), kind="static")
+    w.add_body(lg.Box((0.5, 0.5, 0.25)), (3, 0, 0.25), kind="static")
+    a = w.add_body(lg.ConvexHull(pts), (0, 0, 0.6), orientation=(0.9, 0.2, 0.3, 0.1))
+    b = w.add_body(lg.ConvexHull(pts), (3, 0, 1.0))
+    for _ in range(240):
+        w.step(FRAME)
+    for body, floor in ((a, 0.0), (b, 0.5)):
+        assert w.positions[body, 2] > floor + 0.05, w.positions[body]
+        assert w.positions[body, 2] < floor + 0.25, w.positions[body]
+        assert np.linalg.norm(w.linear_velocities[body]) < 0.01
