@@ -1,5 +1,6 @@
 """The zip Blender's own builder makes: installable, with the wheels, without dev files."""
 
+import os
 import tomllib
 import zipfile
 
@@ -39,13 +40,23 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
                 "VIEW3D_PT_ligament")],
             "numba_cache": os.environ.get("NUMBA_CACHE_DIR", ""),
             "user": bpy.utils.user_resource('EXTENSIONS'),
+            "handlers": len([h for h in bpy.app.handlers.frame_change_pre if "ligament" in h.__module__]),
+            "unregistered": (bpy.ops.preferences.addon_disable(module=lig.__name__),
+                             [h.__module__ for h in bpy.app.handlers.frame_change_pre
+                              + bpy.app.handlers.depsgraph_update_post if "ligament" in h.__module__],
+                             hasattr(bpy.types.Object, "ligament_body"),
+                             hasattr(bpy.ops.ligament, "bake") and hasattr(bpy.types, "LIGAMENT_OT_bake"))[1:],
         })
     """)
     assert all(out["ops"])
+    assert out["handlers"] == 1
+    assert out["unregistered"] == [[], False, False]  # disabling removes every trace
     assert all(out["panels"])
     for name in ("enabled", "kind", "shape", "mass", "friction", "restitution", "linear_damping",
                  "angular_damping", "collision_group"):
         assert name in out["body"]
     assert out["world"] == 8
-    # numba's cache goes to the extension's user folder inside the isolated Blender home.
-    assert out["numba_cache"].startswith(out["user"]) and out["numba_cache"].endswith("numba")
+    # numba's cache goes to the extension's user folder inside the isolated Blender home
+    # (one sub-folder per solver version).
+    assert out["numba_cache"].startswith(out["user"])
+    assert os.path.basename(os.path.dirname(out["numba_cache"])) == "numba"

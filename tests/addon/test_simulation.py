@@ -196,3 +196,25 @@ def test_collision_groups_let_bodies_of_different_groups_pass_through_each_other
     same, other = out
     assert abs(same - (1.1 + 0.25)) < 0.02
     assert abs(other - 0.25) < 0.02
+
+
+def test_moving_a_body_mid_simulation_makes_that_its_new_start_pose(blender):
+    out = blender.run("""
+        box("Ground", (20, 20, 1), (0, 0, -0.5), kind='STATIC')
+        cube = box("Cube", (1, 1, 1), (0, 0, 3))
+        for f in range(1, 21):
+            scene.frame_set(f)
+        landed = list(cube.location)
+        cube.location = (5, 0, 4)          # the user drags the cube at frame 20
+        scene.frame_set(21)
+        after_move = list(cube.location)
+        scene.frame_set(1)
+        start = list(cube.location)
+        result({"landed": landed, "after_move": after_move, "start": start})
+    """)
+    assert abs(out["landed"][2] - 0.5) < 0.05
+    # Like Blender's rigid bodies: where the user puts a body is where the simulation starts
+    # from, so frame 21 shows the cube 20 frames after a start at (5, 0, 4): landed at x = 5...
+    assert abs(out["after_move"][0] - 5) < 1e-3 and abs(out["after_move"][2] - 0.5) < 0.15
+    # ...and at the start frame it is where the user put it.
+    assert np.allclose(out["start"], [5, 0, 4])
