@@ -229,6 +229,8 @@ def draw_world(layout, scene):
     col.prop(ws, "frame_start", text="Simulation Start")
     col.prop(ws, "frame_end", text="End")
     col = layout.column(align=True)
+    col.operator_menu_enum("ligament.quality_preset", "level", text="Quality Preset",
+                           icon='PRESET')
     col.prop(ws, "substeps")
     col.prop(ws, "iterations")
 

@@ -1,8 +1,22 @@
 """Cache operators."""
 
 import bpy
+from bpy.props import EnumProperty
 
-from .. import cache
+from .. import cache, presets
+
+
+def _quality_items(self, context):
+    items = []
+    try:
+        for i, (key, level) in enumerate(presets.quality_levels().items()):
+            items.append((key, level.get("label", key.title()),
+                          f"{level.get('description', '')} ({level['substeps']} substeps, "
+                          f"{level['iterations']} iterations)", i))
+    except (OSError, ValueError) as exc:
+        items.append(('NONE', "No presets", str(exc), 0))
+    _quality_items.cache = items  # Blender needs the strings kept alive
+    return items
 
 
 class LIGAMENT_OT_reset(bpy.types.Operator):
@@ -24,5 +38,29 @@ class LIGAMENT_OT_reset(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_reset,)
+class LIGAMENT_OT_quality_preset(bpy.types.Operator):
+    """Set the solver substeps and iterations from a quality level (presets/quality.toml)"""
+    bl_idname = "ligament.quality_preset"
+    bl_label = "Quality Preset"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    level: EnumProperty(name="Quality", items=_quality_items)
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene is not None
+
+    def execute(self, context):
+        try:
+            level = presets.quality_levels()[self.level]
+        except (OSError, ValueError, KeyError) as exc:
+            self.report({'ERROR'}, f"Quality preset '{self.level}': {exc}")
+            return {'CANCELLED'}
+        ws = context.scene.ligament_world
+        ws.substeps = level["substeps"]
+        ws.iterations = level["iterations"]
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_reset, LIGAMENT_OT_quality_preset)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -18,6 +18,7 @@ def test_zip_bundles_numba_wheels_for_its_platform_and_no_dev_files(extension_zi
     assert manifest["id"] == "ligament"
     assert manifest["build"]["generated"]["platforms"] == [current_platform()]
     assert "__init__.py" in names and "addon/bridge.py" in names and "solver/__init__.py" in names
+    assert "presets/quality.toml" in names
     for dev in ("tests/", "bench/", "tools/", ".ci/", "build/", "requirements-dev.txt",
                 "pytest.ini"):
         assert not any(n.startswith(dev) for n in names), dev
@@ -33,6 +34,8 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
             "body": sorted(bpy.types.Object.bl_rna.properties.keys() and
                            type(bpy.data.objects.new("x", None).ligament_body).bl_rna.properties.keys()),
             "world": scene.ligament_world.substeps,
+            "high": (bpy.ops.ligament.quality_preset(level='high'),
+                     scene.ligament_world.substeps, scene.ligament_world.iterations)[1:],
             "panels": [hasattr(bpy.types, p) for p in (
                 "PHYSICS_PT_ligament_body", "PHYSICS_PT_ligament_joint",
                 "PHYSICS_PT_ligament_joint_limits", "PHYSICS_PT_ligament_joint_motor",
@@ -56,6 +59,7 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
                  "angular_damping", "collision_group"):
         assert name in out["body"]
     assert out["world"] == 8
+    assert out["high"] == [16, 2]  # from presets/quality.toml, shipped in the zip
     # numba's cache goes to the extension's user folder inside the isolated Blender home
     # (one sub-folder per solver version).
     assert out["numba_cache"].startswith(out["user"])
