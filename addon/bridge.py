@@ -407,8 +407,10 @@ def _add_joint(world, empty, ids, start, known, bodies):
                                        **motor, **spring, **common)
         if t == 'RAGDOLL':
             lower, upper = lim_a if js.use_limit_ang else (-math.pi, math.pi)
+            # Twist about local Y (the bone), swing_1 about local X, swing_2 about local Z.
             return world.add_ragdoll(a, b, anchor, y, swing1=js.swing_1, swing2=js.swing_2,
-                                     twist_lower=lower, twist_upper=upper, **common)
+                                     twist_lower=lower, twist_upper=upper, swing_axis=x,
+                                     **common)
         if t == 'MOTOR':
             return world.add_angular_motor(a, b, z, speed=js.motor_velocity,
                                            max_torque=js.motor_max_force, **common)

@@ -124,10 +124,12 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
     use_limit_lin: BoolProperty(name="Linear", default=False, update=_changed)
     limit_lin_lower: FloatProperty(name="Lower", default=-1.0, unit='LENGTH', update=_changed)
     limit_lin_upper: FloatProperty(name="Upper", default=1.0, unit='LENGTH', update=_changed)
-    swing_1: FloatProperty(name="Swing X", default=math.radians(45), min=0.0, max=math.pi,
+    swing_1: FloatProperty(name="Swing X", default=math.radians(45), min=math.radians(0.5),
+                           max=math.radians(179),
                            unit='ROTATION', update=_changed,
                            description="Ragdoll cone half-angle about the empty's local X")
-    swing_2: FloatProperty(name="Swing Z", default=math.radians(45), min=0.0, max=math.pi,
+    swing_2: FloatProperty(name="Swing Z", default=math.radians(45), min=math.radians(0.5),
+                           max=math.radians(179),
                            unit='ROTATION', update=_changed,
                            description="Ragdoll cone half-angle about the empty's local Z")
     rope_length: FloatProperty(name="Length", default=0.0, min=0.0, unit='LENGTH',

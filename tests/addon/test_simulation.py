@@ -218,3 +218,27 @@ def test_moving_a_body_mid_simulation_makes_that_its_new_start_pose(blender):
     assert abs(out["after_move"][0] - 5) < 1e-3 and abs(out["after_move"][2] - 0.5) < 0.15
     # ...and at the start frame it is where the user put it.
     assert np.allclose(out["start"], [5, 0, 4])
+
+
+def test_ragdoll_swing_limits_follow_the_empty_axes(blender):
+    out = blender.run("""
+        tilts = []
+        for i, swing in enumerate((20.0, 70.0)):
+            y = 3.0 * i
+            base = box(f"Base{i}", (0.2, 0.2, 0.2), (0, y, 2), kind='STATIC')
+            rod = box(f"Rod{i}", (1.0, 0.1, 0.1), (0.6, y, 2))
+            # Twist axis (local Y) along the rod, world +X; local X is then world -Y, so
+            # gravity swings the rod about local X, which swing_1 limits.
+            joint(f"Shoulder{i}", 'RAGDOLL', base, rod, (0.1, y, 2), rotation=(0, 0, -math.pi / 2),
+                  swing_1=math.radians(swing), swing_2=math.radians(5.0))
+        for f in range(1, 73):
+            scene.frame_set(f)
+        for i in range(2):
+            d = bpy.data.objects[f"Rod{i}"].matrix_world.col[0].xyz.normalized()
+            tilts.append(math.degrees(math.asin(-d.z)))
+        result({"tilts": tilts, "error": lig.addon.cache.error(scene)})
+    """)
+    assert out["error"] is None
+    narrow, wide = out["tilts"]
+    assert abs(narrow - 20.0) < 4.0
+    assert abs(wide - 70.0) < 6.0
