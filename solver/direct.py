@@ -15,8 +15,9 @@ link carrying a heavy load would stretch like a weak spring. The exact solve nee
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
 velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
-the solve pass (the relax pass removes that bias velocity again). K is dense per island and factored once
-per substep by Cholesky; solve and relax reuse the factor. Inequality rows (limits, motors,
+the solve pass (the relax pass removes that bias velocity again). K is dense per island and factored by
+Cholesky twice per substep: before the solve pass, and at the moved poses for the position
+projection and the relax pass. Inequality rows (limits, motors,
 springs, contacts) stay with the iterative sweep, which runs first in each pass so the
 direct projection has the last word on the joints.
 
@@ -156,11 +157,13 @@ def _factor_island(rows, n, R, binv, factor):
 
 
 @njit(cache=True)
-def prepare_direct(R, n_rows, n_bodies, bkind, binv):
-    """Group this substep's equality rows by island, factor each island's K.
+def plan_islands(R, n_rows, n_bodies, bkind):
+    """Group the joints' equality rows by island (once per frame: the set of equality rows
+    only changes when joints are added, removed or broken, between frames).
 
-    Returns (rows ordered by island, island start offsets, number of islands, factors
-    stacked in one buffer with their offsets)."""
+    Returns the plan (rows ordered by island, island start offsets, number of islands, a
+    buffer for the islands' Cholesky factors with their offsets, and per island whether
+    its factor is valid)."""
     rb, rp = R[0], R[3]
     root = body_islands(n_bodies, rb, n_rows, bkind)
     keys = np.empty(n_rows, dtype=np.int64)
@@ -189,28 +192,45 @@ def prepare_direct(R, n_rows, n_bodies, bkind, binv):
         n = starts[s + 1] - starts[s]
         offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
     factors = np.empty(offsets[n_islands])
+    ok = np.zeros(n_islands, dtype=np.bool_)
+    return order, starts, n_islands, factors, offsets, ok
+
+
+@njit(cache=True)
+def factor_islands(plan, R, binv):
+    """Factor each island's K for this substep and hand its rows to the direct solver.
+    An island too large or singular stays with the iterative sweep."""
+    order, starts, n_islands, factors, offsets, ok = plan
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
+        ok[s] = False
         if n > MAX_DIRECT_ROWS:
             continue
         rows = order[starts[s]:starts[s + 1]]
         factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
-        if _factor_island(rows, n, R, binv, factor):
-            for r in rows:
-                rp[r, BLOCK] = DIRECT
-        else:
-            offsets[s + 1] = offsets[s]      # leave this island to the iterative sweep
-    return order, starts, n_islands, factors, offsets
+        ok[s] = _factor_island(rows, n, R, binv, factor)
+    mark_direct(plan, R[3])
+
+
+@njit(cache=True)
+def mark_direct(plan, rp):
+    """Flag the rows of factored islands so the iterative sweep skips them (again after the
+    rows are re-prepared: preparing resets the flag)."""
+    order, starts, n_islands, factors, offsets, ok = plan
+    for s in range(n_islands):
+        if ok[s]:
+            for i in range(starts[s], starts[s + 1]):
+                rp[order[i], BLOCK] = DIRECT
 
 
 @njit(cache=True)
 def solve_direct(plan, use_bias, R, acc, bs, binv):
     """Project velocities exactly onto J v = -bias (solve pass) or J v = 0 (relax)."""
-    order, starts, n_islands, factors, offsets = plan
+    order, starts, n_islands, factors, offsets, ok = plan
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
-        if offsets[s + 1] == offsets[s]:
+        if not ok[s]:
             continue
         rows = order[starts[s]:starts[s + 1]]
         factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
@@ -248,11 +268,11 @@ def project_positions(plan, R, bs, binv):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp. Rows must hold BIAS = C (bias rate 1).
     Velocities are untouched, so this removes drift without adding energy."""
-    order, starts, n_islands, factors, offsets = plan
+    order, starts, n_islands, factors, offsets, ok = plan
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
-        if offsets[s + 1] == offsets[s]:
+        if not ok[s]:
             continue
         rows = order[starts[s]:starts[s + 1]]
         factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))

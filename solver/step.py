@@ -1,13 +1,16 @@
 """The frame step: Box2D v3's soft step as a list of named stages.
 
     per frame:   kinematic velocities from targets (contacts were found just before, in
-                 World.step: collide once with a speculative margin)
-    per substep: integrate velocities -> world inertia -> prepare joint rows
-                 -> factor each island's equality rows -> warm start -> solve (soft bias) -> integrate positions -> relax (no bias)
+                 World.step: collide once with a speculative margin); group the joints'
+                 equality rows into islands for the direct solver
+    per substep: integrate velocities -> world inertia (+ geometric stiffness of loaded
+                 joints) -> prepare joint and contact rows -> factor each island's K
+                 -> warm start -> solve (soft bias) -> integrate positions
+                 -> re-measure contacts, re-prepare joint rows at the new poses
+                 -> refactor K, project joint position errors -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
-    contacts:    prepared beside the joints, warm started and solved after them in each
-                 pass, separations re-measured before relax; restitution after the
-                 substeps (contacts.py)
+    contacts:    solved after the joints in each pass; restitution after the substeps
+                 (contacts.py)
     per frame:   snap kinematic bodies to their targets, break overloaded joints
 """
 
@@ -24,7 +27,7 @@ from .joints.frames import joint_pose
 from .joints.prepare import prepare_joint
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import prepare_direct, project_positions, solve_direct
+from .direct import factor_islands, plan_islands, project_positions, solve_direct
 from .rows import ACTIVE, soft_coefficients, solve_row_or_block, warm_start
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        refresh_contacts, solve_contacts, warm_start_contacts)
@@ -184,6 +187,9 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
 
     kinematic_velocities(bs, bkind, ktarget, khas, dt)
     kg = np.zeros(bs.shape[0])
+    update_world_inertia(bs, bil, bkind, bI)
+    prepare_joints(jt, jf, S, R, body)
+    plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
     for _ in range(substeps):
         integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
         update_world_inertia(bs, bil, bkind, bI)
@@ -191,7 +197,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, S, R, body)
         prepare_contacts(C, SC, body)
-        plan = prepare_direct(R, acc.shape[0], bs.shape[0], bkind, binv)
+        factor_islands(plan, R, binv)
         warm_start_rows(R, acc, body)
         warm_start_contacts(C, body)
         solve_pass(plan, R, acc, body, True, iterations)
@@ -201,7 +207,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         update_world_inertia(bs, bil, bkind, bI)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, S_error, R, body)
-        plan = prepare_direct(R, acc.shape[0], bs.shape[0], bkind, binv)
+        factor_islands(plan, R, binv)
         project_positions(plan, R, bs, binv)
         solve_pass(plan, R, acc, body, False, iterations)
         solve_contacts(C, body, False, iterations)
