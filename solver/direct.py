@@ -224,16 +224,23 @@ def mark_direct(plan, rp):
 
 
 @njit(cache=True)
+def _island(plan, s):
+    """(rows, Cholesky factor) of island s of the plan."""
+    order, starts, n_islands, factors, offsets, ok = plan
+    n = starts[s + 1] - starts[s]
+    return order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+
+
+@njit(cache=True)
 def solve_direct(plan, use_bias, R, acc, bs, binv):
     """Project velocities exactly onto J v = -bias (solve pass) or J v = 0 (relax)."""
-    order, starts, n_islands, factors, offsets, ok = plan
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    for s in range(n_islands):
-        n = starts[s + 1] - starts[s]
+    ok = plan[5]
+    for s in range(plan[2]):
         if not ok[s]:
             continue
-        rows = order[starts[s]:starts[s + 1]]
-        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        rows, factor = _island(plan, s)
+        n = len(rows)
         x = np.empty(n)
         for i in range(n):
             r = rows[i]
@@ -268,30 +275,42 @@ def project_positions(plan, R, bs, binv):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp. Rows must hold BIAS = C (bias rate 1).
     Velocities are untouched, so this removes drift without adding energy."""
-    order, starts, n_islands, factors, offsets, ok = plan
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    for s in range(n_islands):
-        n = starts[s + 1] - starts[s]
+    ok = plan[5]
+    turn = np.zeros((bs.shape[0], 3))
+    for s in range(plan[2]):
         if not ok[s]:
             continue
-        rows = order[starts[s]:starts[s + 1]]
-        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        rows, factor = _island(plan, s)
+        n = len(rows)
         x = np.empty(n)
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
         cholesky_solve(factor, n, x)
         # Newton's step is exact for small errors; a large one (a violent frame) is scaled
-        # so no body turns by more than MAX_PROJECTION_TURN, keeping the step in the range
+        # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
         # where the linearisation holds.
-        turn = np.zeros(bs.shape[0])
         for i in range(n):
             r = rows[i]
             for side in range(2):
                 body = rb[r, side]
                 if body >= 0:
-                    turn[body] += abs(x[i]) * math.sqrt(rd[r, 3 * side] ** 2 + rd[r, 3 * side + 1] ** 2
-                                                        + rd[r, 3 * side + 2] ** 2)
-        worst = turn.max()
+                    for k in range(3):
+                        turn[body, k] += x[i] * rd[r, 3 * side + k]
+        worst = 0.0
+        for i in range(n):
+            r = rows[i]
+            for side in range(2):
+                body = rb[r, side]
+                if body >= 0:
+                    worst = max(worst, math.sqrt(turn[body, 0] ** 2 + turn[body, 1] ** 2
+                                                 + turn[body, 2] ** 2))
+        for i in range(n):
+            r = rows[i]
+            for side in range(2):
+                body = rb[r, side]
+                if body >= 0:
+                    turn[body, 0] = turn[body, 1] = turn[body, 2] = 0.0
         step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
         for i in range(n):
             _displace(rows[i], -step * x[i], rb, rj, rd, bs, binv)
