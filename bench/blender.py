@@ -269,8 +269,11 @@ def run_child(engine, scene_name, frames):
                            scene_name, "--frames", str(frames)], capture_output=True, text=True,
                           env=_env())
     lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT:")]
-    if proc.returncode != 0 or not lines:
+    if not lines:
         raise SystemExit(f"{engine} {scene_name} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    if proc.returncode != 0:  # seen with Bullet: Blender crashing on exit after the figures
+        print(f"note: the {engine} {scene_name} process exited with {proc.returncode} after "
+              "reporting its figures", file=sys.stderr)
     return json.loads(lines[-1][7:])
 
 
