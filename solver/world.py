@@ -15,7 +15,8 @@ from .joints import layout as L
 from .rows import new_rows
 from .shapes import Shape
 from .step import step_frame
-from .contacts import ContactState, shape_tables
+from .contacts import ContactState
+from .collision.geometry import geometry_tables
 
 DEFAULT_DENSITY = 1000.0
 
@@ -577,7 +578,7 @@ class World:
         """Collide once per frame: this frame's manifolds, warm started from the last's."""
         n = self._bs.n
         if self._shape_tables is None or len(self._shape_tables[0]) != n:
-            self._shape_tables = shape_tables(self._shapes)
+            self._shape_tables = geometry_tables(self._shapes)
         kinds, params, hverts = self._shape_tables
         jt = self._jt.view
         keep = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \

@@ -10,11 +10,14 @@ tunnelling.
 
 import math
 
+import numpy as np
 from numba import njit
 
 from ..mathx import add, cross, dot, length, perpendicular, qaxis, qrotate, scale, sub
-from ..shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE
+from ..shapes import BOX, CAPSULE, CYLINDER, HULL, MESH, PLANE, SPHERE
 from .box_box import box_box
+from .convex import convex_convex, new_workspace, stable_reduce
+from .mesh import convex_mesh
 from .manifold import put_point
 
 
@@ -300,46 +303,21 @@ def _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, u, v, hu, hv_):
 
 
 @njit(cache=True)
-def _hull_box(xa, qa, pa, hv, xb, qb, he, margin, pts):
-    """Hull (first) against box (second) through the box face that separates them most (as the cylinder)."""
-    start = int(pa[0])
-    best = -1e30
-    fk = 0
-    pn = (0.0, 0.0, 1.0)
-    for k in range(6):
-        ax = qaxis(qb, k % 3)
-        n = ax if k < 3 else scale(ax, -1.0)
-        face = add(xb, scale(n, he[k % 3]))
-        low = 1e30
-        for i in range(int(pa[1])):
-            w = add(xa, qrotate(qa, (hv[start + i, 0], hv[start + i, 1], hv[start + i, 2])))
-            low = min(low, dot(n, sub(w, face)))
-        if low > best:
-            best = low
-            fk = k
-            pn = n
-    if best > margin:
-        return 0, (0.0, 0.0, 1.0)
-    p0 = add(xb, scale(pn, he[fk % 3]))
-    count, n = _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, qaxis(qb, (fk + 1) % 3),
-                           qaxis(qb, (fk + 2) % 3), he[(fk + 1) % 3] + 1e-6,
-                           he[(fk + 2) % 3] + 1e-6)
-    for i in range(count):
-        pts[i, 6] += fk * 65536
-    return count, n
-
-
-@njit(cache=True)
-def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id, hv):
-    """Candidates for the pair (kind A <= kind B). Returns (count, normal A -> B);
-    count -1 means the pair is not supported yet."""
+def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id, G):
+    """Candidates for the pair (kind A <= kind B). Returns (count, normal A -> B). G is the
+    geometry tuple of collision/geometry.py. Pairs without a dedicated routine go through
+    the general convex pair (convex.py); a static triangle mesh through mesh.py."""
+    hv = G[0]
+    if kb == MESH:
+        return convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, new_workspace())
     if kb == PLANE:
         pn_local = (pb[0], pb[1], pb[2])
         pn = qrotate(qb, pn_local)
         p0 = add(xb, scale(pn, pb[3]))
         if ka == HULL:
             z = (0.0, 0.0, 0.0)
-            return _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, z, z, 0.0, 0.0)
+            count, n = _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, z, z, 0.0, 0.0)
+            return stable_reduce(pts, count, n), n
         return _convex_plane(ka, xa, qa, pa, pn, p0, margin, pts)
     if ka == SPHERE:
         if kb == SPHERE:
@@ -358,15 +336,9 @@ def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch
             return _capsules(a0, a1, pa[0], b0, b1, pb[0], margin, pts)
     elif ka == CYLINDER and kb == BOX:
         return _cylinder_box(xa, qa, pa, xb, qb, (pb[0], pb[1], pb[2]), margin, pts)
-    elif ka == BOX and kb == HULL:
-        count, n = _hull_box(xb, qb, pb, hv, xa, qa, (pa[0], pa[1], pa[2]), margin, pts)
-        for i in range(count):                 # computed hull-first: swap the sides back
-            for m in range(3):
-                t = pts[i, m]
-                pts[i, m] = pts[i, 3 + m]
-                pts[i, 3 + m] = t
-        return count, scale(n, -1.0)
     elif ka == BOX and kb == BOX:
         return box_box(xa, qa, (pa[0], pa[1], pa[2]), xb, qb, (pb[0], pb[1], pb[2]), margin,
                        pts, scratch, scratch_id)
-    return -1, (0.0, 0.0, 1.0)
+    dummy = np.empty((3, 3))
+    return convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, dummy, dummy, margin, pts,
+                         new_workspace())

@@ -1,0 +1,203 @@
+"""A convex shape against a static triangle mesh: tree query, then one merged manifold.
+
+The convex body's AABB (grown by the margin) is taken into the mesh frame and the mesh's
+tree (geometry.py) yields the triangles it overlaps. Triangles are one-sided: a body whose
+centre is behind a triangle's plane ignores it.
+
+Per triangle, the face region comes first: the body's supporting feature along -normal is
+clipped by the triangle's edges and measured to its plane, so a body resting on or sliding
+over a flat mesh sees only face normals and no internal-edge bumps (the same point set a
+box floor would give). Only when no triangle has a face-region contact (the body hangs over
+an outer edge or a ridge vertex) does the general convex pair (GJK/SAT, convex.py) run
+against the triangles.
+
+One manifold per body pair (contacts are matched per pair): the normal of the deepest
+contact wins, candidates whose own normal disagrees with it by more than ~18 degrees are
+dropped, the rest are re-measured along it and reduced to four (streaming, so a body over
+many small triangles keeps its widest spread). Feature ids are (original triangle index,
+clip id), stable while the body rests.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..mathx import add, dot, qrotate, qrotate_inv, scale, sub
+from .convex import (ID_MOD, TRI, add_candidate, clip_to_reference, convex_convex, feature,
+                     radius, stable_reduce, support, tri_normal)
+from .manifold import put_point, reduce_points
+
+AGREE = 0.95
+BUFFER = 128
+
+
+@njit(cache=True)
+def _query(ka, xa, qa, pa, xb, qb, pb, G, margin):
+    """Rows of G[7] (mesh triangles) whose boxes overlap A's box grown by margin."""
+    m = int(pb[0])
+    info = G[9]
+    t0 = info[m, 0]
+    tc = info[m, 1]
+    n0 = info[m, 2]
+    leaves = info[m, 3]
+    nodes = G[8]
+    dummy = np.empty((3, 3))
+    grow = radius(ka, pa) + margin
+    c = [0.0, 0.0, 0.0]
+    h = [0.0, 0.0, 0.0]
+    for k in range(3):
+        e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+        hi = dot(support(ka, xa, qa, pa, G, dummy, e), e) + grow
+        lo = -dot(support(ka, xa, qa, pa, G, dummy, scale(e, -1.0)), scale(e, -1.0)) - grow
+        c[k] = 0.5 * (hi + lo)
+        h[k] = 0.5 * (hi - lo)
+    cl = qrotate_inv(qb, sub((c[0], c[1], c[2]), xb))
+    hl = [0.0, 0.0, 0.0]
+    for k in range(3):
+        e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+        r = qrotate_inv(qb, e)
+        for j in range(3):
+            hl[j] += abs(r[j]) * h[k]
+    out = np.empty(64, dtype=np.int64)
+    count = 0
+    stack = np.empty(128, dtype=np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        g = n0 + node
+        if nodes[g, 0] > cl[0] + hl[0] or nodes[g, 3] < cl[0] - hl[0] or \
+                nodes[g, 1] > cl[1] + hl[1] or nodes[g, 4] < cl[1] - hl[1] or \
+                nodes[g, 2] > cl[2] + hl[2] or nodes[g, 5] < cl[2] - hl[2]:
+            continue
+        if node >= leaves - 1:
+            j = node - (leaves - 1)
+            for t in range(4 * j, min(4 * j + 4, tc)):
+                if count == out.shape[0]:
+                    grown = np.empty(2 * count, dtype=np.int64)
+                    grown[:count] = out
+                    out = grown
+                out[count] = t0 + t
+                count += 1
+        else:
+            stack[sp] = 2 * node + 2
+            stack[sp + 1] = 2 * node + 1
+            sp += 2
+    return out[:count]
+
+
+@njit(cache=True)
+def _triangle(G, row, xb, qb, tri):
+    mv = G[6]
+    mt = G[7]
+    for i in range(3):
+        v = mt[row, i]
+        w = add(xb, qrotate(qb, (mv[v, 0], mv[v, 1], mv[v, 2])))
+        for k in range(3):
+            tri[i, k] = w[k]
+
+
+@njit(cache=True)
+def _face_region(ka, xa, qa, pa, G, tri, margin, ws, out):
+    """A's feature along -normal clipped by the triangle: candidates into out (A's point,
+    B's point, id, separation along the triangle normal); returns (count, normal A -> B)."""
+    nt = tri_normal(tri)
+    v0 = (tri[0, 0], tri[0, 1], tri[0, 2])
+    n = scale(nt, -1.0)
+    if dot(sub(xa, v0), nt) < 0.0:
+        return 0, n
+    ra = radius(ka, pa)
+    dummy = tri
+    deep = add(support(ka, xa, qa, pa, G, dummy, n), scale(n, ra))
+    sdeep = dot(sub(deep, v0), nt)
+    if sdeep > margin:
+        return 0, n
+    fa, ida = ws[0], ws[1]
+    bufs, bid = ws[4], ws[5]
+    cA, fidA, nfA = feature(ka, xa, qa, pa, G, dummy, n, fa, ida)
+    k = clip_to_reference(tri, 3, fa, ida, cA, n, bufs, bid)
+    count = 0
+    best = 1e300
+    for i in range(k):
+        p = (bufs[0, i, 0], bufs[0, i, 1], bufs[0, i, 2])
+        sep = dot(sub(p, v0), nt)
+        if sep <= margin:
+            count = add_candidate(out, count, p, sub(p, scale(nt, sep)),
+                                  (fidA * 65537 + bid[0, i]) % ID_MOD, sep)
+            best = min(best, sep)
+    if count > 0 and sdeep < best - 1e-3:          # the exact deepest point, if inside
+        fa[0, 0] = deep[0]
+        fa[0, 1] = deep[1]
+        fa[0, 2] = deep[2]
+        ida[0] = 99991
+        if clip_to_reference(tri, 3, fa, ida, 1, n, bufs, bid) == 1:
+            count = add_candidate(out, count, deep, sub(deep, scale(nt, sdeep)), 99991, sdeep)
+    return count, n
+
+
+@njit(cache=True)
+def _absorb(big, count, small, k, n, id_base):
+    """Re-measure candidates along n and add them to big, reducing to four when full."""
+    for i in range(k):
+        pa = (small[i, 0], small[i, 1], small[i, 2])
+        pb = (small[i, 3], small[i, 4], small[i, 5])
+        if count == big.shape[0]:
+            count = reduce_points(big, count, n)
+        put_point(big, count, pa, pb, id_base + small[i, 6], dot(sub(pb, pa), n))
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
+    """Convex A against mesh B: (count, normal A -> B), at most four points in pts."""
+    rows = _query(ka, xa, qa, pa, xb, qb, pb, G, margin)
+    if rows.shape[0] == 0:
+        return 0, (0.0, 0.0, 1.0)
+    orig = G[10]
+    tri = np.empty((3, 3))
+    small = np.empty((16, 8))
+    ta = np.empty((3, 3))
+    # pass 1: the deepest contact's normal, face regions first
+    best = 1e300
+    nstar = (0.0, 0.0, 1.0)
+    face = False
+    for r in rows:
+        _triangle(G, r, xb, qb, tri)
+        k, n = _face_region(ka, xa, qa, pa, G, tri, margin, ws, small)
+        for i in range(k):
+            if small[i, 7] < best:
+                best = small[i, 7]
+                nstar = n
+                face = True
+    if not face:
+        for r in rows:
+            _triangle(G, r, xb, qb, tri)
+            if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), tri_normal(tri)) < 0.0:
+                continue
+            k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin, small, ws)
+            for i in range(k):
+                if small[i, 7] < best:
+                    best = small[i, 7]
+                    nstar = n
+        if best == 1e300:
+            return 0, nstar
+    # pass 2: the candidates that agree with it
+    big = np.empty((BUFFER, 8))
+    count = 0
+    for r in rows:
+        _triangle(G, r, xb, qb, tri)
+        if face:
+            k, n = _face_region(ka, xa, qa, pa, G, tri, margin, ws, small)
+        else:
+            if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), tri_normal(tri)) < 0.0:
+                continue
+            k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin, small, ws)
+        if k == 0 or dot(n, nstar) < AGREE:
+            continue
+        count = _absorb(big, count, small, k, nstar, orig[r] * ID_MOD)
+    count = stable_reduce(big, count, nstar)
+    for i in range(count):
+        for m in range(8):
+            pts[i, m] = big[i, m]
+    return count, nstar
