@@ -242,3 +242,33 @@ def test_ragdoll_swing_limits_follow_the_empty_axes(blender):
     narrow, wide = out["tilts"]
     assert abs(narrow - 20.0) < 4.0
     assert abs(wide - 70.0) < 6.0
+
+
+def test_add_body_with_auto_shape_makes_a_uv_sphere_roll_and_a_cube_stick_on_a_slope(blender):
+    out = blender.run("""
+        slope = math.radians(15)
+        ramp = box("Ramp", (12, 4, 0.2), (0, 0, 0), rotation=(0, slope, 0), kind='STATIC')
+        bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(0, -1, 0))
+        ball = bpy.context.active_object
+        bpy.ops.mesh.primitive_cube_add(size=0.6, location=(0, 1, 0))
+        cube = bpy.context.active_object
+        # Sit both on the ramp's surface (friction 0.5 > tan 15 degrees: a box must not slide).
+        normal = Vector((math.sin(slope), 0, math.cos(slope)))
+        for obj in (ball, cube):
+            obj.location = obj.location + normal * (0.1 + 0.3)
+            obj.rotation_euler = (0, slope, 0)
+        bpy.ops.object.select_all(action='DESELECT')
+        ball.select_set(True); cube.select_set(True)
+        bpy.context.view_layer.objects.active = cube
+        assert bpy.ops.ligament.add_body() == {'FINISHED'}
+        start = [ball.matrix_world.translation.copy(), cube.matrix_world.translation.copy()]
+        for f in range(1, 49):
+            scene.frame_set(f)
+        moved = [(o.matrix_world.translation - s).length for o, s in zip((ball, cube), start)]
+        result({"moved": moved, "shapes": [ball.ligament_body.shape, cube.ligament_body.shape]})
+    """)
+    assert out["shapes"] == ["AUTO", "AUTO"]
+    ball, cube = out["moved"]
+    assert ball > 1.0, "a sphere fitted to the UV sphere rolls down the slope"
+    assert cube < 0.05, "a box fitted to the cube stays put"
+    assert "Sphere (Sphere)" in blender.stdout and "Cube (Box)" in blender.stdout  # the report
