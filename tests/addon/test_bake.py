@@ -29,6 +29,7 @@ def test_baked_playback_equals_the_live_simulation(blender):
                 "actions": [door.animation_data.action.name, tip.animation_data.action.name]})
     """)
     assert out["baked_flags"] == [True, True]
+    assert "Ligament: baking 60/60 frames" in blender.stdout  # progress in background mode
     assert sorted(out["fcurves"]) == sorted(
         [["location", i, 60, "LINEAR"] for i in range(3)]
         + [["rotation_euler", i, 60, "LINEAR"] for i in range(3)])
