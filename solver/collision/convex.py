@@ -441,14 +441,13 @@ def feature(kind, x, q, p, G, tri, d, out, oid):
         sg = 1.0 if ld[k] >= 0.0 else -1.0
         i1 = (k + 1) % 3
         i2 = (k + 2) % 3
+        fc = add(x, scale(qaxis(q, k), sg * p[k]))
+        u = scale(qaxis(q, i1), p[i1])
+        v = scale(qaxis(q, i2), p[i2])
         for c in range(4):
             a = 1.0 if (c == 1 or c == 2) else -1.0
             b = 1.0 if c >= 2 else -1.0
-            lp = [0.0, 0.0, 0.0]
-            lp[k] = sg * p[k]
-            lp[i1] = a * p[i1]
-            lp[i2] = b * p[i2]
-            _put(out, oid, c, add(x, qrotate(q, (lp[0], lp[1], lp[2]))),
+            _put(out, oid, c, add(fc, add(scale(u, a), scale(v, b))),
                  (k + (3 if sg < 0.0 else 0)) * 4 + c)
         return 4, k + (3 if sg < 0.0 else 0), scale(qaxis(q, k), sg)
     if kind == HULL:

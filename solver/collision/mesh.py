@@ -24,7 +24,7 @@ from numba import njit
 from ..mathx import add, dot, qrotate, qrotate_inv, scale, sub
 from .convex import (ID_MOD, TRI, add_candidate, clip_to_reference, convex_convex, feature,
                      radius, stable_reduce, support, tri_normal)
-from .manifold import put_point, reduce_points
+from .manifold import put_point
 
 AGREE = 0.95
 BUFFER = 128
@@ -98,23 +98,15 @@ def _triangle(G, row, xb, qb, tri):
 
 
 @njit(cache=True)
-def _face_region(ka, xa, qa, pa, G, tri, margin, ws, out):
-    """A's feature along -normal clipped by the triangle: candidates into out (A's point,
-    B's point, id, separation along the triangle normal); returns (count, normal A -> B)."""
-    nt = tri_normal(tri)
+def _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, out):
+    """A's feature along -nt (fa, already found) clipped by the triangle: candidates into
+    out (A's point, B's point, id, separation along nt); returns their count."""
     v0 = (tri[0, 0], tri[0, 1], tri[0, 2])
     n = scale(nt, -1.0)
-    if dot(sub(xa, v0), nt) < 0.0:
-        return 0, n
-    ra = radius(ka, pa)
-    dummy = tri
-    deep = add(support(ka, xa, qa, pa, G, dummy, n), scale(n, ra))
     sdeep = dot(sub(deep, v0), nt)
     if sdeep > margin:
-        return 0, n
-    fa, ida = ws[0], ws[1]
+        return 0
     bufs, bid = ws[4], ws[5]
-    cA, fidA, nfA = feature(ka, xa, qa, pa, G, dummy, n, fa, ida)
     k = clip_to_reference(tri, 3, fa, ida, cA, n, bufs, bid)
     count = 0
     best = 1e300
@@ -126,26 +118,31 @@ def _face_region(ka, xa, qa, pa, G, tri, margin, ws, out):
                                   (fidA * 65537 + bid[0, i]) % ID_MOD, sep)
             best = min(best, sep)
     if count > 0 and sdeep < best - 1e-3:          # the exact deepest point, if inside
-        fa[0, 0] = deep[0]
-        fa[0, 1] = deep[1]
-        fa[0, 2] = deep[2]
-        ida[0] = 99991
-        if clip_to_reference(tri, 3, fa, ida, 1, n, bufs, bid) == 1:
+        wp, wid = ws[2], ws[3]
+        wp[0, 0] = deep[0]
+        wp[0, 1] = deep[1]
+        wp[0, 2] = deep[2]
+        wid[0] = 99991
+        if clip_to_reference(tri, 3, wp, wid, 1, n, bufs, bid) == 1:
             count = add_candidate(out, count, deep, sub(deep, scale(nt, sdeep)), 99991, sdeep)
-    return count, n
+    return count
 
 
 @njit(cache=True)
-def _absorb(big, count, small, k, n, id_base):
-    """Re-measure candidates along n and add them to big, reducing to four when full."""
+def _store(cand, nc, small, k, n, id_base):
+    """Append k candidates with their normal (columns 8:11) to cand, growing it."""
+    if nc + k > cand.shape[0]:
+        grown = np.empty((2 * (nc + k), 11))
+        grown[:nc] = cand[:nc]
+        cand = grown
     for i in range(k):
-        pa = (small[i, 0], small[i, 1], small[i, 2])
-        pb = (small[i, 3], small[i, 4], small[i, 5])
-        if count == big.shape[0]:
-            count = reduce_points(big, count, n)
-        put_point(big, count, pa, pb, id_base + small[i, 6], dot(sub(pb, pa), n))
-        count += 1
-    return count
+        for m in range(8):
+            cand[nc, m] = small[i, m]
+        cand[nc, 6] = id_base + small[i, 6]
+        for m in range(3):
+            cand[nc, 8 + m] = n[m]
+        nc += 1
+    return cand, nc
 
 
 @njit(cache=True)
@@ -158,44 +155,52 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
     tri = np.empty((3, 3))
     small = np.empty((16, 8))
     ta = np.empty((3, 3))
-    # pass 1: the deepest contact's normal, face regions first
-    best = 1e300
-    nstar = (0.0, 0.0, 1.0)
-    face = False
+    cand = np.empty((32, 11))
+    nc = 0
+    ra = radius(ka, pa)
+    fa, ida = ws[0], ws[1]
+    # face regions; A's feature is found again only when the triangle normal changes
+    last = (0.0, 0.0, 0.0)
+    deep = (0.0, 0.0, 0.0)
+    cA = 0
+    fidA = 0
     for r in rows:
         _triangle(G, r, xb, qb, tri)
-        k, n = _face_region(ka, xa, qa, pa, G, tri, margin, ws, small)
-        for i in range(k):
-            if small[i, 7] < best:
-                best = small[i, 7]
-                nstar = n
-                face = True
-    if not face:
+        nt = tri_normal(tri)
+        if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), nt) < 0.0:
+            continue
+        n = scale(nt, -1.0)
+        if dot(nt, last) < 1.0 - 1e-12:
+            last = nt
+            deep = add(support(ka, xa, qa, pa, G, tri, n), scale(n, ra))
+            cA, fidA, _ = feature(ka, xa, qa, pa, G, tri, n, fa, ida)
+        k = _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, small)
+        cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
+    if nc == 0:                  # no face region: edges and vertices, by the general pair
         for r in rows:
             _triangle(G, r, xb, qb, tri)
             if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), tri_normal(tri)) < 0.0:
                 continue
             k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin, small, ws)
-            for i in range(k):
-                if small[i, 7] < best:
-                    best = small[i, 7]
-                    nstar = n
-        if best == 1e300:
-            return 0, nstar
-    # pass 2: the candidates that agree with it
+            cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
+        if nc == 0:
+            return 0, (0.0, 0.0, 1.0)
+    best = 0
+    for i in range(1, nc):
+        if cand[i, 7] < cand[best, 7]:
+            best = i
+    nstar = (cand[best, 8], cand[best, 9], cand[best, 10])
     big = np.empty((BUFFER, 8))
     count = 0
-    for r in rows:
-        _triangle(G, r, xb, qb, tri)
-        if face:
-            k, n = _face_region(ka, xa, qa, pa, G, tri, margin, ws, small)
-        else:
-            if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), tri_normal(tri)) < 0.0:
-                continue
-            k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin, small, ws)
-        if k == 0 or dot(n, nstar) < AGREE:
+    for i in range(nc):
+        if cand[i, 8] * nstar[0] + cand[i, 9] * nstar[1] + cand[i, 10] * nstar[2] < AGREE:
             continue
-        count = _absorb(big, count, small, k, nstar, orig[r] * ID_MOD)
+        if count == BUFFER:
+            count = stable_reduce(big, count, nstar)
+        pa_ = (cand[i, 0], cand[i, 1], cand[i, 2])
+        pb_ = (cand[i, 3], cand[i, 4], cand[i, 5])
+        put_point(big, count, pa_, pb_, cand[i, 6], dot(sub(pb_, pa_), nstar))
+        count += 1
     count = stable_reduce(big, count, nstar)
     for i in range(count):
         for m in range(8):
