@@ -1,6 +1,8 @@
-"""Batch use: `blender -b scene.blend -c ligament bake [options]`.
+"""Batch use: `blender -b scene.blend -c ligament bake [options]`, or with the file after the
+command, `blender -c ligament bake scene.blend [options]` (opened by the command itself).
 
-Registered with `bpy.utils.register_cli_command`; `main(argv)` is also callable from Python.
+Registered with `bpy.utils.register_cli_command`; `main(argv)` is also callable from Python
+and returns the exit code. Saves over the opened file unless `--output` or `--no-save`.
 """
 
 import argparse
