@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..mathx import add, cross, dot, length, perpendicular, qaxis, qrotate, qrotate_inv, scale, sub
+from ..mathx import add, cross, dot, length, qaxis, qrotate, qrotate_inv, scale, sub
 from ..shapes import BOX, CAPSULE, CYLINDER, HULL, SPHERE
 from .manifold import put_point
 
@@ -36,6 +36,7 @@ FEATURE_MAX = 32
 CLIP_MAX = 72
 GJK_TOUCH = 1e-5          # m: below this core distance the GJK normal is noise; use SAT
 ID_MOD = 1 << 30
+EQUALLY_DEEP = 0.01       # m: a resting face's points differ by less than this in depth
 
 
 # --- support mappings ----------------------------------------------------------------------
@@ -92,7 +93,8 @@ def support(kind, x, q, p, G, tri, d):
 @njit(cache=True)
 def centre(kind, x, tri):
     if kind == TRI:
-        return ((tri[0, 0] + tri[1, 0] + tri[2, 0]) / 3.0, (tri[0, 1] + tri[1, 1] + tri[2, 1]) / 3.0,
+        return ((tri[0, 0] + tri[1, 0] + tri[2, 0]) / 3.0,
+                (tri[0, 1] + tri[1, 1] + tri[2, 1]) / 3.0,
                 (tri[0, 2] + tri[1, 2] + tri[2, 2]) / 3.0)
     return x
 
@@ -338,8 +340,13 @@ def sat(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb):
     n = (0.0, 0.0, 1.0)
     ca = centre(ka, xa, ta)
     cb = centre(kb, xb, tb)
-    buf_a = np.empty((256, 3))
-    buf_b = np.empty((256, 3))
+    size = 3
+    for side in range(2):
+        if (ka if side == 0 else kb) == HULL:
+            h = int(pa[2] if side == 0 else pb[2])
+            size = max(size, max(G[5][h, 1], G[5][h, 3]))
+    buf_a = np.empty((size, 3))
+    buf_b = np.empty((size, 3))
     for side in range(2):
         k = ka if side == 0 else kb
         c = _directions(k, xa if side == 0 else xb, qa if side == 0 else qb,
@@ -466,9 +473,11 @@ def feature(kind, x, q, p, G, tri, d, out, oid):
         hv = G[0]
         s0 = int(p[0])
         st = G[2][best, 0]
-        cnt = min(G[2][best, 1], FEATURE_MAX)
+        total = G[2][best, 1]
+        stride = (total + FEATURE_MAX - 1) // FEATURE_MAX    # big faces: every k-th corner
+        cnt = (total + stride - 1) // stride
         for i in range(cnt):
-            vi = G[3][st + i]
+            vi = G[3][st + i * stride]
             _put(out, oid, i, add(x, qrotate(q, (hv[s0 + vi, 0], hv[s0 + vi, 1], hv[s0 + vi, 2]))),
                  vi)
         return cnt, best - fs, qrotate(q, (hf[best, 0], hf[best, 1], hf[best, 2]))
@@ -642,7 +651,7 @@ def _swap_rows(pts, i, j):
 def stable_reduce(pts, count, n):
     """Keep four points as manifold.reduce_points does (deepest, farthest, widest triangle,
     farthest from those), but with ties settled by candidate order and feature id: points
-    within 2 mm of the deepest count as equally deep, and a later candidate replaces the
+    within EQUALLY_DEEP of the deepest count as equally deep, and a later candidate replaces the
     current choice only when clearly better. A resting face on a symmetric face (octagon on
     octagon) otherwise flips between mirror-image choices as the normal wobbles, and its
     contacts lose their warm start."""
@@ -653,7 +662,7 @@ def stable_reduce(pts, count, n):
         low = min(low, pts[i, 7])
     pick = -1
     for i in range(count):
-        if pts[i, 7] <= low + 0.002 and (pick < 0 or pts[i, 6] < pts[pick, 6]):
+        if pts[i, 7] <= low + EQUALLY_DEEP and (pick < 0 or pts[i, 6] < pts[pick, 6]):
             pick = i
     _swap_rows(pts, 0, pick)
     p0 = _mid(pts, 0)
@@ -707,10 +716,17 @@ def convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, margin, pts, ws):
         elif cB == 1:
             wb = (fb[0, 0], fb[0, 1], fb[0, 2])
             wa = sub(wb, scale(n, sep))
-    count = face_manifold(n, fa, cA, fidA, nfA, fb, cB, fidB, nfB, margin, pts, 0, ws, 0)
+    # all clipped points first (a table as small as pts would keep the deepest, which
+    # changes with every wobble of a resting face), then the four
+    cand = np.empty((CLIP_MAX + 1, pts.shape[1]))
+    count = face_manifold(n, fa, cA, fidA, nfA, fb, cB, fidB, nfB, margin, cand, 0, ws, 0)
     deepest = 1e300
     for i in range(count):
-        deepest = min(deepest, pts[i, 7])
+        deepest = min(deepest, cand[i, 7])
     if count == 0 or sep < deepest - 1e-3:
-        count = add_candidate(pts, count, wa, wb, (fidA * 4099 + fidB) * 2 + ID_MOD // 2, sep)
-    return stable_reduce(pts, count, n), n
+        count = add_candidate(cand, count, wa, wb, (fidA * 4099 + fidB) * 2 + ID_MOD // 2, sep)
+    count = stable_reduce(cand, count, n)
+    for i in range(count):
+        for m in range(pts.shape[1]):
+            pts[i, m] = cand[i, m]
+    return count, n

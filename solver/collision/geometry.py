@@ -8,11 +8,12 @@ arrays every narrowphase kernel receives:
     G[2] hull face vertex ranges        (Nf, 2)  int     into G[3]
     G[3] hull face vertex lists         (K,)     int     hull-local vertex index, CCW
     G[4] hull edge directions (local)   (Ne, 3)  float   one per direction (for SAT)
-    G[5] hull table                     (H, 4)   int     face start, face count, edge start, edge count
+    G[5] hull table                     (H, 4)   int     first face, faces, first edge, edges
     G[6] mesh vertices (local)          (Mv, 3)  float   params: (mesh, 0, 0, R)
     G[7] mesh triangles                 (Mt, 3)  int     rows into G[6], in tree (Morton) order
     G[8] mesh tree node boxes (local)   (Nn, 6)  float   min xyz, max xyz
-    G[9] mesh table                     (M, 5)   int     first triangle, count, first node, leaves, original-index offset
+    G[9] mesh table                     (M, 5)   int     first triangle, count, first node,
+                                                         leaves, 0
     G[10] mesh triangle original index  (Mt,)    int     for feature ids that survive re-sorting
 
 The mesh tree is an implicit complete binary tree (heap layout: children of node i are

@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from ..mathx import add, dot, qrotate, qrotate_inv, scale, sub
-from .convex import (ID_MOD, TRI, add_candidate, clip_to_reference, convex_convex, feature,
-                     radius, stable_reduce, support, tri_normal)
+from .convex import (CLIP_MAX, ID_MOD, TRI, add_candidate, clip_to_reference, convex_convex,
+                     feature, radius, stable_reduce, support, tri_normal)
 from .manifold import put_point
 
 AGREE = 0.95
@@ -153,7 +153,7 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
         return 0, (0.0, 0.0, 1.0)
     orig = G[10]
     tri = np.empty((3, 3))
-    small = np.empty((16, 8))
+    small = np.empty((CLIP_MAX + 1, 8))
     ta = np.empty((3, 3))
     cand = np.empty((32, 11))
     nc = 0

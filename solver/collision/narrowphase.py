@@ -6,6 +6,10 @@ plane (local normal, offset). Pairs are ordered so that kind(A) <= kind(B); the 
 bodies to match. Points further apart than `margin` are dropped: contacts within the margin
 are speculative (solved with bias = separation / h), which is what stops fast bodies from
 tunnelling.
+
+Dedicated routines serve the common pairs (planes, sphere/capsule pairs, box-box, capsule-
+and cylinder-box); every other convex pair goes through convex.py (GJK, SAT, clipping) and
+anything against a static triangle mesh through mesh.py, so no pair goes unhandled.
 """
 
 import math

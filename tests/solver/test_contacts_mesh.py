@@ -55,7 +55,8 @@ BODIES = {
 def settle(w, b, frames):
     for _ in range(frames):
         w.step(FRAME)
-    return max(np.linalg.norm(w.linear_velocities[b]), np.linalg.norm(w.angular_velocities[b]) * 0.3)
+    return max(np.linalg.norm(w.linear_velocities[b]),
+               np.linalg.norm(w.angular_velocities[b]) * 0.3)
 
 
 @pytest.mark.parametrize("floor", ["two_triangles", "grid_16x16"])

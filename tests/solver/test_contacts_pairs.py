@@ -184,3 +184,19 @@ def test_capsule_lying_on_hull_face_rests():
     b = w.add_body(lg.Capsule(0.1, 0.25), (0.02, 0, 0.55), orientation=lying)
     assert _rest(w, [b]) < 1e-3
     assert abs(w.positions[b, 2] - 0.5) < 0.01
+
+
+def test_hull_with_64_corner_faces_stands_on_a_hull_and_a_mesh():
+    a = np.arange(64) * 2 * math.pi / 64
+    ring = np.stack([0.3 * np.cos(a), 0.3 * np.sin(a)], 1)
+    disc = lg.ConvexHull(np.concatenate([np.c_[ring, np.full(64, -0.1)],
+                                         np.c_[ring, np.full(64, 0.1)]]))
+    w = world()
+    w.add_body(lg.ConvexHull(cube_points(0.5, 0.5, 0.2)), (0, 0, 0.2), kind="static")
+    v = np.array([[-3, -3, 0], [3, -3, 0], [3, 3, 0], [-3, 3, 0]], dtype=float) + (2, 0, 0)
+    w.add_body(lg.TriangleMesh(v, [(0, 1, 2), (0, 2, 3)]), (0, 0, 0), kind="static")
+    on_hull = w.add_body(disc, (0.03, 0, 0.52), orientation=(0.99, 0.0, 0.0, 0.141))
+    on_mesh = w.add_body(disc, (2.0, 0, 0.12))
+    assert _rest(w, [on_hull, on_mesh]) < 1e-3
+    assert abs(w.positions[on_hull, 2] - 0.5) < 0.01
+    assert abs(w.positions[on_mesh, 2] - 0.1) < 0.01
