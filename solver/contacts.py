@@ -45,8 +45,9 @@ from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
 from .shapes import CAPSULE, HULL, PLANE, SPHERE
 
 MI_WIDTH = 7
-MF_WIDTH = 72
+MF_WIDTH = 80
 ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
+ANCHOR = 72        # friction anchor: patch point in A's frame (72:75), in B's (75:78), set (78)
 RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
 ROWS_PER_MANIFOLD = 8
 P0 = 10            # first point column in mf
@@ -134,6 +135,20 @@ def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, mi, mf):
         mi[m, 3 + k] = -1
     mf[m, RADII] = rad_a
     mf[m, RADII + 1] = rad_b
+    cen = (0.0, 0.0, 0.0)
+    for k in range(count):
+        cen = add(cen, (0.5 * (pts[k, 0] + pts[k, 3]), 0.5 * (pts[k, 1] + pts[k, 4]),
+                        0.5 * (pts[k, 2] + pts[k, 5])))
+    if count >= 3:
+        # a face patch sticks where it first touched (static friction anchor); curved and
+        # edge contacts roll, so their contact point is not a material point
+        cen = scale(cen, 1.0 / count)
+        la = _to_local(bs, a, cen)
+        lb = _to_local(bs, b, cen)
+        for j in range(3):
+            mf[m, ANCHOR + j] = la[j]
+            mf[m, ANCHOR + 3 + j] = lb[j]
+        mf[m, ANCHOR + 6] = 1.0
     for k in range(count):
         # a round shape's anchor is its core point (sphere centre, capsule axis point), so
         # rolling does not carry the anchor off the contact
@@ -166,6 +181,15 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         acc[r0 + k] = old_acc[o0 + k]
     for k in range(7, 10):
         mf[m, k] = old_mf[o, k]
+    if mf[m, ANCHOR + 6] != 0.0 and old_mf[o, ANCHOR + 6] != 0.0:
+        # keep last frame's anchor unless the patch slid (friction at its cap)
+        total = 0.0
+        for j in range(ocnt):
+            total += old_acc[o0 + j]
+        cap = 0.95 * old_mf[o, 3] * total
+        if abs(old_acc[o0 + 4]) < cap and abs(old_acc[o0 + 5]) < cap:
+            for j in range(6):
+                mf[m, ANCHOR + j] = old_mf[o, ANCHOR + j]
     used = np.zeros(4, dtype=np.bool_)
     how = np.zeros(4, dtype=np.int64)            # 0 unmatched, 1 by id, 2 by distance
     for k in range(cnt):
@@ -333,6 +357,14 @@ def prepare_contacts(C, S, B):
         t2 = cross(n, t1)
         row_axis(r0 + 4, a, b, t1, ra, rb, R, B)
         row_axis(r0 + 5, a, b, t2, ra, rb, R, B)
+        if mf[m, ANCHOR + 6] != 0.0:
+            # static friction pulls the patch back onto its anchor (solve pass only)
+            pa, _ = _world_anchor(bs, a, (mf[m, ANCHOR], mf[m, ANCHOR + 1], mf[m, ANCHOR + 2]))
+            pb, _ = _world_anchor(bs, b, (mf[m, ANCHOR + 3], mf[m, ANCHOR + 4],
+                                          mf[m, ANCHOR + 5]))
+            d = sub(pb, pa)
+            rp[r0 + 4, BIAS] = min(max(bias_rate * dot(d, t1), -push), push)
+            rp[r0 + 5, BIAS] = min(max(bias_rate * dot(d, t2), -push), push)
         row_angular(r0 + 6, a, b, n, R, B)
         for k in range(4, 7):
             rp[r0 + k, LO] = 0.0
@@ -373,7 +405,8 @@ def solve_contacts(C, B, use_bias, iterations):
         for m in range(mi.shape[0]):
             r0 = m * ROWS_PER_MANIFOLD
             total = 0.0
-            for k in range(mi[m, 2]):
+            cnt = mi[m, 2]
+            for k in range(cnt):
                 row_solve(r0 + k, use_bias, rb, rj, rd, rp, acc, bs, binv)
                 total += acc[r0 + k]
                 if acc[r0 + k] > mf[m, MAXIMP + k]:
@@ -389,8 +422,10 @@ def solve_contacts(C, B, use_bias, iterations):
             rp[r0 + 6, HI] = cap_twist
             rp[r0 + 7, LO] = -cap_roll
             rp[r0 + 7, HI] = cap_roll
-            for k in range(4, ROWS_PER_MANIFOLD):
-                row_solve(r0 + k, False, rb, rj, rd, rp, acc, bs, binv)
+            row_solve(r0 + 4, use_bias, rb, rj, rd, rp, acc, bs, binv)
+            row_solve(r0 + 5, use_bias, rb, rj, rd, rp, acc, bs, binv)
+            row_solve(r0 + 6, False, rb, rj, rd, rp, acc, bs, binv)
+            row_solve(r0 + 7, False, rb, rj, rd, rp, acc, bs, binv)
 
 
 @njit(cache=True)
@@ -422,6 +457,7 @@ def contact_softness(P, h):
     """Box2D v3 contact softness: hertz capped at a quarter of the substep rate."""
     hertz = min(P[0], 0.25 / h)
     return soft_coefficients(hertz, P[1], h)
+
 
 
 # --- Python side ----------------------------------------------------------------------------
