@@ -29,7 +29,7 @@ from numba import njit
 
 from ..mathx import add, cross, dot, length, qaxis, qrotate, qrotate_inv, scale, sub
 from ..shapes import BOX, CAPSULE, CYLINDER, HULL, SPHERE
-from .manifold import put_point
+from .manifold import add_candidate, put_point
 
 TRI = 7                   # a mesh triangle, given as a (3, 3) array of world vertices
 FEATURE_MAX = 32
@@ -560,21 +560,6 @@ def clip_to_reference(ref, rcnt, inc, iid, icnt, n, bufs, bid):
                 bufs[0, k, m] = bufs[1, k, m]
             bid[0, k] = bid[1, k]
     return cnt
-
-
-@njit(cache=True)
-def add_candidate(pts, count, pa, pb, fid, sep):
-    """Add a candidate; when the table is full it replaces the shallowest if deeper."""
-    if count < pts.shape[0]:
-        put_point(pts, count, pa, pb, fid, sep)
-        return count + 1
-    worst = 0
-    for i in range(1, count):
-        if pts[i, 7] > pts[worst, 7]:
-            worst = i
-    if sep < pts[worst, 7]:
-        put_point(pts, worst, pa, pb, fid, sep)
-    return count
 
 
 @njit(cache=True)

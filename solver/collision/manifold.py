@@ -127,3 +127,18 @@ def patch_area(pts, count, n, t1, t2):
         b = order[(i + 1) % count]
         area += (us[a] - cx) * (vs[b] - cy) - (us[b] - cx) * (vs[a] - cy)
     return 0.5 * abs(area)
+
+
+@njit(cache=True)
+def add_candidate(pts, count, pa, pb, fid, sep):
+    """Add a candidate; when the table is full it replaces the shallowest if deeper."""
+    if count < pts.shape[0]:
+        put_point(pts, count, pa, pb, fid, sep)
+        return count + 1
+    worst = 0
+    for i in range(1, count):
+        if pts[i, 7] > pts[worst, 7]:
+            worst = i
+    if sep < pts[worst, 7]:
+        put_point(pts, worst, pa, pb, fid, sep)
+    return count

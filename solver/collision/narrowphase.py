@@ -22,7 +22,7 @@ from ..shapes import BOX, CAPSULE, CYLINDER, HULL, MESH, PLANE, SPHERE
 from .box_box import box_box
 from .convex import convex_convex, new_workspace, stable_reduce
 from .mesh import convex_mesh
-from .manifold import put_point
+from .manifold import add_candidate, put_point
 
 
 @njit(cache=True)
@@ -272,21 +272,6 @@ def _cylinder_box(xa, qa, pa, xb, qb, he, margin, pts):
 
 
 @njit(cache=True)
-def _keep(pts, count, pa, pb, fid, sep):
-    """Add a candidate; when the table is full, it replaces the shallowest if deeper."""
-    if count < pts.shape[0]:
-        put_point(pts, count, pa, pb, fid, sep)
-        return count + 1
-    worst = 0
-    for i in range(1, count):
-        if pts[i, 7] > pts[worst, 7]:
-            worst = i
-    if sep < pts[worst, 7]:
-        put_point(pts, worst, pa, pb, fid, sep)
-    return count
-
-
-@njit(cache=True)
 def _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, u, v, hu, hv_):
     """Hull A's vertices against the plane (pn, p0); with hu > 0 only those landing inside
     the rectangle |u . d| <= hu, |v . d| <= hv_ about p0 (a box face). n = -pn."""
@@ -302,7 +287,7 @@ def _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, u, v, hu, hv_):
             d = sub(pb, p0)
             if abs(dot(d, u)) > hu or abs(dot(d, v)) > hv_:
                 continue
-        count = _keep(pts, count, w, pb, i, sep)
+        count = add_candidate(pts, count, w, pb, i, sep)
     return count, scale(pn, -1.0)
 
 
