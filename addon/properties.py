@@ -211,10 +211,11 @@ class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
                                   subtype='FACTOR', update=_changed,
                                   description="How hard the joints pull toward the animated "
                                               "pose (0: limp, 1: full stiffness)")
-    drive_stiffness: FloatProperty(name="Stiffness", default=20.0, min=0.0, soft_max=40.0,
+    drive_stiffness: FloatProperty(name="Stiffness", default=40.0, min=0.0, soft_max=60.0,
                                    update=_changed,
                                    description="Pose-matching spring frequency (Hz) at full "
-                                               "strength")
+                                               "strength; 40 Hz holds a 70 kg character's "
+                                               "limbs within a few degrees")
     drive_damping: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
                                  update=_changed,
                                  description="Pose-matching damping ratio (1: critical)")

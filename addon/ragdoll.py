@@ -196,7 +196,7 @@ def _joint_plan(spec, parent, child, pose_bone):
     anchor = pose_bone.bone.head_local.copy()
     bend = _axis(child.frame, 0)
     if spec["joint"] == "hinge":
-        hinge = bend * (1.0 if spec["bend"] == "forward" else -1.0)
+        hinge = _bone_axis_near(pose_bone.bone, bend) * (1.0 if spec["bend"] == "forward" else -1.0)
         frame = _frame(anchor, hinge, d_child.cross(hinge))   # Z hinge, Y along the bone
         rest_angle = math.atan2(hinge.dot(d_parent.cross(d_child)), d_parent.dot(d_child))
         lower, upper = (math.radians(a) - rest_angle for a in spec["flexion"])
@@ -209,6 +209,17 @@ def _joint_plan(spec, parent, child, pose_bone):
                  "upper": twist[1]}
     joint["imported"] = _import_limit_rotation(joint, pose_bone)
     return joint
+
+
+def _bone_axis_near(bone, axis, within=math.radians(25)):
+    """The bone's own X or Z axis (signed like `axis`) when one is within `within` of
+    `axis`, else `axis`: rigs bend elbows and knees about a bone axis, and a hinge about
+    exactly that axis can follow their animation."""
+    for i in (0, 2):
+        own = Vector(bone.matrix_local.col[i][:3]).normalized()
+        if abs(own.dot(axis)) > math.cos(within):
+            return own if own.dot(axis) > 0 else -own
+    return axis
 
 
 def _import_limit_rotation(joint, pose_bone):

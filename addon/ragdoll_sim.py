@@ -13,8 +13,9 @@ Per frame, before the step (`RagdollRun.before_step`):
   follows its animated bone; switching it on turns it dynamic with the animated velocity;
 * with a drive strength above 0, each ragdoll joint is pulled toward the animated relative
   orientation of its two bodies (`World.set_drive`, spring of strength x stiffness Hz); the
-  solver has no hinge drive, so elbows and knees get a servo through the hinge motor
-  (speed 2 pi f x angle error, capped like the drive).
+  solver has no hinge drive, so elbows and knees get a servo through the hinge motor:
+  speed = gain x angle error toward the frame's animated angle, gain = 2 pi f but at most
+  1 / dt (a larger gain, set once per frame, would overshoot), capped like the drive.
 """
 
 import math
@@ -119,8 +120,9 @@ class Joint:
 class RagdollRun:
     """A ragdoll in a Simulation: its parts (body ids), joints, skeleton and switches."""
 
-    def __init__(self, arm, parts, joints):
+    def __init__(self, arm, parts, joints, dt):
         self.arm = arm
+        self.dt = dt
         self.name = arm.name
         self.parts = parts
         self.joints = joints
@@ -213,7 +215,7 @@ class RagdollRun:
             world.set_drive(j.id, tuple(qa.inverted() @ qb), f, damping, torque)
 
     def _servo(self, world, j, hertz, torque, poses):
-        """Hinge motor toward the animated hinge angle: speed 2 pi f x error."""
+        """Hinge motor toward the animated hinge angle at the end of the step."""
         if hertz <= 0.0:
             world.set_motor(j.id, 0.0, 0.0)
             return
@@ -221,7 +223,8 @@ class RagdollRun:
         now = _hinge_angle(j, *(Quaternion(world.orientations[i]) for i in ids))
         goal = _hinge_angle(j, poses[j.a].to_quaternion(), poses[j.b].to_quaternion())
         error = math.remainder(goal - now, 2 * math.pi)
-        world.set_motor(j.id, 2 * math.pi * hertz * error, FULL if torque is None else torque)
+        gain = min(2 * math.pi * hertz, 1.0 / self.dt)
+        world.set_motor(j.id, gain * error, FULL if torque is None else torque)
 
 
 def reference_matrix(obj, frame):
@@ -270,7 +273,7 @@ def attach(scene, sim):
                 j.frame_a = refs[js.object_a.name].to_quaternion().inverted() @ qj
                 j.frame_b = refs[js.object_b.name].to_quaternion().inverted() @ qj
             joints.append(j)
-        run = RagdollRun(arm, parts, joints)
+        run = RagdollRun(arm, parts, joints, sim.dt)
         for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
             starts[part.name] = m
         runs.append(run)

@@ -67,10 +67,11 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
     def poll(cls, context):
         obj = context.active_object
         if obj is None or obj.type != 'ARMATURE':
-            cls.poll_message_set("Select an armature")
+            name = f"'{obj.name}'" if obj is not None else "Nothing"
+            cls.poll_message_set(f"{name} is not an armature; select the character's armature")
             return False
         if obj.ligament_ragdoll.enabled:
-            cls.poll_message_set(f"'{obj.name}' has a ragdoll already")
+            cls.poll_message_set(f"'{obj.name}' has a ragdoll already; remove it first")
             return False
         return True
 
