@@ -4,6 +4,7 @@ import bpy
 from bpy.props import EnumProperty, FloatProperty
 
 from .. import bonemap, cache, presets, ragdoll
+from .bodies import material_items
 
 
 def _map_items(self, context):
@@ -14,26 +15,6 @@ def _map_items(self, context):
     except (OSError, ValueError) as exc:
         items.append(('NONE', "No bone maps", str(exc), 1))
     _map_items.cache = items  # Blender needs the strings kept alive
-    return items
-
-
-RAGDOLL_MATERIAL = "flesh"   # grips enough that limp feet and hands settle on the ground
-
-
-def material_items(self, context):
-    """Material presets (presets/materials.toml) as enum items, the ragdoll default first."""
-    items = []
-    try:
-        table = presets.materials()
-        keys = sorted(table, key=lambda k: k != RAGDOLL_MATERIAL)
-        for i, key in enumerate(keys):
-            m = table[key]
-            items.append((key, m.get("label", key.title()),
-                          f"Friction {m['friction']:g}, bounciness {m['bounciness']:g}, "
-                          f"density {m['density']:g} kg/m\u00b3", i))
-    except (OSError, ValueError) as exc:
-        items.append(('ERROR', "No presets", str(exc), 0))
-    material_items.cache = items
     return items
 
 

@@ -485,3 +485,61 @@ def test_ragdoll_bake_keeps_the_original_action_and_clear_bake_brings_it_back(bl
     assert 'pose.bones["forearm.L"].rotation_quaternion' in out["baked_paths"]
     assert out["restored"] and out["slot"] and out["after"]
     assert out["baked_flag"] is False and out["left"] == [] and out["active"]
+
+
+def test_ragdoll_panels_draw_real_properties_and_material_presets_apply(blender):
+    out = blender.run(RIGIFY, """
+        import types
+        drawn, problems = [], []
+
+        class Layout:
+            # records what a panel draws and checks that it exists on the real data
+            use_property_split = use_property_decorate = active = alert = enabled = True
+            def _sub(self, *a, **k):
+                return Layout()
+            row = column = box = split = _sub
+            def label(self, text="", **k):
+                pass
+            def separator(self, **k):
+                pass
+            def prop(self, data, name, **k):
+                drawn.append(name)
+                if name not in data.bl_rna.properties:
+                    problems.append(f"{type(data).__name__}.{name}")
+            def operator(self, idname, **k):
+                drawn.append(idname)
+                if not hasattr(getattr(bpy.ops, idname.split(".")[0]), idname.split(".")[1]):
+                    problems.append(idname)
+            def operator_menu_enum(self, idname, prop, **k):
+                self.operator(idname)
+                drawn.append(prop)
+
+        arm = metarig()
+        def draw_all():
+            ctx = types.SimpleNamespace(object=arm, active_object=arm, scene=scene,
+                                        active_pose_bone=arm.pose.bones["forearm.L"])
+            panels = [c for name in dir(bpy.types) if "ligament" in name.lower() and
+                      isinstance(c := getattr(bpy.types, name), type) and
+                      issubclass(c, bpy.types.Panel)]
+            for cls in panels:
+                if not hasattr(cls, "poll") or cls.poll(ctx):
+                    cls.draw(types.SimpleNamespace(layout=Layout()), ctx)
+        draw_all()
+        before = set(drawn)
+        bpy.ops.ligament.ragdoll_from_armature()
+        draw_all()
+        # material presets on an ordinary body: friction, bounciness, mass from density
+        bpy.ops.mesh.primitive_cube_add(size=1)
+        cube = bpy.context.active_object
+        cube.ligament_body.enabled = True
+        bpy.ops.ligament.material_preset(material='metal')
+        result({"before": sorted(before), "after": sorted(set(drawn)), "problems": problems,
+                "cube": [cube.ligament_body.friction, cube.ligament_body.restitution,
+                         cube.ligament_body.mass]})
+    """)
+    assert out["problems"] == []
+    assert "ligament.ragdoll_from_armature" in out["before"]
+    for name in ("simulated", "total_mass", "drive_strength", "drive_stiffness", "drive_damping",
+                 "show_bodies", "ligament.remove_ragdoll", "ligament.bake"):
+        assert name in out["after"], name
+    assert np.allclose(out["cube"], [0.4, 0.2, 7800.0], rtol=1e-5)
