@@ -8,7 +8,8 @@ solver treat it like any other rig:
   centre), a dynamic Ligament body whose mass is the part's share of the total;
 * one joint empty per part but the pelvis, parented to the parent part's helper, its local Y
   along the child bone (ragdoll cones twist about Y, swing about the bend axis X; hinges turn
-  about Z, the bend axis);
+  about Z, the bend axis, or the bone's own X or Z axis when that is within 25 degrees of it,
+  so that the rig's animation about it can be followed exactly);
 * one "target" empty per mapped bone, parented to its part's helper where the bone sits; a
   Copy Transforms constraint ("Ligament Ragdoll") makes the pose bone follow it.
 
