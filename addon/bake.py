@@ -164,7 +164,8 @@ def write_fcurve(bag, path, index, frames, values, group, linear=True):
     fc.update()
 
 
-ROTATION_PATHS = {'QUATERNION': ("rotation_quaternion", 4), 'AXIS_ANGLE': ("rotation_axis_angle", 4)}
+ROTATION_PATHS = {'QUATERNION': ("rotation_quaternion", 4),
+                  'AXIS_ANGLE': ("rotation_axis_angle", 4)}
 TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle")
 
 

@@ -30,6 +30,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blender as bench_blender  # noqa: E402  (build + install, environment)
+import scenes  # noqa: E402  (Blender GENERIC constraints as ragdoll joints)
 
 MODULE = "bl_ext.user_default.ligament"
 SPACING = 2.5
@@ -100,15 +101,9 @@ def to_bullet(bpy, scene, ground, arms):
                 c.limit_ang_z_lower, c.limit_ang_z_upper = j.limit_ang_lower, j.limit_ang_upper
                 continue
             c.type = 'GENERIC'
-            for ax, (lo, hi) in zip("xyz", ((-j.swing_1, j.swing_1),
-                                            (j.limit_ang_lower, j.limit_ang_upper),
-                                            (-j.swing_2, j.swing_2))):
-                setattr(c, f"use_limit_lin_{ax}", True)
-                setattr(c, f"limit_lin_{ax}_lower", 0.0)
-                setattr(c, f"limit_lin_{ax}_upper", 0.0)
-                setattr(c, f"use_limit_ang_{ax}", True)
-                setattr(c, f"limit_ang_{ax}_lower", lo)
-                setattr(c, f"limit_ang_{ax}_upper", hi)
+            scenes.limit_generic(c, ((-j.swing_1, j.swing_1),
+                                     (j.limit_ang_lower, j.limit_ang_upper),
+                                     (-j.swing_2, j.swing_2)))
         # the bones keep following the bodies, as in the Ligament run
         for pb in arm.pose.bones:
             for con in pb.constraints:
