@@ -64,11 +64,28 @@ def soft_coefficients(hertz, damping_ratio, h):
     return omega / a1, a2 * a3, a3
 
 
+# Reads of a row's two bodies are branch-free: the static world (-1) reads body 0 and
+# multiplies by 0. A branch on the body's sign makes numba keep the tuples in memory, which
+# made preparing a row several times slower.
+
+@njit(cache=True, inline="always")
+def _side(i):
+    """(index safe to read, 1.0 for a body or 0.0 for the world)."""
+    return max(i, 0), (1.0 if i >= 0 else 0.0)
+
+
 @njit(cache=True, inline="always")
 def body_velocity(bs, i):
-    if i < 0:
-        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
-    return (bs[i, 7], bs[i, 8], bs[i, 9]), (bs[i, 10], bs[i, 11], bs[i, 12])
+    k, s = _side(i)
+    return ((bs[k, 7] * s, bs[k, 8] * s, bs[k, 9] * s),
+            (bs[k, 10] * s, bs[k, 11] * s, bs[k, 12] * s))
+
+
+@njit(cache=True, inline="always")
+def _inverse_inertia_times(bI, i, s, v):
+    m = (bI[i, 0], bI[i, 1], bI[i, 2], bI[i, 3], bI[i, 4], bI[i, 5], bI[i, 6], bI[i, 7],
+         bI[i, 8])
+    return scale(mat_vec(m, v), s)
 
 
 @njit(cache=True, inline="always")
@@ -83,19 +100,12 @@ def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
         rj[r, 3 + k] = jwa[k]
         rj[r, 6 + k] = jvb[k]
         rj[r, 9 + k] = jwb[k]
-    k_sum = 0.0
-    if a >= 0:
-        ia = (bI[a, 0], bI[a, 1], bI[a, 2], bI[a, 3], bI[a, 4], bI[a, 5], bI[a, 6], bI[a, 7], bI[a, 8])
-        da = mat_vec(ia, jwa)
-        k_sum += binv[a] * dot(jva, jva) + dot(jwa, da)
-    else:
-        da = (0.0, 0.0, 0.0)
-    if b >= 0:
-        ib = (bI[b, 0], bI[b, 1], bI[b, 2], bI[b, 3], bI[b, 4], bI[b, 5], bI[b, 6], bI[b, 7], bI[b, 8])
-        db = mat_vec(ib, jwb)
-        k_sum += binv[b] * dot(jvb, jvb) + dot(jwb, db)
-    else:
-        db = (0.0, 0.0, 0.0)
+    ia, sa = _side(a)
+    ib, sb = _side(b)
+    da = _inverse_inertia_times(bI, ia, sa, jwa)
+    db = _inverse_inertia_times(bI, ib, sb, jwb)
+    k_sum = (sa * binv[ia] * dot(jva, jva) + dot(jwa, da)
+             + sb * binv[ib] * dot(jvb, jvb) + dot(jwb, db))
     for k in range(3):
         rd[r, k] = da[k]
         rd[r, 3 + k] = db[k]
