@@ -105,6 +105,9 @@ def build_objects(bpy, bodies):
         obj = bpy.context.active_object
         obj.name = name
         obj.scale = size
+        # Bullet sizes a capsule from the mesh and ignores a non-uniform scale (a scaled unit
+        # cylinder became a sphere): build every shape at its real size with scale 1
+        bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
         objs[name] = (obj, shape, kind)
     bpy.context.view_layer.update()
     return objs
@@ -151,7 +154,9 @@ def setup_bullet(bpy, objs, joints, frames):
         c.object1, c.object2 = objs[a][0], objs[b][0]
         if kind == 'HINGE':
             c.type = 'HINGE'
-            c.use_limit_ang_z, c.limit_ang_z_lower, c.limit_ang_z_upper = True, lim["lower"], lim["upper"]
+            # Blender's hinge limits measure the angle the other way round from Ligament's
+            c.use_limit_ang_z, c.limit_ang_z_lower, c.limit_ang_z_upper = \
+                True, -lim["upper"], -lim["lower"]
         else:  # Bullet has no ragdoll joint: a generic joint with angular limits, twist about Y
             c.type = 'GENERIC'
             for ax in "xyz":
