@@ -1,12 +1,14 @@
 """Contact benchmark: box pyramids in Ligament and in Blender's Bullet, side by side.
 
-    PYTHONPATH=. python bench/contacts.py [--rows 20 40] [--seconds 10] [--big]
+    PYTHONPATH=. python bench/contacts.py [--rows 20 40] [--seconds 10] [--big] [--sleeping]
 
 Same scene for both engines: unit boxes (1 m, 1000 kg/m^3, friction 0.5) stacked in a
 pyramid on a static ground box, 60 Hz frames, 4 substeps, Ligament 2 solve/relax sweeps
 per substep (--iterations) and Bullet's solver_iterations 10 (Blender's default). Prints the median ms per frame,
 the top box's drift and the largest drift of any box, and Ligament's time as a ratio of
-Bullet's. --big adds the 5050-box (100 rows) pyramid, Ligament only.
+Bullet's. --big adds the 5050-box (100 rows) pyramid, Ligament only. Ligament runs with
+sleeping off, like Blender's Bullet (deactivation off by default); --sleeping adds a row with
+it on (the pyramid settles and falls asleep within its first second).
 """
 
 import argparse
@@ -29,9 +31,10 @@ def pyramid_positions(rows):
     return np.array(out)
 
 
-def run_ligament(rows, seconds, iterations=2):
+def run_ligament(rows, seconds, iterations=2, sleeping=False):
     import solver as lg
-    w = lg.World(gravity=(0, 0, -9.81), substeps=SUBSTEPS, iterations=iterations)
+    w = lg.World(gravity=(0, 0, -9.81), substeps=SUBSTEPS, iterations=iterations,
+                 sleeping=sleeping)
     w.add_body(lg.Box((rows + 5.0, 5.0, 0.5)), (0, 0, -0.5), kind="static")
     start = pyramid_positions(rows)
     ids = [w.add_body(lg.Box((0.5, 0.5, 0.5)), p, friction=0.5) for p in start]
@@ -107,6 +110,7 @@ def main():
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--no-bullet", action="store_true")
     ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--sleeping", action="store_true")
     args = ap.parse_args()
     print(f"{'scene':<24}{'engine':<12}{'ms/frame':>10}{'top drift m':>13}{'max drift m':>13}"
           f"{'vs Bullet':>11}")
@@ -118,6 +122,11 @@ def main():
         ratio = f"{lig[0] / bul[0]:.2f}x" if bul else "-"
         print(f"{scene:<24}{'Ligament':<12}{lig[0]:>10.2f}{lig[1]:>13.4f}{lig[2]:>13.4f}"
               f"{ratio:>11}")
+        if args.sleeping:
+            sl = run_ligament(rows, args.seconds, args.iterations, sleeping=True)
+            ratio = f"{sl[0] / bul[0]:.2f}x" if bul else "-"
+            print(f"{scene:<24}{'+sleeping':<12}{sl[0]:>10.2f}{sl[1]:>13.4f}{sl[2]:>13.4f}"
+                  f"{ratio:>11}")
         if bul:
             print(f"{scene:<24}{'Bullet':<12}{bul[0]:>10.2f}{bul[1]:>13.4f}{bul[2]:>13.4f}"
                   f"{'1.00x':>11}")

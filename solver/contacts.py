@@ -6,7 +6,9 @@ warm starting (constraint-derivations-pgs.txt, Warm Starting): by feature id (fu
 then by anchor distance, then the leftover old impulse spread over the still unmatched new
 points; points found by the last two ways are clamped by their depth (shallow-contact clamp,
 so a fresh, barely touching point does not inherit a deep point's push). Patch friction
-impulses carry over per manifold.
+impulses carry over per manifold. Pairs of sleeping bodies (with each other, the static world
+or a still kinematic body) skip the narrowphase: their manifolds are parked, copied unchanged
+after the narrowphase's, and left out of the solve until their island wakes (sleep.py).
 
 Per substep (`prepare_contacts`, `warm_start_contacts`, `solve_contacts`): one normal row
 per point (Contact), then per manifold two tangent rows at the patch centroid, a twist row

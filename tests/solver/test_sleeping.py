@@ -7,6 +7,7 @@ import numpy as np
 
 import solver as lg
 from probes import FRAME, G
+from test_contacts_mesh import BODIES, grid
 from test_contacts_stack import pyramid
 from test_determinism import _same
 
@@ -54,6 +55,19 @@ def test_sleeping_pyramid_ends_where_the_awake_one_does():
         _run(w, 300)
         ends.append(w.positions[ids].copy())
     assert np.abs(ends[0] - ends[1]).max() < 0.003, np.abs(ends[0] - ends[1]).max()
+
+
+def test_every_shape_falls_asleep_on_a_mesh_where_it_rests_awake():
+    ends = []
+    for sleeping in (False, True):
+        w = lg.World(gravity=(0, 0, -G), substeps=4, sleeping=sleeping)
+        w.add_body(lg.TriangleMesh(*grid(16, 6.0)), (0, 0, 0), kind="static")
+        ids = [w.add_body(shape, (1.5 * i - 4.5, 0, rest + 0.05), q)
+               for i, (shape, q, rest) in enumerate(BODIES.values())]
+        _run(w, 120)
+        assert all(_asleep(w, ids)) == sleeping
+        ends.append(w.positions[ids].copy())
+    assert np.abs(ends[0] - ends[1]).max() < 0.001, np.abs(ends[0] - ends[1]).max()
 
 
 def test_no_body_sleeps_with_sleeping_off():
