@@ -217,6 +217,7 @@ class World:
         self._bisland = _Table(None, np.int64, fill=-1)   # sleeping island's label, else -1
         self._bfrozen = _Table(7, np.float64)             # pose a sleeping body froze at
         self._mark = np.zeros(0, dtype=np.bool_)
+        self._bdyn = _Table(19, np.float64)     # dynamic mass: 1/m, local I^-1 (9), I (9)
         self._bmat = _Table(3, np.float64)                # friction, restitution, rolling
         self._ktarget = _Table(7, np.float64)
         self._khas = _Table(None, np.bool_)
@@ -378,7 +379,8 @@ class World:
 
         com = np.zeros(3)
         inv_mass, inv_inertia, inertia = 0.0, np.zeros((3, 3)), np.zeros((3, 3))
-        if kind_id == DYNAMIC:
+        if shape.dynamic_ok:
+            # kinematic bodies keep the mass they would have, for set_kind(b, "dynamic")
             volume, com, unit_inertia = shape.mass_properties()
             if mass is not None:
                 m = _number("mass", mass, minimum=0.0, strict=True)
@@ -388,8 +390,10 @@ class World:
                 m = rho * volume
             inertia = unit_inertia * (m / volume)
             inv_mass, inv_inertia = 1.0 / m, np.linalg.inv(inertia)
-        elif shape.dynamic_ok:
-            com = shape.center_of_mass
+        self._bdyn.append(np.concatenate([[inv_mass], inv_inertia.reshape(9),
+                                          inertia.reshape(9)]))
+        if kind_id != DYNAMIC:
+            inv_mass, inv_inertia, inertia = 0.0, np.zeros((3, 3)), np.zeros((3, 3))
         if kind_id == bodies_mod.STATIC:
             v = np.zeros(3)
             w = np.zeros(3)
@@ -438,6 +442,43 @@ class World:
         centre = pos - _qmat(q) @ self._body_origin.view[b]
         self._ktarget.view[b] = np.concatenate([centre, q])
         self._khas.view[b] = True
+
+    def set_kind(self, body, kind):
+        """Switch a body between "dynamic" and "kinematic" between steps.
+
+        Its velocities carry over, so a kinematic body that followed animated targets turns
+        dynamic moving as the animation did. Turning dynamic uses the mass the body was
+        created with (`mass` or `density`, default density 1000 kg/m^3, also for bodies
+        created kinematic). Static bodies and static-only shapes cannot switch. Wakes the
+        body's island.
+        """
+        b = self._body("body", body)
+        if kind not in ("dynamic", "kinematic"):
+            raise ValueError(f"kind must be 'dynamic' or 'kinematic', got {kind!r}")
+        if self._bkind.view[b] == bodies_mod.STATIC:
+            raise ValueError(f"body {b} is static and stays static: create it with "
+                             f"kind='kinematic' to switch it later")
+        kind_id = KIND_NAMES[kind]
+        if self._bkind.view[b] == kind_id:
+            return
+        self._wake_bodies([b])          # its island loses or gains a body
+        self._bkind.view[b] = kind_id
+        self._bmotion.view[b] = kind_id
+        dyn = self._bdyn.view[b]
+        on = kind_id == DYNAMIC
+        self._binv.view[b] = dyn[0] if on else 0.0
+        self._bil.view[b] = dyn[1:10] if on else 0.0
+        self._bib.view[b] = dyn[10:19] if on else 0.0
+        self._bI.view[b] = 0.0
+        self._khas.view[b] = False
+
+    def kind(self, body):
+        """"dynamic", "static" or "kinematic"."""
+        return self.kind_name(self._bkind.view[self._body("body", body)])
+
+    @staticmethod
+    def kind_name(kind_id):
+        return next(name for name, value in KIND_NAMES.items() if value == kind_id)
 
     def shape_origin(self, body):
         """World position of the body's shape origin (equals its position for symmetric shapes)."""
@@ -636,6 +677,39 @@ class World:
             self._jf.data[j, L.MOTOR_MAX] = _number("max_value", max_value, minimum=0.0)
         self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
 
+    def set_drive(self, joint, target, hertz, damping_ratio=1.0, max_torque=None):
+        """Pull a ball-socket or ragdoll joint toward a relative orientation (pose matching).
+
+        `target` is the wanted orientation of body B in body A's frame, qA^-1 qB, as a
+        quaternion (w, x, y, z) (for a joint to the world, the world orientation of the
+        body). Three soft angular rows pull toward it like a spring-damper of `hertz` and
+        `damping_ratio` (0 Hz switches the drive off), each capped at `max_torque` N m
+        (None: no cap) about its world axis. The joint's limits still apply. Call it every
+        frame to follow an animation. Wakes the joint's bodies.
+        """
+        j = self._joint(joint)
+        kind = self._jt.data[j, L.TYPE]
+        if kind not in (L.BALL, L.RAGDOLL):
+            raise ValueError(f"joint {j} is a {L.TYPE_NAMES[kind]}: drives work on "
+                             f"ball_socket and ragdoll joints")
+        t = _quaternion("target", target)
+        hz = _number("hertz", hertz, minimum=0.0)
+        zeta = _number("damping_ratio", damping_ratio, minimum=0.0)
+        cap = math.inf if max_torque is None else \
+            _number("max_torque", max_torque, minimum=0.0, allow_inf=True)
+        self._wake_joint(j)
+        if hz == 0.0:
+            self._jt.data[j, L.FLAGS] &= ~L.HAS_DRIVE
+            return
+        jf = self._jf.data[j]
+        frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
+        # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
+        jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t), frame_b)
+        jf[L.DRIVE_HZ] = hz
+        jf[L.DRIVE_DAMPING] = zeta
+        jf[L.DRIVE_MAX] = cap
+        self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
+
     def remove_joint(self, joint):
         """Disable the joint for good (its id stays valid; queries report it removed).
         Wakes the joint's bodies."""
@@ -747,6 +821,7 @@ class World:
             "bodies": self._bs.view.copy(),
             "kinematic_target": self._ktarget.view.copy(),
             "kinematic_has": self._khas.view.copy(),
+            "kinds": self._bkind.view.copy(),
             "joint_flags": self._jt.view[:, L.FLAGS].copy(),
             "joint_params": self._jf.view.copy(),
             "impulses": self._jacc.view.copy(),
@@ -766,6 +841,9 @@ class World:
         self.time = state["time"]
         self._bs.view[:] = state["bodies"]
         self._ktarget.view[:] = state["kinematic_target"]
+        self._khas.view[:] = state["kinematic_has"]
+        for b in np.flatnonzero(state.get("kinds", self._bkind.view) != self._bkind.view):
+            self.set_kind(int(b), self.kind_name(state["kinds"][b]))
         self._khas.view[:] = state["kinematic_has"]
         self._jt.view[:, L.FLAGS] = state["joint_flags"]
         self._jf.view[:] = state["joint_params"]

@@ -1,6 +1,6 @@
 """Ball-socket: the anchors coincide; three plane rows along the world axes (ball_socket.md).
 
-Rows: 0-2 anchor coincidence, solved as one 3x3 block.
+Rows: 0-2 anchor coincidence, solved as one 3x3 block; 3-5 the optional orientation drive.
 """
 
 from numba import njit
@@ -8,6 +8,7 @@ from numba import njit
 from ..mathx import sub
 from ..primitives.plane import plane
 from ..rows import make_block
+from .drive import prepare_drive
 
 
 @njit(cache=True)
@@ -20,5 +21,6 @@ def point_rows(r0, a, b, ra, rb, pa, pb, S, R, B):
 
 
 @njit(cache=True)
-def prepare_ball_socket(r0, a, b, ra, rb, pa, pb, S, R, B):
+def prepare_ball_socket(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
+    prepare_drive(r0 + 3, j, flags, jf, a, b, fa, fb, S, R, B)

@@ -17,6 +17,7 @@ HAS_LOWER = 8
 HAS_UPPER = 16
 HAS_MOTOR = 32
 HAS_SPRING = 64
+HAS_DRIVE = 128     # orientation drive (ball-socket, ragdoll)
 
 # jf columns: local anchors and frames (the frame's X axis is the joint axis)
 ANCHOR_A = 0        # 3
@@ -37,7 +38,11 @@ TWIST_UPPER = 24
 LENGTH = 25         # rigid distance or rope length
 BREAK_FORCE = 26    # 0 = unbreakable
 BREAK_TORQUE = 27
-JF_WIDTH = 28
+DRIVE_TARGET = 28   # 4, target rotation of B's frame in A's frame (w, x, y, z)
+DRIVE_HZ = 32
+DRIVE_DAMPING = 33
+DRIVE_MAX = 34      # torque cap per world axis (inf = none)
+JF_WIDTH = 35
 
 # One block of row slots per joint (a prismatic with limits, motor and spring uses 9).
 MAX_ROWS = 10

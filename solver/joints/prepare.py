@@ -28,7 +28,7 @@ def prepare_joint(j, jt, jf, S, R, B):
     a, b, xa, xb, ra, rb, pa, pb, fa, fb = joint_pose(j, jt, jf, B[0])
     kind = jt[j, TYPE]
     if kind == BALL:
-        prepare_ball_socket(r0, a, b, ra, rb, pa, pb, S, R, B)
+        prepare_ball_socket(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
     elif kind == HINGE:
         prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
     elif kind == PRISMATIC:
@@ -40,6 +40,6 @@ def prepare_joint(j, jt, jf, S, R, B):
     elif kind == ROPE:
         prepare_rope(r0, j, jf, a, b, ra, rb, pa, pb, S, R, B)
     elif kind == RAGDOLL:
-        prepare_ragdoll(r0, j, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
+        prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
     elif kind == ANGULAR_MOTOR:
         prepare_angular_motor(r0, j, jf, a, b, fa, S, R, B)

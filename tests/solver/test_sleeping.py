@@ -163,6 +163,36 @@ def test_set_motor_wakes_a_sleeping_hinge():
     assert np.abs(ends[0] - ends[1]).max() < 1e-6
 
 
+def test_set_drive_wakes_a_sleeping_limb_and_turns_it_as_without_sleeping():
+    ends = []
+    for sleeping in (False, True):
+        w = lg.World(gravity=(0, 0, -G), sleeping=sleeping)
+        limb = w.add_body(lg.Capsule(0.05, 0.2), (0, 0, 0.75), mass=1.0)
+        j = w.add_ball_socket(None, limb, (0, 0, 1.0))
+        _run(w, 60)
+        assert w.is_sleeping(limb) == sleeping
+        w.set_drive(j, (math.cos(0.3), math.sin(0.3), 0, 0), 4.0)      # 0.6 rad about X
+        assert not w.is_sleeping(limb)
+        _run(w, 60)
+        ends.append(w.orientations[limb].copy())
+    assert abs(ends[1][1]) > 0.1                          # it turned
+    assert np.abs(ends[0] - ends[1]).max() < 1e-3
+
+
+def test_set_kind_wakes_the_island_and_a_body_turned_dynamic_falls():
+    w, ids = _stack(True, height=2)
+    _run(w, 60)
+    assert all(_asleep(w, ids))
+    w.set_kind(ids[0], "kinematic")
+    assert not any(_asleep(w, ids))
+    _run(w, 60)
+    assert w.is_sleeping(ids[1]) and not w.is_sleeping(ids[0])   # resting on a still lift
+    w.set_kind(ids[0], "dynamic")
+    w.set_kind(ids[1], "kinematic")
+    _run(w, 60)
+    assert w.is_sleeping(ids[0]) and w.kind(ids[1]) == "kinematic"
+
+
 def test_remove_joint_wakes_the_body_it_held():
     w, door, j = _door(True)
     _run(w, 60)
