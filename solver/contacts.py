@@ -260,16 +260,22 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
     narrowphase's manifolds in the table."""
     n = bs.shape[0]
     moving = np.zeros(n, dtype=np.bool_)
+    active = 0
     for i in range(n):
         moving[i] = moving_kinematic(i, bs, bkind, khas)
+        if moving[i] or bkind[i] == DYNAMIC:
+            active += 1
     aabb = np.empty((n, 6))
     ext = np.empty(n)
-    compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP, aabb, ext)
-    pairs = sweep_and_prune(aabb, skind)
+    if active > 0:             # else the whole world sleeps: no pair needs the narrowphase
+        compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP, aabb, ext)
+        pairs = sweep_and_prune(aabb, skind)
+    else:
+        pairs = np.empty((0, 2), dtype=np.int64)
     # planes meet every bounded body
     nplanes = 0
     for i in range(n):
-        if skind[i] == PLANE:
+        if skind[i] == PLANE and active > 0:
             nplanes += 1
     if nplanes > 0:
         extra = np.empty((nplanes * n, 2), dtype=np.int64)
@@ -560,9 +566,9 @@ class ContactState:
 
     def collide(self, bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl,
                 dt):
-        """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies)."""
-        old = (self.mi[:self.n].copy(), self.mf[:self.n].copy(),
-               self.acc[:self.n * ROWS_PER_MANIFOLD].copy())
+        """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies).
+        Last frame's tables are read in place: the new ones go to the spare buffers."""
+        old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
         while True:
             mi, mf, acc = self._spare
             count, narrow = collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat,
