@@ -9,11 +9,13 @@ playing), written in bulk with `keyframe_points.foreach_set`; the original actio
 nothing in the scene changes until every frame is simulated, so a cancel leaves it as it was.
 """
 
+import json
+
 import numpy as np
 
 import bpy
 
-from . import bridge, cache
+from . import bridge, cache, ragdoll, ragdoll_sim
 from .bridge import SceneError
 
 
@@ -30,8 +32,14 @@ def _frames(frame_start, frame_end, step):
 
 
 def bakeable(scene):
+    """Dynamic bodies to bake to their own keys (ragdoll bodies bake to their armature)."""
     return [o for o in bridge.scene_bodies(scene)
-            if o.ligament_body.kind == 'DYNAMIC' and not o.ligament_body.baked]
+            if o.ligament_body.kind == 'DYNAMIC' and not o.ligament_body.baked
+            and not ragdoll_sim.is_body(o)]
+
+
+def bakeable_ragdolls(scene):
+    return [a for a in ragdoll.ragdolls(scene) if not a.ligament_ragdoll.baked]
 
 
 def bake_iter(scene, frame_start=None, frame_end=None, step=1):
@@ -42,8 +50,9 @@ def bake_iter(scene, frame_start=None, frame_end=None, step=1):
     frame_end = ws.frame_end if frame_end is None else frame_end
     frames = _frames(frame_start, frame_end, step)
     objects = bakeable(scene)
-    if not objects:
-        raise SceneError("Bake: no dynamic Ligament bodies to bake in scene "
+    rigs = bakeable_ragdolls(scene)
+    if not objects and not rigs:
+        raise SceneError("Bake: no dynamic Ligament bodies or ragdolls to bake in scene "
                          f"'{scene.name}'; add bodies or clear the previous bake first")
     cache.check(scene)
     sim = cache.ensure(scene)
@@ -59,7 +68,8 @@ def bake_iter(scene, frame_start=None, frame_end=None, step=1):
         poses.append(sim.poses_at(scene, f))
         yield i + 1, total
     write_keys(scene, objects, frames, poses, linear=(step == 1))
-    return objects
+    write_pose_keys(scene, sim, rigs, frames, poses, linear=(step == 1))
+    return objects + rigs
 
 
 def bake(scene, frame_start=None, frame_end=None, step=1, progress=None):
@@ -93,82 +103,150 @@ def _ensure_slot(obj, action):
     return ad.action_slot
 
 
+def begin_bake(obj, state):
+    """Give `obj` a bake action: a copy of its action (its other channels keep playing) or
+    a new one. The old action is kept on `state` (a BakeState). Returns the channelbag."""
+    ad = obj.animation_data
+    old = ad.action if ad is not None else None
+    state.pre_bake_had_action = old is not None
+    state.pre_bake_action = old
+    state.pre_bake_slot = ad.action_slot.identifier if (
+        old is not None and getattr(ad, "action_slot", None) is not None) else ""
+    if old is not None:
+        action = old.copy()
+        action.name = f"{obj.name}_LigamentBake"
+    else:
+        action = bpy.data.actions.new(f"{obj.name}_LigamentBake")
+    return _channelbag(action, _ensure_slot(obj, action))
+
+
+def end_bake(obj, state):
+    """Give `obj` back the action it had before `begin_bake`; the bake action is removed
+    when nothing else uses it."""
+    ad = obj.animation_data
+    baked_action = ad.action if ad is not None else None
+    if ad is not None:
+        if state.pre_bake_had_action and state.pre_bake_action is not None:
+            ad.action = state.pre_bake_action
+            slots = getattr(state.pre_bake_action, "slots", None)
+            if slots is not None and state.pre_bake_slot:
+                slot = slots.get(state.pre_bake_slot)
+                if slot is not None:
+                    ad.action_slot = slot
+        else:
+            ad.action = None
+    state.pre_bake_action = None
+    state.baked = False
+    if baked_action is not None and baked_action.users == 0:
+        bpy.data.actions.remove(baked_action)
+
+
+def remove_fcurves(bag, paths):
+    for fc in list(bag.fcurves):
+        if fc.data_path in paths:
+            bag.fcurves.remove(fc)
+
+
+def write_fcurve(bag, path, index, frames, values, group, linear=True):
+    """One F-curve of `values` at `frames`, in bulk."""
+    fc = bag.fcurves.new(path, index=index)
+    if hasattr(bag, "groups"):
+        fc.group = bag.groups.get(group) or bag.groups.new(group)
+    kps = fc.keyframe_points
+    kps.add(len(frames))
+    co = np.empty(2 * len(frames), dtype=np.float64)
+    co[0::2] = frames
+    co[1::2] = values
+    kps.foreach_set("co", co)
+    interp = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[
+        'LINEAR' if linear else 'BEZIER'].value
+    kps.foreach_set("interpolation", np.full(len(frames), interp, dtype=np.int32))
+    fc.update()
+
+
+ROTATION_PATHS = {'QUATERNION': ("rotation_quaternion", 4), 'AXIS_ANGLE': ("rotation_axis_angle", 4)}
+TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle")
+
+
+def write_transform(bag, prefix, mode, frames, values, group, linear):
+    """Location and rotation (in rotation `mode`) keys: `values` (frames, 7) holds location
+    then 4 rotation values per frame; `prefix` is "" for objects, 'pose.bones["x"].' for
+    bones."""
+    rot_path, rot_n = ROTATION_PATHS.get(mode, ("rotation_euler", 3))
+    remove_fcurves(bag, {prefix + p for p in TRANSFORM_PATHS})
+    for i in range(3):
+        write_fcurve(bag, prefix + "location", i, frames, values[:, i], group, linear)
+    for i in range(rot_n):
+        write_fcurve(bag, prefix + rot_path, i, frames, values[:, 3 + i], group, linear)
+
+
 def write_keys(scene, objects, frames, poses, linear=True):
     frames_arr = np.asarray(frames, dtype=np.float64)
     for obj in objects:
         s = obj.ligament_body
-        ad = obj.animation_data
-        old = ad.action if ad is not None else None
-        s.pre_bake_had_action = old is not None
-        s.pre_bake_action = old
-        s.pre_bake_slot = ad.action_slot.identifier if (
-            old is not None and getattr(ad, "action_slot", None) is not None) else ""
         loc, rot = cache.current_values(obj)
         s.pre_bake_location = loc
         s.pre_bake_rotation = rot
-
-        if old is not None:
-            action = old.copy()
-            action.name = f"{obj.name}_LigamentBake"
-        else:
-            action = bpy.data.actions.new(f"{obj.name}_LigamentBake")
-        slot = _ensure_slot(obj, action)
-        bag = _channelbag(action, slot)
-        for fc in list(bag.fcurves):
-            if fc.data_path in ("location", "rotation_euler", "rotation_quaternion",
-                                "rotation_axis_angle"):
-                bag.fcurves.remove(fc)
-
+        bag = begin_bake(obj, s)
         values = np.array([[*p[obj.name][0], *p[obj.name][1]] for p in poses], dtype=np.float64)
-        mode = obj.rotation_mode
-        rot_path, rot_n = {'QUATERNION': ("rotation_quaternion", 4),
-                           'AXIS_ANGLE': ("rotation_axis_angle", 4)}.get(
-            mode, ("rotation_euler", 3))
-        channels = [("location", i, values[:, i], "Object Transforms") for i in range(3)]
-        channels += [(rot_path, i, values[:, 3 + i], "Object Transforms") for i in range(rot_n)]
-        for path, index, vals, group in channels:
-            fc = bag.fcurves.new(path, index=index)
-            if hasattr(bag, "groups"):
-                grp = bag.groups.get(group) or bag.groups.new(group)
-                fc.group = grp
-            kps = fc.keyframe_points
-            kps.add(len(frames))
-            co = np.empty(2 * len(frames), dtype=np.float64)
-            co[0::2] = frames_arr
-            co[1::2] = vals
-            kps.foreach_set("co", co)
-            interp = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[
-                'LINEAR' if linear else 'BEZIER'].value
-            kps.foreach_set("interpolation", np.full(len(frames), interp, dtype=np.int32))
-            fc.update()
+        write_transform(bag, "", obj.rotation_mode, frames_arr, values, "Object Transforms",
+                        linear)
         s.baked = True
         obj.update_tag()
     cache.invalidate(scene)
 
 
+def write_pose_keys(scene, sim, rigs, frames, poses, linear=True):
+    """Bake ragdolls to their armatures: location and rotation keys (in each pose bone's
+    rotation mode) of the bones the ragdoll moves, on a copy of the armature's action."""
+    runs = {run.name: run for run in sim.ragdolls}
+    frames_arr = np.asarray(frames, dtype=np.float64)
+    for arm in rigs:
+        run = runs.get(arm.name)
+        if run is None:
+            continue
+        skeleton = ragdoll_sim.bake_skeleton(run)
+        values, previous = {}, {}
+        for f, p in zip(frames, poses):
+            for bone, m in ragdoll_sim.bone_poses(run, skeleton, f, p).items():
+                loc, q, _ = m.decompose()
+                mode = arm.pose.bones[bone].rotation_mode
+                previous[bone] = bridge.quaternion_to_rotation(mode, q, previous.get(bone))
+                values.setdefault(bone, []).append([*loc, *previous[bone]])
+        rd = arm.ligament_ragdoll
+        rd.pre_bake_pose = json.dumps({b: [*arm.pose.bones[b].location,
+                                           *bridge.rotation_values(arm.pose.bones[b])]
+                                       for b in values})
+        bag = begin_bake(arm, rd)
+        for bone, rows in values.items():
+            write_transform(bag, ragdoll_sim.bone_path(bone) + ".",
+                            arm.pose.bones[bone].rotation_mode, frames_arr,
+                            np.array(rows, dtype=np.float64), bone, linear)
+        rd.baked = True
+        ragdoll.sync_constraints(scene, arm)
+        arm.update_tag()
+    cache.invalidate(scene)
+
+
 def clear_bake(scene, objects=None):
-    """Give baked objects back their previous action and transform. Returns the objects."""
-    objects = [o for o in (objects if objects is not None else scene.objects)
-               if o.ligament_body.baked]
-    for obj in objects:
+    """Give baked objects (and baked ragdolls' armatures) back their previous action and
+    pose. Returns the objects."""
+    candidates = objects if objects is not None else scene.objects
+    cleared = [o for o in candidates if o.ligament_body.baked]
+    for obj in cleared:
         s = obj.ligament_body
-        ad = obj.animation_data
-        baked_action = ad.action if ad is not None else None
-        if ad is not None:
-            if s.pre_bake_had_action and s.pre_bake_action is not None:
-                ad.action = s.pre_bake_action
-                slots = getattr(s.pre_bake_action, "slots", None)
-                if slots is not None and s.pre_bake_slot:
-                    slot = slots.get(s.pre_bake_slot)
-                    if slot is not None:
-                        ad.action_slot = slot
-            else:
-                ad.action = None
-        s.pre_bake_action = None
-        s.baked = False
-        if baked_action is not None and baked_action.users == 0:
-            bpy.data.actions.remove(baked_action)
+        end_bake(obj, s)
         bridge.apply_pose(obj, tuple(s.pre_bake_location), tuple(s.pre_bake_rotation))
         obj.update_tag()
+    rigs = [o for o in candidates if o.type == 'ARMATURE' and o.ligament_ragdoll.baked]
+    for arm in rigs:
+        rd = arm.ligament_ragdoll
+        end_bake(arm, rd)
+        for bone, values in json.loads(rd.pre_bake_pose or "{}").items():
+            pb = arm.pose.bones.get(bone)
+            if pb is not None:
+                bridge.apply_pose(pb, values[:3], values[3:])
+        ragdoll.sync_constraints(scene, arm)
+        arm.update_tag()
     cache.invalidate(scene)
-    return objects
+    return cleared + rigs

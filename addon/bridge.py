@@ -28,21 +28,24 @@ KIND = {'DYNAMIC': "dynamic", 'STATIC': "static", 'ANIMATED': "kinematic"}
 # --------------------------------------------------------------------------------------------
 # Animation evaluation (independent of the depsgraph)
 
-def transform_fcurves(obj):
-    """{(data_path, index): FCurve} of the object's assigned action, transforms only."""
+def action_fcurves(obj):
+    """{(data_path, index): FCurve} of the object's assigned action (its slot), unmuted."""
     ad = obj.animation_data
     if ad is None or ad.action is None:
         return {}
     action = ad.action
-    fcurves = None
     if hasattr(ad, "action_slot"):  # Blender 4.4+: slotted actions
         from bpy_extras import anim_utils
         bag = anim_utils.action_get_channelbag_for_slot(action, ad.action_slot)
         fcurves = bag.fcurves if bag is not None else ()
     else:  # Blender 4.2/4.3
         fcurves = action.fcurves
-    return {(fc.data_path, fc.array_index): fc for fc in fcurves
-            if fc.data_path in TRANSFORM_PATHS and not fc.mute}
+    return {(fc.data_path, fc.array_index): fc for fc in fcurves if not fc.mute}
+
+
+def transform_fcurves(obj):
+    """{(data_path, index): FCurve} of the object's assigned action, transforms only."""
+    return {key: fc for key, fc in action_fcurves(obj).items() if key[0] in TRANSFORM_PATHS}
 
 
 def has_transform_animation(obj):
@@ -50,7 +53,7 @@ def has_transform_animation(obj):
 
 
 def rotation_values(obj):
-    """The object's rotation in its own rotation mode, as 4 floats."""
+    """The rotation of an object (or pose bone) in its own rotation mode, as 4 floats."""
     mode = obj.rotation_mode
     if mode == 'QUATERNION':
         return tuple(obj.rotation_quaternion)
@@ -89,7 +92,8 @@ def quaternion_to_rotation(mode, q, previous=None):
 
 
 def basis_at(obj, frame, fcurves=None):
-    """(location, rotation quaternion, scale) of the object's own channels at `frame`."""
+    """(location, rotation quaternion, scale) of the object's own channels at `frame`; a
+    pose bone works too, given its fcurves keyed by the short path ("location", index)."""
     fcurves = transform_fcurves(obj) if fcurves is None else fcurves
     loc = list(obj.location)
     scale = list(obj.scale)
@@ -429,6 +433,13 @@ def _add_joint(world, empty, ids, start, known, bodies):
 
 # --------------------------------------------------------------------------------------------
 # World -> transforms
+
+def shape_pose(body, m):
+    """(shape origin, rotation) of `body` for its object's world matrix `m`, as tuples: what
+    `World.set_kinematic_target` takes."""
+    q = m.to_quaternion()
+    return tuple(m.translation + q @ body.offset), tuple(q)
+
 
 def body_pose(body, position, orientation):
     """(object origin, rotation) in world space for a body pose (centre of mass `position`,

@@ -13,7 +13,7 @@ from, is kept on the object (`ligament_body.rest_*`) because live simulation mov
 
 import numpy as np
 
-from . import bridge
+from . import bridge, ragdoll_sim
 from .bridge import SceneError
 
 _sims = {}           # scene key -> Simulation
@@ -33,6 +33,9 @@ class Simulation:
         stats["builds"] += 1
 
         def rest_pose(obj):
+            if ragdoll_sim.is_body(obj):  # built at the rest pose, see ragdoll_sim.attach
+                loc, rot, _ = ragdoll_sim.reference_matrix(obj, start).decompose()
+                return loc, rot
             values = _rest_values(scene, obj, start)
             self.rest[obj.name] = values
             return values[0], bridge.rotation_to_quaternion(values[2], values[1])
@@ -43,6 +46,10 @@ class Simulation:
             scene, rest_pose, depsgraph)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = bridge.world_settings(scene)["dt"]
+        self.ragdolls, starts = ragdoll_sim.attach(scene, self)
+        for name, m in starts.items():
+            loc, rot, _ = m.decompose()
+            self.rest[name] = (tuple(loc), tuple(rot), 'QUATERNION')
         self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
         self.animated = [b for b in self.bodies if b.animated]
         self.dynamic = _parents_first(scene, self.dynamic)
@@ -80,9 +87,9 @@ class Simulation:
         for b in self.animated:
             obj = objs[b.name]
             m = bridge.matrix_world_at(obj, frame, known)
-            q = m.to_quaternion()
-            com = m.translation + q @ b.offset
-            self.world.set_kinematic_target(b.id, tuple(com), tuple(q))
+            self.world.set_kinematic_target(b.id, *bridge.shape_pose(b, m))
+        for run in self.ragdolls:
+            run.before_step(self.world, frame, known)
         self.world.step(self.dt)
         self.world_frame = frame
         positions, orientations = self.world.positions, self.world.orientations
@@ -203,9 +210,22 @@ def signature(scene, moving=frozenset()):
                    None if o.data is None else o.data.name, _action_name(o)) for o in objs)
     ws = scene.ligament_world
     r = scene.render
-    return (tuple(names), links, basis.tobytes(), scale.tobytes(), ws.substeps, ws.iterations,
-            ws.frame_start, ws.frame_end, tuple(scene.gravity), scene.use_gravity, r.fps,
-            r.fps_base)
+    return (tuple(names), links, basis.tobytes(), scale.tobytes(), _still_poses(objs),
+            ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
+            scene.use_gravity, r.fps, r.fps_base)
+
+
+def _still_poses(objs):
+    """Pose bones of ragdoll armatures without an action: posing one changes where its
+    ragdoll starts (keyed poses change through their action instead)."""
+    out = []
+    for o in objs:
+        if o.type == 'ARMATURE' and o.ligament_ragdoll.enabled and _action_name(o) is None:
+            bones = o.pose.bones
+            basis = np.empty(len(bones) * 16, dtype=np.float32)
+            bones.foreach_get("matrix_basis", basis)
+            out.append(basis.tobytes())
+    return tuple(out)
 
 
 def moving_objects(scene, sim):

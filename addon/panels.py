@@ -1,9 +1,10 @@
-"""UI: Properties > Physics (body on objects, joint on empties), Properties > Scene (world)
-and the "Ligament" tab of the 3D View sidebar for the workflow."""
+"""UI: Properties > Physics (body on objects, joint on empties, ragdoll on armatures),
+Properties > Bone (a ragdoll bone's switches), Properties > Scene (world) and the "Ligament"
+tab of the 3D View sidebar for the workflow."""
 
 import bpy
 
-from . import bridge, cache
+from . import bridge, cache, ragdoll
 from .operators.bodies import GEOMETRY_TYPES
 
 
@@ -62,6 +63,7 @@ class PHYSICS_PT_ligament_body_surface(PhysicsButtonsPanel, bpy.types.Panel):
         layout.use_property_split = True
         s = context.object.ligament_body
         layout.active = s.enabled
+        layout.operator_menu_enum("ligament.material_preset", "material", icon='PRESET')
         layout.prop(s, "friction")
         layout.prop(s, "restitution")
 
@@ -205,6 +207,112 @@ class PHYSICS_PT_ligament_joint_spring(JointPanel, bpy.types.Panel):
 
 
 # --------------------------------------------------------------------------------------------
+# Ragdoll (on armatures)
+
+class RagdollPanel(PhysicsButtonsPanel):
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'ARMATURE'
+
+
+def draw_ragdoll(layout, arm):
+    """The ragdoll's main settings, or the button that makes one."""
+    rd = arm.ligament_ragdoll
+    if not rd.enabled:
+        layout.operator_menu_enum("ligament.ragdoll_from_armature", "preset",
+                                  text="Ragdoll from Armature", icon='ARMATURE_DATA')
+        return
+    layout.use_property_split = True
+    if rd.baked:
+        layout.label(text="Baked: the armature plays its keys", icon='KEYINGSET')
+    col = layout.column()
+    col.active = not rd.baked
+    col.prop(rd, "simulated")
+    col.prop(rd, "total_mass")
+    layout.prop(rd, "show_bodies")
+    layout.use_property_split = False
+    row = layout.row(align=True)
+    row.operator("ligament.bake", icon='REC')
+    row.operator("ligament.clear_bake", text="Clear", icon='X')
+    layout.operator("ligament.remove_ragdoll", icon='X')
+
+
+class PHYSICS_PT_ligament_ragdoll(RagdollPanel, bpy.types.Panel):
+    bl_label = "Ligament Ragdoll"
+
+    def draw(self, context):
+        draw_ragdoll(self.layout, context.object)
+
+
+class PHYSICS_PT_ligament_ragdoll_drives(RagdollPanel, bpy.types.Panel):
+    bl_label = "Pose Matching"
+    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_ragdoll.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        rd = context.object.ligament_ragdoll
+        layout.active = not rd.baked
+        layout.prop(rd, "drive_strength")
+        col = layout.column()
+        col.active = rd.drive_strength > 0.0
+        col.prop(rd, "drive_stiffness")
+        col.prop(rd, "drive_damping")
+        col.prop(rd, "drive_max_torque")
+
+
+class PHYSICS_PT_ligament_ragdoll_bodies(RagdollPanel, bpy.types.Panel):
+    bl_label = "Bodies"
+    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_ragdoll.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        arm = context.object
+        layout.label(text=f"Bone map: {arm.ligament_ragdoll.bone_map}")
+        for body in sorted(ragdoll.bodies(arm), key=lambda o: o.name):
+            part = body.ligament_ragdoll_part
+            bones = [t.ligament_ragdoll_part.bone for t in body.children
+                     if t.ligament_ragdoll_part.role == 'TARGET']
+            pb = arm.pose.bones.get(bones[0]) if bones else None
+            row = layout.row(align=True)
+            row.label(text=f"{part.part}: {', '.join(bones)}")
+            row.label(text=f"{body.ligament_body.mass:.1f} kg")
+            if pb is not None:
+                row.prop(pb.ligament_ragdoll, "simulated", text="", icon='PHYSICS')
+
+
+class BONE_PT_ligament_ragdoll(bpy.types.Panel):
+    bl_space_type = 'PROPERTIES'
+    bl_region_type = 'WINDOW'
+    bl_context = "bone"
+    bl_label = "Ligament Ragdoll"
+
+    @classmethod
+    def poll(cls, context):
+        pb = getattr(context, "active_pose_bone", None)
+        return pb is not None and pb.id_data.ligament_ragdoll.enabled and any(
+            c.name.startswith(ragdoll.CONSTRAINT) for c in pb.constraints)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        pb = context.active_pose_bone
+        layout.active = not pb.id_data.ligament_ragdoll.baked
+        layout.prop(pb.ligament_ragdoll, "simulated")
+        layout.prop(pb.ligament_ragdoll, "drive_strength")
+
+
+# --------------------------------------------------------------------------------------------
 # World (Scene properties, next to Blender's Rigid Body World)
 
 class SCENE_PT_ligament_world(bpy.types.Panel):
@@ -291,6 +399,21 @@ class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
             layout.label(text=warning, icon='ERROR')
 
 
+class VIEW3D_PT_ligament_ragdoll(View3DLigamentPanel, bpy.types.Panel):
+    bl_label = "Ragdoll"
+    bl_parent_id = "VIEW3D_PT_ligament"
+
+    def draw(self, context):
+        arm = context.active_object
+        if arm is None or arm.type != 'ARMATURE':
+            self.layout.label(text="Select an armature", icon='INFO')
+            return
+        draw_ragdoll(self.layout, arm)
+        if arm.ligament_ragdoll.enabled:
+            self.layout.use_property_split = True
+            self.layout.prop(arm.ligament_ragdoll, "drive_strength")
+
+
 def warnings(scene):
     out = []
     for o in bridge.scene_bodies(scene):
@@ -323,7 +446,12 @@ classes = (
     PHYSICS_PT_ligament_joint_motor,
     PHYSICS_PT_ligament_joint_spring,
     SCENE_PT_ligament_world,
+    PHYSICS_PT_ligament_ragdoll,
+    PHYSICS_PT_ligament_ragdoll_drives,
+    PHYSICS_PT_ligament_ragdoll_bodies,
+    BONE_PT_ligament_ragdoll,
     VIEW3D_PT_ligament,
+    VIEW3D_PT_ligament_ragdoll,
     VIEW3D_PT_ligament_cache,
 )
 register, unregister = bpy.utils.register_classes_factory(classes)

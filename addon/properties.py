@@ -1,5 +1,7 @@
 """Settings stored in the .blend: `Object.ligament_body`, `Object.ligament_joint`,
-`Scene.ligament_world`. The property names are a contract (scripts and tests use them).
+`Scene.ligament_world`; for ragdolls `Object.ligament_ragdoll` (on the armature),
+`PoseBone.ligament_ragdoll` (per bone) and `Object.ligament_ragdoll_part` (bookkeeping on the
+helper objects). The property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
 the cache itself also checks a signature of the scene each frame (`cache.py`), so edits made
@@ -29,14 +31,32 @@ def _changed(self, context):
 
 
 def _world_toggled(self, context):
-    """Turning the simulation off puts the bodies back where they started."""
-    from . import cache
+    """Turning the simulation off puts the bodies back where they started and gives the
+    ragdolls' bones back to their armature's own animation."""
+    from . import cache, ragdoll
 
     scene = getattr(context, "scene", None)
     if scene is not None:
         cache.invalidate(scene)
         if not self.enabled:
             cache.restore_rest(scene)
+        for arm in ragdoll.ragdolls(scene):
+            ragdoll.sync_constraints(scene, arm)
+
+
+def _ragdoll_mass_changed(self, context):
+    from . import ragdoll
+
+    ragdoll.set_total_mass(self.id_data)
+    _changed(self, context)
+
+
+def _show_bodies(self, context):
+    from . import ragdoll
+
+    scene = getattr(context, "scene", None)
+    if scene is not None:
+        ragdoll.set_visible(scene, self.id_data, self.show_bodies)
 
 
 BODY_KINDS = (
@@ -67,7 +87,16 @@ JOINT_TYPES = (
 )
 
 
-class LigamentBodySettings(bpy.types.PropertyGroup):
+class BakeState:
+    """Bake bookkeeping shared by bodies and ragdolls (see bake.py): the action the object had
+    before baking."""
+    baked: BoolProperty(options={'HIDDEN'})
+    pre_bake_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+    pre_bake_slot: StringProperty(options={'HIDDEN'})
+    pre_bake_had_action: BoolProperty(options={'HIDDEN'})
+
+
+class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
     enabled: BoolProperty(name="Ligament Body", default=False, update=_changed,
                           description="Simulate this object with Ligament")
     kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC', update=_changed)
@@ -77,10 +106,12 @@ class LigamentBodySettings(bpy.types.PropertyGroup):
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=1.0, update=_changed)
     restitution: FloatProperty(name="Bounciness", default=0.0, min=0.0, max=1.0,
                                update=_changed, description="Restitution of collisions")
-    linear_damping: FloatProperty(name="Linear Damping", default=0.04, min=0.0, max=1.0,
-                                  update=_changed)
-    angular_damping: FloatProperty(name="Angular Damping", default=0.1, min=0.0, max=1.0,
-                                   update=_changed)
+    linear_damping: FloatProperty(name="Linear Damping", default=0.04, min=0.0, soft_max=1.0,
+                                  max=100.0, update=_changed,
+                                  description="Rate (1/s) at which motion dies away")
+    angular_damping: FloatProperty(name="Angular Damping", default=0.1, min=0.0, soft_max=2.0,
+                                   max=100.0, update=_changed,
+                                   description="Rate (1/s) at which spin dies away")
     collision_group: IntProperty(name="Collision Group", default=0, min=0, max=31,
                                  update=_changed,
                                  description="Bodies of a group 1-31 collide only with their "
@@ -95,11 +126,7 @@ class LigamentBodySettings(bpy.types.PropertyGroup):
     # True while the object shows a simulated pose rather than its rest pose (so a file saved
     # mid-simulation starts from the rest pose again when reloaded).
     sim_pose: BoolProperty(options={'HIDDEN'})
-    # Bake bookkeeping: the action the object had before baking and its transform channels.
-    baked: BoolProperty(options={'HIDDEN'})
-    pre_bake_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
-    pre_bake_slot: StringProperty(options={'HIDDEN'})
-    pre_bake_had_action: BoolProperty(options={'HIDDEN'})
+    # Bake bookkeeping (with BakeState's): the transform before baking.
     pre_bake_location: FloatVectorProperty(size=3, options={'HIDDEN'})
     pre_bake_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
 
@@ -163,7 +190,77 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
                            description="Last simulated frame")
 
 
-classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings)
+class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
+    """On an armature: its ragdoll. Simulated and the drive settings are animatable (key
+    them in the armature's action)."""
+    enabled: BoolProperty(name="Ragdoll", default=False, options={'HIDDEN'},
+                          description="The armature has a Ligament ragdoll")
+    bone_map: StringProperty(name="Bone Map", options={'HIDDEN'},
+                             description="Bone map (presets/ragdoll/maps) the ragdoll was made "
+                                         "with")
+    collection: PointerProperty(type=bpy.types.Collection, options={'HIDDEN'})
+    simulated: BoolProperty(name="Simulated", default=True, update=_changed,
+                            description="Simulate the ragdoll; off, its bodies follow the "
+                                        "animation (and push others). Key it to let a "
+                                        "character go limp at a frame")
+    total_mass: FloatProperty(name="Total Mass", default=70.0, min=0.1, soft_max=500.0,
+                              unit='MASS', update=_ragdoll_mass_changed,
+                              description="Mass of the whole character, shared out by body "
+                                          "part")
+    drive_strength: FloatProperty(name="Strength", default=0.0, min=0.0, max=1.0,
+                                  subtype='FACTOR', update=_changed,
+                                  description="How hard the joints pull toward the animated "
+                                              "pose (0: limp, 1: full stiffness)")
+    drive_stiffness: FloatProperty(name="Stiffness", default=40.0, min=0.0, soft_max=60.0,
+                                   update=_changed,
+                                   description="Pose-matching spring frequency (Hz) at full "
+                                               "strength; 40 Hz holds a 70 kg character's "
+                                               "limbs within a few degrees")
+    drive_damping: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
+                                 update=_changed,
+                                 description="Pose-matching damping ratio (1: critical)")
+    drive_max_torque: FloatProperty(name="Max Torque", default=0.0, min=0.0, soft_max=1000.0,
+                                    update=_changed,
+                                    description="Torque cap (N m) of each joint's drive at full "
+                                                "strength (0: no cap)")
+    show_bodies: BoolProperty(name="Show Bodies", default=False, update=_show_bodies,
+                              description="Show the ragdoll's helper bodies and joints")
+    pre_bake_pose: StringProperty(options={'HIDDEN'})
+
+
+class LigamentRagdollBone(bpy.types.PropertyGroup):
+    """On a pose bone of a ragdoll: its body's switches (animatable)."""
+    simulated: BoolProperty(name="Simulated", default=True, update=_changed,
+                            description="Simulate this bone's body; off, it follows the "
+                                        "animation")
+    drive_strength: FloatProperty(name="Drive Strength", default=1.0, min=0.0, max=1.0,
+                                  subtype='FACTOR', update=_changed,
+                                  description="Scales the ragdoll's pose-matching strength at "
+                                              "this bone's joint")
+
+
+RAGDOLL_ROLES = (
+    ('NONE', "None", ""),
+    ('BODY', "Body", "A body of the ragdoll"),
+    ('TARGET', "Target", "Where a bone sits on its body (the bone copies its transform)"),
+    ('JOINT', "Joint", "The joint of a body to its parent body"),
+)
+
+
+class LigamentRagdollPart(bpy.types.PropertyGroup):
+    """Bookkeeping on a ragdoll's helper objects."""
+    armature: PointerProperty(type=bpy.types.Object, options={'HIDDEN'})
+    part: StringProperty(options={'HIDDEN'})
+    role: EnumProperty(items=RAGDOLL_ROLES, default='NONE', options={'HIDDEN'})
+    bone: StringProperty(options={'HIDDEN'})
+    mass_share: FloatProperty(options={'HIDDEN'})
+    # The part's frame in armature space at the rest pose (row-major 4x4): where the body
+    # sits relative to its first bone.
+    rest_frame: FloatVectorProperty(size=16, options={'HIDDEN'})
+
+
+classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings,
+           LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart)
 
 
 def register():
@@ -172,9 +269,15 @@ def register():
     bpy.types.Object.ligament_body = PointerProperty(type=LigamentBodySettings)
     bpy.types.Object.ligament_joint = PointerProperty(type=LigamentJointSettings)
     bpy.types.Scene.ligament_world = PointerProperty(type=LigamentWorldSettings)
+    bpy.types.Object.ligament_ragdoll = PointerProperty(type=LigamentRagdollSettings)
+    bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
+    bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart)
 
 
 def unregister():
+    del bpy.types.Object.ligament_ragdoll_part
+    del bpy.types.PoseBone.ligament_ragdoll
+    del bpy.types.Object.ligament_ragdoll
     del bpy.types.Scene.ligament_world
     del bpy.types.Object.ligament_joint
     del bpy.types.Object.ligament_body

@@ -669,13 +669,15 @@ class World:
         return j
 
     def set_motor(self, joint, speed, max_value=None):
-        """Change a joint's motor speed (and cap) between steps; wakes the joint's bodies."""
+        """Change a joint's motor speed (and cap) between steps; a change wakes the joint's
+        bodies."""
         j = self._joint(joint)
-        self._wake_joint(j)
+        before = self._joint_settings(j)
         self._jf.data[j, L.MOTOR_SPEED] = _number("speed", speed)
         if max_value is not None:
             self._jf.data[j, L.MOTOR_MAX] = _number("max_value", max_value, minimum=0.0)
         self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+        self._wake_if_changed(j, before)
 
     def set_drive(self, joint, target, hertz, damping_ratio=1.0, max_torque=None):
         """Pull a ball-socket or ragdoll joint toward a relative orientation (pose matching).
@@ -685,7 +687,7 @@ class World:
         body). Three soft angular rows pull toward it like a spring-damper of `hertz` and
         `damping_ratio` (0 Hz switches the drive off), each capped at `max_torque` N m
         (None: no cap) about its world axis. The joint's limits still apply. Call it every
-        frame to follow an animation. Wakes the joint's bodies.
+        frame to follow an animation. A change wakes the joint's bodies.
         """
         j = self._joint(joint)
         kind = self._jt.data[j, L.TYPE]
@@ -697,18 +699,19 @@ class World:
         zeta = _number("damping_ratio", damping_ratio, minimum=0.0)
         cap = math.inf if max_torque is None else \
             _number("max_torque", max_torque, minimum=0.0, allow_inf=True)
-        self._wake_joint(j)
+        before = self._joint_settings(j)
         if hz == 0.0:
             self._jt.data[j, L.FLAGS] &= ~L.HAS_DRIVE
-            return
-        jf = self._jf.data[j]
-        frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
-        # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
-        jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t), frame_b)
-        jf[L.DRIVE_HZ] = hz
-        jf[L.DRIVE_DAMPING] = zeta
-        jf[L.DRIVE_MAX] = cap
-        self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
+        else:
+            jf = self._jf.data[j]
+            frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
+            # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
+            jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t), frame_b)
+            jf[L.DRIVE_HZ] = hz
+            jf[L.DRIVE_DAMPING] = zeta
+            jf[L.DRIVE_MAX] = cap
+            self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
+        self._wake_if_changed(j, before)
 
     def remove_joint(self, joint):
         """Disable the joint for good (its id stays valid; queries report it removed).
@@ -720,6 +723,15 @@ class World:
 
     def _wake_joint(self, j):
         self._wake_bodies(self._jt.data[j, L.BODY_A:L.BODY_B + 1])
+
+    def _joint_settings(self, j):
+        return self._jt.data[j, L.FLAGS], self._jf.data[j].copy()
+
+    def _wake_if_changed(self, j, before):
+        """Setting a motor or drive every frame to the same value lets its bodies sleep."""
+        flags, params = before
+        if self._jt.data[j, L.FLAGS] != flags or not np.array_equal(self._jf.data[j], params):
+            self._wake_joint(j)
 
     def joint_broken(self, joint):
         return bool(self._jt.data[self._joint(joint), L.FLAGS] & L.BROKEN)

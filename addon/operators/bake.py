@@ -10,7 +10,8 @@ from ..bridge import SceneError
 
 
 class LIGAMENT_OT_bake(bpy.types.Operator):
-    """Bake the Ligament simulation to location and rotation keyframes of every dynamic body"""
+    """Bake the Ligament simulation to location and rotation keyframes of every dynamic body,
+    and of the bones of every ragdoll"""
     bl_idname = "ligament.bake"
     bl_label = "Bake to Keyframes"
     bl_options = {'REGISTER', 'UNDO'}
@@ -24,8 +25,9 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None or not bake.bakeable(context.scene):
-            cls.poll_message_set("No dynamic Ligament bodies left to bake")
+        scene = context.scene
+        if scene is None or not (bake.bakeable(scene) or bake.bakeable_ragdolls(scene)):
+            cls.poll_message_set("No dynamic Ligament bodies or ragdolls left to bake")
             return False
         return True
 
@@ -117,7 +119,8 @@ class LIGAMENT_OT_clear_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None or not any(o.ligament_body.baked for o in context.scene.objects):
+        if context.scene is None or not any(o.ligament_body.baked or o.ligament_ragdoll.baked
+                                            for o in context.scene.objects):
             cls.poll_message_set("Nothing is baked")
             return False
         return True

@@ -1,12 +1,29 @@
-"""Add and remove Ligament bodies on the selected objects."""
+"""Add and remove Ligament bodies on the selected objects; material presets."""
 
 import bpy
 from bpy.props import EnumProperty
 
-from .. import bake, bridge, cache
+from .. import bake, bridge, cache, presets, ragdoll_sim
 from ..properties import BODY_KINDS, BODY_SHAPES
 
 GEOMETRY_TYPES = {'MESH', 'CURVE', 'SURFACE', 'META', 'FONT', 'CURVES', 'POINTCLOUD'}
+FIRST_MATERIAL = "flesh"   # the ragdoll default: grips enough that limp feet and hands settle
+
+
+def material_items(self, context):
+    """Material presets (presets/materials.toml) as enum items, flesh first."""
+    items = []
+    try:
+        table = presets.materials()
+        for i, key in enumerate(sorted(table, key=lambda k: k != FIRST_MATERIAL)):
+            m = table[key]
+            items.append((key, m.get("label", key.title()),
+                          f"Friction {m['friction']:g}, bounciness {m['bounciness']:g}, "
+                          f"density {m['density']:g} kg/m\u00b3", i))
+    except (OSError, ValueError) as exc:
+        items.append(('ERROR', "No presets", str(exc), 0))
+    material_items.cache = items  # Blender needs the strings kept alive
+    return items
 
 
 class LIGAMENT_OT_add_body(bpy.types.Operator):
@@ -79,5 +96,47 @@ class LIGAMENT_OT_remove_body(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_add_body, LIGAMENT_OT_remove_body)
+class LIGAMENT_OT_material_preset(bpy.types.Operator):
+    """Give the selected bodies a material preset's friction and bounciness, and dynamic
+    bodies the mass of its density times their shape's volume (ragdoll bodies keep their
+    share of the character's mass)"""
+    bl_idname = "ligament.material_preset"
+    bl_label = "Material Preset"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    material: EnumProperty(name="Material", items=material_items)
+
+    @classmethod
+    def poll(cls, context):
+        if not any(o.ligament_body.enabled for o in context.selected_objects):
+            cls.poll_message_set("Select objects that are Ligament bodies")
+            return False
+        return True
+
+    def execute(self, context):
+        try:
+            m = presets.materials()[self.material]
+        except (OSError, ValueError, KeyError) as exc:
+            self.report({'ERROR'}, f"Material preset '{self.material}': {exc}")
+            return {'CANCELLED'}
+        depsgraph = context.evaluated_depsgraph_get()
+        done = []
+        for obj in (o for o in context.selected_objects if o.ligament_body.enabled):
+            s = obj.ligament_body
+            s.friction, s.restitution = m["friction"], m["bounciness"]
+            if s.kind == 'DYNAMIC' and not ragdoll_sim.is_body(obj):
+                try:
+                    shape, _ = bridge.fit_shape(obj, s.shape, obj.matrix_world.to_scale(),
+                                                depsgraph, s.kind)
+                except (bridge.SceneError, ValueError) as exc:
+                    self.report({'WARNING'}, f"{exc}; kept the mass of '{obj.name}'")
+                else:
+                    s.mass = max(m["density"] * shape.mass_properties()[0], 1e-4)
+            done.append(obj.name)
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"{m.get('label', self.material)}: {', '.join(done)}")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_add_body, LIGAMENT_OT_remove_body, LIGAMENT_OT_material_preset)
 register, unregister = bpy.utils.register_classes_factory(classes)

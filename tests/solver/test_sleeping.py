@@ -193,6 +193,14 @@ def test_set_kind_wakes_the_island_and_a_body_turned_dynamic_falls():
     assert w.is_sleeping(ids[0]) and w.kind(ids[1]) == "kinematic"
 
 
+def test_setting_the_same_motor_every_frame_lets_the_body_sleep():
+    w, door, j = _door(True)
+    for _ in range(60):
+        w.set_motor(j, 0.0, 100.0)                 # holds the door shut
+        w.step(FRAME)
+    assert w.is_sleeping(door)
+
+
 def test_remove_joint_wakes_the_body_it_held():
     w, door, j = _door(True)
     _run(w, 60)

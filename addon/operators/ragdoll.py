@@ -1,0 +1,114 @@
+"""Make a ragdoll from the active armature, remove it, show its bodies."""
+
+import bpy
+from bpy.props import EnumProperty, FloatProperty
+
+from .. import bonemap, cache, presets, ragdoll
+from .bodies import material_items
+
+
+def _map_items(self, context):
+    items = [('AUTO', "Auto", "Pick the bone map that matches the most bones", 0)]
+    try:
+        for i, (key, m) in enumerate(presets.bone_maps().items()):
+            items.append((key, m["label"], m["description"], i + 1))
+    except (OSError, ValueError) as exc:
+        items.append(('NONE', "No bone maps", str(exc), 1))
+    _map_items.cache = items  # Blender needs the strings kept alive
+    return items
+
+
+def active_armature(op, context):
+    """The active object if it is an armature, else None (with an error reported)."""
+    obj = context.active_object
+    if obj is None or obj.type != 'ARMATURE':
+        name = f"'{obj.name}'" if obj is not None else "nothing"
+        op.report({'ERROR'}, f"The active object is {name}, not an armature; select the "
+                             "character's armature")
+        return None
+    return obj
+
+
+class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
+    """Make a ragdoll of the active armature: a body per major bone, anatomical joints, and
+    the bones following the bodies"""
+    bl_idname = "ligament.ragdoll_from_armature"
+    bl_label = "Ragdoll from Armature"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    preset: EnumProperty(name="Bone Map", items=_map_items,
+                         description="Which bones make which body (presets/ragdoll/maps)")
+    total_mass: FloatProperty(name="Total Mass", default=70.0, min=0.1, soft_max=500.0,
+                              unit='MASS', description="Mass of the whole character")
+    material: EnumProperty(name="Material", items=material_items,
+                           description="Friction and bounciness of the bodies "
+                                       "(presets/materials.toml)")
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if obj is None or obj.type != 'ARMATURE':
+            name = f"'{obj.name}'" if obj is not None else "Nothing"
+            cls.poll_message_set(f"{name} is not an armature; select the character's armature")
+            return False
+        if obj.ligament_ragdoll.enabled:
+            cls.poll_message_set(f"'{obj.name}' has a ragdoll already; remove it first")
+            return False
+        return True
+
+    def execute(self, context):
+        arm = active_armature(self, context)
+        if arm is None:
+            return {'CANCELLED'}
+        if arm.ligament_ragdoll.enabled:
+            self.report({'ERROR'}, f"Armature '{arm.name}' has a ragdoll already; remove it "
+                                   "first (Ligament > Remove Ragdoll)")
+            return {'CANCELLED'}
+        if arm.mode == 'EDIT':
+            self.report({'ERROR'}, f"Armature '{arm.name}' is in Edit Mode; leave it first")
+            return {'CANCELLED'}
+        try:
+            mapping = bonemap.choose(ragdoll.armature_bones(arm), self.preset)
+            material = None if self.material == 'ERROR' else presets.materials()[self.material]
+            parts = ragdoll.create(context.scene, arm, mapping, self.total_mass, material)
+        except (ValueError, OSError) as exc:
+            self.report({'ERROR'}, f"Armature '{arm.name}': {exc}")
+            return {'CANCELLED'}
+        imported = [p.name for p in parts.values() if p.joint and p.joint["imported"]]
+        message = f"Ragdoll '{arm.name}': {mapping.summary()}"
+        if imported:
+            message += f"; Limit Rotation limits at {', '.join(imported)}"
+        self.report({'WARNING'} if mapping.missing else {'INFO'}, message)
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
+    """Delete the active armature's ragdoll (bodies, joints, bone constraints); a baked
+    animation stays on the armature"""
+    bl_idname = "ligament.remove_ragdoll"
+    bl_label = "Remove Ragdoll"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if obj is None or obj.type != 'ARMATURE' or not obj.ligament_ragdoll.enabled:
+            cls.poll_message_set("Select an armature with a ragdoll")
+            return False
+        return True
+
+    def execute(self, context):
+        arm = active_armature(self, context)
+        if arm is None:
+            return {'CANCELLED'}
+        if not arm.ligament_ragdoll.enabled:
+            self.report({'ERROR'}, f"Armature '{arm.name}' has no ragdoll")
+            return {'CANCELLED'}
+        ragdoll.remove(context.scene, arm)
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Removed the ragdoll of '{arm.name}'")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_ragdoll_from_armature, LIGAMENT_OT_remove_ragdoll)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,299 @@
+"""Ragdolls inside a simulation: the animated pose of the armature, the simulated switches,
+the pose-matching drives, and the bones' pose from the simulated bodies (for baking).
+
+The animated pose is forward kinematics of the pose bones' own channels (their F-curves, or
+their current values where unkeyed) and the armature's object transform, evaluated at any
+frame without the depsgraph, like the rest of the cache. Bone constraints of the rig (IK,
+a generated rig's DEF bones following its controls) are not part of it: bake those to the
+mapped bones first (Pose > Animation > Bake Action, Visual Keying).
+
+Per frame, before the step (`RagdollRun.before_step`):
+
+* a part whose ragdoll or bone is not "simulated" (both animatable) is kinematic and
+  follows its animated bone; switching it on turns it dynamic with the animated velocity;
+* with a drive strength above 0, each ragdoll joint is pulled toward the animated relative
+  orientation of its two bodies (`World.set_drive`, spring of strength x stiffness Hz); the
+  solver has no hinge drive, so elbows and knees get a servo through the hinge motor:
+  speed = gain x angle error toward the frame's animated angle, gain = 2 pi f but at most
+  1 / dt (a larger gain, set once per frame, would overshoot), capped like the drive.
+"""
+
+import math
+
+import bpy
+from mathutils import Matrix, Quaternion
+
+from . import bridge, ragdoll
+
+FULL = 1e6   # torque cap (N m) standing in for "no cap" on hinge servos
+
+
+def _matrix16(values):
+    return Matrix([values[0:4], values[4:8], values[8:12], values[12:16]])
+
+
+def bone_path(name):
+    return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
+
+
+class Skeleton:
+    """Forward kinematics of the bones `names` (and their ancestors) of armature `arm`."""
+
+    def __init__(self, arm, names):
+        bones = arm.data.bones
+        needed = set()
+        for name in names:
+            bone = bones[name]
+            while bone is not None and bone.name not in needed:
+                needed.add(bone.name)
+                bone = bone.parent
+        depth = {n: len(bones[n].parent_recursive) for n in needed}
+        self.order = sorted(needed, key=lambda n: depth[n])
+        self.parent = {n: (bones[n].parent.name if bones[n].parent else None) for n in needed}
+        self.rest = {n: bones[n].matrix_local.copy() for n in needed}
+        # rest pose of each bone relative to its parent's rest (armature space for roots)
+        self.link = {n: (self.rest[self.parent[n]].inverted() @ self.rest[n]
+                         if self.parent[n] else self.rest[n]) for n in needed}
+        self.arm = arm
+        all_fcurves = bridge.action_fcurves(arm)
+        self.fcurves = {}
+        for n in needed:
+            prefix = bone_path(n) + "."
+            self.fcurves[n] = {(path[len(prefix):], i): fc for (path, i), fc in
+                               all_fcurves.items() if path.startswith(prefix)}
+        self.animated = any(self.fcurves.values())
+        self._still = None
+
+    def basis(self, name, frame):
+        loc, rot, scale = bridge.basis_at(self.arm.pose.bones[name], frame, self.fcurves[name])
+        return bridge.compose(loc, rot, scale)
+
+    def pose(self, frame, overrides=None):
+        """{bone: armature-space matrix} at `frame`; `overrides` fixes some bones' matrices
+        (their children follow them)."""
+        if not self.animated and not overrides and self._still is not None:
+            return self._still
+        out = {}
+        for n in self.order:
+            if overrides and n in overrides:
+                out[n] = overrides[n]
+                continue
+            parent = out[self.parent[n]] if self.parent[n] else Matrix.Identity(4)
+            out[n] = parent @ self.link[n] @ self.basis(n, frame)
+        if not self.animated and not overrides:
+            self._still = out
+        return out
+
+    def local_basis(self, name, pose):
+        """The pose bone's matrix_basis that puts `name` at `pose[name]`."""
+        parent = pose[self.parent[name]] if self.parent[name] else Matrix.Identity(4)
+        return (parent @ self.link[name]).inverted_safe() @ pose[name]
+
+
+class Part:
+    """One body of a ragdoll at run time."""
+    __slots__ = ("name", "body", "bone", "frame", "to_body", "targets")
+
+    def __init__(self, obj, body, arm):
+        p = obj.ligament_ragdoll_part
+        self.name = obj.name
+        self.body = body                              # bridge.Body
+        self.frame = _matrix16(p.rest_frame)          # armature space, rest pose
+        self.targets = {}                             # bone -> target empty's local matrix
+        for child in obj.children:
+            cp = child.ligament_ragdoll_part
+            if cp.role == 'TARGET':
+                self.targets[cp.bone] = child.matrix_basis.copy()
+        self.bone = min(self.targets, key=lambda b: len(arm.data.bones[b].parent_recursive))
+        # the body's frame relative to its first bone (both at rest, armature space)
+        self.to_body = arm.data.bones[self.bone].matrix_local.inverted() @ self.frame
+
+
+class Joint:
+    __slots__ = ("id", "a", "b", "hinge", "frame_a", "frame_b")
+
+    def __init__(self, joint_id, a, b, hinge):
+        self.id, self.a, self.b, self.hinge = joint_id, a, b, hinge
+        self.frame_a = self.frame_b = None
+
+
+class RagdollRun:
+    """A ragdoll in a Simulation: its parts (body ids), joints, skeleton and switches."""
+
+    def __init__(self, arm, parts, joints, dt):
+        self.arm = arm
+        self.dt = dt
+        self.name = arm.name
+        self.parts = parts
+        self.joints = joints
+        self.skeleton = Skeleton(arm, [p.bone for p in parts])
+        self.fcurves = bridge.action_fcurves(arm)
+        self.baked = arm.ligament_ragdoll.baked
+        self.drive_animated = any(path.endswith("drive_strength") or
+                                  path.endswith("drive_stiffness") for path, _ in self.fcurves)
+
+    # --- animated values ------------------------------------------------------------------
+
+    def value(self, owner, path, frame):
+        """An animatable property of the armature (owner None) or of a pose bone, at `frame`."""
+        full = f"ligament_ragdoll.{path}" if owner is None else \
+            f"{bone_path(owner)}.ligament_ragdoll.{path}"
+        fc = self.fcurves.get((full, 0))
+        if fc is not None:
+            return fc.evaluate(frame)
+        data = self.arm if owner is None else self.arm.pose.bones[owner]
+        return getattr(data.ligament_ragdoll, path)
+
+    def simulated(self, part, frame):
+        if self.baked:
+            return False
+        return self.value(None, "simulated", frame) > 0.5 and \
+            self.value(part.bone, "simulated", frame) > 0.5
+
+    def animated_poses(self, frame, known):
+        """[(world matrix of the part's helper object)] at `frame` from the animation."""
+        arm_world = bridge.matrix_world_at(self.arm, frame, known)
+        pose = self.skeleton.pose(frame)
+        return [ragdoll.rigid(arm_world @ pose[p.bone] @ p.to_body) for p in self.parts]
+
+    # --- per step -------------------------------------------------------------------------
+
+    def place_at_start(self, world, start, dt, known):
+        """Move the bodies (built at the rest pose so the joints' limits are anatomical) to
+        the animated pose of the start frame, moving as the animation does. Returns the
+        helpers' start matrices."""
+        poses = self.animated_poses(start, known)
+        nxt = self.animated_poses(start + 1, {}) if self.skeleton.animated or \
+            bridge.has_transform_animation(self.arm) else poses
+        for part, m, m1 in zip(self.parts, poses, nxt):
+            com, q = bridge.shape_pose(part.body, m)
+            com1, q1 = bridge.shape_pose(part.body, m1)
+            b = part.body.id
+            # The world's state arrays are views: write the start pose in place.
+            world.positions[b] = com
+            world.orientations[b] = q
+            world.linear_velocities[b] = [(y - x) / dt for x, y in zip(com, com1)]
+            turn = Quaternion(q1) @ Quaternion(q).inverted()
+            axis, angle = turn.to_axis_angle()
+            angle = angle - 2 * math.pi if angle > math.pi else angle
+            world.angular_velocities[b] = tuple(axis * (angle / dt))
+        return poses
+
+    def before_step(self, world, frame, known):
+        """Kinds, kinematic targets and drives for the step that ends at `frame`."""
+        flags = [self.simulated(p, frame) for p in self.parts]
+        strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
+        need_pose = strength > 0.0 or not all(flags)
+        poses = self.animated_poses(frame, known) if need_pose else None
+        for part, sim, m in zip(self.parts, flags, poses or [None] * len(self.parts)):
+            b = part.body.id
+            kind = "dynamic" if sim else "kinematic"
+            if world.kind(b) != kind:
+                world.set_kind(b, kind)
+            if not sim:
+                world.set_kinematic_target(b, *bridge.shape_pose(part.body, m))
+        self._drive(world, frame, strength, poses)
+
+    def _drive(self, world, frame, strength, poses):
+        if strength <= 0.0 and not self.drive_animated:
+            return  # never on: nothing to switch off
+        hertz = strength * self.value(None, "drive_stiffness", frame)
+        damping = self.value(None, "drive_damping", frame)
+        cap = self.value(None, "drive_max_torque", frame)
+        for j in self.joints:
+            child = self.parts[j.b]
+            f = 0.0 if poses is None else hertz * self.value(child.bone, "drive_strength", frame)
+            torque = cap * f / hertz if cap > 0 and hertz > 0 else None
+            if j.hinge:
+                self._servo(world, j, f, torque, poses)
+                continue
+            if f <= 0.0:
+                world.set_drive(j.id, (1, 0, 0, 0), 0.0)
+                continue
+            qa = poses[j.a].to_quaternion()
+            qb = poses[j.b].to_quaternion()
+            world.set_drive(j.id, tuple(qa.inverted() @ qb), f, damping, torque)
+
+    def _servo(self, world, j, hertz, torque, poses):
+        """Hinge motor toward the animated hinge angle at the end of the step."""
+        if hertz <= 0.0:
+            world.set_motor(j.id, 0.0, 0.0)
+            return
+        ids = (self.parts[j.a].body.id, self.parts[j.b].body.id)
+        now = _hinge_angle(j, *(Quaternion(world.orientations[i]) for i in ids))
+        goal = _hinge_angle(j, poses[j.a].to_quaternion(), poses[j.b].to_quaternion())
+        error = math.remainder(goal - now, 2 * math.pi)
+        gain = min(2 * math.pi * hertz, 1.0 / self.dt)
+        world.set_motor(j.id, gain * error, FULL if torque is None else torque)
+
+
+def reference_matrix(obj, frame):
+    """World matrix of a ragdoll body's helper with its armature at the rest pose (where the
+    solver world is built, so that joint angles count from the rest pose)."""
+    p = obj.ligament_ragdoll_part
+    return ragdoll.rigid(bridge.matrix_world_at(p.armature, frame, {}) @
+                         _matrix16(p.rest_frame))
+
+
+def is_body(obj):
+    p = obj.ligament_ragdoll_part
+    return p.role == 'BODY' and p.armature is not None and p.armature.ligament_ragdoll.enabled
+
+
+def _hinge_angle(j, qa, qb):
+    """Angle of B about the hinge (the joint frame's Z) relative to A, zero at rest."""
+    rel = (qa @ j.frame_a).inverted() @ (qb @ j.frame_b)
+    return 2.0 * math.atan2(rel.z, rel.w)
+
+
+def attach(scene, sim):
+    """RagdollRuns for the ragdolls in `sim` (a cache.Simulation whose world was just built
+    with the ragdolls at rest); moves their bodies to the start pose and returns
+    (runs, {helper name: start world matrix})."""
+    by_name = {b.name: b for b in sim.bodies}
+    joint_ids = dict(sim.joints)
+    runs, starts = [], {}
+    for arm in ragdoll.ragdolls(scene):
+        helpers = [o for o in ragdoll.bodies(arm) if o.name in by_name]
+        if not helpers:
+            continue
+        refs = {o.name: reference_matrix(o, sim.start) for o in helpers}
+        parts = [Part(o, by_name[o.name], arm) for o in helpers]
+        index = {o.name: i for i, o in enumerate(helpers)}
+        joints = []
+        for e in ragdoll.members(arm, 'JOINT'):
+            js = e.ligament_joint
+            if e.name not in joint_ids or js.object_a is None or js.object_b is None or \
+                    js.object_a.name not in index or js.object_b.name not in index:
+                continue
+            j = Joint(joint_ids[e.name], index[js.object_a.name], index[js.object_b.name],
+                      js.type == 'HINGE')
+            if j.hinge:
+                qj = bridge.matrix_world_at(e, sim.start, dict(refs)).to_quaternion()
+                j.frame_a = refs[js.object_a.name].to_quaternion().inverted() @ qj
+                j.frame_b = refs[js.object_b.name].to_quaternion().inverted() @ qj
+            joints.append(j)
+        run = RagdollRun(arm, parts, joints, sim.dt)
+        for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
+            starts[part.name] = m
+        runs.append(run)
+    return runs, starts
+
+
+def bake_skeleton(run):
+    """The Skeleton of every bone a ragdoll moves, for `bone_poses`."""
+    return Skeleton(run.arm, [b for p in run.parts for b in p.targets])
+
+
+def bone_poses(run, skeleton, frame, helper_poses):
+    """{bone: matrix_basis} of the mapped bones at `frame` from the helpers' world poses
+    (`helper_poses`: {helper name: (location, quaternion values)}), for baking."""
+    arm_inv = bridge.matrix_world_at(run.arm, frame, {}).inverted_safe()
+    overrides = {}
+    for part in run.parts:
+        loc, rot = helper_poses[part.name]
+        helper = Matrix.LocRotScale(loc, Quaternion(rot), None)
+        for bone, local in part.targets.items():
+            overrides[bone] = arm_inv @ helper @ local
+    pose = skeleton.pose(frame, overrides)
+    return {bone: skeleton.local_basis(bone, pose) for bone in overrides}
