@@ -18,8 +18,8 @@ An island wakes as a whole (timers back to 0) when
       hit, or a moving kinematic body) -- `collide` looks at those pairs only;
     * a joint ties one of its bodies to an awake or moving body (a kinematic driver);
     * a body's pose or velocity no longer matches what it froze with (written from outside);
-    * the World is told so (joint added, removed or motor changed, body added nearby,
-      gravity changed, `World.wake`).
+    * the World is told so (a joint added or removed, a motor or drive changed, a body's
+      kind switched, a body added nearby, gravity changed, `World.wake`).
 
 Sleeping bodies keep their manifolds (contacts.py parks them) and joint impulses, so a waking
 island is warm started with the impulses that held it.
