@@ -444,7 +444,7 @@ t1 = time.perf_counter()
 import contacts, scenes
 s = scenes.pyramid(3)
 scenes.add_ragdoll(s, (10.0, 0.0, 0.2), scenes.axis_angle((1, 0, 0), 0.3))
-class A: iterations = {iterations}
+class A: iterations, sleeping = {iterations}, False
 e = contacts.Ligament(s, A)
 t2 = time.perf_counter()
 e.step()
