@@ -40,6 +40,21 @@ def _check(path, key, entry, field, kind, minimum=None, size=None):
     return value
 
 
+def enum_items(load, describe, first=None, head=()):
+    """Blender enum items (key, label, description, index) of the presets `load()` returns:
+    `describe(entry)` is an entry's description, `first` puts one key first, `head` items go
+    before all. A broken file gives one 'ERROR' item that says what is wrong."""
+    items = list(head)
+    try:
+        table = load()
+        for key in sorted(table, key=lambda k: k != first):
+            items.append((key, table[key].get("label", key.title()), describe(table[key]),
+                          len(items)))
+    except (OSError, ValueError) as exc:
+        items.append(('ERROR', "No presets", str(exc), len(items)))
+    return items
+
+
 def quality_levels():
     """{key: {"label", "description", "substeps", "iterations"}} from presets/quality.toml."""
     path = os.path.join(PRESETS_DIR, "quality.toml")

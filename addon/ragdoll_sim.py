@@ -24,6 +24,7 @@ import bpy
 from mathutils import Matrix, Quaternion
 
 from . import bridge, ragdoll
+from .bridge import SceneError
 
 FULL = 1e6   # torque cap (N m) standing in for "no cap" on hinge servos
 
@@ -103,7 +104,14 @@ class Part:
         for child in obj.children:
             cp = child.ligament_ragdoll_part
             if cp.role == 'TARGET':
+                if cp.bone not in arm.data.bones:
+                    raise SceneError(f"Ragdoll of '{arm.name}': bone '{cp.bone}' is gone "
+                                     "(renamed or deleted); remove the ragdoll and make it "
+                                     "again")
                 self.targets[cp.bone] = child.matrix_basis.copy()
+        if not self.targets:
+            raise SceneError(f"Ragdoll of '{arm.name}': body '{obj.name}' lost its bone "
+                             "targets; remove the ragdoll and make it again")
         self.bone = min(self.targets, key=lambda b: len(arm.data.bones[b].parent_recursive))
         # the body's frame relative to its first bone (both at rest, armature space)
         self.to_body = arm.data.bones[self.bone].matrix_local.inverted() @ self.frame

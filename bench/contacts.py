@@ -202,13 +202,7 @@ class BlenderBullet:
             c.limit_ang_z_lower, c.limit_ang_z_upper = -j.limits[1], -j.limits[0]
             return
         s1, s2, lo, hi = j.limits  # twist on the frame's Y, swings on X and Z
-        for ax, (a, b) in zip("xyz", ((-s1, s1), (lo, hi), (-s2, s2))):
-            setattr(c, f"use_limit_lin_{ax}", True)
-            setattr(c, f"limit_lin_{ax}_lower", 0.0)
-            setattr(c, f"limit_lin_{ax}_upper", 0.0)
-            setattr(c, f"use_limit_ang_{ax}", True)
-            setattr(c, f"limit_ang_{ax}_lower", a)
-            setattr(c, f"limit_ang_{ax}_upper", b)
+        S.limit_generic(c, ((-s1, s1), (lo, hi), (-s2, s2)))
 
     def step(self):
         self.frame += 1

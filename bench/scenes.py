@@ -208,6 +208,19 @@ def ragdolls(count=20, spacing=2.0):
     return s
 
 
+def limit_generic(constraint, angular):
+    """Set a Blender GENERIC rigid body constraint (Bullet's 6-dof joint, the nearest it has
+    to a ragdoll joint): translation locked, rotation about the empty's local X, Y, Z held in
+    the three (lower, upper) pairs of `angular`."""
+    for ax, (lo, hi) in zip("xyz", angular):
+        setattr(constraint, f"use_limit_lin_{ax}", True)
+        setattr(constraint, f"limit_lin_{ax}_lower", 0.0)
+        setattr(constraint, f"limit_lin_{ax}_upper", 0.0)
+        setattr(constraint, f"use_limit_ang_{ax}", True)
+        setattr(constraint, f"limit_ang_{ax}_lower", lo)
+        setattr(constraint, f"limit_ang_{ax}_upper", hi)
+
+
 # --------------------------------------------------------------------------------------------
 # Quality figures, from poses: positions (n,3) and rotation matrices (n,3,3) of every body
 # in scene order (the ground's row is ignored)

@@ -10,7 +10,8 @@ impulses carry over per manifold. Pairs of sleeping bodies (with each other, the
 or a still kinematic body) skip the narrowphase: their manifolds are parked, copied unchanged
 after the narrowphase's, and left out of the solve until their island wakes (sleep.py).
 
-Per substep (`prepare_contacts`, `warm_start_contacts`, `solve_contacts`): one normal row
+Per frame `prepare_contacts` fills the rows' Jacobians; per substep `update_contacts` (biases),
+`warm_start_contacts`, `solve_contacts`: one normal row
 per point (Contact), then per manifold two tangent rows at the patch centroid, a twist row
 about the normal and an optional rolling row (Friction (Patch)), clamped by the summed
 normal impulse refreshed every iteration. Normal rows use Box2D v3's soft contact: with
@@ -42,8 +43,9 @@ from .collision.manifold import MAX_CANDIDATES, PT_WIDTH, patch_area, reduce_poi
 from .collision.narrowphase import collide_convex
 from .mathx import add, cross, dot, length, perpendicular, qrotate, scale, sub
 from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET, INF,
-                   apply_impulse, new_rows, row_angular, row_axis, row_solve, row_velocity,
-                   soft_coefficients, warm_start)
+                   apply_impulse, new_rows, pair_apply, pair_row_solve, pair_velocities,
+                   row_angular, row_axis, row_velocity, soft_coefficients,
+                   store_pair_velocities)
 from .shapes import CAPSULE, HULL, PLANE, SPHERE
 
 MI_WIDTH = 7
@@ -63,7 +65,7 @@ MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
 
 # --- collide ------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _looked_at(a, b, bkind, moving):
     """Whether the narrowphase sees the pair: one body awake and dynamic, or a moving
     kinematic body against a sleeping one (which the contact will wake)."""
@@ -72,7 +74,7 @@ def _looked_at(a, b, bkind, moving):
     return (bkind[a] == ASLEEP and moving[b]) or (bkind[b] == ASLEEP and moving[a])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _allowed(a, b, bkind, moving, bfilter, excl, n):
     if not _looked_at(a, b, bkind, moving):
         return False
@@ -86,32 +88,32 @@ def _allowed(a, b, bkind, moving, bfilter, excl, n):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _origin(bs, borig, i):
     q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
     o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
     return (bs[i, 0] + o[0], bs[i, 1] + o[1], bs[i, 2] + o[2]), q
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_local(bs, i, p):
     q = (bs[i, 3], -bs[i, 4], -bs[i, 5], -bs[i, 6])
     return qrotate(q, (p[0] - bs[i, 0], p[1] - bs[i, 1], p[2] - bs[i, 2]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _world_anchor(bs, i, local):
     q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
     r = qrotate(q, local)
     return (bs[i, 0] + r[0], bs[i, 1] + r[1], bs[i, 2] + r[2]), r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rounding(kind, p):
     return p[0] if kind == SPHERE or kind == CAPSULE else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _surface_points(bs, a, b, mf, m, k, n):
     c = P0 + 8 * k
     pa, _ = _world_anchor(bs, a, (mf[m, c], mf[m, c + 1], mf[m, c + 2]))
@@ -119,7 +121,7 @@ def _surface_points(bs, a, b, mf, m, k, n):
     return add(pa, scale(n, mf[m, RADII])), sub(pb, scale(n, mf[m, RADII + 1]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _point_velocity(bs, i, r):
     w = (bs[i, 10], bs[i, 11], bs[i, 12])
     c = cross(w, r)
@@ -395,12 +397,11 @@ def awake_first(mi, mf, acc, start, n, bkind):
 
 @njit(cache=True)
 def prepare_contacts(C, S, B):
-    """Fill the contact rows for this substep from the bodies' current poses."""
+    """Once per frame: the rows' Jacobians and effective masses. As in Box2D v3 the arms
+    are the world arms found at collide time and the inertia is the frame's first, so only
+    the biases change from substep to substep (update_contacts)."""
     mi, mf, acc, R, P = C
-    bs = B[0]
     rp = R[3]
-    bias_rate, mass_scale, impulse_scale, h, inv_h = S
-    push = P[2]
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -415,9 +416,6 @@ def prepare_contacts(C, S, B):
                 rp[r, ACTIVE] = 0.0
                 acc[r] = 0.0
                 continue
-            c = P0 + 8 * k
-            pa, pb = _surface_points(bs, a, b, mf, m, k, n)
-            s = dot(sub(pb, pa), n)
             q = ARMS + 6 * k
             ra = (mf[m, q], mf[m, q + 1], mf[m, q + 2])
             rb = (mf[m, q + 3], mf[m, q + 4], mf[m, q + 5])
@@ -425,32 +423,48 @@ def prepare_contacts(C, S, B):
             cen_b = add(cen_b, rb)
             row_axis(r, a, b, n, ra, rb, R, B)
             rp[r, LO] = 0.0
-            if s > 0.0:
-                rp[r, TARGET] = s * inv_h
-            else:
-                rp[r, BIAS] = max(bias_rate * s, -push)
-                rp[r, MASS_SCALE] = mass_scale
-                rp[r, IMPULSE_SCALE] = impulse_scale
-            if mf[m, MAXIMP + k] == 0.0:
-                mf[m, c + 7] = row_velocity(r, R[1], bs, a, b)
         ra = scale(cen_a, 1.0 / cnt)
         rb = scale(cen_b, 1.0 / cnt)
         t1 = perpendicular(n)
         t2 = cross(n, t1)
         row_axis(r0 + 4, a, b, t1, ra, rb, R, B)
         row_axis(r0 + 5, a, b, t2, ra, rb, R, B)
+        row_angular(r0 + 6, a, b, n, R, B)
+        for k in range(4, 7):
+            rp[r0 + k, LO] = 0.0
+            rp[r0 + k, HI] = 0.0
+        rp[r0 + 7, ACTIVE] = 0.0
+
+
+@njit(cache=True)
+def update_contacts(C, S, B):
+    """Per substep, before the solve: the normal rows' separation biases (refresh_contacts),
+    the approach speeds restitution will reverse, the static-friction pull back onto the
+    patch anchor, and the rolling row about the current relative spin."""
+    refresh_contacts(C, S, B)
+    mi, mf, acc, R, P = C
+    bs = B[0]
+    rj, rp = R[1], R[3]
+    bias_rate = S[0]
+    push = P[2]
+    for m in range(mi.shape[0]):
+        a = mi[m, 0]
+        b = mi[m, 1]
+        n = (mf[m, 0], mf[m, 1], mf[m, 2])
+        r0 = m * ROWS_PER_MANIFOLD
+        for k in range(mi[m, 2]):
+            if mf[m, MAXIMP + k] == 0.0:
+                mf[m, P0 + 8 * k + 7] = row_velocity(r0 + k, rj, bs, a, b)
         if mf[m, ANCHOR + 6] != 0.0:
             # static friction pulls the patch back onto its anchor (solve pass only)
             pa, _ = _world_anchor(bs, a, (mf[m, ANCHOR], mf[m, ANCHOR + 1], mf[m, ANCHOR + 2]))
             pb, _ = _world_anchor(bs, b, (mf[m, ANCHOR + 3], mf[m, ANCHOR + 4],
                                           mf[m, ANCHOR + 5]))
             d = sub(pb, pa)
+            t1 = perpendicular(n)
+            t2 = cross(n, t1)
             rp[r0 + 4, BIAS] = min(max(bias_rate * dot(d, t1), -push), push)
             rp[r0 + 5, BIAS] = min(max(bias_rate * dot(d, t2), -push), push)
-        row_angular(r0 + 6, a, b, n, R, B)
-        for k in range(4, 7):
-            rp[r0 + k, LO] = 0.0
-            rp[r0 + k, HI] = 0.0
         rr = r0 + 7
         wrel = sub((bs[b, 10], bs[b, 11], bs[b, 12]), (bs[a, 10], bs[a, 11], bs[a, 12]))
         wt = sub(wrel, scale(n, dot(wrel, n)))
@@ -472,24 +486,41 @@ def prepare_contacts(C, S, B):
 
 @njit(cache=True)
 def warm_start_contacts(C, B):
+    """Pre-apply last step's impulses, one manifold (one pair of bodies) at a time."""
     mi, mf, acc, R, P = C
-    for r in range(mi.shape[0] * ROWS_PER_MANIFOLD):
-        warm_start(r, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+    rj, rd, rp = R[1], R[2], R[3]
+    bs, binv = B[0], B[1]
+    for m in range(mi.shape[0]):
+        a = mi[m, 0]
+        b = mi[m, 1]
+        u = pair_velocities(bs, a, b)
+        for r in range(m * ROWS_PER_MANIFOLD, (m + 1) * ROWS_PER_MANIFOLD):
+            if rp[r, ACTIVE] == 0.0:
+                acc[r] = 0.0
+            elif acc[r] != 0.0:
+                u = pair_apply(r, acc[r], rj, rd, binv[a], binv[b], u)
+        store_pair_velocities(bs, a, b, u)
 
 
 @njit(cache=True)
 def solve_contacts(C, B, use_bias, iterations):
-    """Per manifold: the normal rows, then the patch friction rows clamped by their sum."""
+    """Per manifold: the normal rows, then the patch friction rows clamped by their sum.
+    The pair's velocities stay in locals for the manifold's eight rows."""
     mi, mf, acc, R, P = C
-    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    rj, rd, rp = R[1], R[2], R[3]
     bs, binv = B[0], B[1]
     for _ in range(iterations):
         for m in range(mi.shape[0]):
+            a = mi[m, 0]
+            b = mi[m, 1]
+            ia = binv[a]
+            ib = binv[b]
+            u = pair_velocities(bs, a, b)
             r0 = m * ROWS_PER_MANIFOLD
             total = 0.0
             cnt = mi[m, 2]
             for k in range(cnt):
-                row_solve(r0 + k, use_bias, rb, rj, rd, rp, acc, bs, binv)
+                u = pair_row_solve(r0 + k, use_bias, rj, rd, rp, acc, ia, ib, u)
                 total += acc[r0 + k]
                 if acc[r0 + k] > mf[m, MAXIMP + k]:
                     mf[m, MAXIMP + k] = acc[r0 + k]
@@ -504,10 +535,11 @@ def solve_contacts(C, B, use_bias, iterations):
             rp[r0 + 6, HI] = cap_twist
             rp[r0 + 7, LO] = -cap_roll
             rp[r0 + 7, HI] = cap_roll
-            row_solve(r0 + 4, use_bias, rb, rj, rd, rp, acc, bs, binv)
-            row_solve(r0 + 5, use_bias, rb, rj, rd, rp, acc, bs, binv)
-            row_solve(r0 + 6, False, rb, rj, rd, rp, acc, bs, binv)
-            row_solve(r0 + 7, False, rb, rj, rd, rp, acc, bs, binv)
+            u = pair_row_solve(r0 + 4, use_bias, rj, rd, rp, acc, ia, ib, u)
+            u = pair_row_solve(r0 + 5, use_bias, rj, rd, rp, acc, ia, ib, u)
+            u = pair_row_solve(r0 + 6, False, rj, rd, rp, acc, ia, ib, u)
+            u = pair_row_solve(r0 + 7, False, rj, rd, rp, acc, ia, ib, u)
+            store_pair_velocities(bs, a, b, u)
 
 
 @njit(cache=True)

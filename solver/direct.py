@@ -15,8 +15,8 @@ link carrying a heavy load would stretch like a weak spring. The exact solve nee
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
 velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
-the solve pass (the relax pass removes that bias velocity again). K is dense per island and factored by
-Cholesky twice per substep: before the solve pass, and at the moved poses for the position
+the solve pass (the relax pass removes that bias velocity again). K is factored per island by an
+envelope (skyline) Cholesky twice per substep: before the solve pass, and at the moved poses for the position
 projection and the relax pass. Inequality rows (limits, motors,
 springs, contacts) stay with the iterative sweep, which runs first in each pass so the
 direct projection has the last word on the joints.
@@ -38,7 +38,7 @@ DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _find(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -63,7 +63,7 @@ def body_islands(n_bodies, row_bodies, n_rows, bkind):
     return parent
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_equality(r, rp):
     return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0 and rp[r, TARGET] == 0.0
             and rp[r, LO] == -math.inf and rp[r, HI] == math.inf)
@@ -96,64 +96,90 @@ def coupling(r, k, rb, rj, rd, binv):
 
 
 @njit(cache=True)
-def cholesky(k, n):
-    """In-place lower Cholesky of the leading n x n block; False if not positive definite."""
-    for j in range(n):
-        d = k[j, j]
-        for m in range(j):
-            d -= k[j, m] * k[j, m]
-        if d <= 0.0:
-            return False
-        d = math.sqrt(d)
-        k[j, j] = d
-        for i in range(j + 1, n):
+def cholesky(k, first, n):
+    """In-place lower Cholesky of the leading n x n block inside its envelope: row i of K
+    (and of its factor L) is zero left of column first[i]. False if not positive definite.
+    Ordered along a chain or tree of joints the envelope is narrow, so a ragdoll costs far
+    less than the dense n^3 / 3."""
+    for i in range(n):
+        fi = first[i]
+        for j in range(fi, i + 1):
             s = k[i, j]
-            for m in range(j):
+            for m in range(max(fi, first[j]), j):
                 s -= k[i, m] * k[j, m]
-            k[i, j] = s / d
+            if j < i:
+                k[i, j] = s / k[j, j]
+            elif s <= 0.0:
+                return False
+            else:
+                k[i, i] = math.sqrt(s)
     return True
 
 
 @njit(cache=True)
-def cholesky_solve(l, n, x):
+def cholesky_solve(l, first, n, x):
+    """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
     for i in range(n):
         s = x[i]
-        for m in range(i):
+        for m in range(first[i], i):
             s -= l[i, m] * x[m]
         x[i] = s / l[i, i]
     for i in range(n - 1, -1, -1):
-        s = x[i]
-        for m in range(i + 1, n):
-            s -= l[m, i] * x[m]
-        x[i] = s / l[i, i]
+        x[i] /= l[i, i]
+        for m in range(first[i], i):
+            x[m] -= l[i, m] * x[i]
 
 
-@njit(cache=True)
-def _factor_island(rows, n, R, binv, factor):
+@njit(cache=True, inline="always")
+def _fill_k(rows, first, n, R, binv, factor):
+    """K's lower envelope; returns its largest diagonal entry."""
     rb, rj, rd = R[0], R[1], R[2]
     big = 0.0
     for i in range(n):
-        for m in range(i + 1):
-            v = coupling(rows[i], rows[m], rb, rj, rd, binv)
-            factor[i, m] = v
-            factor[m, i] = v
+        for m in range(first[i], i + 1):
+            factor[i, m] = coupling(rows[i], rows[m], rb, rj, rd, binv)
         big = max(big, factor[i, i])
+    return big
+
+
+@njit(cache=True)
+def _factor_island(rows, first, n, R, binv, factor):
+    big = _fill_k(rows, first, n, R, binv, factor)
     # Redundant rows (a loop closed twice, two joints on one pair) make K singular: a tiny
     # regularisation picks the smallest impulses that satisfy them.
     eps = 1e-10 * big
     for attempt in range(3):
         if attempt > 0:
-            for i in range(n):
-                for m in range(i + 1):
-                    v = coupling(rows[i], rows[m], rb, rj, rd, binv)
-                    factor[i, m] = v
-                    factor[m, i] = v
+            _fill_k(rows, first, n, R, binv, factor)
         for i in range(n):
             factor[i, i] += eps
-        if cholesky(factor, n):
+        if cholesky(factor, first, n):
             return True
         eps *= 1e3
     return False
+
+
+@njit(cache=True, inline="always")
+def _shares_body(r, k, rb, bkind):
+    for i in range(2):
+        body = rb[r, i]
+        if body >= 0 and bkind[body] == DYNAMIC and (rb[k, 0] == body or rb[k, 1] == body):
+            return True
+    return False
+
+
+@njit(cache=True)
+def island_envelope(order, starts, n_islands, rb, bkind):
+    """Per row of the plan, the island-local index of the first row it couples with."""
+    first = np.empty(order.shape[0], dtype=np.int64)
+    for s in range(n_islands):
+        s0 = starts[s]
+        for i in range(starts[s + 1] - s0):
+            m = 0
+            while m < i and not _shares_body(order[s0 + i], order[s0 + m], rb, bkind):
+                m += 1
+            first[s0 + i] = m
+    return first
 
 
 @njit(cache=True)
@@ -163,7 +189,7 @@ def plan_islands(R, n_rows, n_bodies, bkind):
 
     Returns the plan (rows ordered by island, island start offsets, number of islands, a
     buffer for the islands' Cholesky factors with their offsets, and per island whether
-    its factor is valid)."""
+    its factor is valid, and where each row's envelope starts)."""
     rb, rp = R[0], R[3]
     root = body_islands(n_bodies, rb, n_rows, bkind)
     keys = np.empty(n_rows, dtype=np.int64)
@@ -193,14 +219,15 @@ def plan_islands(R, n_rows, n_bodies, bkind):
         offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
     factors = np.empty(offsets[n_islands])
     ok = np.zeros(n_islands, dtype=np.bool_)
-    return order, starts, n_islands, factors, offsets, ok
+    first = island_envelope(order, starts, n_islands, rb, bkind)
+    return order, starts, n_islands, factors, offsets, ok, first
 
 
 @njit(cache=True)
 def factor_islands(plan, R, binv):
     """Factor each island's K for this substep and hand its rows to the direct solver.
     An island too large or singular stays with the iterative sweep."""
-    order, starts, n_islands, factors, offsets, ok = plan
+    order, starts, n_islands, factors, offsets, ok, first = plan
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
         ok[s] = False
@@ -208,7 +235,7 @@ def factor_islands(plan, R, binv):
             continue
         rows = order[starts[s]:starts[s + 1]]
         factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
-        ok[s] = _factor_island(rows, n, R, binv, factor)
+        ok[s] = _factor_island(rows, first[starts[s]:starts[s + 1]], n, R, binv, factor)
     mark_direct(plan, R[3])
 
 
@@ -216,19 +243,20 @@ def factor_islands(plan, R, binv):
 def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
-    order, starts, n_islands, factors, offsets, ok = plan
+    order, starts, n_islands, factors, offsets, ok, first = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
                 rp[order[i], BLOCK] = DIRECT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _island(plan, s):
-    """(rows, Cholesky factor) of island s of the plan."""
-    order, starts, n_islands, factors, offsets, ok = plan
+    """(rows, Cholesky factor, envelope) of island s of the plan."""
+    order, starts, n_islands, factors, offsets, ok, first = plan
     n = starts[s + 1] - starts[s]
-    return order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+    return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
+            first[starts[s]:starts[s + 1]])
 
 
 @njit(cache=True)
@@ -239,13 +267,13 @@ def solve_direct(plan, use_bias, R, acc, bs, binv):
     for s in range(plan[2]):
         if not ok[s]:
             continue
-        rows, factor = _island(plan, s)
+        rows, factor, first = _island(plan, s)
         n = len(rows)
         x = np.empty(n)
         for i in range(n):
             r = rows[i]
             x[i] = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1]) + (rp[r, BIAS] if use_bias else 0.0)
-        cholesky_solve(factor, n, x)
+        cholesky_solve(factor, first, n, x)
         for i in range(n):
             r = rows[i]
             d = -x[i]
@@ -253,7 +281,7 @@ def solve_direct(plan, use_bias, R, acc, bs, binv):
             apply_impulse(r, d, rb, rj, rd, bs, binv)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _displace(r, d, rb, rj, rd, bs, binv):
     """Move the row's bodies by the position-level 'impulse' d: dx = M^-1 J^T d."""
     for side in range(2):
@@ -281,12 +309,12 @@ def project_positions(plan, R, bs, binv):
     for s in range(plan[2]):
         if not ok[s]:
             continue
-        rows, factor = _island(plan, s)
+        rows, factor, first = _island(plan, s)
         n = len(rows)
         x = np.empty(n)
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
-        cholesky_solve(factor, n, x)
+        cholesky_solve(factor, first, n, x)
         # Newton's step is exact for small errors; a large one (a violent frame) is scaled
         # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
         # where the linearisation holds.

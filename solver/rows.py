@@ -153,11 +153,9 @@ def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
 
 
 @njit(cache=True, inline="always")
-def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
-    """The one generic solve: clamp the accumulated impulse, apply the change."""
-    if rp[r, ACTIVE] == 0.0:
-        return
-    cdot = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+def row_impulse(r, use_bias, cdot, rp, acc):
+    """The one generic update: the new clamped accumulated impulse of row r given its
+    velocity error Cdot; stores it and returns the change to apply."""
     if use_bias or rp[r, SPRING] != 0.0:
         bias = rp[r, TARGET] + rp[r, BIAS]
         mass_scale = rp[r, MASS_SCALE]
@@ -173,7 +171,60 @@ def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
     elif new > rp[r, HI]:
         new = rp[r, HI]
     acc[r] = new
-    apply_impulse(r, new - old, rb, rj, rd, bs, binv)
+    return new - old
+
+
+@njit(cache=True, inline="always")
+def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
+    """The one generic solve: clamp the accumulated impulse, apply the change."""
+    if rp[r, ACTIVE] == 0.0:
+        return
+    cdot = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+    apply_impulse(r, row_impulse(r, use_bias, cdot, rp, acc), rb, rj, rd, bs, binv)
+
+
+# --- rows between one pair of bodies, velocities held in locals -----------------------------
+# Contact manifolds solve all their rows on one pair of bodies: load the two velocities once,
+# run row_impulse on each row, store once. `u` is (vA, wA, vB, wB) as a 12-tuple.
+
+@njit(cache=True, inline="always")
+def pair_velocities(bs, a, b):
+    return (bs[a, 7], bs[a, 8], bs[a, 9], bs[a, 10], bs[a, 11], bs[a, 12],
+            bs[b, 7], bs[b, 8], bs[b, 9], bs[b, 10], bs[b, 11], bs[b, 12])
+
+
+@njit(cache=True, inline="always")
+def store_pair_velocities(bs, a, b, u):
+    for k in range(6):
+        bs[a, 7 + k] = u[k]
+        bs[b, 7 + k] = u[6 + k]
+
+
+@njit(cache=True, inline="always")
+def pair_row_velocity(r, rj, u):
+    return (rj[r, 0] * u[0] + rj[r, 1] * u[1] + rj[r, 2] * u[2] + rj[r, 3] * u[3]
+            + rj[r, 4] * u[4] + rj[r, 5] * u[5] + rj[r, 6] * u[6] + rj[r, 7] * u[7]
+            + rj[r, 8] * u[8] + rj[r, 9] * u[9] + rj[r, 10] * u[10] + rj[r, 11] * u[11])
+
+
+@njit(cache=True, inline="always")
+def pair_apply(r, d, rj, rd, ia, ib, u):
+    """u after an impulse d on row r (ia, ib: the bodies' inverse masses)."""
+    sa = d * ia
+    sb = d * ib
+    return (u[0] + rj[r, 0] * sa, u[1] + rj[r, 1] * sa, u[2] + rj[r, 2] * sa,
+            u[3] + rd[r, 0] * d, u[4] + rd[r, 1] * d, u[5] + rd[r, 2] * d,
+            u[6] + rj[r, 6] * sb, u[7] + rj[r, 7] * sb, u[8] + rj[r, 8] * sb,
+            u[9] + rd[r, 3] * d, u[10] + rd[r, 4] * d, u[11] + rd[r, 5] * d)
+
+
+@njit(cache=True, inline="always")
+def pair_row_solve(r, use_bias, rj, rd, rp, acc, ia, ib, u):
+    """row_solve for a row whose bodies' velocities are in u; returns the new u."""
+    if rp[r, ACTIVE] == 0.0:
+        return u
+    d = row_impulse(r, use_bias, pair_row_velocity(r, rj, u), rp, acc)
+    return pair_apply(r, d, rj, rd, ia, ib, u)
 
 
 @njit(cache=True, inline="always")
@@ -191,7 +242,25 @@ def _coupling(r, k, rb, rj, rd, binv):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _k_entry(r0, n, i, m, rb, rj, rd, binv):
+    if i < n and m < n:
+        return _coupling(r0 + i, r0 + m, rb, rj, rd, binv)
+    return 1.0 if i == m else 0.0
+
+
+@njit(cache=True, inline="always")
+def _block_k(r0, n, rb, rj, rd, binv):
+    """The block's K = J M^-1 J^T padded to 3x3 with the identity, as nested tuples."""
+    return ((_k_entry(r0, n, 0, 0, rb, rj, rd, binv), _k_entry(r0, n, 0, 1, rb, rj, rd, binv),
+             _k_entry(r0, n, 0, 2, rb, rj, rd, binv)),
+            (_k_entry(r0, n, 1, 0, rb, rj, rd, binv), _k_entry(r0, n, 1, 1, rb, rj, rd, binv),
+             _k_entry(r0, n, 1, 2, rb, rj, rd, binv)),
+            (_k_entry(r0, n, 2, 0, rb, rj, rd, binv), _k_entry(r0, n, 2, 1, rb, rj, rd, binv),
+             _k_entry(r0, n, 2, 2, rb, rj, rd, binv)))
+
+
+@njit(cache=True, inline="always")
 def make_block(r0, n, R, B):
     """Turn n (2 or 3) filled equality rows r0.. into one block; stays scalar if K is singular."""
     rb, rj, rd, rp, rk = R
@@ -199,28 +268,23 @@ def make_block(r0, n, R, B):
     for i in range(n):
         if rp[r0 + i, ACTIVE] == 0.0:
             return
-    k = np.zeros((3, 3))
-    for i in range(3):
-        k[i, i] = 1.0
-    for i in range(n):
-        for m in range(n):
-            k[i, m] = _coupling(r0 + i, r0 + m, rb, rj, rd, binv)
-    det = (k[0, 0] * (k[1, 1] * k[2, 2] - k[1, 2] * k[2, 1])
-           - k[0, 1] * (k[1, 0] * k[2, 2] - k[1, 2] * k[2, 0])
-           + k[0, 2] * (k[1, 0] * k[2, 1] - k[1, 1] * k[2, 0]))
-    scale_ = k[0, 0] * k[1, 1] * k[2, 2]
+    k = _block_k(r0, n, rb, rj, rd, binv)
+    det = (k[0][0] * (k[1][1] * k[2][2] - k[1][2] * k[2][1])
+           - k[0][1] * (k[1][0] * k[2][2] - k[1][2] * k[2][0])
+           + k[0][2] * (k[1][0] * k[2][1] - k[1][1] * k[2][0]))
+    scale_ = k[0][0] * k[1][1] * k[2][2]
     if not abs(det) > 1e-12 * abs(scale_):
         return
     inv = 1.0 / det
-    rk[r0, 0] = (k[1, 1] * k[2, 2] - k[1, 2] * k[2, 1]) * inv
-    rk[r0, 1] = (k[0, 2] * k[2, 1] - k[0, 1] * k[2, 2]) * inv
-    rk[r0, 2] = (k[0, 1] * k[1, 2] - k[0, 2] * k[1, 1]) * inv
-    rk[r0, 3] = (k[1, 2] * k[2, 0] - k[1, 0] * k[2, 2]) * inv
-    rk[r0, 4] = (k[0, 0] * k[2, 2] - k[0, 2] * k[2, 0]) * inv
-    rk[r0, 5] = (k[0, 2] * k[1, 0] - k[0, 0] * k[1, 2]) * inv
-    rk[r0, 6] = (k[1, 0] * k[2, 1] - k[1, 1] * k[2, 0]) * inv
-    rk[r0, 7] = (k[0, 1] * k[2, 0] - k[0, 0] * k[2, 1]) * inv
-    rk[r0, 8] = (k[0, 0] * k[1, 1] - k[0, 1] * k[1, 0]) * inv
+    rk[r0, 0] = (k[1][1] * k[2][2] - k[1][2] * k[2][1]) * inv
+    rk[r0, 1] = (k[0][2] * k[2][1] - k[0][1] * k[2][2]) * inv
+    rk[r0, 2] = (k[0][1] * k[1][2] - k[0][2] * k[1][1]) * inv
+    rk[r0, 3] = (k[1][2] * k[2][0] - k[1][0] * k[2][2]) * inv
+    rk[r0, 4] = (k[0][0] * k[2][2] - k[0][2] * k[2][0]) * inv
+    rk[r0, 5] = (k[0][2] * k[1][0] - k[0][0] * k[1][2]) * inv
+    rk[r0, 6] = (k[1][0] * k[2][1] - k[1][1] * k[2][0]) * inv
+    rk[r0, 7] = (k[0][1] * k[2][0] - k[0][0] * k[2][1]) * inv
+    rk[r0, 8] = (k[0][0] * k[1][1] - k[0][1] * k[1][0]) * inv
     rp[r0, BLOCK] = n
     for i in range(1, n):
         rp[r0 + i, BLOCK] = -1.0

@@ -1,10 +1,11 @@
 """The frame step: Box2D v3's soft step as a list of named stages.
 
     per frame:   kinematic velocities from targets (contacts were found just before, in
-                 World.step: collide once with a speculative margin); group the joints'
-                 equality rows into islands for the direct solver
+                 World.step: collide once with a speculative margin); the contact rows'
+                 Jacobians; group the joints' equality rows into islands for the direct
+                 solver
     per substep: integrate velocities -> world inertia (+ geometric stiffness of loaded
-                 joints) -> prepare joint and contact rows -> factor each island's K
+                 joints) -> prepare joint rows, contact biases -> factor each island's K
                  -> warm start -> solve (soft bias) -> integrate positions
                  -> re-measure contacts, re-prepare joint rows at the new poses
                  -> refactor K, project joint position errors -> relax (no bias)
@@ -34,7 +35,8 @@ from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, qua
 from .direct import factor_islands, plan_islands, project_positions, solve_direct
 from .rows import ACTIVE, deactivate, soft_coefficients, solve_row_or_block, warm_start
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
-                       refresh_contacts, solve_contacts, warm_start_contacts)
+                       refresh_contacts, solve_contacts, update_contacts,
+                       warm_start_contacts)
 
 
 @njit(cache=True)
@@ -190,8 +192,8 @@ def break_joints(jt, jf, jimp, acc, bkind, dt):
 
 
 @njit(cache=True)
-def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint_damping,
-               C):
+def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, joint_hertz,
+               joint_damping, C):
     """Advance the world by one frame of length dt.
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
@@ -218,6 +220,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
     kg = np.zeros(bs.shape[0])
     update_world_inertia(bs, bil, bkind, bI)
     prepare_joints(jt, jf, bkind, S, R, body)
+    prepare_contacts(C, SC, body)
     plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
     for _ in range(substeps):
         integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
@@ -225,7 +228,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, bkind, S, R, body)
-        prepare_contacts(C, SC, body)
+        update_contacts(C, SC, body)
         factor_islands(plan, R, binv)
         warm_start_rows(jt, bkind, R, acc, body)
         warm_start_contacts(C, body)
@@ -238,8 +241,8 @@ def step_frame(B, J, R, K, dt, substeps, iterations, gravity, joint_hertz, joint
         prepare_joints(jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
         project_positions(plan, R, bs, binv)
-        solve_pass(plan, R, acc, body, False, iterations)
-        solve_contacts(C, body, False, iterations)
+        solve_pass(plan, R, acc, body, False, relax_iterations)
+        solve_contacts(C, body, False, relax_iterations)
         accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)
     snap_kinematic(bs, bkind, ktarget, khas)

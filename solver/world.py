@@ -173,7 +173,11 @@ class World:
 
     gravity     (3,) m/s^2
     substeps    substeps per `step` (the soft step's main quality knob)
-    iterations  solve and relax sweeps per substep
+    iterations  solve sweeps per substep
+    relax_iterations
+                relax sweeps per substep (velocity only, no position bias); None: as many
+                as `iterations`. Fewer is cheaper (a 20-row pyramid at iterations=2 runs a
+                quarter faster with one) but tall thin stacks walk more.
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);
                 higher is stiffer, keep joint_hertz below a quarter of the substep rate.
@@ -189,8 +193,8 @@ class World:
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
-                 joint_hertz=60.0, joint_damping_ratio=5.0, contact_hertz=60.0,
-                 contact_damping_ratio=5.0, contact_push_velocity=3.0,
+                 relax_iterations=None, joint_hertz=60.0, joint_damping_ratio=5.0,
+                 contact_hertz=60.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
                  restitution_threshold=1.0, sleeping=True, sleep_threshold=SLEEP_THRESHOLD,
                  time_to_sleep=TIME_TO_SLEEP):
         self._gravity = _vector("gravity", gravity)
@@ -199,6 +203,8 @@ class World:
         self.time_to_sleep = _number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(_number("substeps", substeps, minimum=1))
         self.iterations = int(_number("iterations", iterations, minimum=1))
+        self.relax_iterations = self.iterations if relax_iterations is None else \
+            int(_number("relax_iterations", relax_iterations, minimum=1))
         self.joint_hertz = _number("joint_hertz", joint_hertz, minimum=0.0)
         self.joint_damping_ratio = _number("joint_damping_ratio", joint_damping_ratio, minimum=0.0)
         self.time = 0.0
@@ -774,7 +780,8 @@ class World:
                            self._jt.view, self._marks())
         C = self._collide(dt)
         g = self.gravity
-        step_frame(B, J, R, K, dt, self.substeps, self.iterations, (g[0], g[1], g[2]),
+        step_frame(B, J, R, K, dt, self.substeps, self.iterations, self.relax_iterations,
+                   (g[0], g[1], g[2]),
                    self.joint_hertz, self.joint_damping_ratio, C)
         if self._sleeping:
             fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,

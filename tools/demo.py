@@ -68,15 +68,19 @@ def main():
 
     box("Ground", (12, 12, 1), (0, 0, -0.5), kind="STATIC")
     stack = [box(f"Crate.{i}", (0.5, 0.5, 0.5), (0.0, 0.0, 0.25 + 0.5 * i)) for i in range(5)]
+    pyramid = [box(f"Block.{r}.{i}", (0.5, 0.5, 0.5),
+                   (0.5 * (i - (5 - r - 1) / 2), -2.0, 0.25 + 0.5 * r))
+               for r in range(5) for i in range(5 - r)]
+    pyramid_start = [o.location.copy() for o in pyramid]
     post = box("DoorPost", (0.1, 0.1, 2.0), (2.0, 0.0, 1.0), kind="STATIC")
     door = box("Door", (0.8, 0.05, 1.8), (2.45, 0.0, 1.0))
     door.rotation_euler = (0.0, 0.0, 0.3)
     joint("DoorHinge", "HINGE", post, door, (2.0, 0.0, 1.0))
-    beam = box("Beam", (0.2, 0.2, 0.2), (-2.0, 0.0, 3.0), kind="STATIC")
+    beam = box("Beam", (0.2, 0.2, 0.2), (-2.0, 2.0, 3.0), kind="STATIC")   # clear of the stack
     links, prev = [], beam
     for i in range(6):
-        link = box(f"Link.{i}", (0.4, 0.08, 0.08), (-2.0 + 0.4 * (i + 0.5), 0.0, 3.0))
-        joint(f"Pin.{i}", "BALL", prev, link, (-2.0 + 0.4 * i, 0.0, 3.0))
+        link = box(f"Link.{i}", (0.4, 0.08, 0.08), (-2.0 + 0.4 * (i + 0.5), 2.0, 3.0))
+        joint(f"Pin.{i}", "BALL", prev, link, (-2.0 + 0.4 * i, 2.0, 3.0))
         links.append(link)
         prev = link
     bpy.context.view_layer.update()
@@ -95,16 +99,20 @@ def main():
     tip = links[-1].matrix_world.translation
     from bpy_extras.anim_utils import action_get_channelbag_for_slot
     keys = 0
-    for o in stack + [door] + links:
+    for o in stack + pyramid + [door] + links:
         ad = o.animation_data
         bag = ad and ad.action and action_get_channelbag_for_slot(ad.action, ad.action_slot)
         keys += sum(len(fc.keyframe_points) for fc in bag.fcurves) if bag else 0
     print(f"Frame {scene.frame_end} ({scene.frame_end / scene.render.fps:.1f} s):")
     print(f"  top crate at z = {top.z:.3f} m (stacked height {0.25 + 0.5 * 4:.2f} m)")
+    moved = max((o.matrix_world.translation - p).length for o, p in zip(pyramid, pyramid_start))
+    print(f"  pyramid of {len(pyramid)} blocks: the most any block moved is {100 * moved:.2f} cm")
     print(f"  door turned to {hinge_angle:.1f} deg about its hinge")
     print(f"  chain tip at ({tip.x:.2f}, {tip.y:.2f}, {tip.z:.2f}) m, hanging below the beam")
-    print(f"  {keys} keyframes written on {len(stack) + 1 + len(links)} objects")
+    print(f"  {keys} keyframes written on {len(stack) + len(pyramid) + 1 + len(links)} objects")
     print(f"Saved {out}; open it in Blender 4.2+ and press play.")
+    if abs(top.z - 2.25) > 0.05 or moved > 0.05:
+        sys.exit("the stacks did not stand: the crate column or the pyramid moved over 5 cm")
 
 
 if __name__ == "__main__":

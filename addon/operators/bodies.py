@@ -12,18 +12,18 @@ FIRST_MATERIAL = "flesh"   # the ragdoll default: grips enough that limp feet an
 
 def material_items(self, context):
     """Material presets (presets/materials.toml) as enum items, flesh first."""
-    items = []
-    try:
-        table = presets.materials()
-        for i, key in enumerate(sorted(table, key=lambda k: k != FIRST_MATERIAL)):
-            m = table[key]
-            items.append((key, m.get("label", key.title()),
-                          f"Friction {m['friction']:g}, bounciness {m['bounciness']:g}, "
-                          f"density {m['density']:g} kg/m\u00b3", i))
-    except (OSError, ValueError) as exc:
-        items.append(('ERROR', "No presets", str(exc), 0))
-    material_items.cache = items  # Blender needs the strings kept alive
-    return items
+    material_items.cache = presets.enum_items(  # Blender needs the strings kept alive
+        presets.materials, lambda m: f"Friction {m['friction']:g}, bounciness "
+        f"{m['bounciness']:g}, density {m['density']:g} kg/m\u00b3", first=FIRST_MATERIAL)
+    return material_items.cache
+
+
+def selected_bodies_poll(cls, context):
+    """Poll of operators on the selected Ligament bodies."""
+    if not any(o.ligament_body.enabled for o in context.selected_objects):
+        cls.poll_message_set("Select objects that are Ligament bodies")
+        return False
+    return True
 
 
 class LIGAMENT_OT_add_body(bpy.types.Operator):
@@ -77,12 +77,7 @@ class LIGAMENT_OT_remove_body(bpy.types.Operator):
     bl_label = "Remove Body"
     bl_options = {'REGISTER', 'UNDO'}
 
-    @classmethod
-    def poll(cls, context):
-        if not any(o.ligament_body.enabled for o in context.selected_objects):
-            cls.poll_message_set("Select objects that are Ligament bodies")
-            return False
-        return True
+    poll = classmethod(selected_bodies_poll)
 
     def execute(self, context):
         objs = [o for o in context.selected_objects if o.ligament_body.enabled]
@@ -106,12 +101,7 @@ class LIGAMENT_OT_material_preset(bpy.types.Operator):
 
     material: EnumProperty(name="Material", items=material_items)
 
-    @classmethod
-    def poll(cls, context):
-        if not any(o.ligament_body.enabled for o in context.selected_objects):
-            cls.poll_message_set("Select objects that are Ligament bodies")
-            return False
-        return True
+    poll = classmethod(selected_bodies_poll)
 
     def execute(self, context):
         try:

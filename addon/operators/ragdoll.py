@@ -8,25 +8,27 @@ from .bodies import material_items
 
 
 def _map_items(self, context):
-    items = [('AUTO', "Auto", "Pick the bone map that matches the most bones", 0)]
-    try:
-        for i, (key, m) in enumerate(presets.bone_maps().items()):
-            items.append((key, m["label"], m["description"], i + 1))
-    except (OSError, ValueError) as exc:
-        items.append(('NONE', "No bone maps", str(exc), 1))
-    _map_items.cache = items  # Blender needs the strings kept alive
-    return items
+    _map_items.cache = presets.enum_items(  # Blender needs the strings kept alive
+        presets.bone_maps, lambda m: m["description"],
+        head=[('AUTO', "Auto", "Pick the bone map that matches the most bones", 0)])
+    return _map_items.cache
 
 
-def active_armature(op, context):
-    """The active object if it is an armature, else None (with an error reported)."""
+def armature_poll(cls, context, has_ragdoll):
+    """The active object must be an armature with (or without) a ragdoll; the message
+    names it and says what to do."""
     obj = context.active_object
     if obj is None or obj.type != 'ARMATURE':
-        name = f"'{obj.name}'" if obj is not None else "nothing"
-        op.report({'ERROR'}, f"The active object is {name}, not an armature; select the "
-                             "character's armature")
-        return None
-    return obj
+        name = f"'{obj.name}'" if obj is not None else "Nothing"
+        cls.poll_message_set(f"{name} is not an armature; select the character's armature")
+        return False
+    if obj.ligament_ragdoll.enabled != has_ragdoll:
+        cls.poll_message_set(f"'{obj.name}' has a ragdoll already; remove it first"
+                             if obj.ligament_ragdoll.enabled else
+                             f"'{obj.name}' has no ragdoll; make one with Ragdoll from "
+                             "Armature")
+        return False
+    return True
 
 
 class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
@@ -46,24 +48,10 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        obj = context.active_object
-        if obj is None or obj.type != 'ARMATURE':
-            name = f"'{obj.name}'" if obj is not None else "Nothing"
-            cls.poll_message_set(f"{name} is not an armature; select the character's armature")
-            return False
-        if obj.ligament_ragdoll.enabled:
-            cls.poll_message_set(f"'{obj.name}' has a ragdoll already; remove it first")
-            return False
-        return True
+        return armature_poll(cls, context, has_ragdoll=False)
 
     def execute(self, context):
-        arm = active_armature(self, context)
-        if arm is None:
-            return {'CANCELLED'}
-        if arm.ligament_ragdoll.enabled:
-            self.report({'ERROR'}, f"Armature '{arm.name}' has a ragdoll already; remove it "
-                                   "first (Ligament > Remove Ragdoll)")
-            return {'CANCELLED'}
+        arm = context.active_object
         if arm.mode == 'EDIT':
             self.report({'ERROR'}, f"Armature '{arm.name}' is in Edit Mode; leave it first")
             return {'CANCELLED'}
@@ -91,19 +79,10 @@ class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        obj = context.active_object
-        if obj is None or obj.type != 'ARMATURE' or not obj.ligament_ragdoll.enabled:
-            cls.poll_message_set("Select an armature with a ragdoll")
-            return False
-        return True
+        return armature_poll(cls, context, has_ragdoll=True)
 
     def execute(self, context):
-        arm = active_armature(self, context)
-        if arm is None:
-            return {'CANCELLED'}
-        if not arm.ligament_ragdoll.enabled:
-            self.report({'ERROR'}, f"Armature '{arm.name}' has no ragdoll")
-            return {'CANCELLED'}
+        arm = context.active_object
         ragdoll.remove(context.scene, arm)
         cache.invalidate(context.scene)
         self.report({'INFO'}, f"Removed the ragdoll of '{arm.name}'")

@@ -7,16 +7,10 @@ from .. import cache, presets
 
 
 def _quality_items(self, context):
-    items = []
-    try:
-        for i, (key, level) in enumerate(presets.quality_levels().items()):
-            items.append((key, level.get("label", key.title()),
-                          f"{level.get('description', '')} ({level['substeps']} substeps, "
-                          f"{level['iterations']} iterations)", i))
-    except (OSError, ValueError) as exc:
-        items.append(('NONE', "No presets", str(exc), 0))
-    _quality_items.cache = items  # Blender needs the strings kept alive
-    return items
+    _quality_items.cache = presets.enum_items(  # Blender needs the strings kept alive
+        presets.quality_levels, lambda level: f"{level.get('description', '')} ("
+        f"{level['substeps']} substeps, {level['iterations']} iterations)")
+    return _quality_items.cache
 
 
 class LIGAMENT_OT_reset(bpy.types.Operator):

@@ -10,6 +10,6 @@ from ..primitives.hinge_motor import hinge_motor
 from .layout import MOTOR_MAX, MOTOR_SPEED
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_angular_motor(r0, j, jf, a, b, fa, S, R, B):
     hinge_motor(r0, a, b, qaxis(fa, 0), jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R, B)

@@ -11,7 +11,7 @@ from ..rows import make_block
 from .drive import prepare_drive
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def point_rows(r0, a, b, ra, rb, pa, pb, S, R, B):
     p = sub(pb, pa)
     for i in range(3):
@@ -20,7 +20,7 @@ def point_rows(r0, a, b, ra, rb, pa, pb, S, R, B):
     make_block(r0, 3, R, B)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_ball_socket(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     prepare_drive(r0 + 3, j, flags, jf, a, b, fa, fb, S, R, B)

@@ -14,7 +14,7 @@ from .layout import (HAS_LOWER, HAS_SPRING, HAS_UPPER, LENGTH, LOWER, REST, SPRI
                      SPRING_HZ, UPPER)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_distance(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R, B):
     n, d = distance_axis(pa, pb)
     if flags & HAS_SPRING:

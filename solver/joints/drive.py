@@ -7,7 +7,7 @@ from ..primitives.orientation_drive import orientation_drive
 from .layout import DRIVE_DAMPING, DRIVE_HZ, DRIVE_MAX, DRIVE_TARGET, HAS_DRIVE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_drive(r0, j, flags, jf, a, b, fa, fb, S, R, B):
     if flags & HAS_DRIVE:
         orientation_drive(r0, a, b, fa, fb, quat_at(jf, j, DRIVE_TARGET), jf[j, DRIVE_HZ],

@@ -6,7 +6,7 @@ from ..primitives.orientation_lock import orientation_lock
 from .ball_socket import point_rows
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_fixed(r0, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     orientation_lock(r0 + 3, a, b, fa, fb, S, R, B)

@@ -16,12 +16,12 @@ from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_M
                      MOTOR_SPEED, SPRING_DAMPING, SPRING_HZ, UPPER)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hinge_angle(fa, fb):
     return swing_twist(qmul(qconj(fa), fb))[1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     axis = qaxis(fa, 0)

@@ -17,7 +17,7 @@ from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_M
                      MOTOR_SPEED, SPRING_DAMPING, SPRING_HZ, UPPER)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R, B):
     p = sub(pb, pa)
     sa = sub(pb, xa)

@@ -14,7 +14,7 @@ from .drive import prepare_drive
 from .layout import SWING1, SWING2, TWIST_LOWER, TWIST_UPPER
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     swing, twist = swing_twist(qmul(qconj(fa), fb))

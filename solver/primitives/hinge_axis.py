@@ -12,7 +12,7 @@ from ..mathx import cross, dot, neg
 from ..rows import make_block, row_angular, set_equality
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hinge_axis(r0, a, b, t0, t1, axis_b, S, R, B):
     soft = (S[0], S[1], S[2])
     for k in range(2):

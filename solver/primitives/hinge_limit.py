@@ -11,7 +11,7 @@ from numba import njit
 from ..rows import row_angular, set_lower_limit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hinge_limit(r, a, b, axis, c, S, R, B):
     row_angular(r, a, b, axis, R, B)
     set_lower_limit(r, c, (S[0], S[1], S[2]), S[4], R[3])

@@ -9,7 +9,7 @@ from numba import njit
 from ..rows import row_angular, set_motor
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hinge_motor(r, a, b, axis, speed, max_torque, S, R, B):
     row_angular(r, a, b, axis, R, B)
     set_motor(r, speed, max_torque * S[3], R[3])

@@ -11,7 +11,7 @@ from numba import njit
 from ..rows import row_axis, set_lower_limit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def limit(r, a, b, t, arm_a, arm_b, c, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_lower_limit(r, c, (S[0], S[1], S[2]), S[4], R[3])

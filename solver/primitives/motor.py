@@ -8,7 +8,7 @@ from numba import njit
 from ..rows import row_axis, set_motor
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def motor(r, a, b, t, arm_a, arm_b, speed, max_force, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_motor(r, speed, max_force * S[3], R[3])

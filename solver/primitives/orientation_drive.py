@@ -15,7 +15,7 @@ from ..mathx import qconj, qmul, qrotation_vector
 from ..rows import HI, LO, row_angular, set_spring
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def orientation_drive(r0, a, b, fa, fb, target, hertz, damping_ratio, max_torque, S, R, B):
     err = qrotation_vector(qmul(fb, qconj(qmul(fa, target))))
     rp = R[3]

@@ -12,7 +12,7 @@ from ..mathx import qconj, qmul, qrotation_vector
 from ..rows import make_block, row_angular, set_equality
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def orientation_lock(r0, a, b, fa, fb, S, R, B):
     err = qrotation_vector(qmul(fb, qconj(fa)))
     soft = (S[0], S[1], S[2])

@@ -14,7 +14,7 @@ from numba import njit
 from ..rows import row_axis, set_equality
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def plane(r, a, b, t, arm_a, arm_b, c, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_equality(r, c, (S[0], S[1], S[2]), R[3])

@@ -12,7 +12,7 @@ from .distance import distance_axis
 from .limit import limit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rope(r, a, b, pa, pb, arm_a, arm_b, max_length, S, R, B):
     n, d = distance_axis(pa, pb)
     limit(r, a, b, neg(n), arm_a, arm_b, max_length - d, S, R, B)

@@ -10,13 +10,13 @@ from numba import njit
 from ..rows import row_angular, row_axis, set_spring
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def angular_spring(r, a, b, axis, c, hertz, damping_ratio, S, R, B):
     row_angular(r, a, b, axis, R, B)
     set_spring(r, c, hertz, damping_ratio, S[3], R[3])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def linear_spring(r, a, b, t, arm_a, arm_b, c, hertz, damping_ratio, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_spring(r, c, hertz, damping_ratio, S[3], R[3])

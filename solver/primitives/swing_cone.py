@@ -21,7 +21,7 @@ from ..mathx import neg, qrotate
 from .hinge_limit import hinge_limit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def swing_cone(r, a, b, fa, swing, swing1, swing2, S, R, B):
     """Returns False (row unused) when the swing is too small to have a direction."""
     phi = math.sqrt(swing[1] * swing[1] + swing[2] * swing[2])

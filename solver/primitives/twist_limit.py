@@ -12,7 +12,7 @@ from ..mathx import add, neg, normalize, length
 from .hinge_limit import hinge_limit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def twist_axis(axis_a, axis_b):
     s = add(axis_a, axis_b)
     if length(s) < 1e-6:
@@ -20,7 +20,7 @@ def twist_axis(axis_a, axis_b):
     return normalize(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def twist_limit(r_lower, r_upper, a, b, axis, twist, lower, upper, S, R, B):
     hinge_limit(r_lower, a, b, axis, twist - lower, S, R, B)
     hinge_limit(r_upper, a, b, neg(axis), upper - twist, S, R, B)
