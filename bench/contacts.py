@@ -31,7 +31,9 @@ Bullet's a*b takes sqrt(0.5). Iterations are each engine's own: Ligament `--iter
 Blender's default; MuJoCo its default Newton solver (timestep 1/240 s, 4 steps a frame).
 Each engine computes inertia from its own shapes.
 
-* Ligament: `solver.World(substeps=4)`, one `step(1/60)` a frame.
+* Ligament: `solver.World(substeps=4, sleeping=False)`, one `step(1/60)` a frame; like
+  Blender's Bullet (deactivation off by default) it keeps every body awake unless
+  `--sleeping` (a settled pyramid then falls asleep and costs well under 1 ms a frame).
 * Bullet (Blender): the `bpy` wheel's rigid body world (`rigidbody.world_add`,
   substeps_per_frame 4), stepped by `scene.frame_set`, so a frame includes Blender's
   depsgraph update of every object, as in Blender itself. Ragdoll cones are GENERIC
@@ -100,7 +102,8 @@ class Ligament:
 
     def __init__(self, scene, args):
         import solver as lg
-        self.w = w = lg.World(gravity=GRAVITY, substeps=SUBSTEPS, iterations=args.iterations)
+        self.w = w = lg.World(gravity=GRAVITY, substeps=SUBSTEPS, iterations=args.iterations,
+                              sleeping=args.sleeping)
         for i, b in enumerate(scene.bodies):
             shape = lg.Box(b.size) if b.shape == "box" else lg.Capsule(*b.size)
             q = S.matrix_to_quat(b.rotation)
@@ -435,7 +438,7 @@ t1 = time.perf_counter()
 import contacts, scenes
 s = scenes.pyramid(3)
 scenes.add_ragdoll(s, (10.0, 0.0, 0.2), scenes.axis_angle((1, 0, 0), 0.3))
-class A: iterations = {iterations}
+class A: iterations, sleeping = {iterations}, False
 e = contacts.Ligament(s, A)
 t2 = time.perf_counter()
 e.step()
@@ -476,6 +479,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="2 s per scene")
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--iterations", type=int, default=2, help="Ligament's sweeps per substep")
+    ap.add_argument("--sleeping", action="store_true",
+                    help="let Ligament's bodies at rest sleep (off: Blender's Bullet does not)")
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--scenes", default=",".join(SCENES))
     ap.add_argument("--big", action="store_true", help="add the 5050-box pyramid (Ligament)")

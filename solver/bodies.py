@@ -8,7 +8,9 @@ Structure of arrays (one row per body):
     bib[i]   inertia tensor in the body frame
     bI[i]    inverse inertia in the world frame, refreshed every substep
     bdamp[i] linear and angular damping rates (1/s)
-    bkind[i] DYNAMIC, STATIC or KINEMATIC
+    bkind[i] DYNAMIC, STATIC or KINEMATIC; the step sees ASLEEP for a dynamic body whose
+             island sleeps (sleep.py): fixed in place, outside every solve, its user kind
+             kept by the World
 """
 
 from numba import njit
@@ -16,9 +18,22 @@ from numba import njit
 from .mathx import (add, mat_at, mat_vec, qintegrate, quat_at, rotate_tensor, scale, store3,
                     store4, vec3_at)
 
-DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
+DYNAMIC, STATIC, KINEMATIC, ASLEEP = 0, 1, 2, 3
 KIND_NAMES = {"dynamic": DYNAMIC, "static": STATIC, "kinematic": KINEMATIC}
 STATE_WIDTH = 13
+
+
+@njit(cache=True)
+def moving_kinematic(i, bs, bkind, khas):
+    """A kinematic body that moves this frame: it has a target or a velocity."""
+    if bkind[i] != KINEMATIC:
+        return False
+    if khas[i]:
+        return True
+    for k in range(7, 13):
+        if bs[i, k] != 0.0:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -55,7 +70,7 @@ def integrate_positions(bs, bil, bib, bkind, h):
     """
     for i in range(bs.shape[0]):
         kind = bkind[i]
-        if kind == 1:                      # static
+        if kind == STATIC or kind == ASLEEP:
             continue
         x = vec3_at(bs, i, 0)
         q = quat_at(bs, i, 3)

@@ -6,7 +6,9 @@ warm starting (constraint-derivations-pgs.txt, Warm Starting): by feature id (fu
 then by anchor distance, then the leftover old impulse spread over the still unmatched new
 points; points found by the last two ways are clamped by their depth (shallow-contact clamp,
 so a fresh, barely touching point does not inherit a deep point's push). Patch friction
-impulses carry over per manifold.
+impulses carry over per manifold. Pairs of sleeping bodies (with each other, the static world
+or a still kinematic body) skip the narrowphase: their manifolds are parked, copied unchanged
+after the narrowphase's, and left out of the solve until their island wakes (sleep.py).
 
 Per frame `prepare_contacts` fills the rows' Jacobians; per substep `update_contacts` (biases),
 `warm_start_contacts`, `solve_contacts`: one normal row
@@ -35,7 +37,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .bodies import DYNAMIC, STATIC
+from .bodies import ASLEEP, DYNAMIC, STATIC, moving_kinematic
 from .collision.broadphase import compute_aabbs, sweep_and_prune
 from .collision.manifold import MAX_CANDIDATES, PT_WIDTH, patch_area, reduce_points
 from .collision.narrowphase import collide_convex
@@ -64,8 +66,17 @@ MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
 # --- collide ------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _allowed(a, b, bkind, bfilter, excl, n):
-    if bkind[a] != DYNAMIC and bkind[b] != DYNAMIC:
+def _looked_at(a, b, bkind, moving):
+    """Whether the narrowphase sees the pair: one body awake and dynamic, or a moving
+    kinematic body against a sleeping one (which the contact will wake)."""
+    if bkind[a] == DYNAMIC or bkind[b] == DYNAMIC:
+        return True
+    return (bkind[a] == ASLEEP and moving[b]) or (bkind[b] == ASLEEP and moving[a])
+
+
+@njit(cache=True, inline="always")
+def _allowed(a, b, bkind, moving, bfilter, excl, n):
+    if not _looked_at(a, b, bkind, moving):
         return False
     if not ((bfilter[a, 0] & bfilter[b, 1]) and (bfilter[b, 0] & bfilter[a, 1])):
         return False
@@ -238,19 +249,35 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
 
 
 @njit(cache=True)
-def collide(bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt,
+def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, dt,
             old_mi, old_mf, old_acc, mi, mf, acc):
-    """Find this frame's manifolds. Returns their count, or -(needed capacity) when the
-    output tables are too small (the caller grows them and calls again)."""
+    """Find this frame's manifolds. Returns (count, how many came from the narrowphase),
+    or (-(needed capacity), 0) when the output tables are too small (the caller grows them
+    and calls again).
+
+    Pairs where neither body is awake and dynamic skip the narrowphase (a moving kinematic
+    body against a sleeping one excepted, to wake it): a sleeping body keeps last frame's
+    manifolds with a static, still kinematic or sleeping partner unchanged (its pose has not
+    moved, and its impulses wait there for the warm start when it wakes); they follow the
+    narrowphase's manifolds in the table."""
     n = bs.shape[0]
+    moving = np.zeros(n, dtype=np.bool_)
+    active = 0
+    for i in range(n):
+        moving[i] = moving_kinematic(i, bs, bkind, khas)
+        if moving[i] or bkind[i] == DYNAMIC:
+            active += 1
     aabb = np.empty((n, 6))
     ext = np.empty(n)
-    compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP, aabb, ext)
-    pairs = sweep_and_prune(aabb, skind)
+    if active > 0:             # else the whole world sleeps: no pair needs the narrowphase
+        compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP, aabb, ext)
+        pairs = sweep_and_prune(aabb, skind)
+    else:
+        pairs = np.empty((0, 2), dtype=np.int64)
     # planes meet every bounded body
     nplanes = 0
     for i in range(n):
-        if skind[i] == PLANE:
+        if skind[i] == PLANE and active > 0:
             nplanes += 1
     if nplanes > 0:
         extra = np.empty((nplanes * n, 2), dtype=np.int64)
@@ -270,6 +297,8 @@ def collide(bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt,
     old_key = np.empty(old_n, dtype=np.int64)
     for o in range(old_n):
         old_key[o] = min(old_mi[o, 0], old_mi[o, 1]) * n + max(old_mi[o, 0], old_mi[o, 1])
+    old_order = np.argsort(old_key, kind="mergesort")    # parked manifolds come unsorted
+    old_key = old_key[old_order]
     pts = np.empty((MAX_CANDIDATES, PT_WIDTH))
     scratch = np.empty((2, MAX_CANDIDATES, 3))
     scratch_id = np.empty((2, MAX_CANDIDATES), dtype=np.int64)
@@ -278,7 +307,7 @@ def collide(bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt,
     for s in range(pairs.shape[0]):
         a = pairs[s, 0]
         b = pairs[s, 1]
-        if not _allowed(a, b, bkind, bfilter, excl, n):
+        if not _allowed(a, b, bkind, moving, bfilter, excl, n):
             continue
         if skind[b] < skind[a]:
             t = a
@@ -301,14 +330,67 @@ def collide(bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt,
         for k in range(ROWS_PER_MANIFOLD):
             acc[r0 + k] = 0.0
         key = min(a, b) * n + max(a, b)
-        o = np.searchsorted(old_key, key)
-        if o < old_n and old_key[o] == key and old_mi[o, 0] == a:
-            if dot((old_mf[o, 0], old_mf[o, 1], old_mf[o, 2]), nrm) > 0.5:   # not flipped
+        s_old = np.searchsorted(old_key, key)
+        if s_old < old_n and old_key[s_old] == key:
+            o = old_order[s_old]
+            if old_mi[o, 0] == a and \
+                    dot((old_mf[o, 0], old_mf[o, 1], old_mf[o, 2]), nrm) > 0.5:   # not flipped
                 _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
         m += 1
+    narrow = m
+    for o in range(old_n):
+        a = old_mi[o, 0]
+        b = old_mi[o, 1]
+        if (bkind[a] == ASLEEP or bkind[b] == ASLEEP) and not _looked_at(a, b, bkind, moving):
+            if m < cap:
+                _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
+            m += 1
     if m > cap:
-        return -m
-    return m
+        return -m, 0
+    return m, narrow
+
+
+@njit(cache=True)
+def _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
+    """Carry a sleeping pair's manifold over unchanged; on waking it starts afresh for
+    restitution (no approach speed recorded)."""
+    mi[m] = old_mi[o]
+    mf[m] = old_mf[o]
+    for k in range(4):
+        mf[m, MAXIMP + k] = 0.0
+    for k in range(ROWS_PER_MANIFOLD):
+        acc[m * ROWS_PER_MANIFOLD + k] = old_acc[o * ROWS_PER_MANIFOLD + k]
+
+
+@njit(cache=True)
+def awake_first(mi, mf, acc, start, n, bkind):
+    """Reorder manifolds start..n (the parked ones) so those with an awake dynamic body
+    come first, keeping their order; returns where the sleeping ones begin."""
+    keep = np.empty(n - start, dtype=np.int64)
+    rest = np.empty(n - start, dtype=np.int64)
+    nk = 0
+    nr = 0
+    for m in range(start, n):
+        if bkind[mi[m, 0]] == DYNAMIC or bkind[mi[m, 1]] == DYNAMIC:
+            keep[nk] = m
+            nk += 1
+        else:
+            rest[nr] = m
+            nr += 1
+    if nk == 0:
+        return start
+    order = np.concatenate((keep[:nk], rest[:nr]))
+    w = ROWS_PER_MANIFOLD
+    mi2 = mi[order].copy()
+    mf2 = mf[order].copy()
+    acc2 = np.empty((n - start) * w)
+    for i in range(n - start):
+        for k in range(w):
+            acc2[i * w + k] = acc[order[i] * w + k]
+    mi[start:n] = mi2
+    mf[start:n] = mf2
+    acc[start * w:n * w] = acc2
+    return start + nk
 
 
 # --- per substep --------------------------------------------------------------------------
@@ -502,6 +584,8 @@ class ContactState:
         self.params = np.array([hertz, damping_ratio, push_velocity, restitution_threshold,
                                 LINEAR_SLOP])
         self.n = 0
+        self.n_awake = 0           # manifolds 0..n_awake are solved; the rest sleep
+        self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase
         self._alloc(64)
 
     def _alloc(self, cap):
@@ -512,22 +596,33 @@ class ContactState:
         self._spare = (np.zeros((cap, MI_WIDTH), dtype=np.int64), np.zeros((cap, MF_WIDTH)),
                        np.zeros(cap * ROWS_PER_MANIFOLD))
 
-    def collide(self, bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt):
-        old = (self.mi[:self.n].copy(), self.mf[:self.n].copy(),
-               self.acc[:self.n * ROWS_PER_MANIFOLD].copy())
+    def collide(self, bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl,
+                dt):
+        """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies).
+        Last frame's tables are read in place: the new ones go to the spare buffers."""
+        old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
         while True:
             mi, mf, acc = self._spare
-            count = collide(bs, borig, skind, sparam, hverts, bkind, bmat, bfilter, excl, dt,
-                            old[0], old[1], old[2], mi, mf, acc)
+            count, narrow = collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat,
+                                    bfilter, excl, dt, old[0], old[1], old[2], mi, mf, acc)
             if count >= 0:
                 break
             self._alloc(2 * -count)
         self._spare = (self.mi, self.mf, self.acc)
         self.mi, self.mf, self.acc = mi, mf, acc
         self.n = count
+        self.n_narrow = narrow
+        self.n_awake = narrow
+
+    def sort_awake(self, bkind):
+        """After islands woke: their parked manifolds join the solved ones."""
+        if self.n > self.n_narrow:
+            self.n_awake = awake_first(self.mi, self.mf, self.acc, self.n_narrow, self.n,
+                                       bkind)
 
     def kernel_args(self):
-        n = self.n
+        """The solved manifolds (sleeping ones excluded) and their rows."""
+        n = self.n_awake
         r = n * ROWS_PER_MANIFOLD
         rows = tuple(x[:r] for x in self.rows)
         return (self.mi[:n], self.mf[:n], self.acc[:r], rows, self.params)
@@ -535,10 +630,10 @@ class ContactState:
     def save(self):
         n = self.n
         return (self.mi[:n].copy(), self.mf[:n].copy(),
-                self.acc[:n * ROWS_PER_MANIFOLD].copy())
+                self.acc[:n * ROWS_PER_MANIFOLD].copy(), self.n_awake, self.n_narrow)
 
     def load(self, saved):
-        mi, mf, acc = saved
+        mi, mf, acc = saved[:3]
         n = len(mi)
         if n > len(self.mi):
             self._alloc(2 * n)
@@ -546,6 +641,7 @@ class ContactState:
         self.mf[:n] = mf
         self.acc[:n * ROWS_PER_MANIFOLD] = acc
         self.n = n
+        self.n_awake, self.n_narrow = saved[3:] if len(saved) > 3 else (n, n)
 
     def report(self, bs):
         """Points (k,3), normals (k,3), separations (k,), normal impulses (k,), bodies (k,2)."""

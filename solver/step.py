@@ -13,6 +13,10 @@
     contacts:    solved after the joints in each pass; restitution after the substeps
                  (contacts.py)
     per frame:   snap kinematic bodies to their targets, break overloaded joints
+
+Sleeping bodies (kind ASLEEP, sleep.py) are neither integrated nor solved: their contacts are
+not passed in, and a joint with no awake dynamic body keeps its rows inactive and its
+impulses (for the warm start when it wakes) and reports its last frame's impulse.
 """
 
 import math
@@ -20,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .bodies import (KINEMATIC, integrate_positions, integrate_velocities,
+from .bodies import (DYNAMIC, KINEMATIC, integrate_positions, integrate_velocities,
                      stiffen_world_inertia, update_world_inertia)
 from .joints.layout import (BALL, BODY_A, BODY_B, BREAK_FORCE, BREAK_TORQUE, BROKEN, ENABLED,
                             FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
@@ -29,7 +33,7 @@ from .joints.prepare import prepare_joint
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
 from .direct import factor_islands, plan_islands, project_positions, solve_direct
-from .rows import ACTIVE, soft_coefficients, solve_row_or_block, warm_start
+from .rows import ACTIVE, deactivate, soft_coefficients, solve_row_or_block, warm_start
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
@@ -62,7 +66,15 @@ def snap_kinematic(bs, bkind, ktarget, khas):
 
 
 @njit(cache=True)
-def joint_geometric_stiffness(jt, jf, acc, bs, h, kg):
+def joint_awake(j, jt, bkind):
+    """A joint takes part in the step while one of its bodies is awake and dynamic."""
+    a = jt[j, BODY_A]
+    b = jt[j, BODY_B]
+    return (a >= 0 and bkind[a] == DYNAMIC) or (b >= 0 and bkind[b] == DYNAMIC)
+
+
+@njit(cache=True)
+def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
     """Per body, sum over its joints of |anchor force| x |arm|: how strongly the joints'
     loads resist turning the body (the diagonal geometric stiffness of the anchor rows).
     Forces come from the last substep's accumulated impulses, so this needs no extra state."""
@@ -71,7 +83,8 @@ def joint_geometric_stiffness(jt, jf, acc, bs, h, kg):
         flags = jt[j, FLAGS]
         kind = jt[j, TYPE]
         if not flags & ENABLED or flags & BROKEN or not (
-                kind == BALL or kind == HINGE or kind == FIXED or kind == RAGDOLL):
+                kind == BALL or kind == HINGE or kind == FIXED or kind == RAGDOLL) \
+                or not joint_awake(j, jt, bkind):
             continue
         r0 = j * MAX_ROWS
         force = math.sqrt(acc[r0] ** 2 + acc[r0 + 1] ** 2 + acc[r0 + 2] ** 2) / h
@@ -85,15 +98,29 @@ def joint_geometric_stiffness(jt, jf, acc, bs, h, kg):
 
 
 @njit(cache=True)
-def prepare_joints(jt, jf, S, R, B):
+def prepare_joints(jt, jf, bkind, S, R, B):
     for j in range(jt.shape[0]):
-        prepare_joint(j, jt, jf, S, R, B)
+        if joint_awake(j, jt, bkind):
+            prepare_joint(j, jt, jf, S, R, B)
+        else:
+            for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
+                deactivate(r, R[3])
 
 
 @njit(cache=True)
-def warm_start_rows(R, acc, B):
-    for r in range(acc.shape[0]):
-        warm_start(r, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+def warm_start_rows(jt, bkind, R, acc, B):
+    """Sleeping joints are skipped: warm_start would forget an inactive row's impulse."""
+    for j in range(jt.shape[0]):
+        if joint_awake(j, jt, bkind):
+            for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
+                warm_start(r, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+
+
+@njit(cache=True)
+def clear_joint_impulses(jt, bkind, jimp):
+    for j in range(jt.shape[0]):
+        if joint_awake(j, jt, bkind):
+            jimp[j, :] = 0.0
 
 
 @njit(cache=True)
@@ -148,11 +175,11 @@ def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
 
 
 @njit(cache=True)
-def break_joints(jt, jf, jimp, acc, dt):
+def break_joints(jt, jf, jimp, acc, bkind, dt):
     """A joint breaks when last frame's mean constraint force or torque exceeds its limit."""
     for j in range(jt.shape[0]):
         flags = jt[j, FLAGS]
-        if not flags & ENABLED or flags & BROKEN:
+        if not flags & ENABLED or flags & BROKEN or not joint_awake(j, jt, bkind):
             continue
         fmax = jf[j, BREAK_FORCE]
         tmax = jf[j, BREAK_TORQUE]
@@ -169,11 +196,13 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
                joint_damping, C):
     """Advance the world by one frame of length dt.
 
-    B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py)
+    B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
+                                                 sees it, ASLEEP for sleeping bodies)
     J = (jt, jf, acc, jimp)                      joints and their rows' impulses
     R = (rb, rj, rd, rp, rk)                     row scratch (see rows.py)
     K = (ktarget, khas)                          kinematic targets for this frame
-    C = (mi, mf, acc, rows, params)              this frame's contact manifolds (contacts.py)
+    C = (mi, mf, acc, rows, params)              this frame's awake contact manifolds
+                                                 (contacts.py)
     """
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jimp = J
@@ -185,23 +214,23 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     body = (bs, binv, bI)
     csoft = contact_softness(C[4], h)
     SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
-    jimp[:, :] = 0.0
+    clear_joint_impulses(jt, bkind, jimp)
 
     kinematic_velocities(bs, bkind, ktarget, khas, dt)
     kg = np.zeros(bs.shape[0])
     update_world_inertia(bs, bil, bkind, bI)
-    prepare_joints(jt, jf, S, R, body)
+    prepare_joints(jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
     plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
     for _ in range(substeps):
         integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
         update_world_inertia(bs, bil, bkind, bI)
-        joint_geometric_stiffness(jt, jf, acc, bs, h, kg)
+        joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
-        prepare_joints(jt, jf, S, R, body)
+        prepare_joints(jt, jf, bkind, S, R, body)
         update_contacts(C, SC, body)
         factor_islands(plan, R, binv)
-        warm_start_rows(R, acc, body)
+        warm_start_rows(jt, bkind, R, acc, body)
         warm_start_contacts(C, body)
         solve_pass(plan, R, acc, body, True, iterations)
         solve_contacts(C, body, True, iterations)
@@ -209,7 +238,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         refresh_contacts(C, SC, body)
         update_world_inertia(bs, bil, bkind, bI)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
-        prepare_joints(jt, jf, S_error, R, body)
+        prepare_joints(jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
         project_positions(plan, R, bs, binv)
         solve_pass(plan, R, acc, body, False, relax_iterations)
@@ -217,4 +246,4 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)
     snap_kinematic(bs, bkind, ktarget, khas)
-    break_joints(jt, jf, jimp, acc, dt)
+    break_joints(jt, jf, jimp, acc, bkind, dt)

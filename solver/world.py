@@ -10,15 +10,26 @@ import math
 import numpy as np
 
 from . import bodies as bodies_mod
-from .bodies import DYNAMIC, KIND_NAMES, KINEMATIC, STATE_WIDTH
+from .bodies import ASLEEP, DYNAMIC, KIND_NAMES, KINEMATIC, STATE_WIDTH
 from .joints import layout as L
 from .rows import new_rows
-from .shapes import Shape
+from .shapes import Box, Capsule, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
 from .step import step_frame
-from .contacts import ContactState
+from .contacts import SPECULATIVE_DISTANCE, ContactState
+from .sleep import fall_asleep, wake_disturbed, wake_marked, wake_touched
 from .collision.geometry import geometry_tables
 
 DEFAULT_DENSITY = 1000.0
+
+# Sleeping (see sleep.py): Box2D v3's defaults, checked by measurement. The threshold is on
+# |v| + reach |w|, a body's fastest surface point. A box resting on the ground measures 0; a
+# settled 20-row pyramid of unit boxes (4 substeps, 2 iterations) creeps at 6 mm/s (median)
+# and 2.2 cm/s at most after its first second, so it falls asleep 0.7 s after being built.
+# At 4 substeps and 1 iteration the same pyramid jitters at 4.6 cm/s (median) and mostly
+# stays awake. A sphere rolling at 3 cm/s (surface speed 6 cm/s) stays awake, and a 1 m
+# pendulum swinging by more than 3 cm is never below the threshold for 0.5 s at a time.
+SLEEP_THRESHOLD = 0.05      # m/s
+TIME_TO_SLEEP = 0.5         # s
 
 
 # --- validation helpers: every message names the argument and what would be valid ---------
@@ -119,6 +130,21 @@ def _frame_from_axis(axis, second=None):
     return _mat_to_quat(np.column_stack([x, y, z]))
 
 
+def _reach(shape, com):
+    """Distance from the centre of mass to the shape's farthest point (inf for a plane)."""
+    if isinstance(shape, (ConvexHull, TriangleMesh)):
+        return float(np.linalg.norm(np.asarray(shape.vertices) - com, axis=1).max())
+    if isinstance(shape, Sphere):
+        return shape.radius
+    if isinstance(shape, Capsule):
+        return shape.radius + shape.half_height
+    if isinstance(shape, Cylinder):
+        return math.hypot(shape.radius, shape.half_height)
+    if isinstance(shape, Box):
+        return float(np.linalg.norm(shape.half_extents))
+    return math.inf
+
+
 class _Table:
     """A growable numpy table: `view` is the live part, capacity doubles as it fills."""
 
@@ -155,13 +181,26 @@ class World:
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);
                 higher is stiffer, keep joint_hertz below a quarter of the substep rate.
+    sleeping    let islands of touching or jointed bodies at rest fall asleep (sleep.py):
+                they cost almost nothing until touched, hit, moved by a joint, or woken.
+    sleep_threshold, time_to_sleep
+                a body is still while |v| + reach |w| (its fastest surface point) stays
+                under sleep_threshold (m/s); an island sleeps once all its bodies have been
+                still for time_to_sleep (s).
+
+    Writing to `positions`, `orientations` or the velocity views wakes a sleeping body's
+    island at the next step (its frozen pose no longer matches); call `wake` to be explicit.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
                  relax_iterations=None, joint_hertz=60.0, joint_damping_ratio=5.0,
                  contact_hertz=60.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
-                 restitution_threshold=1.0):
-        self.gravity = _vector("gravity", gravity)
+                 restitution_threshold=1.0, sleeping=True, sleep_threshold=SLEEP_THRESHOLD,
+                 time_to_sleep=TIME_TO_SLEEP):
+        self._gravity = _vector("gravity", gravity)
+        self._sleeping = bool(sleeping)
+        self.sleep_threshold = _number("sleep_threshold", sleep_threshold, minimum=0.0)
+        self.time_to_sleep = _number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(_number("substeps", substeps, minimum=1))
         self.iterations = int(_number("iterations", iterations, minimum=1))
         self.relax_iterations = self.iterations if relax_iterations is None else \
@@ -178,6 +217,12 @@ class World:
         self._bI = _Table(9, np.float64)
         self._bdamp = _Table(2, np.float64)
         self._bkind = _Table(None, np.int64)
+        self._bmotion = _Table(None, np.int64)            # kind as the step sees it (ASLEEP)
+        self._breach = _Table(None, np.float64)           # farthest surface point from the COM
+        self._btimer = _Table(None, np.float64)           # seconds still (sleep.py)
+        self._bisland = _Table(None, np.int64, fill=-1)   # sleeping island's label, else -1
+        self._bfrozen = _Table(7, np.float64)             # pose a sleeping body froze at
+        self._mark = np.zeros(0, dtype=np.bool_)
         self._bdyn = _Table(19, np.float64)     # dynamic mass: 1/m, local I^-1 (9), I (9)
         self._bmat = _Table(3, np.float64)                # friction, restitution, rolling
         self._ktarget = _Table(7, np.float64)
@@ -194,6 +239,68 @@ class World:
             _number("contact_damping_ratio", contact_damping_ratio, minimum=0.0),
             _number("contact_push_velocity", contact_push_velocity, minimum=0.0),
             _number("restitution_threshold", restitution_threshold, minimum=0.0))
+
+    @property
+    def gravity(self):
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value):
+        """Setting gravity wakes every sleeping body (it would not feel the change)."""
+        self._gravity = _vector("gravity", value)
+        self._wake_all()
+
+    # --- sleeping -----------------------------------------------------------------------
+
+    @property
+    def sleeping(self):
+        """Whether islands at rest may fall asleep; turning it off wakes them all."""
+        return self._sleeping
+
+    @sleeping.setter
+    def sleeping(self, value):
+        self._sleeping = bool(value)
+        if not self._sleeping:
+            self._wake_all()
+
+    def is_sleeping(self, body):
+        return bool(self._bmotion.view[self._body("body", body)] == ASLEEP)
+
+    def wake(self, body):
+        """Wake the body's island (and restart the body's sleep timer if it is awake).
+        Needed after changing anything the solver cannot see, such as a body's mass."""
+        b = self._body("body", body)
+        self._wake_bodies([b])
+
+    def _wake_bodies(self, bodies):
+        """Wake the islands of these body ids (-1, the world, is ignored)."""
+        motion = self._bmotion.view
+        mark = np.zeros(max(self._bs.n, 1), dtype=np.bool_)
+        for b in bodies:
+            if b >= 0:
+                self._btimer.view[b] = 0.0
+                if motion[b] == ASLEEP:
+                    mark[self._bisland.view[b]] = True
+        if mark.any():
+            wake_marked(mark, motion, self._bisland.view, self._btimer.view)
+
+    def _wake_all(self):
+        self._wake_bodies(np.nonzero(self._bmotion.view == ASLEEP)[0])
+
+    def _marks(self):
+        """A reused scratch of island marks for the wake kernels."""
+        if len(self._mark) < self._bs.n:
+            self._mark = np.zeros(2 * self._bs.n, dtype=np.bool_)
+        return self._mark
+
+    def _wake_near(self, b):
+        """A new body wakes the sleeping bodies whose bounding spheres it reaches."""
+        asleep = np.nonzero(self._bmotion.view == ASLEEP)[0]
+        if len(asleep) == 0:
+            return
+        gap = np.linalg.norm(self._bs.view[asleep, 0:3] - self._bs.view[b, 0:3], axis=1)
+        reach = self._breach.view[asleep] + self._breach.view[b] + SPECULATIVE_DISTANCE
+        self._wake_bodies(asleep[gap <= reach])
 
     # --- bodies -------------------------------------------------------------------------
 
@@ -305,12 +412,18 @@ class World:
         self._bI.append(np.zeros(9))
         self._bdamp.append(damp)
         self._bkind.append(kind_id)
+        self._bmotion.append(kind_id)
+        self._breach.append(_reach(shape, com))
+        self._btimer.append(0.0)
+        self._bisland.append(-1)
+        self._bfrozen.append(np.zeros(7))
         self._bmat.append((mu, e, roll))
         self._ktarget.append(np.zeros(7))
         self._khas.append(False)
         self._body_origin.append(-com)
         self._shapes.append(shape)
         self._bfilter.append(bits)
+        self._wake_near(b)
         return b
 
     def _body(self, name, value, allow_world=False):
@@ -342,7 +455,8 @@ class World:
         Its velocities carry over, so a kinematic body that followed animated targets turns
         dynamic moving as the animation did. Turning dynamic uses the mass the body was
         created with (`mass` or `density`, default density 1000 kg/m^3, also for bodies
-        created kinematic). Static bodies and static-only shapes cannot switch.
+        created kinematic). Static bodies and static-only shapes cannot switch. Wakes the
+        body's island.
         """
         b = self._body("body", body)
         if kind not in ("dynamic", "kinematic"):
@@ -353,7 +467,9 @@ class World:
         kind_id = KIND_NAMES[kind]
         if self._bkind.view[b] == kind_id:
             return
+        self._wake_bodies([b])          # its island loses or gains a body
         self._bkind.view[b] = kind_id
+        self._bmotion.view[b] = kind_id
         dyn = self._bdyn.view[b]
         on = kind_id == DYNAMIC
         self._binv.view[b] = dyn[0] if on else 0.0
@@ -411,6 +527,7 @@ class World:
         self._jf.append(jf)
         self._jacc.append(np.zeros(L.MAX_ROWS))
         self._jimp.append(np.zeros(L.JIMP_WIDTH))
+        self._wake_bodies((ia, ib))
         return j
 
     def _set_range(self, j, lower, upper, lo_name, hi_name, lo_col=L.LOWER, hi_col=L.UPPER):
@@ -558,12 +675,15 @@ class World:
         return j
 
     def set_motor(self, joint, speed, max_value=None):
-        """Change a joint's motor speed (and cap) between steps."""
+        """Change a joint's motor speed (and cap) between steps; a change wakes the joint's
+        bodies."""
         j = self._joint(joint)
+        before = self._joint_settings(j)
         self._jf.data[j, L.MOTOR_SPEED] = _number("speed", speed)
         if max_value is not None:
             self._jf.data[j, L.MOTOR_MAX] = _number("max_value", max_value, minimum=0.0)
         self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+        self._wake_if_changed(j, before)
 
     def set_drive(self, joint, target, hertz, damping_ratio=1.0, max_torque=None):
         """Pull a ball-socket or ragdoll joint toward a relative orientation (pose matching).
@@ -573,7 +693,7 @@ class World:
         body). Three soft angular rows pull toward it like a spring-damper of `hertz` and
         `damping_ratio` (0 Hz switches the drive off), each capped at `max_torque` N m
         (None: no cap) about its world axis. The joint's limits still apply. Call it every
-        frame to follow an animation.
+        frame to follow an animation. A change wakes the joint's bodies.
         """
         j = self._joint(joint)
         kind = self._jt.data[j, L.TYPE]
@@ -585,23 +705,39 @@ class World:
         zeta = _number("damping_ratio", damping_ratio, minimum=0.0)
         cap = math.inf if max_torque is None else \
             _number("max_torque", max_torque, minimum=0.0, allow_inf=True)
+        before = self._joint_settings(j)
         if hz == 0.0:
             self._jt.data[j, L.FLAGS] &= ~L.HAS_DRIVE
-            return
-        jf = self._jf.data[j]
-        frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
-        # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
-        jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t), frame_b)
-        jf[L.DRIVE_HZ] = hz
-        jf[L.DRIVE_DAMPING] = zeta
-        jf[L.DRIVE_MAX] = cap
-        self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
+        else:
+            jf = self._jf.data[j]
+            frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
+            # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
+            jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t), frame_b)
+            jf[L.DRIVE_HZ] = hz
+            jf[L.DRIVE_DAMPING] = zeta
+            jf[L.DRIVE_MAX] = cap
+            self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
+        self._wake_if_changed(j, before)
 
     def remove_joint(self, joint):
-        """Disable the joint for good (its id stays valid; queries report it removed)."""
+        """Disable the joint for good (its id stays valid; queries report it removed).
+        Wakes the joint's bodies."""
         j = self._joint(joint)
+        self._wake_joint(j)
         self._jt.data[j, L.FLAGS] &= ~L.ENABLED
         self._jacc.data[j] = 0.0
+
+    def _wake_joint(self, j):
+        self._wake_bodies(self._jt.data[j, L.BODY_A:L.BODY_B + 1])
+
+    def _joint_settings(self, j):
+        return self._jt.data[j, L.FLAGS], self._jf.data[j].copy()
+
+    def _wake_if_changed(self, j, before):
+        """Setting a motor or drive every frame to the same value lets its bodies sleep."""
+        flags, params = before
+        if self._jt.data[j, L.FLAGS] != flags or not np.array_equal(self._jf.data[j], params):
+            self._wake_joint(j)
 
     def joint_broken(self, joint):
         return bool(self._jt.data[self._joint(joint), L.FLAGS] & L.BROKEN)
@@ -623,7 +759,7 @@ class World:
 
     def _kernel_args(self):
         B = (self._bs.view, self._binv.view, self._bil.view, self._bib.view, self._bI.view,
-             self._bdamp.view, self._bkind.view)
+             self._bdamp.view, self._bmotion.view)
         acc = self._jacc.view.reshape(-1)
         if acc.size == 0:
             acc = np.zeros(L.MAX_ROWS)
@@ -638,11 +774,20 @@ class World:
             self.time += dt
             return
         B, J, R, K = self._kernel_args()
+        if self._sleeping:
+            wake_disturbed(self._bs.view, self._bmotion.view, self._bisland.view,
+                           self._btimer.view, self._bfrozen.view, self._khas.view,
+                           self._jt.view, self._marks())
         C = self._collide(dt)
         g = self.gravity
         step_frame(B, J, R, K, dt, self.substeps, self.iterations, self.relax_iterations,
                    (g[0], g[1], g[2]),
                    self.joint_hertz, self.joint_damping_ratio, C)
+        if self._sleeping:
+            fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
+                        self._bisland.view, self._btimer.view, self._bfrozen.view,
+                        self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold,
+                        self.time_to_sleep)
         self.time += dt
         if not np.all(np.isfinite(self._bs.view)):
             bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
@@ -663,12 +808,20 @@ class World:
             (jt[:, L.BODY_B] >= 0)
         a, b = jt[keep, L.BODY_A], jt[keep, L.BODY_B]
         excl = np.unique(np.minimum(a, b) * n + np.maximum(a, b)).astype(np.int64)
+        motion = self._bmotion.view
         self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params, hverts,
-                               self._bkind.view, self._bmat.view, self._bfilter.view, excl, dt)
+                               motion, self._khas.view, self._bmat.view, self._bfilter.view,
+                               excl, dt)
+        if self._sleeping and wake_touched(self._contacts.mi, self._contacts.n_narrow,
+                                           self._bs.view, motion, self._bisland.view,
+                                           self._btimer.view, self._khas.view,
+                                           self._marks()):
+            self._contacts.sort_awake(motion)
         return self._contacts.kernel_args()
 
     def contact_count(self):
-        """Contact points found in the last step (speculative ones included)."""
+        """Contact points found in the last step (speculative ones and sleeping bodies'
+        included)."""
         return self._contacts.point_count()
 
     def contacts(self):
@@ -681,7 +834,7 @@ class World:
                 "bodies": pair}
 
     def save_state(self):
-        """An exact snapshot: body state, warm-start impulses, joint flags, time."""
+        """An exact snapshot: body state, warm-start impulses, joint flags, sleep state, time."""
         return {
             "time": self.time,
             "bodies": self._bs.view.copy(),
@@ -693,6 +846,8 @@ class World:
             "impulses": self._jacc.view.copy(),
             "joint_impulses": self._jimp.view.copy(),
             "contacts": self._contacts.save(),
+            "sleep": (self._bmotion.view.copy(), self._btimer.view.copy(),
+                      self._bisland.view.copy(), self._bfrozen.view.copy()),
         }
 
     def load_state(self, state):
@@ -715,3 +870,11 @@ class World:
         self._jimp.view[:] = state["joint_impulses"]
         if "contacts" in state:
             self._contacts.load(state["contacts"])
+        if "sleep" in state:
+            for table, saved in zip((self._bmotion, self._btimer, self._bisland, self._bfrozen),
+                                    state["sleep"]):
+                table.view[:] = saved
+        else:
+            self._bmotion.view[:] = self._bkind.view
+            self._bisland.view[:] = -1
+            self._btimer.view[:] = 0.0

@@ -17,7 +17,9 @@ G = 9.81
 
 
 def world():
-    return lg.World(gravity=(0, 0, -G), substeps=4)
+    # Sleeping off: these tests measure the contact solver's own rest, and a sleeping body's
+    # velocity is zero by decree (test_sleeping.py covers sleeping).
+    return lg.World(gravity=(0, 0, -G), substeps=4, sleeping=False)
 
 
 def cube_points(hx, hy, hz):

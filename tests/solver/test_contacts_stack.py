@@ -20,8 +20,9 @@ def pyramid(w, rows):
 
 def test_pyramid_of_20_rows_stands_for_10_s():
     # Two solve/relax sweeps per substep: with one, the soft contacts' load-dependent sink
-    # over 20 levels reaches about 1.2 cm at the top.
-    w = lg.World(gravity=(0, 0, -9.81), substeps=4, iterations=2)
+    # over 20 levels reaches about 1.2 cm at the top. Sleeping off: the solver itself must
+    # hold the pyramid for 10 s (asleep it would stand still by decree).
+    w = lg.World(gravity=(0, 0, -9.81), substeps=4, iterations=2, sleeping=False)
     w.add_body(lg.Box((25.0, 5.0, 0.5)), (0, 0, -0.5), kind="static")
     ids, start = pyramid(w, 20)
     for _ in range(600):
@@ -33,7 +34,7 @@ def test_pyramid_of_20_rows_stands_for_10_s():
 
 def test_box_stack_of_10_stands():
     # One sweep per substep lets the column walk sideways by ~3 cm in 5 s; two hold it.
-    w = lg.World(gravity=(0, 0, -9.81), substeps=4, iterations=2)
+    w = lg.World(gravity=(0, 0, -9.81), substeps=4, iterations=2, sleeping=False)
     w.add_body(lg.Plane(), (0, 0, 0), kind="static")
     ids = [w.add_body(lg.Box((0.5, 0.5, 0.5)), (0, 0, 0.5 + i)) for i in range(10)]
     for _ in range(300):

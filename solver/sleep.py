@@ -1,0 +1,176 @@
+"""Sleeping: islands of bodies at rest drop out of the step until something disturbs them.
+
+Box2D v3's scheme (body.c's sleep time, solver.c's b2FinalizeBodies, island.c). Every awake
+dynamic body keeps a timer that grows while its sleep speed |v| + r |w| stays below the
+threshold and restarts at 0 otherwise; r is the body's reach (its farthest surface point
+from the centre of mass), so the angular part is the speed of its surface and the test does
+not depend on the body's size. Bodies touching (last step's manifolds, speculative ones
+included) or joined by an enabled joint form islands; static and kinematic bodies do not
+link islands (a floor would glue the world into one). When every body of an island has been
+still for `time_to_sleep`, the island falls asleep: velocities 0, the step sees its bodies
+as ASLEEP (fixed, outside every solve, see bodies.py), and each remembers the island's label
+(the id of one of its bodies) and its pose, frozen.
+
+A kinematic body that moves keeps the bodies it touches or is jointed to awake.
+
+An island wakes as a whole (timers back to 0) when
+    * the narrowphase finds a manifold between one of its bodies and an awake one (touched,
+      hit, or a moving kinematic body) -- `collide` looks at those pairs only;
+    * a joint ties one of its bodies to an awake or moving body (a kinematic driver);
+    * a body's pose or velocity no longer matches what it froze with (written from outside);
+    * the World is told so (a joint added or removed, a motor or drive changed, a body's
+      kind switched, a body added nearby, gravity changed, `World.wake`).
+
+Sleeping bodies keep their manifolds (contacts.py parks them) and joint impulses, so a waking
+island is warm started with the impulses that held it.
+"""
+
+import numpy as np
+from numba import njit
+
+from .bodies import ASLEEP, DYNAMIC, moving_kinematic
+from .direct import body_islands
+from .joints.layout import BODY_A, BODY_B, BROKEN, ENABLED, FLAGS
+
+
+@njit(cache=True)
+def wake_marked(mark, bkind, bisland, btimer):
+    """Wake every sleeping body whose island label is marked; returns how many woke."""
+    woke = 0
+    for i in range(bkind.shape[0]):
+        if bkind[i] == ASLEEP and mark[bisland[i]]:
+            bkind[i] = DYNAMIC
+            bisland[i] = -1
+            btimer[i] = 0.0
+            woke += 1
+    return woke
+
+
+@njit(cache=True)
+def _mark_pair(a, b, bkind, bisland, mark, a_awake, b_awake):
+    """Mark the island of whichever body sleeps when the other is awake."""
+    found = False
+    if a >= 0 and bkind[a] == ASLEEP and b_awake:
+        mark[bisland[a]] = True
+        found = True
+    if b >= 0 and bkind[b] == ASLEEP and a_awake:
+        mark[bisland[b]] = True
+        found = True
+    return found
+
+
+@njit(cache=True)
+def _awake_or_moving(i, bs, bkind, khas):
+    return i >= 0 and (bkind[i] == DYNAMIC or moving_kinematic(i, bs, bkind, khas))
+
+
+@njit(cache=True)
+def wake_disturbed(bs, bkind, bisland, btimer, bfrozen, khas, jt, mark):
+    """Before collision: wake islands whose bodies were moved or pushed from outside, or
+    that a joint ties to an awake or moving body."""
+    mark[:] = False
+    found = False
+    for i in range(bs.shape[0]):
+        if bkind[i] != ASLEEP:
+            continue
+        for k in range(7):
+            if bs[i, k] != bfrozen[i, k]:
+                mark[bisland[i]] = True
+                found = True
+        for k in range(7, 13):
+            if bs[i, k] != 0.0:
+                mark[bisland[i]] = True
+                found = True
+    for j in range(jt.shape[0]):
+        flags = jt[j, FLAGS]
+        if not flags & ENABLED or flags & BROKEN:
+            continue
+        a = jt[j, BODY_A]
+        b = jt[j, BODY_B]
+        if _mark_pair(a, b, bkind, bisland, mark, _awake_or_moving(a, bs, bkind, khas),
+                      _awake_or_moving(b, bs, bkind, khas)):
+            found = True
+    return wake_marked(mark, bkind, bisland, btimer) if found else 0
+
+
+@njit(cache=True)
+def wake_touched(mi, narrow, bs, bkind, bisland, btimer, khas, mark):
+    """After the narrowphase: a manifold between a sleeping body and an awake (or moving
+    kinematic) one wakes the sleeping island. Only the narrowphase's manifolds (0..narrow)
+    can hold such a pair."""
+    mark[:] = False
+    found = False
+    for m in range(narrow):
+        a = mi[m, 0]
+        b = mi[m, 1]
+        if _mark_pair(a, b, bkind, bisland, mark, _awake_or_moving(a, bs, bkind, khas),
+                      _awake_or_moving(b, bs, bkind, khas)):
+            found = True
+    return wake_marked(mark, bkind, bisland, btimer) if found else 0
+
+
+@njit(cache=True)
+def _still_with_mover(a, b, bs, bkind, khas, btimer):
+    """A moving kinematic body keeps the dynamic body it touches or holds awake."""
+    if a >= 0 and b >= 0:
+        if bkind[a] == DYNAMIC and moving_kinematic(b, bs, bkind, khas):
+            btimer[a] = 0.0
+        if bkind[b] == DYNAMIC and moving_kinematic(a, bs, bkind, khas):
+            btimer[b] = 0.0
+
+
+@njit(cache=True)
+def fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, threshold,
+                time_to_sleep):
+    """After the step: advance the sleep timers and put to sleep every island whose bodies
+    have all been still for time_to_sleep. mi holds the manifolds that were solved.
+    Returns how many bodies fell asleep."""
+    n = bs.shape[0]
+    for i in range(n):
+        if bkind[i] != DYNAMIC:
+            continue
+        v = np.sqrt(bs[i, 7] ** 2 + bs[i, 8] ** 2 + bs[i, 9] ** 2)
+        w = np.sqrt(bs[i, 10] ** 2 + bs[i, 11] ** 2 + bs[i, 12] ** 2)
+        if v + breach[i] * w > threshold:
+            btimer[i] = 0.0
+        else:
+            btimer[i] += dt
+    for m in range(mi.shape[0]):
+        _still_with_mover(mi[m, 0], mi[m, 1], bs, bkind, khas, btimer)
+    for j in range(jt.shape[0]):
+        if jt[j, FLAGS] & ENABLED and not jt[j, FLAGS] & BROKEN:
+            _still_with_mover(jt[j, BODY_A], jt[j, BODY_B], bs, bkind, khas, btimer)
+    ripe = False
+    for i in range(n):
+        if bkind[i] == DYNAMIC and btimer[i] >= time_to_sleep:
+            ripe = True
+            break
+    if not ripe:
+        return 0
+    pairs = np.empty((mi.shape[0] + jt.shape[0], 2), dtype=np.int64)
+    count = 0
+    for m in range(mi.shape[0]):
+        pairs[count, 0] = mi[m, 0]
+        pairs[count, 1] = mi[m, 1]
+        count += 1
+    for j in range(jt.shape[0]):
+        if jt[j, FLAGS] & ENABLED and not jt[j, FLAGS] & BROKEN:
+            pairs[count, 0] = jt[j, BODY_A]
+            pairs[count, 1] = jt[j, BODY_B]
+            count += 1
+    root = body_islands(n, pairs, count, bkind)
+    least = np.full(n, np.inf)      # per island, the shortest time one of its bodies was still
+    for i in range(n):
+        if bkind[i] == DYNAMIC:
+            least[root[i]] = min(least[root[i]], btimer[i])
+    slept = 0
+    for i in range(n):
+        if bkind[i] == DYNAMIC and least[root[i]] >= time_to_sleep:
+            bkind[i] = ASLEEP
+            bisland[i] = root[i]
+            for k in range(7, 13):
+                bs[i, k] = 0.0
+            for k in range(7):
+                bfrozen[i, k] = bs[i, k]
+            slept += 1
+    return slept
