@@ -148,6 +148,7 @@ def dropped(blender):
         result({"error": lig.addon.cache.error(scene), "angles": angles, "lowest": lowest,
                 "speed": speed, "spin": spin, "top": top, "live": live, "baked": baked,
                 "bones": bones, "paths": paths, "track": track,
+                "connected": [b.name for b in arm.data.bones if b.use_connect],
                 "baked_flag": arm.ligament_ragdoll.baked,
                 "muted": all(c.mute for pb in arm.pose.bones for c in pb.constraints
                              if c.name == "Ligament Ragdoll")})
@@ -166,18 +167,19 @@ def test_dropped_metarig_lies_still_on_the_ground(dropped):
     assert np.ptp(np.array(out["track"][-4:]), axis=0).max() < 0.005
 
 
-def _close_to_bodies(bones, targets, frames):
-    """Bone world matrices against where their bodies hold them: same rotation; same place
-    within the joints' give (a connected bone's head sits on its parent's tail)."""
-    for f in frames:
+def _close_to_bodies(bones, targets, connected):
+    """Bone world matrices against where their bodies hold them: same rotation, same place
+    (but for connected bones, whose head Blender keeps on the parent's tail)."""
+    for f in targets:
         for bone, m in targets[f].items():
             m, b = np.array(m), np.array(bones[f][bone])
             assert np.abs(m[:3, :3] - b[:3, :3]).max() < 1e-3, (f, bone)
-            assert np.abs(m[:3, 3] - b[:3, 3]).max() < 5e-3, (f, bone)
+            if bone not in connected:
+                assert np.abs(m[:3, 3] - b[:3, 3]).max() < 1e-3, (f, bone)
 
 
 def test_bones_follow_their_bodies_during_the_live_run(dropped):
-    _close_to_bodies(dropped["bones"], dropped["live"], dropped["live"])
+    _close_to_bodies(dropped["bones"], dropped["live"], dropped["connected"])
 
 
 @pytest.mark.xfail(strict=False, reason="solver: swing/twist and hinge limit rows yield "
@@ -194,7 +196,7 @@ def test_baked_pose_bones_play_back_the_simulated_motion(dropped):
     assert out["baked_flag"] and out["muted"]
     assert 'pose.bones["upper_arm.L"].rotation_quaternion' in out["paths"]
     assert all(p.startswith("pose.bones") for p in out["paths"])
-    _close_to_bodies(out["baked"], out["live"], out["live"])
+    _close_to_bodies(out["baked"], out["live"], out["connected"])
     for f in out["live"]:
         for bone, m in out["bones"][f].items():
             assert np.abs(np.array(m) - np.array(out["baked"][f][bone])).max() < 1e-3, (f, bone)
