@@ -97,6 +97,11 @@ class Blender:
         return json.loads(lines[-1][len("RESULT:"):])
 
 
+# A cold numba compile of the whole solver takes minutes, many more on a loaded machine;
+# only the one-off warm-up gets this much room, every other script keeps 600 s.
+WARM_UP_TIMEOUT = 3600
+
+
 @pytest.fixture(scope="session")
 def extension_zip(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
@@ -154,5 +159,5 @@ def blender(extension_zip):
         for f in range(1, 4):
             scene.frame_set(f)
         result(lig.addon.cache.error(scene))
-    """)
+    """, timeout=WARM_UP_TIMEOUT)
     return b
