@@ -144,12 +144,27 @@ def _fit_section(points, frame, length, shape, default):
     return [float(hi[0] - lo[0]), float(hi[1] - lo[1])], Vector((centre[0], centre[1], 0))
 
 
-def plan_parts(scene, arm, mapping, total_mass):
-    """PartPlans for `mapping` (a bonemap.Mapping), parents first."""
+def deformed_meshes_by_armature(scene):
+    """{armature: [meshes it deforms]} for every armature, in one pass over the scene (the
+    same lists as `deformed_meshes`, for making many ragdolls at once)."""
+    out = {}
+    for o in scene.objects:
+        if o.type != 'MESH':
+            continue
+        for arm in {m.object for m in o.modifiers
+                    if m.type == 'ARMATURE' and m.object is not None and m.use_vertex_groups}:
+            out.setdefault(arm, []).append(o)
+    return out
+
+
+def plan_parts(scene, arm, mapping, total_mass, meshes=None):
+    """PartPlans for `mapping` (a bonemap.Mapping), parents first. `meshes`: the meshes
+    `arm` deforms, when known (else found with `deformed_meshes`)."""
     plan = presets.body_plan()
     bones = arm.data.bones
     left, up, forward, height = _character_axes(arm, mapping.parts)
-    meshes = deformed_meshes(scene, arm)
+    if meshes is None:
+        meshes = deformed_meshes(scene, arm)
     share = sum(plan[bonemap.part_base(p)]["mass"] for p in mapping.parts)
     parts = {}
     for name, chain in mapping.parts.items():
@@ -396,11 +411,12 @@ def _tag(obj, arm, part, role, bone=""):
     p.armature, p.part, p.role, p.bone = arm, part, role, bone
 
 
-def create(scene, arm, mapping, total_mass, material=None):
+def create(scene, arm, mapping, total_mass, material=None, meshes=None):
     """Build the ragdoll of `arm` for `mapping`. Returns the PartPlans. On any error every
-    object made so far is removed again and the error re-raised."""
+    object made so far is removed again and the error re-raised. `meshes`: the meshes `arm`
+    deforms, when the caller has them (`deformed_meshes_by_armature`)."""
     scale = uniform_scale(arm)
-    parts = plan_parts(scene, arm, mapping, total_mass)
+    parts = plan_parts(scene, arm, mapping, total_mass, meshes)
     made = []
     try:
         _build(scene, arm, mapping, parts, scale, material, made)
@@ -452,10 +468,17 @@ def _build(scene, arm, mapping, parts, scale, material, made):
     for part in parts.values():
         if part.joint is not None:
             made.append(_joint_empty(coll, arm, part, helpers, scale))
+    first = None
     for part in parts.values():
         for bone in part.bones:
-            con = arm.pose.bones[bone].constraints.new('COPY_TRANSFORMS')
-            con.name = CONSTRAINT
+            constraints = arm.pose.bones[bone].constraints
+            if first is None:
+                first = con = constraints.new('COPY_TRANSFORMS')
+                con.name = CONSTRAINT
+            else:
+                # A copy keeps the name: renaming a constraint fixes animation paths in every
+                # datablock of the file, which made a crowd of ragdolls O(N^2) to build
+                con = constraints.copy(first)
             con.target = targets[bone]
     rd = arm.ligament_ragdoll
     rd.collection = coll

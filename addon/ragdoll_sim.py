@@ -21,6 +21,7 @@ Per frame, before the step (`RagdollRun.before_step`):
 import math
 
 import bpy
+import numpy as np
 from mathutils import Matrix, Quaternion
 
 from . import bridge, ragdoll
@@ -95,13 +96,14 @@ class Part:
     """One body of a ragdoll at run time."""
     __slots__ = ("name", "body", "bone", "frame", "to_body", "targets")
 
-    def __init__(self, obj, body, arm):
+    def __init__(self, obj, body, arm, children):
+        """`children`: the objects parented to `obj` (`children_by_parent`)."""
         p = obj.ligament_ragdoll_part
         self.name = obj.name
         self.body = body                              # bridge.Body
         self.frame = _matrix16(p.rest_frame)          # armature space, rest pose
         self.targets = {}                             # bone -> target empty's local matrix
-        for child in obj.children:
+        for child in children:
             cp = child.ligament_ragdoll_part
             if cp.role == 'TARGET':
                 if cp.bone not in arm.data.bones:
@@ -139,24 +141,29 @@ class RagdollRun:
         self.baked = arm.ligament_ragdoll.baked
         self.drive_animated = any(path.endswith("drive_strength") or
                                   path.endswith("drive_stiffness") for path, _ in self.fcurves)
+        self.ids = np.array([p.body.id for p in parts], dtype=np.int64)
+        self._paths = {}   # (owner, path) -> F-curve data path
 
     # --- animated values ------------------------------------------------------------------
 
     def value(self, owner, path, frame):
         """An animatable property of the armature (owner None) or of a pose bone, at `frame`."""
-        full = f"ligament_ragdoll.{path}" if owner is None else \
-            f"{bone_path(owner)}.ligament_ragdoll.{path}"
+        full = self._paths.get((owner, path))
+        if full is None:
+            full = self._paths[owner, path] = f"ligament_ragdoll.{path}" if owner is None \
+                else f"{bone_path(owner)}.ligament_ragdoll.{path}"
         fc = self.fcurves.get((full, 0))
         if fc is not None:
             return fc.evaluate(frame)
         data = self.arm if owner is None else self.arm.pose.bones[owner]
         return getattr(data.ligament_ragdoll, path)
 
-    def simulated(self, part, frame):
-        if self.baked:
-            return False
-        return self.value(None, "simulated", frame) > 0.5 and \
-            self.value(part.bone, "simulated", frame) > 0.5
+    def simulated_flags(self, frame):
+        """Per part: is it simulated at `frame` (its ragdoll's and its bone's switches on,
+        and not baked)?"""
+        if self.baked or not self.value(None, "simulated", frame) > 0.5:
+            return [False] * len(self.parts)
+        return [self.value(p.bone, "simulated", frame) > 0.5 for p in self.parts]
 
     def animated_poses(self, frame, known):
         """[(world matrix of the part's helper object)] at `frame` from the animation."""
@@ -189,15 +196,18 @@ class RagdollRun:
 
     def before_step(self, world, frame, known):
         """Kinds, kinematic targets and drives for the step that ends at `frame`."""
-        flags = [self.simulated(p, frame) for p in self.parts]
+        flags = self.simulated_flags(frame)
         strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
         need_pose = strength > 0.0 or not all(flags)
         poses = self.animated_poses(frame, known) if need_pose else None
-        for part, sim, m in zip(self.parts, flags, poses or [None] * len(self.parts)):
+        # dynamic bodies are the ones with a finite mass: one array read per ragdoll instead
+        # of a World.kind call per body
+        dynamic = np.isfinite(world.masses[self.ids]).tolist()
+        for part, sim, dyn, m in zip(self.parts, flags, dynamic,
+                                     poses or [None] * len(self.parts)):
             b = part.body.id
-            kind = "dynamic" if sim else "kinematic"
-            if world.kind(b) != kind:
-                world.set_kind(b, kind)
+            if sim != dyn:
+                world.set_kind(b, "dynamic" if sim else "kinematic")
             if not sim:
                 world.set_kinematic_target(b, *bridge.shape_pose(part.body, m))
         self._drive(world, frame, strength, poses)
@@ -254,19 +264,30 @@ def _hinge_angle(j, qa, qb):
     return 2.0 * math.atan2(rel.z, rel.w)
 
 
+def children_by_parent():
+    """{object: [its children]}, what `Object.children` gives, in one pass over the file's
+    objects (`children` makes that pass on every call: O(N^2) for a crowd of ragdolls)."""
+    out = {}
+    for o in bpy.data.objects:
+        if o.parent is not None:
+            out.setdefault(o.parent, []).append(o)
+    return out
+
+
 def attach(scene, sim):
     """RagdollRuns for the ragdolls in `sim` (a cache.Simulation whose world was just built
     with the ragdolls at rest); moves their bodies to the start pose and returns
     (runs, {helper name: start world matrix})."""
     by_name = {b.name: b for b in sim.bodies}
     joint_ids = dict(sim.joints)
+    children = children_by_parent()
     runs, starts = [], {}
     for arm in ragdoll.ragdolls(scene):
         helpers = [o for o in ragdoll.bodies(arm) if o.name in by_name]
         if not helpers:
             continue
         refs = {o.name: reference_matrix(o, sim.start) for o in helpers}
-        parts = [Part(o, by_name[o.name], arm) for o in helpers]
+        parts = [Part(o, by_name[o.name], arm, children.get(o, ())) for o in helpers]
         index = {o.name: i for i, o in enumerate(helpers)}
         joints = []
         for e in ragdoll.members(arm, 'JOINT'):

@@ -258,9 +258,50 @@ def ensure_installed():
         "-arm64" if machine in {"arm64", "aarch64"} else "-x64")
     os.makedirs(HOME, exist_ok=True)
     (zip_path,) = build_extension.build(os.path.join(ROOT, "build", "bench-dist"), [plat])
+    if _update_installed(zip_path):
+        return
     script = ("import bpy\nassert bpy.ops.extensions.package_install_files(filepath=%r, "
               "repo='user_default', enable_on_install=True) == {'FINISHED'}" % zip_path)
     subprocess.run([sys.executable, "-c", script], check=True, env=_env(), capture_output=True)
+
+
+def _update_installed(zip_path):
+    """Bring an installed copy up to date file by file, writing only the files that changed.
+    Installing anew stamps every file with the current time, and numba's cache checks a
+    kernel's source file time: a reinstall of the same solver would compile it all again
+    (many minutes). Returns False when there is no installed copy or the manifest (wheels)
+    changed, so that Blender installs it."""
+    import zipfile
+    target = os.path.join(HOME, "extensions", "user_default", "ligament")
+    manifest = os.path.join(target, "blender_manifest.toml")
+    if not os.path.isfile(manifest):
+        return False
+    with zipfile.ZipFile(zip_path) as z:
+        names = [n for n in z.namelist() if not n.endswith("/")]
+        if "blender_manifest.toml" not in names:
+            return False
+        with open(manifest, "rb") as f:
+            if f.read() != z.read("blender_manifest.toml"):
+                return False
+        keep = set()
+        for name in names:
+            path = os.path.join(target, *name.split("/"))
+            keep.add(os.path.normpath(path))
+            data = z.read(name)
+            if os.path.isfile(path):
+                with open(path, "rb") as f:
+                    if f.read() == data:
+                        continue
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
+    for folder, dirs, files in os.walk(target):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
+            path = os.path.normpath(os.path.join(folder, name))
+            if path not in keep and name.endswith(".py"):
+                os.remove(path)
+    return True
 
 
 def _env():

@@ -6,18 +6,24 @@
 
 Needs the `bpy` wheel. The extension is built and installed into build/bench-blender/ as in
 bench/blender.py. Each (engine, count) runs in its own Blender process with the same scene:
-N metarigs on a grid 1 m up, each made a ragdoll by `ligament.ragdoll_from_armature` (16
-bodies, 15 joints), the bones following the bodies through their constraints.
+N metarigs on a grid 1 m up (one from Rigify's operator, the rest copies of it), all made
+ragdolls by one `ligament.ragdoll_from_armature(use_selected=True)` (16 bodies, 15 joints
+each), the bones following the bodies through their constraints.
 
 * ligament: the add-on's live playback (frame_set, frames 2..N), and the solver's own share
   (World.step) of it.
 * bullet: the same helper objects as Blender rigid bodies (capsule and box shapes, the same
   masses) and the joints as Blender rigid body constraints (Generic with the cone's limits
-  about X and Z and the twist about Y for ragdoll joints, Hinge about Z with its limits),
-  neighbours not colliding; Blender's rigid body world steps them on frame_set.
+  about X and Z and the twist about Y for ragdoll joints, Hinge about Z with its limits
+  negated to Blender's sign), neighbours not colliding; Blender's rigid body world steps them on frame_set.
 
-Figures: ms per frame of playback, the solver's share (Ligament), the first frame (building
-the world), and how many bodies ended below the floor.
+Figures: setup (building the scene: metarigs, ragdolls, and for Bullet its rigid bodies and
+constraints), ms per frame of playback, the solver's share (Ligament) and the rest of the
+add-on's handlers (Python around the solver: change checks, kinematic targets, writing the
+transforms; what is left of a frame is Blender's own evaluation), the first frame
+(building the world), how many bodies ended below the floor, and the load average after the
+run (the machine may be shared). `--child ENGINE N --profile` prints cProfile's top
+functions of the setup and of the playback of one run.
 """
 
 import argparse
@@ -37,7 +43,11 @@ SPACING = 2.5
 
 
 def build_scene(bpy, count, frames):
-    """`count` metarig ragdolls 1 m above a static ground. Returns the armatures."""
+    """`count` metarig ragdolls 1 m above a static ground. Returns the armatures.
+
+    Operators cost a depsgraph update of the whole scene each (N of them is O(N^2)): one
+    metarig comes from Rigify's operator and the others are copies of it (object and
+    armature data), and one `ligament.ragdoll_from_armature` makes every ragdoll."""
     bpy.ops.preferences.addon_enable(module=MODULE)
     bpy.ops.preferences.addon_enable(module="rigify")
     for o in list(bpy.data.objects):
@@ -53,65 +63,97 @@ def build_scene(bpy, count, frames):
     ground.ligament_body.enabled = True
     ground.ligament_body.kind = 'STATIC'
     side = max(int(count ** 0.5 + 0.999), 1)
-    arms = []
-    for k in range(count):
-        bpy.ops.object.armature_human_metarig_add()
-        arm = bpy.context.active_object
+    bpy.ops.object.armature_human_metarig_add()
+    first = bpy.context.active_object
+    arms = [first]
+    for k in range(1, count):
+        arm = first.copy()
+        arm.data = first.data.copy()
+        for coll in first.users_collection:
+            coll.objects.link(arm)
+        arms.append(arm)
+    for k, arm in enumerate(arms):
         arm.name = f"Rig{k:03d}"
         arm.location = ((k % side) * SPACING, (k // side) * SPACING, 1.0)
-        bpy.context.view_layer.update()
-        assert bpy.ops.ligament.ragdoll_from_armature() == {'FINISHED'}
-        arms.append(arm)
+    bpy.context.view_layer.update()
+    with bpy.context.temp_override(active_object=first, object=first, selected_objects=arms):
+        assert bpy.ops.ligament.ragdoll_from_armature(use_selected=True) == {'FINISHED'}
+    assert all(arm.ligament_ragdoll.enabled for arm in arms)
     return scene, ground, arms
 
 
 def to_bullet(bpy, scene, ground, arms):
-    """The ragdolls' helper bodies and joints as Blender rigid bodies and constraints."""
+    """The ragdolls' helper bodies and joints as Blender rigid bodies and constraints.
+
+    As in build_scene, operators run once: `rigidbody.objects_add` on every body at once,
+    and `rigidbody.constraint_add` on one empty whose copies (an object copy keeps its
+    rigid body constraint) are linked into the world's constraint collection."""
     lig = sys.modules[MODULE]
     ragdoll = lig.addon.ragdoll
     scene.ligament_world.enabled = False
     bpy.ops.rigidbody.world_add()
     rbw = scene.rigidbody_world
     rbw.point_cache.frame_start, rbw.point_cache.frame_end = scene.frame_start, scene.frame_end
-
-    def add_body(obj, kind):
-        with bpy.context.temp_override(object=obj, active_object=obj, selected_objects=[obj]):
-            bpy.ops.rigidbody.object_add(type=kind)
-    add_body(ground, 'PASSIVE')
-    ground.rigid_body.collision_shape = 'BOX'
+    bodies = [b for arm in arms for b in ragdoll.bodies(arm)]
     for arm in arms:
         arm.ligament_ragdoll.show_bodies = True
-        for body in ragdoll.bodies(arm):
-            add_body(body, 'ACTIVE')
-            rb = body.rigid_body
-            rb.collision_shape = body.ligament_body.shape
-            rb.mass = body.ligament_body.mass
-            rb.friction = body.ligament_body.friction
-            rb.linear_damping, rb.angular_damping = 0.05, 0.85   # Bullet's RagdollDemo
-        for e in ragdoll.members(arm, 'JOINT'):
-            j = e.ligament_joint
-            bpy.context.view_layer.objects.active = e
-            assert bpy.ops.rigidbody.constraint_add() == {'FINISHED'}, e.name
-            c = e.rigid_body_constraint
-            c.object1, c.object2 = j.object_a, j.object_b
-            c.disable_collisions = True
-            if j.type == 'HINGE':
-                c.type = 'HINGE'
-                c.use_limit_ang_z = True
-                c.limit_ang_z_lower, c.limit_ang_z_upper = j.limit_ang_lower, j.limit_ang_upper
-                continue
-            c.type = 'GENERIC'
-            scenes.limit_generic(c, ((-j.swing_1, j.swing_1),
-                                     (j.limit_ang_lower, j.limit_ang_upper),
-                                     (-j.swing_2, j.swing_2)))
         # the bones keep following the bodies, as in the Ligament run
         for pb in arm.pose.bones:
             for con in pb.constraints:
                 con.mute = False
+    for objs, kind in (([ground], 'PASSIVE'), (bodies, 'ACTIVE')):
+        with bpy.context.temp_override(object=objs[0], active_object=objs[0],
+                                       selected_objects=objs):
+            assert bpy.ops.rigidbody.objects_add(type=kind) == {'FINISHED'}
+    ground.rigid_body.collision_shape = 'BOX'
+    for body in bodies:
+        rb = body.rigid_body
+        rb.collision_shape = body.ligament_body.shape
+        rb.mass = body.ligament_body.mass
+        rb.friction = body.ligament_body.friction
+        rb.linear_damping, rb.angular_damping = 0.05, 0.85   # Bullet's RagdollDemo
+    joints = [e for arm in arms for e in ragdoll.members(arm, 'JOINT')]
+    template = bpy.data.objects.new("Bullet joint", None)
+    scene.collection.objects.link(template)
+    bpy.context.view_layer.objects.active = template
+    assert bpy.ops.rigidbody.constraint_add() == {'FINISHED'}
+    for k, e in enumerate(joints):
+        obj = template if k == 0 else template.copy()
+        if k:
+            scene.collection.objects.link(obj)
+            if obj.name not in rbw.constraints.objects:   # the copy is usually in it already
+                rbw.constraints.objects.link(obj)
+        obj.name = f"Bullet {e.name}"
+        obj.matrix_world = e.matrix_world   # the joint frame, unparented
+        add_constraint(obj.rigid_body_constraint, e.ligament_joint)
+    bpy.context.view_layer.update()
+    assert len(rbw.constraints.objects) == len(joints)
+    return bodies
 
 
-def child(engine, count, frames):
+def add_constraint(c, j):
+    """Blender rigid body constraint `c` as Ligament joint settings `j`."""
+    c.object1, c.object2 = j.object_a, j.object_b
+    c.disable_collisions = True
+    if j.type == 'HINGE':
+        c.type = 'HINGE'
+        # Blender's hinge limits measure the angle the other way round (bench/blender.py)
+        c.use_limit_ang_z = True
+        c.limit_ang_z_lower, c.limit_ang_z_upper = -j.limit_ang_upper, -j.limit_ang_lower
+        return
+    c.type = 'GENERIC'
+    scenes.limit_generic(c, ((-j.swing_1, j.swing_1), (j.limit_ang_lower, j.limit_ang_upper),
+                             (-j.swing_2, j.swing_2)))
+
+
+def child(engine, count, frames, profile=False):
     import bpy
+    if profile:
+        import cProfile
+        import pstats
+        prof = cProfile.Profile()
+        prof.enable()
+    t0 = time.perf_counter()
     scene, ground, arms = build_scene(bpy, count, frames)
     lig = sys.modules[MODULE]
     step_time = [0.0]
@@ -126,20 +168,50 @@ def child(engine, count, frames):
             original(self, dt)
             step_time[0] += time.perf_counter() - t
         world_cls.step = timed
+    # Time spent in the add-on's handlers (frame change and depsgraph update): the rest of
+    # frame_set is Blender's own evaluation (transforms, bone constraints, drawing data).
+    handler_time = [0.0]
+
+    def timed_handler(fn):
+        def run(*args):
+            t = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                handler_time[0] += time.perf_counter() - t
+        return run
+    for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post,
+                     bpy.app.handlers.depsgraph_update_post):
+        for i, fn in enumerate(list(handlers)):
+            if getattr(fn, "__module__", "").startswith(MODULE):
+                handlers[i] = timed_handler(fn)
+    setup = time.perf_counter() - t0
+    if profile:
+        prof.disable()
+        print(f"--- setup {setup:.1f} s")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+        prof = cProfile.Profile()
+        prof.enable()
     bodies = [b for arm in arms for b in lig.addon.ragdoll.bodies(arm)]
     scene.frame_set(1)
     t0 = time.perf_counter()
     scene.frame_set(2)
     first = time.perf_counter() - t0
-    step_time[0] = 0.0
+    step_time[0] = handler_time[0] = 0.0
     t0 = time.perf_counter()
     for f in range(3, frames + 1):
         scene.frame_set(f)
     per_frame = (time.perf_counter() - t0) / max(frames - 2, 1)
+    if profile:
+        prof.disable()
+        print(f"--- frames {1000 * per_frame:.1f} ms/frame")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
     below = sum(1 for b in bodies if b.matrix_world.translation.z < 0.0)
     print("RESULT:" + json.dumps({
-        "bodies": len(bodies), "first_frame_ms": 1000 * first, "ms_per_frame": 1000 * per_frame,
+        "bodies": len(bodies), "setup_s": setup, "first_frame_ms": 1000 * first, "ms_per_frame": 1000 * per_frame,
         "solver_ms": 1000 * step_time[0] / max(frames - 2, 1) if engine == "ligament" else None,
+        "addon_ms": 1000 * (handler_time[0] - step_time[0]) / max(frames - 2, 1)
+        if engine == "ligament" else None,
         "below": below, "top": max(b.matrix_world.translation.z for b in bodies)}))
 
 
@@ -161,20 +233,26 @@ def main():
     p.add_argument("--frames", type=int, default=60)
     p.add_argument("--counts", default="10,50,160")
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    p.add_argument("--profile", action="store_true",
+                   help="with --child: print cProfile's top functions of setup and playback")
     args = p.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.frames)
+        child(args.child[0], int(args.child[1]), args.frames, args.profile)
         return
     bench_blender.ensure_installed()
     run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
-    print(f"{'ragdolls':>8} {'bodies':>6} {'engine':9} {'ms/frame':>9} {'solver ms':>9} "
-          f"{'1st frame':>10} {'below floor':>11} {'top z':>6}")
+    print(f"{'ragdolls':>8} {'bodies':>6} {'engine':9} {'setup s':>8} {'ms/frame':>9} "
+          f"{'solver ms':>9} {'add-on ms':>9} {'1st frame':>10} {'below floor':>11} "
+          f"{'top z':>6}  load avg")
     for count in (int(c) for c in args.counts.split(",")):
         for engine in ("ligament", "bullet"):
             r = run_child(engine, count, args.frames)
-            solver = f"{r['solver_ms']:9.2f}" if r["solver_ms"] is not None else f"{'-':>9}"
-            print(f"{count:8d} {r['bodies']:6d} {engine:9} {r['ms_per_frame']:9.2f} {solver} "
-                  f"{r['first_frame_ms']:8.1f}ms {r['below']:11d} {r['top']:6.2f}", flush=True)
+            solver, addon = (f"{r[k]:9.2f}" if r[k] is not None else f"{'-':>9}"
+                             for k in ("solver_ms", "addon_ms"))
+            load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+            print(f"{count:8d} {r['bodies']:6d} {engine:9} {r['setup_s']:8.1f} "
+                  f"{r['ms_per_frame']:9.2f} {solver} {addon} {r['first_frame_ms']:8.1f}ms "
+                  f"{r['below']:11d} {r['top']:6.2f}  {load}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Make a ragdoll from the active armature, remove it, show its bodies."""
 
 import bpy
-from bpy.props import EnumProperty, FloatProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty
 
 from .. import bonemap, cache, presets, ragdoll
 from .bodies import material_items
@@ -46,27 +46,55 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
                            description="Friction and bounciness of the bodies "
                                        "(presets/materials.toml)")
 
+    use_selected: BoolProperty(name="All Selected",
+                               description="Also make ragdolls of the other selected armatures "
+                                           "that have none (a crowd in one step)")
+
     @classmethod
     def poll(cls, context):
         return armature_poll(cls, context, has_ragdoll=False)
 
     def execute(self, context):
-        arm = context.active_object
-        if arm.mode == 'EDIT':
-            self.report({'ERROR'}, f"Armature '{arm.name}' is in Edit Mode; leave it first")
-            return {'CANCELLED'}
+        active = context.active_object
+        arms = [active]
+        if self.use_selected:
+            arms += [o for o in context.selected_objects if o != active and
+                     o.type == 'ARMATURE' and not o.ligament_ragdoll.enabled]
+        for arm in arms:
+            if arm.mode == 'EDIT':
+                self.report({'ERROR'}, f"Armature '{arm.name}' is in Edit Mode; leave it first")
+                return {'CANCELLED'}
         try:
-            mapping = bonemap.choose(ragdoll.armature_bones(arm), self.preset)
             material = None if self.material == 'ERROR' else presets.materials()[self.material]
-            parts = ragdoll.create(context.scene, arm, mapping, self.total_mass, material)
-        except (ValueError, OSError) as exc:
-            self.report({'ERROR'}, f"Armature '{arm.name}': {exc}")
+        except OSError as exc:
+            self.report({'ERROR'}, f"Armature '{active.name}': {exc}")
             return {'CANCELLED'}
-        imported = [p.name for p in parts.values() if p.joint and p.joint["imported"]]
-        message = f"Ragdoll '{arm.name}': {mapping.summary()}"
-        if imported:
-            message += f"; Limit Rotation limits at {', '.join(imported)}"
-        self.report({'WARNING'} if mapping.missing else {'INFO'}, message)
+        # One pass over the scene for the skinned meshes of every armature, not one per rig
+        meshes = ragdoll.deformed_meshes_by_armature(context.scene) if len(arms) > 1 else None
+        messages, errors, warn = [], [], False
+        for arm in arms:
+            try:
+                mapping = bonemap.choose(ragdoll.armature_bones(arm), self.preset)
+                parts = ragdoll.create(context.scene, arm, mapping, self.total_mass, material,
+                                       None if meshes is None else meshes.get(arm, []))
+            except (ValueError, OSError) as exc:
+                errors.append(f"Armature '{arm.name}': {exc}")
+                continue
+            imported = [p.name for p in parts.values() if p.joint and p.joint["imported"]]
+            message = f"Ragdoll '{arm.name}': {mapping.summary()}"
+            if imported:
+                message += f"; Limit Rotation limits at {', '.join(imported)}"
+            messages.append(message)
+            warn = warn or bool(mapping.missing)
+        if not messages:
+            self.report({'ERROR'}, "; ".join(errors))
+            return {'CANCELLED'}
+        if len(arms) > 1:
+            summary = f"{len(messages)} ragdolls made"
+            if errors:
+                summary += f", {len(errors)} failed: " + "; ".join(errors)
+            messages = [f"{summary}; {messages[0]}"]
+        self.report({'WARNING'} if warn or errors else {'INFO'}, messages[0])
         return {'FINISHED'}
 
 
