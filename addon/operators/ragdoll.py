@@ -1,4 +1,5 @@
-"""Make a ragdoll from the active armature, remove it, show its bodies."""
+"""Make a ragdoll from the active armature (and, with All Selected, every selected one), remove
+it, show its bodies."""
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty
