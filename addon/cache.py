@@ -240,7 +240,8 @@ def moving_objects(scene, sim):
 
 def _user_moved(scene):
     """Dynamic bodies whose transform differs from what the simulation last wrote: the user
-    moved them, and where they are now is their new rest pose."""
+    moved them, and where they are now is their new rest pose. One bulk read per transform
+    channel and a vectorised compare (a crowd writes thousands of bodies a frame)."""
     written = _last_written.get(_key(scene))
     if not written:
         return []
@@ -248,26 +249,29 @@ def _user_moved(scene):
     names = objs.keys()
     n = len(names)
     index = {name: i for i, name in enumerate(names)}
-    arrays = {}
+    rows = [(index[name], w) for name, w in written.items() if name in index]
+    if not rows:
+        return []
+    ids = np.fromiter((i for i, _ in rows), dtype=np.int64, count=len(rows))
+    now = {}
     for path, size in (("location", 3), ("rotation_euler", 3), ("rotation_quaternion", 4),
                        ("rotation_axis_angle", 4)):
         a = np.empty(n * size, dtype=np.float32)
         objs.foreach_get(path, a)
-        arrays[path] = a.reshape(n, size).tolist()
+        now[path] = a.reshape(n, size)[ids].astype(np.float64)
+    modes = [w[2] for _, w in rows]
+    quat = np.array([m == 'QUATERNION' for m in modes])[:, None]
+    axis_angle = np.array([m == 'AXIS_ANGLE' for m in modes])[:, None]
+    euler = np.column_stack([now["rotation_euler"], np.zeros(len(rows))])
+    rot = np.where(quat, now["rotation_quaternion"],
+                   np.where(axis_angle, now["rotation_axis_angle"], euler))
+    w_loc = np.array([w[0] for _, w in rows], dtype=np.float64)
+    w_rot = np.array([w[1] for _, w in rows], dtype=np.float64)
+    same = (np.abs(now["location"] - w_loc).max(axis=1) <= 1e-6) & \
+        (np.abs(rot - w_rot).max(axis=1) <= 1e-6)
     moved = []
-    for name, (w_loc, w_rot, mode) in written.items():
-        i = index.get(name)
-        if i is None:
-            continue
-        if mode == 'QUATERNION':
-            rot = arrays["rotation_quaternion"][i]
-        elif mode == 'AXIS_ANGLE':
-            rot = arrays["rotation_axis_angle"][i]
-        else:
-            rot = (*arrays["rotation_euler"][i], 0.0)
-        if _close(arrays["location"][i], w_loc) and _close(rot, w_rot):
-            continue
-        obj = objs[i]
+    for k in np.flatnonzero(~same):
+        obj = objs[int(ids[k])]
         if not obj.ligament_body.enabled or bridge.effective_kind(obj) != 'DYNAMIC' \
                 or bridge.has_transform_animation(obj):
             continue
