@@ -28,7 +28,8 @@ pressed limits see their Schur complement S = K_ll - K_le K_ee^-1 K_el, a small 
 system solved by block principal pivoting so that each limit's total impulse stays >= 0 (it
 only pushes, never pulls); the equality rows are then solved exactly for those limit
 impulses, d_e = -K_ee^-1 (b_e + K_el d_l). K_ee's factor is shared, so the extra cost is m
-envelope solves per island and pass, nothing when no limit is pressed. The position
+forward substitutions per island and pass (each starting at the first row its limit couples
+with), nothing when no limit is pressed. The position
 projection corrects violated limits the same way, one-sided. Motors, springs and contacts
 stay with the iterative sweep (contacts are solved after the joints).
 
@@ -146,18 +147,30 @@ def cholesky(k, first, n):
     return True
 
 
-@njit(cache=True)
-def cholesky_solve(l, first, n, x):
-    """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
-    for i in range(n):
+@njit(cache=True, inline="always")
+def _forward(l, first, n, x, start):
+    """x <- L^-1 x for an envelope factor, x zero before index `start`."""
+    for i in range(start, n):
         s = x[i]
-        for m in range(first[i], i):
+        for m in range(max(first[i], start), i):
             s -= l[i, m] * x[m]
         x[i] = s / l[i, i]
+
+
+@njit(cache=True, inline="always")
+def _backward(l, first, n, x):
+    """x <- L^-T x for an envelope factor."""
     for i in range(n - 1, -1, -1):
         x[i] /= l[i, i]
         for m in range(first[i], i):
             x[m] -= l[i, m] * x[i]
+
+
+@njit(cache=True)
+def cholesky_solve(l, first, n, x):
+    """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
+    _forward(l, first, n, x, 0)
+    _backward(l, first, n, x)
 
 
 @njit(cache=True, inline="always")
@@ -320,9 +333,9 @@ def _island(plan, s):
 
 
 @njit(cache=True, inline="always")
-def _dot(u, v, n):
+def _dot_from(u, v, i0, n):
     s = 0.0
-    for i in range(n):
+    for i in range(i0, n):
         s += u[i] * v[i]
     return s
 
@@ -378,7 +391,7 @@ def _limit_lcp(s, r, lam0, m, dl):
                 if lam0[a] + dl[a] < 0.0:
                     act[a] = False
                     changed = True
-            elif r[a] + _dot(s[a], dl, m) < 0.0:
+            elif r[a] + _dot_from(s[a], dl, 0, m) < 0.0:
                 act[a] = True
                 changed = True
         if not changed:
@@ -395,31 +408,39 @@ def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl):
         [K_ee K_el] [d_e]     [b_e]
         [K_le K_ll] [d_l] = - [b_l],    lam0 + d_l >= 0 (a limit only pushes).
 
-    K_ee has its factor; the limits enter through their Schur complement
-    S = K_ll - K_le K_ee^-1 K_el, a small dense system (`_limit_lcp`), and then
-    d_e = -K_ee^-1 (b_e + K_el d_l) holds the equality rows exactly."""
+    K_ee = L L^T has its factor; the limits enter through their Schur complement
+    S = K_ll - G^T G with G = L^-1 K_el, a small dense system (`_limit_lcp`), and then
+    d_e = -L^-T (L^-1 b_e + G d_l) holds the equality rows exactly. A limit couples only
+    with the rows of the joints at its two bodies, so each column of G starts late in the
+    island's order and its forward solve starts there."""
     rb, rj, rd = R[0], R[1], R[2]
     n = rows.shape[0]
-    cholesky_solve(factor, first, n, x)                 # y = K_ee^-1 b_e
+    _forward(factor, first, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
-        kel = np.empty((m, n))
-        w = np.empty((m, n))
+        g = np.zeros((m, n))
+        start = np.empty(m, dtype=np.int64)
         for a in range(m):
+            f0 = n
             for i in range(n):
-                kel[a, i] = coupling(rows[i], lims[a], rb, rj, rd, binv)
-                w[a, i] = kel[a, i]
-            cholesky_solve(factor, first, n, w[a])     # K_ee^-1 K_el
+                c = coupling(rows[i], lims[a], rb, rj, rd, binv)
+                if c != 0.0:
+                    g[a, i] = c
+                    f0 = min(f0, i)
+            start[a] = f0
+            _forward(factor, first, n, g[a], f0)       # G = L^-1 K_el
         s = np.empty((m, m))
         r = np.empty(m)
         for a in range(m):
-            r[a] = bl[a] - _dot(kel[a], x, n)
+            r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
             for b in range(a + 1):
-                s[a, b] = coupling(lims[a], lims[b], rb, rj, rd, binv) - _dot(kel[a], w[b], n)
+                s[a, b] = (coupling(lims[a], lims[b], rb, rj, rd, binv)
+                           - _dot_from(g[a], g[b], max(start[a], start[b]), n))
                 s[b, a] = s[a, b]
         _limit_lcp(s, r, lam0, m, dl)
         for a in range(m):
-            for i in range(n):
-                x[i] += w[a, i] * dl[a]
+            for i in range(start[a], n):
+                x[i] += g[a, i] * dl[a]
+    _backward(factor, first, n, x)
     for i in range(n):
         x[i] = -x[i]
 
