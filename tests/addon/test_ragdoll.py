@@ -182,11 +182,9 @@ def test_bones_follow_their_bodies_during_the_live_run(dropped):
     _close_to_bodies(dropped["bones"], dropped["live"], dropped["connected"])
 
 
-@pytest.mark.xfail(strict=False, reason="solver: swing/twist and hinge limit rows yield "
-                   "under landing impacts and ground contact of light hands and feet "
-                   "(3.5-40 deg past the limit depending on the fall; reported to the lead)")
 def test_dropped_metarig_joints_stay_within_3_degrees_of_their_limits(dropped):
     excess = _limit_excess(dropped["angles"])
+    print(f"worst limit excess: {math.degrees(excess):.2f} deg (allowed 3)")
     assert excess < math.radians(3), f"a joint went {math.degrees(excess):.1f} deg past its limit"
 
 
