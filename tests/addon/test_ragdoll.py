@@ -228,12 +228,13 @@ def test_limit_rotation_constraints_become_joint_limits(blender):
 POSE = """
     def key_pose(arm):
         # An animated pose: an arm raised and bending, a leg stepping, the chest and neck
-        # turning, between frames 1 and 60.
+        # turning, between frames 1 and 60. Every key is inside the joints' limits (the knee
+        # flexes about the shin's +X, range [0, 140] deg), so full-strength drives can reach it.
         poses = {1: {"upper_arm.L": (0.9, 0.0, 0.0), "forearm.L": (0.6, 0.0, 0.0),
-                     "thigh.R": (0.5, 0.0, 0.0), "shin.R": (-0.4, 0.0, 0.0),
+                     "thigh.R": (0.5, 0.0, 0.0), "shin.R": (0.4, 0.0, 0.0),
                      "spine.003": (0.0, 0.2, 0.0), "spine.004": (0.2, 0.0, 0.1)},
                  60: {"upper_arm.L": (0.3, 0.0, 0.6), "forearm.L": (1.2, 0.0, 0.0),
-                      "thigh.R": (-0.3, 0.0, 0.0), "shin.R": (-1.0, 0.0, 0.0),
+                      "thigh.R": (-0.3, 0.0, 0.0), "shin.R": (1.0, 0.0, 0.0),
                       "spine.003": (0.0, -0.2, 0.1), "spine.004": (-0.1, 0.3, 0.0)}}
         for frame, pose in poses.items():
             for bone, euler in pose.items():
