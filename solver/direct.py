@@ -1,4 +1,4 @@
-"""Direct solve of the joints' equality rows, island by island.
+"""Direct solve of the joints' equality rows, and of the limits they press, island by island.
 
 Sequential impulses converge slowly when masses differ a lot: a 0.1 kg link between a
 10 kg ball and the rest of a chain passes only a sliver of the ball's load per sweep, and
@@ -16,12 +16,25 @@ that. Position drift is removed after the substep's position update by `project_
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
 velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
 the solve pass (the relax pass removes that bias velocity again). K is factored per island by an
-envelope (skyline) Cholesky twice per substep: before the solve pass, and at the moved poses for the position
-projection and the relax pass. Inequality rows (limits, motors,
-springs, contacts) stay with the iterative sweep, which runs first in each pass so the
-direct projection has the last word on the joints.
+envelope (skyline) Cholesky twice per substep: before the solve pass, and at the moved poses
+for the position projection and the relax pass.
 
-Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks).
+Limits (the joints' one-sided rows: angle limits, swing cones, twist ranges, ropes, slider
+and distance bounds) run in the iterative sweep first, but an exact projection of the
+equality rows alone would undo their work, and a limit would yield under an impact. So the
+limits pressed in this pass (pushing already, lambda > 0, or being driven past their bound)
+join their island's solve as an active set: with K_ee the equality rows' factored K, the m
+pressed limits see their Schur complement S = K_ll - K_le K_ee^-1 K_el, a small dense m x m
+system solved by block principal pivoting so that each limit's total impulse stays >= 0 (it
+only pushes, never pulls); the equality rows are then solved exactly for those limit
+impulses, d_e = -K_ee^-1 (b_e + K_el d_l). K_ee's factor is shared, so the extra cost is m
+forward substitutions per island and pass (each starting at the first row its limit couples
+with), nothing when no limit is pressed. The position
+projection corrects violated limits the same way, one-sided. Motors, springs and contacts
+stay with the iterative sweep (contacts are solved after the joints).
+
+Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks, and
+their limits stay with the sweep).
 """
 
 import math
@@ -36,6 +49,7 @@ from .rows import ACTIVE, BIAS, BLOCK, HI, LO, SPRING, TARGET, apply_impulse, ro
 MAX_DIRECT_ROWS = 192
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
+MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
 
 
 @njit(cache=True, inline="always")
@@ -67,6 +81,23 @@ def body_islands(n_bodies, row_bodies, n_rows, bkind):
 def _is_equality(r, rp):
     return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0 and rp[r, TARGET] == 0.0
             and rp[r, LO] == -math.inf and rp[r, HI] == math.inf)
+
+
+@njit(cache=True, inline="always")
+def _is_limit(r, rp):
+    """A one-sided joint row (limit, rope, speculative or not): lambda in [0, inf)."""
+    return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0 and rp[r, LO] == 0.0
+            and rp[r, HI] == math.inf)
+
+
+@njit(cache=True, inline="always")
+def _dynamic_body(r, rb, bkind):
+    """A dynamic body of row r (-1 if neither is)."""
+    a = rb[r, 0]
+    if a >= 0 and bkind[a] == DYNAMIC:
+        return a
+    b = rb[r, 1]
+    return b if b >= 0 and bkind[b] == DYNAMIC else -1
 
 
 @njit(cache=True, inline="always")
@@ -116,18 +147,30 @@ def cholesky(k, first, n):
     return True
 
 
-@njit(cache=True)
-def cholesky_solve(l, first, n, x):
-    """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
-    for i in range(n):
+@njit(cache=True, inline="always")
+def _forward(l, first, n, x, start):
+    """x <- L^-1 x for an envelope factor, x zero before index `start`."""
+    for i in range(start, n):
         s = x[i]
-        for m in range(first[i], i):
+        for m in range(max(first[i], start), i):
             s -= l[i, m] * x[m]
         x[i] = s / l[i, i]
+
+
+@njit(cache=True, inline="always")
+def _backward(l, first, n, x):
+    """x <- L^-T x for an envelope factor."""
     for i in range(n - 1, -1, -1):
         x[i] /= l[i, i]
         for m in range(first[i], i):
             x[m] -= l[i, m] * x[i]
+
+
+@njit(cache=True)
+def cholesky_solve(l, first, n, x):
+    """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
+    _forward(l, first, n, x, 0)
+    _backward(l, first, n, x)
 
 
 @njit(cache=True, inline="always")
@@ -188,16 +231,16 @@ def plan_islands(R, n_rows, n_bodies, bkind):
     only changes when joints are added, removed or broken, between frames).
 
     Returns the plan (rows ordered by island, island start offsets, number of islands, a
-    buffer for the islands' Cholesky factors with their offsets, and per island whether
-    its factor is valid, and where each row's envelope starts)."""
+    buffer for the islands' Cholesky factors with their offsets, per island whether its
+    factor is valid, where each row's envelope starts, and the islands' limit rows with
+    their start offsets)."""
     rb, rp = R[0], R[3]
     root = body_islands(n_bodies, rb, n_rows, bkind)
     keys = np.empty(n_rows, dtype=np.int64)
     count = 0
     for r in range(n_rows):
         if _is_equality(r, rp):
-            a = rb[r, 0]
-            body = a if a >= 0 and bkind[a] == DYNAMIC else rb[r, 1]
+            body = _dynamic_body(r, rb, bkind)
             keys[count] = root[body] * (n_rows + 1) + r
             count += 1
     keys = np.sort(keys[:count])
@@ -220,14 +263,44 @@ def plan_islands(R, n_rows, n_bodies, bkind):
     factors = np.empty(offsets[n_islands])
     ok = np.zeros(n_islands, dtype=np.bool_)
     first = island_envelope(order, starts, n_islands, rb, bkind)
-    return order, starts, n_islands, factors, offsets, ok, first
+    lorder, lstarts = island_limits(order, starts, n_islands, root, R, n_rows, bkind)
+    return order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts
+
+
+@njit(cache=True)
+def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
+    """The joints' limit rows (lambda >= 0, not springs) grouped by the island of equality
+    rows they act in: (rows ordered by island, island start offsets). A limit row whose
+    bodies have no equality rows stays with the iterative sweep only."""
+    rb, rp = R[0], R[3]
+    island_of = np.full(root.shape[0], -1, dtype=np.int64)
+    for s in range(n_islands):
+        island_of[root[_dynamic_body(order[starts[s]], rb, bkind)]] = s
+    keys = np.empty(n_rows, dtype=np.int64)
+    count = 0
+    for r in range(n_rows):
+        if _is_limit(r, rp):
+            body = _dynamic_body(r, rb, bkind)
+            if body >= 0 and island_of[root[body]] >= 0:
+                keys[count] = island_of[root[body]] * (n_rows + 1) + r
+                count += 1
+    keys = np.sort(keys[:count])
+    lorder = np.empty(count, dtype=np.int64)
+    lstarts = np.zeros(n_islands + 1, dtype=np.int64)
+    for i in range(count):
+        island = keys[i] // (n_rows + 1)
+        lorder[i] = keys[i] - island * (n_rows + 1)
+        lstarts[island + 1] += 1
+    for s in range(n_islands):
+        lstarts[s + 1] += lstarts[s]
+    return lorder, lstarts
 
 
 @njit(cache=True)
 def factor_islands(plan, R, binv):
     """Factor each island's K for this substep and hand its rows to the direct solver.
     An island too large or singular stays with the iterative sweep."""
-    order, starts, n_islands, factors, offsets, ok, first = plan
+    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
         ok[s] = False
@@ -243,7 +316,7 @@ def factor_islands(plan, R, binv):
 def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
-    order, starts, n_islands, factors, offsets, ok, first = plan
+    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
@@ -252,33 +325,172 @@ def mark_direct(plan, rp):
 
 @njit(cache=True, inline="always")
 def _island(plan, s):
-    """(rows, Cholesky factor, envelope) of island s of the plan."""
-    order, starts, n_islands, factors, offsets, ok, first = plan
+    """(rows, Cholesky factor, envelope, limit rows) of island s of the plan."""
+    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
     n = starts[s + 1] - starts[s]
     return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
-            first[starts[s]:starts[s + 1]])
+            first[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
+
+
+@njit(cache=True, inline="always")
+def _dot_from(u, v, i0, n):
+    s = 0.0
+    for i in range(i0, n):
+        s += u[i] * v[i]
+    return s
+
+
+@njit(cache=True)
+def _limit_lcp(s, r, lam0, m, dl):
+    """dl for the limit rows' LCP on their Schur complement S (positive definite):
+
+        w = S dl + r,   lam = lam0 + dl >= 0,   w >= 0,   lam w = 0
+
+    by block principal pivoting (Judice & Pires): solve the rows of the active set as
+    equalities (w = 0) with the others released (lam = 0), drop the rows whose impulse
+    turns negative, take back released rows that are pressed (w < 0), repeat. A few rounds
+    settle the handful of limits pressed at once; if they do not, the impulses are clamped
+    (the equality rows stay exact whatever dl is: the caller solves them for it)."""
+    act = np.ones(m, dtype=np.bool_)
+    idx = np.empty(m, dtype=np.int64)
+    sub = np.empty((m, m))
+    rhs = np.empty(m)
+    dense = np.zeros(m, dtype=np.int64)       # an envelope that starts at column 0
+    for _ in range(MAX_LIMIT_ROUNDS):
+        k = 0
+        for a in range(m):
+            if act[a]:
+                idx[k] = a
+                k += 1
+            else:
+                dl[a] = -lam0[a]
+        big = 0.0
+        for i in range(k):
+            ai = idx[i]
+            v = r[ai]
+            for b in range(m):
+                if not act[b]:
+                    v += s[ai, b] * dl[b]
+            rhs[i] = -v
+            for j in range(i + 1):
+                sub[i, j] = s[ai, idx[j]]
+            big = max(big, sub[i, i])
+        if k > 0:
+            # Two opposite limits pressed at once (lower == upper) make S singular.
+            for i in range(k):
+                sub[i, i] += 1e-9 * big
+            if not cholesky(sub, dense, k):
+                dl[:m] = 0.0
+                return
+            cholesky_solve(sub, dense, k, rhs)
+            for i in range(k):
+                dl[idx[i]] = rhs[i]
+        changed = False
+        for a in range(m):
+            if act[a]:
+                if lam0[a] + dl[a] < 0.0:
+                    act[a] = False
+                    changed = True
+            elif r[a] + _dot_from(s[a], dl, 0, m) < 0.0:
+                act[a] = True
+                changed = True
+        if not changed:
+            return
+    for a in range(m):
+        dl[a] = max(dl[a], -lam0[a])
+
+
+@njit(cache=True)
+def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl):
+    """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
+    pressed limit rows lims (dl), from
+
+        [K_ee K_el] [d_e]     [b_e]
+        [K_le K_ll] [d_l] = - [b_l],    lam0 + d_l >= 0 (a limit only pushes).
+
+    K_ee = L L^T has its factor; the limits enter through their Schur complement
+    S = K_ll - G^T G with G = L^-1 K_el, a small dense system (`_limit_lcp`), and then
+    d_e = -L^-T (L^-1 b_e + G d_l) holds the equality rows exactly. A limit couples only
+    with the rows of the joints at its two bodies, so each column of G starts late in the
+    island's order and its forward solve starts there."""
+    rb, rj, rd = R[0], R[1], R[2]
+    n = rows.shape[0]
+    _forward(factor, first, n, x, 0)                    # z = L^-1 b_e
+    if m > 0:
+        g = np.zeros((m, n))
+        start = np.empty(m, dtype=np.int64)
+        for a in range(m):
+            f0 = n
+            for i in range(n):
+                c = coupling(rows[i], lims[a], rb, rj, rd, binv)
+                if c != 0.0:
+                    g[a, i] = c
+                    f0 = min(f0, i)
+            start[a] = f0
+            _forward(factor, first, n, g[a], f0)       # G = L^-1 K_el
+        s = np.empty((m, m))
+        r = np.empty(m)
+        for a in range(m):
+            r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
+            for b in range(a + 1):
+                s[a, b] = (coupling(lims[a], lims[b], rb, rj, rd, binv)
+                           - _dot_from(g[a], g[b], max(start[a], start[b]), n))
+                s[b, a] = s[a, b]
+        _limit_lcp(s, r, lam0, m, dl)
+        for a in range(m):
+            for i in range(start[a], n):
+                x[i] += g[a, i] * dl[a]
+    _backward(factor, first, n, x)
+    for i in range(n):
+        x[i] = -x[i]
+
+
+@njit(cache=True, inline="always")
+def _rhs(r, use_bias, rj, rp, bs, rb):
+    """J v + bias of row r (the relax pass keeps only the always-on TARGET)."""
+    return (row_velocity(r, rj, bs, rb[r, 0], rb[r, 1]) + rp[r, TARGET]
+            + (rp[r, BIAS] if use_bias else 0.0))
 
 
 @njit(cache=True)
 def solve_direct(plan, use_bias, R, acc, bs, binv):
-    """Project velocities exactly onto J v = -bias (solve pass) or J v = 0 (relax)."""
+    """Project velocities exactly onto J v = -bias (solve pass) or J v = -target (relax) for
+    the equality rows and the pressed limit rows: those already pushing (lambda > 0) or
+    being driven past their bound now. A limit row's total impulse stays >= 0."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     ok = plan[5]
     for s in range(plan[2]):
         if not ok[s]:
             continue
-        rows, factor, first = _island(plan, s)
+        rows, factor, first, limits = _island(plan, s)
         n = len(rows)
         x = np.empty(n)
         for i in range(n):
-            r = rows[i]
-            x[i] = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1]) + (rp[r, BIAS] if use_bias else 0.0)
-        cholesky_solve(factor, first, n, x)
+            x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
+        nl = len(limits)
+        lims = np.empty(nl, dtype=np.int64)
+        bl = np.empty(nl)
+        lam0 = np.empty(nl)
+        m = 0
+        for r in limits:
+            if not _is_limit(r, rp):
+                continue
+            b = _rhs(r, use_bias, rj, rp, bs, rb)
+            if acc[r] > 0.0 or b < 0.0:
+                lims[m] = r
+                bl[m] = b
+                lam0[m] = acc[r]
+                m += 1
+        dl = np.zeros(m)
+        _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl)
         for i in range(n):
             r = rows[i]
-            d = -x[i]
-            acc[r] += d
-            apply_impulse(r, d, rb, rj, rd, bs, binv)
+            acc[r] += x[i]
+            apply_impulse(r, x[i], rb, rj, rd, bs, binv)
+        for a in range(m):
+            r = lims[a]
+            acc[r] += dl[a]
+            apply_impulse(r, dl[a], rb, rj, rd, bs, binv)
 
 
 @njit(cache=True, inline="always")
@@ -298,47 +510,71 @@ def _displace(r, d, rb, rj, rd, bs, binv):
             bs[body, 3 + k] = q[k]
 
 
+@njit(cache=True, inline="always")
+def _add_turn(r, d, rb, rd, turn):
+    for side in range(2):
+        body = rb[r, side]
+        if body >= 0:
+            for k in range(3):
+                turn[body, k] += d * rd[r, 3 * side + k]
+
+
+@njit(cache=True, inline="always")
+def _take_turn(r, rb, turn):
+    """The largest turn of row r's bodies; clears them for the next island."""
+    worst = 0.0
+    for side in range(2):
+        body = rb[r, side]
+        if body >= 0:
+            worst = max(worst, math.sqrt(turn[body, 0] ** 2 + turn[body, 1] ** 2
+                                         + turn[body, 2] ** 2))
+            turn[body, 0] = turn[body, 1] = turn[body, 2] = 0.0
+    return worst
+
+
 @njit(cache=True)
 def project_positions(plan, R, bs, binv):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
-    K dp = -C, moving bodies by M^-1 J^T dp. Rows must hold BIAS = C (bias rate 1).
-    Velocities are untouched, so this removes drift without adding energy."""
+    K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
+    rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Rows must hold BIAS = C
+    (bias rate 1; a limit inside its range holds BIAS = 0). Velocities are untouched, so
+    this removes drift without adding energy."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     ok = plan[5]
     turn = np.zeros((bs.shape[0], 3))
     for s in range(plan[2]):
         if not ok[s]:
             continue
-        rows, factor, first = _island(plan, s)
+        rows, factor, first, limits = _island(plan, s)
         n = len(rows)
         x = np.empty(n)
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
-        cholesky_solve(factor, first, n, x)
+        nl = len(limits)
+        lims = np.empty(nl, dtype=np.int64)
+        bl = np.empty(nl)
+        m = 0
+        for r in limits:
+            if _is_limit(r, rp) and rp[r, BIAS] < 0.0:
+                lims[m] = r
+                bl[m] = rp[r, BIAS]
+                m += 1
+        dl = np.zeros(m)
+        _solve_island(rows, factor, first, lims, m, R, binv, x, bl, np.zeros(m), dl)
         # Newton's step is exact for small errors; a large one (a violent frame) is scaled
         # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
         # where the linearisation holds.
         for i in range(n):
-            r = rows[i]
-            for side in range(2):
-                body = rb[r, side]
-                if body >= 0:
-                    for k in range(3):
-                        turn[body, k] += x[i] * rd[r, 3 * side + k]
+            _add_turn(rows[i], x[i], rb, rd, turn)
+        for a in range(m):
+            _add_turn(lims[a], dl[a], rb, rd, turn)
         worst = 0.0
         for i in range(n):
-            r = rows[i]
-            for side in range(2):
-                body = rb[r, side]
-                if body >= 0:
-                    worst = max(worst, math.sqrt(turn[body, 0] ** 2 + turn[body, 1] ** 2
-                                                 + turn[body, 2] ** 2))
-        for i in range(n):
-            r = rows[i]
-            for side in range(2):
-                body = rb[r, side]
-                if body >= 0:
-                    turn[body, 0] = turn[body, 1] = turn[body, 2] = 0.0
+            worst = max(worst, _take_turn(rows[i], rb, turn))
+        for a in range(m):
+            worst = max(worst, _take_turn(lims[a], rb, turn))
         step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
         for i in range(n):
-            _displace(rows[i], -step * x[i], rb, rj, rd, bs, binv)
+            _displace(rows[i], step * x[i], rb, rj, rd, bs, binv)
+        for a in range(m):
+            _displace(lims[a], step * dl[a], rb, rj, rd, bs, binv)

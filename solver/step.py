@@ -8,7 +8,8 @@
                  joints) -> prepare joint rows, contact biases -> factor each island's K
                  -> warm start -> solve (soft bias) -> integrate positions
                  -> re-measure contacts, re-prepare joint rows at the new poses
-                 -> refactor K, project joint position errors -> relax (no bias)
+                 -> refactor K, project joint (and violated limit) position errors
+                 -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
     contacts:    solved after the joints in each pass; restitution after the substeps
                  (contacts.py)
@@ -134,7 +135,7 @@ def solve_rows(R, acc, B, use_bias, iterations):
 @njit(cache=True)
 def solve_pass(plan, R, acc, B, use_bias, iterations):
     """One solve (use_bias) or relax pass: sweep the iterative rows, then project the
-    joints' equality rows exactly, island by island."""
+    joints' equality rows and their pressed limits exactly, island by island."""
     for _ in range(iterations):
         solve_rows(R, acc, B, use_bias, 1)
         solve_direct(plan, use_bias, R, acc, B[0], B[1])

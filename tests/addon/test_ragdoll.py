@@ -182,11 +182,9 @@ def test_bones_follow_their_bodies_during_the_live_run(dropped):
     _close_to_bodies(dropped["bones"], dropped["live"], dropped["connected"])
 
 
-@pytest.mark.xfail(strict=False, reason="solver: swing/twist and hinge limit rows yield "
-                   "under landing impacts and ground contact of light hands and feet "
-                   "(3.5-40 deg past the limit depending on the fall; reported to the lead)")
 def test_dropped_metarig_joints_stay_within_3_degrees_of_their_limits(dropped):
     excess = _limit_excess(dropped["angles"])
+    print(f"worst limit excess: {math.degrees(excess):.2f} deg (allowed 3)")
     assert excess < math.radians(3), f"a joint went {math.degrees(excess):.1f} deg past its limit"
 
 
@@ -230,12 +228,13 @@ def test_limit_rotation_constraints_become_joint_limits(blender):
 POSE = """
     def key_pose(arm):
         # An animated pose: an arm raised and bending, a leg stepping, the chest and neck
-        # turning, between frames 1 and 60.
+        # turning, between frames 1 and 60. Every key is inside the joints' limits (the knee
+        # flexes about the shin's +X, range [0, 140] deg), so full-strength drives can reach it.
         poses = {1: {"upper_arm.L": (0.9, 0.0, 0.0), "forearm.L": (0.6, 0.0, 0.0),
-                     "thigh.R": (0.5, 0.0, 0.0), "shin.R": (-0.4, 0.0, 0.0),
+                     "thigh.R": (0.5, 0.0, 0.0), "shin.R": (0.4, 0.0, 0.0),
                      "spine.003": (0.0, 0.2, 0.0), "spine.004": (0.2, 0.0, 0.1)},
                  60: {"upper_arm.L": (0.3, 0.0, 0.6), "forearm.L": (1.2, 0.0, 0.0),
-                      "thigh.R": (-0.3, 0.0, 0.0), "shin.R": (-1.0, 0.0, 0.0),
+                      "thigh.R": (-0.3, 0.0, 0.0), "shin.R": (1.0, 0.0, 0.0),
                       "spine.003": (0.0, -0.2, 0.1), "spine.004": (-0.1, 0.3, 0.0)}}
         for frame, pose in poses.items():
             for bone, euler in pose.items():
