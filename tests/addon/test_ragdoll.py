@@ -342,6 +342,49 @@ def test_mixamo_named_armature_is_mapped_and_falls(blender):
     assert out["top"] < 0.6   # it fell
 
 
+def test_all_selected_makes_one_ragdoll_per_selected_armature(blender):
+    # A crowd in one click: each selected armature without a ragdoll gets its own, the
+    # operator without "All Selected" only the active one's, and every rig falls on its own.
+    out = blender.run(RIGIFY, MIXAMO, GROUND, """
+        rigs = [metarig("A", (0, 0, 0.5)), metarig("B", (3, 0, 0.5)), mixamo_rig()]
+        rigs[2].location = (-3, 0, 0.5)
+        bpy.context.view_layer.update()
+        lone = metarig("Lone", (0, 3, 0.5))
+        bpy.ops.object.select_all(action='DESELECT')
+        for arm in rigs:
+            arm.select_set(True)
+        bpy.context.view_layer.objects.active = rigs[0]
+        res = bpy.ops.ligament.ragdoll_from_armature(use_selected=True)
+        bpy.ops.object.select_all(action='DESELECT')
+        lone.select_set(True)
+        rigs[1].select_set(True)
+        bpy.context.view_layer.objects.active = lone
+        res_lone = bpy.ops.ligament.ragdoll_from_armature()
+        every = rigs + [lone]
+        start = {a.name: [o.matrix_world.translation.z for o in ragdoll_bodies(a)] for a in every}
+        for f in range(1, 37):
+            scene.frame_set(f)
+        result({"res": list(res), "res_lone": list(res_lone),
+                "bodies": {a.name: len(ragdoll_bodies(a)) for a in every},
+                "joints": {a.name: len(ragdoll_mod.members(a, 'JOINT')) for a in every},
+                "collections": [a.ligament_ragdoll.collection.name for a in every],
+                "maps": [a.ligament_ragdoll.bone_map for a in every],
+                "own": all(set(ragdoll_bodies(a)) <= set(a.ligament_ragdoll.collection.objects)
+                           for a in every),
+                "error": lig.addon.cache.error(scene),
+                "fell": {a.name: min(z0 - o.matrix_world.translation.z for z0, o in
+                                     zip(start[a.name], ragdoll_bodies(a))) for a in every}})
+    """)
+    assert out["res"] == ["FINISHED"] and out["res_lone"] == ["FINISHED"]
+    assert set(out["bodies"].values()) == {16}, out["bodies"]
+    assert set(out["joints"].values()) == {15}, out["joints"]
+    assert len(set(out["collections"])) == 4 and out["own"]
+    assert out["maps"] == ["rigify_metarig", "rigify_metarig", "mixamo", "rigify_metarig"]
+    assert out["error"] is None
+    # every body of every rig came down (free fall from 0.5 m lands within 36 frames)
+    assert min(out["fell"].values()) > 0.05, out["fell"]
+
+
 def test_generic_left_right_names_map_by_keyword(blender):
     out = blender.run(RIGIFY, MIXAMO, """
         arm = mixamo_rig(prefix="")
