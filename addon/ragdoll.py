@@ -106,8 +106,7 @@ def _frame(origin, z, x):
 
 def deformed_meshes(scene, arm):
     """Mesh objects the armature deforms through an Armature modifier with vertex groups."""
-    return [o for o in scene.objects if o.type == 'MESH' and any(
-        m.type == 'ARMATURE' and m.object == arm and m.use_vertex_groups for m in o.modifiers)]
+    return deformed_meshes_by_armature(scene).get(arm, [])
 
 
 def weighted_points(arm, meshes, bone_names, threshold=0.5):
@@ -145,8 +144,8 @@ def _fit_section(points, frame, length, shape, default):
 
 
 def deformed_meshes_by_armature(scene):
-    """{armature: [meshes it deforms]} for every armature, in one pass over the scene (the
-    same lists as `deformed_meshes`, for making many ragdolls at once)."""
+    """{armature: [meshes it deforms]} for every armature, in one pass over the scene (for
+    making many ragdolls at once)."""
     out = {}
     for o in scene.objects:
         if o.type != 'MESH':

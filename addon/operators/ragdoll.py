@@ -71,13 +71,13 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
             self.report({'ERROR'}, f"Armature '{active.name}': {exc}")
             return {'CANCELLED'}
         # One pass over the scene for the skinned meshes of every armature, not one per rig
-        meshes = ragdoll.deformed_meshes_by_armature(context.scene) if len(arms) > 1 else None
+        meshes = ragdoll.deformed_meshes_by_armature(context.scene)
         messages, errors, warn = [], [], False
         for arm in arms:
             try:
                 mapping = bonemap.choose(ragdoll.armature_bones(arm), self.preset)
                 parts = ragdoll.create(context.scene, arm, mapping, self.total_mass, material,
-                                       None if meshes is None else meshes.get(arm, []))
+                                       meshes.get(arm, []))
             except (ValueError, OSError) as exc:
                 errors.append(f"Armature '{arm.name}': {exc}")
                 continue
