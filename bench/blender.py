@@ -26,6 +26,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenes  # noqa: E402  (Blender GENERIC constraints as ragdoll joints)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOME = os.path.join(ROOT, "build", "bench-blender")
 MODULE = "bl_ext.user_default.ligament"
@@ -159,14 +162,8 @@ def setup_bullet(bpy, objs, joints, frames):
                 True, -lim["upper"], -lim["lower"]
         else:  # Bullet has no ragdoll joint: a generic joint with angular limits, twist about Y
             c.type = 'GENERIC'
-            for ax in "xyz":
-                setattr(c, f"use_limit_lin_{ax}", True)
-                setattr(c, f"limit_lin_{ax}_lower", 0.0)
-                setattr(c, f"limit_lin_{ax}_upper", 0.0)
-                setattr(c, f"use_limit_ang_{ax}", True)
-                r = lim["twist"] if ax == "y" else lim["swing"]
-                setattr(c, f"limit_ang_{ax}_lower", -r)
-                setattr(c, f"limit_ang_{ax}_upper", r)
+            swing, twist = (-lim["swing"], lim["swing"]), (-lim["twist"], lim["twist"])
+            scenes.limit_generic(c, (swing, twist, swing))
 
 
 def bullet_bake_to_keyframes(bpy, scene, objects, frame_start, frame_end):
