@@ -4,8 +4,12 @@ Per frame (`collide`): broadphase pairs -> filter (kind, group/mask, joints) -> 
 -> manifolds with anchors stored in both bodies' frames -> match last frame's manifolds for
 warm starting (constraint-derivations-pgs.txt, Warm Starting): by feature id (full impulse),
 then by anchor distance, then the leftover old impulse spread over the still unmatched new
-points; points found by the last two ways are clamped by their depth (shallow-contact clamp,
-so a fresh, barely touching point does not inherit a deep point's push). Patch friction
+points. Fresh points (given the spread, or matched to an old point farther than NEAR_MATCH)
+are clamped by their depth (shallow-contact clamp, so a fresh, barely touching point does not
+inherit a deep point's push); a point matched within NEAR_MATCH is the old point under a new
+feature id (a box resting half on another re-clips its patch every frame and the clipped
+points' ids change) and keeps its whole impulse: clamping those starved the half-overlapping
+patches of a pyramid every frame, and the boxes rocked and walked. Patch friction
 impulses carry over per manifold. Pairs of sleeping bodies (with each other, the static world
 or a still kinematic body) skip the narrowphase: their manifolds are parked, copied unchanged
 after the narrowphase's, and left out of the solve until their island wakes (sleep.py).
@@ -17,7 +21,8 @@ about the normal and an optional rolling row (Friction (Patch)), clamped by the 
 normal impulse refreshed every iteration. Normal rows use Box2D v3's soft contact: with
 separation s from the anchors' current world positions, s > 0 is speculative
 (bias = s / h, rigid, kept in the relax pass); s <= 0 pushes out softly
-(bias = max(rate s, -max push), mass and impulse scale from the contact hertz and damping).
+(bias = max(rate s, -max push), mass and impulse scale from the contact hertz and damping;
+the hertz is capped at a fraction of the substep rate, `contact_hertz_limit`).
 After the substeps, restitution and the impulses stay in `acc` for the next frame.
 
 Material mixing: friction sqrt(mu_a mu_b), restitution max(e_a, e_b), rolling friction
@@ -61,6 +66,7 @@ LINEAR_SLOP = 0.005
 SPECULATIVE_DISTANCE = 4.0 * LINEAR_SLOP
 SPECULATIVE_CAP = 1.0           # m: the most a body's own motion widens its margin
 MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
+NEAR_MATCH = LINEAR_SLOP        # m: matched this close, a point is the old one (no clamp)
 
 
 # --- collide ------------------------------------------------------------------------------
@@ -204,7 +210,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
             for j in range(6):
                 mf[m, ANCHOR + j] = old_mf[o, ANCHOR + j]
     used = np.zeros(4, dtype=np.bool_)
-    how = np.zeros(4, dtype=np.int64)            # 0 unmatched, 1 by id, 2 by distance
+    how = np.zeros(4, dtype=np.int64)    # 0 unmatched, 1 by id, 2 near by distance, 3 far
     for k in range(cnt):
         for j in range(ocnt):
             if not used[j] and mi[m, 3 + k] == old_mi[o, 3 + j]:
@@ -231,7 +237,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         if best >= 0:
             acc[r0 + k] = old_acc[o0 + best]
             used[best] = True
-            how[k] = 2
+            how[k] = 2 if bd <= NEAR_MATCH * NEAR_MATCH else 3
     left = 0.0
     for j in range(ocnt):
         if not used[j]:
@@ -243,7 +249,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
     for k in range(cnt):
         if how[k] == 0:
             acc[r0 + k] = left / unmatched
-        if how[k] != 1:                          # shallow-contact clamp for fresh points
+        if how[k] == 0 or how[k] == 3:           # shallow-contact clamp for fresh points
             pen = -mf[m, P0 + 8 * k + 6]
             acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP)) if pen > 0.0 else 0.0
 
@@ -568,8 +574,9 @@ def apply_restitution(C, B):
 
 @njit(cache=True)
 def contact_softness(P, h):
-    """Box2D v3 contact softness: hertz capped at a quarter of the substep rate."""
-    hertz = min(P[0], 0.25 / h)
+    """Box2D v3 contact softness: hertz capped at a fraction of the substep rate (P[5],
+    a quarter by default as in Box2D v3)."""
+    hertz = min(P[0], P[5] / h)
     return soft_coefficients(hertz, P[1], h)
 
 
@@ -580,9 +587,9 @@ class ContactState:
     """The world's manifolds (this frame's) and their rows; `World` owns one."""
 
     def __init__(self, hertz=60.0, damping_ratio=5.0, push_velocity=3.0,
-                 restitution_threshold=1.0):
+                 restitution_threshold=1.0, hertz_limit=0.25):
         self.params = np.array([hertz, damping_ratio, push_velocity, restitution_threshold,
-                                LINEAR_SLOP])
+                                LINEAR_SLOP, hertz_limit])
         self.n = 0
         self.n_awake = 0           # manifolds 0..n_awake are solved; the rest sleep
         self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase

@@ -191,6 +191,13 @@ class World:
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);
                 higher is stiffer, keep joint_hertz below a quarter of the substep rate.
+    contact_hertz, contact_damping_ratio, contact_hertz_limit
+                stiffness of the soft contacts: a resting contact sinks by its load over
+                (effective mass x (2 pi hertz)^2), so a stack's sink adds up level by level
+                and falls with hertz squared. The hertz used is at most contact_hertz_limit x
+                the substep rate: 0.25 (Box2D v3's cap) is safe at one iteration; stiffer
+                needs more iterations (bench/contacts.py: 120 Hz at 4 substeps, limit 0.5,
+                iterations 5 keeps a 40-row pyramid standing; 3 iterations do not).
     sleeping    let islands of touching or jointed bodies at rest fall asleep (sleep.py):
                 they cost almost nothing until touched, hit, moved by a joint, or woken.
     sleep_threshold, time_to_sleep
@@ -205,7 +212,8 @@ class World:
     def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
                  relax_iterations=None, joint_hertz=60.0, joint_damping_ratio=5.0,
                  contact_hertz=60.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
-                 restitution_threshold=1.0, sleeping=True, sleep_threshold=SLEEP_THRESHOLD,
+                 restitution_threshold=1.0, contact_hertz_limit=0.25, sleeping=True,
+                 sleep_threshold=SLEEP_THRESHOLD,
                  time_to_sleep=TIME_TO_SLEEP):
         self._gravity = _vector("gravity", gravity)
         self._sleeping = bool(sleeping)
@@ -248,7 +256,8 @@ class World:
             _number("contact_hertz", contact_hertz, minimum=0.0),
             _number("contact_damping_ratio", contact_damping_ratio, minimum=0.0),
             _number("contact_push_velocity", contact_push_velocity, minimum=0.0),
-            _number("restitution_threshold", restitution_threshold, minimum=0.0))
+            _number("restitution_threshold", restitution_threshold, minimum=0.0),
+            _number("contact_hertz_limit", contact_hertz_limit, minimum=0.0, strict=True))
 
     @property
     def gravity(self):
