@@ -33,8 +33,9 @@ from .joints.frames import joint_pose
 from .joints.prepare import prepare_joint
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import factor_islands, plan_islands, project_positions, solve_direct
-from .rows import ACTIVE, deactivate, soft_coefficients, solve_row_or_block, warm_start
+from .direct import factor_islands, plan_islands, project_positions, scratch, solve_direct
+from .rows import (ACTIVE, BLOCK, deactivate, soft_coefficients, solve_row_or_block,
+                   warm_start)
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
@@ -133,12 +134,35 @@ def solve_rows(R, acc, B, use_bias, iterations):
 
 
 @njit(cache=True)
-def solve_pass(plan, R, acc, B, use_bias, iterations):
-    """One solve (use_bias) or relax pass: sweep the iterative rows, then project the
-    joints' equality rows and their pressed limits exactly, island by island."""
+def list_sweep_rows(R, sweep):
+    """The rows `solve_row_or_block` would solve, in order, into sweep: active scalar rows
+    and block leaders (not block members, not rows the direct solver owns). Returns their
+    count. Valid until the rows are prepared again or handed to the direct solver."""
+    rp = R[3]
+    n = 0
+    for r in range(rp.shape[0]):
+        if rp[r, ACTIVE] != 0.0 and rp[r, BLOCK] >= 0.0:
+            sweep[n] = r
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def solve_listed_rows(sweep, R, acc, B, use_bias, iterations):
+    """`solve_rows` over the rows of `list_sweep_rows` only."""
     for _ in range(iterations):
-        solve_rows(R, acc, B, use_bias, 1)
-        solve_direct(plan, use_bias, R, acc, B[0], B[1])
+        for r in sweep:
+            solve_row_or_block(r, use_bias, R, acc, B[0], B[1])
+
+
+@njit(cache=True)
+def solve_pass(plan, sweep, W, R, acc, B, use_bias, iterations):
+    """One solve (use_bias) or relax pass: sweep the iterative rows `iterations` times,
+    then project the joints' equality rows and their pressed limits exactly, island by
+    island (once: the direct solve is exact, and it takes in a limit its own impulses
+    press, so repeating it after another sweep would only redo its work)."""
+    solve_listed_rows(sweep, R, acc, B, use_bias, iterations)
+    solve_direct(plan, use_bias, R, acc, B[0], B[1], W)
 
 
 @njit(cache=True)
@@ -223,6 +247,8 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     prepare_joints(jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
     plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
+    W = scratch(plan)
+    sweep = np.empty(acc.shape[0], dtype=np.int64)
     for _ in range(substeps):
         integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
         update_world_inertia(bs, bil, bkind, bI)
@@ -231,9 +257,10 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         prepare_joints(jt, jf, bkind, S, R, body)
         update_contacts(C, SC, body)
         factor_islands(plan, R, binv)
+        n_sweep = list_sweep_rows(R, sweep)
         warm_start_rows(jt, bkind, R, acc, body)
         warm_start_contacts(C, body)
-        solve_pass(plan, R, acc, body, True, iterations)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, True, iterations)
         solve_contacts(C, body, True, iterations)
         integrate_positions(bs, bil, bib, bkind, h)
         refresh_contacts(C, SC, body)
@@ -241,8 +268,9 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
-        project_positions(plan, R, bs, binv)
-        solve_pass(plan, R, acc, body, False, relax_iterations)
+        n_sweep = list_sweep_rows(R, sweep)
+        project_positions(plan, R, bs, binv, W)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, False, relax_iterations)
         solve_contacts(C, body, False, relax_iterations)
         accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)
