@@ -29,7 +29,9 @@ system solved by block principal pivoting so that each limit's total impulse sta
 only pushes, never pulls); the equality rows are then solved exactly for those limit
 impulses, d_e = -K_ee^-1 (b_e + K_el d_l). K_ee's factor is shared, so the extra cost is m
 forward substitutions per island and pass (each starting at the first row its limit couples
-with), nothing when no limit is pressed. The position
+with), nothing when no limit is pressed. The equality rows' impulses may press a limit that
+was free when the pass began; the island is then solved once more with it in the set, so one
+direct solve per pass (after the sweeps) suffices. The position
 projection corrects violated limits the same way, one-sided. Motors, springs and contacts
 stay with the iterative sweep (contacts are solved after the joints).
 
@@ -186,7 +188,7 @@ def _fill_k(rows, first, n, R, binv, factor):
     return big
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _factor_island(rows, first, n, R, binv, factor):
     big = _fill_k(rows, first, n, R, binv, factor)
     # Redundant rows (a loop closed twice, two joints on one pair) make K singular: a tiny
@@ -300,8 +302,18 @@ def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
 @njit(cache=True)
 def factor_islands(plan, R, binv):
     """Factor each island's K for this substep and hand its rows to the direct solver.
-    An island too large or singular stays with the iterative sweep."""
-    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
+    An island too large or singular stays with the iterative sweep.
+
+    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
+    several times slower in inner loops than arrays passed on their own.)"""
+    _factor_islands(*plan, *R, binv)
+
+
+@njit(cache=True)
+def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                    rb, rj, rd, rp, rk, binv):
+    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
         ok[s] = False
@@ -426,7 +438,7 @@ def _touches(r, a, b, rb):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl, W):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
@@ -490,10 +502,20 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W):
     The equality rows' impulses can drive a limit of the island that was not pressed past its
     bound; then the island is solved again with that limit in the pressed set (at most
     MAX_DIRECT_ROUNDS solves per island), so no sweep has to run between two direct solves.
-    W: work arrays from `scratch`."""
-    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    ok = plan[5]
-    x, lims, bl, lam0, dl, pressed = W[0], W[1], W[2], W[3], W[4], W[5]
+    W: work arrays from `scratch`.
+
+    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
+    several times slower in inner loops than arrays passed on their own.)"""
+    _solve_direct(*plan, use_bias, *R, acc, bs, binv, *W)
+
+
+@njit(cache=True)
+def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                  use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
+                  x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
+    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    R = (rb, rj, rd, rp, rk)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
     for s in range(plan[2]):
         if not ok[s]:
             continue
@@ -578,10 +600,20 @@ def project_positions(plan, R, bs, binv, W):
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Rows must hold BIAS = C
     (bias rate 1; a limit inside its range holds BIAS = 0). Velocities are untouched, so
-    this removes drift without adding energy. W: work arrays from `scratch`."""
-    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    ok = plan[5]
-    x, lims, bl, lam0, dl = W[0], W[1], W[2], W[3], W[4]
+    this removes drift without adding energy. W: work arrays from `scratch`.
+
+    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
+    several times slower in inner loops than arrays passed on their own.)"""
+    _project_positions(*plan, *R, bs, binv, *W)
+
+
+@njit(cache=True)
+def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                       rb, rj, rd, rp, rk, bs, binv,
+                       x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
+    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    R = (rb, rj, rd, rp, rk)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
     turn = np.zeros((bs.shape[0], 3))
     for s in range(plan[2]):
         if not ok[s]:
@@ -616,3 +648,4 @@ def project_positions(plan, R, bs, binv, W):
             _displace(rows[i], step * x[i], rb, rj, rd, bs, binv)
         for a in range(m):
             _displace(lims[a], step * dl[a], rb, rj, rd, bs, binv)
+
