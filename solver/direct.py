@@ -29,7 +29,9 @@ system solved by block principal pivoting so that each limit's total impulse sta
 only pushes, never pulls); the equality rows are then solved exactly for those limit
 impulses, d_e = -K_ee^-1 (b_e + K_el d_l). K_ee's factor is shared, so the extra cost is m
 forward substitutions per island and pass (each starting at the first row its limit couples
-with), nothing when no limit is pressed. The position
+with), nothing when no limit is pressed. The equality rows' impulses may press a limit that
+was free when the pass began; the island is then solved once more with it in the set, so one
+direct solve per pass (after the sweeps) suffices. The position
 projection corrects violated limits the same way, one-sided. Motors, springs and contacts
 stay with the iterative sweep (contacts are solved after the joints).
 
@@ -50,6 +52,7 @@ MAX_DIRECT_ROWS = 192
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
+MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly pressed
 
 
 @njit(cache=True, inline="always")
@@ -185,7 +188,7 @@ def _fill_k(rows, first, n, R, binv, factor):
     return big
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _factor_island(rows, first, n, R, binv, factor):
     big = _fill_k(rows, first, n, R, binv, factor)
     # Redundant rows (a loop closed twice, two joints on one pair) make K singular: a tiny
@@ -299,8 +302,18 @@ def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
 @njit(cache=True)
 def factor_islands(plan, R, binv):
     """Factor each island's K for this substep and hand its rows to the direct solver.
-    An island too large or singular stays with the iterative sweep."""
-    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
+    An island too large or singular stays with the iterative sweep.
+
+    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
+    several times slower in inner loops than arrays passed on their own.)"""
+    _factor_islands(*plan, *R, binv)
+
+
+@njit(cache=True)
+def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                    rb, rj, rd, rp, rk, binv):
+    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
         ok[s] = False
@@ -341,7 +354,7 @@ def _dot_from(u, v, i0, n):
 
 
 @njit(cache=True)
-def _limit_lcp(s, r, lam0, m, dl):
+def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
     """dl for the limit rows' LCP on their Schur complement S (positive definite):
 
         w = S dl + r,   lam = lam0 + dl >= 0,   w >= 0,   lam w = 0
@@ -350,12 +363,10 @@ def _limit_lcp(s, r, lam0, m, dl):
     equalities (w = 0) with the others released (lam = 0), drop the rows whose impulse
     turns negative, take back released rows that are pressed (w < 0), repeat. A few rounds
     settle the handful of limits pressed at once; if they do not, the impulses are clamped
-    (the equality rows stay exact whatever dl is: the caller solves them for it)."""
-    act = np.ones(m, dtype=np.bool_)
-    idx = np.empty(m, dtype=np.int64)
-    sub = np.empty((m, m))
-    rhs = np.empty(m)
-    dense = np.zeros(m, dtype=np.int64)       # an envelope that starts at column 0
+    (the equality rows stay exact whatever dl is: the caller solves them for it).
+    act, idx, sub, rhs: scratch of at least m (m x m); dense: m zeros (an envelope that
+    starts at column 0)."""
+    act[:m] = True
     for _ in range(MAX_LIMIT_ROUNDS):
         k = 0
         for a in range(m):
@@ -401,7 +412,34 @@ def _limit_lcp(s, r, lam0, m, dl):
 
 
 @njit(cache=True)
-def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl):
+def scratch(plan):
+    """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
+    (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense)."""
+    starts, n_islands, lstarts = plan[1], plan[2], plan[8]
+    n = 1
+    m = 1
+    for i in range(n_islands):
+        n = max(n, starts[i + 1] - starts[i])
+        m = max(m, lstarts[i + 1] - lstarts[i])
+    return (np.empty(n), np.empty(m, dtype=np.int64), np.empty(m), np.empty(m), np.empty(m),
+            np.zeros(m, dtype=np.bool_), np.empty((m, n)), np.empty(m, dtype=np.int64),
+            np.empty((m, m)), np.empty(m), np.empty(m, dtype=np.bool_),
+            np.empty(m, dtype=np.int64), np.empty((m, m)), np.empty(m),
+            np.zeros(m, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def _touches(r, a, b, rb):
+    """Row r acts on body a or b (bodies of another row; -1, the world, never counts)."""
+    for side in range(2):
+        body = rb[r, side]
+        if body >= 0 and (body == a or body == b):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl, W):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
 
@@ -411,32 +449,35 @@ def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl):
     K_ee = L L^T has its factor; the limits enter through their Schur complement
     S = K_ll - G^T G with G = L^-1 K_el, a small dense system (`_limit_lcp`), and then
     d_e = -L^-T (L^-1 b_e + G d_l) holds the equality rows exactly. A limit couples only
-    with the rows of the joints at its two bodies, so each column of G starts late in the
-    island's order and its forward solve starts there."""
+    with the rows of the joints at its two bodies (only those are asked for K_el), so each
+    column of G starts late in the island's order and its forward solve starts there.
+    W: work arrays from `scratch`."""
     rb, rj, rd = R[0], R[1], R[2]
+    g, start, s, r, act, idx, sub, rhs, dense = W[6:]
     n = rows.shape[0]
     _forward(factor, first, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
-        g = np.zeros((m, n))
-        start = np.empty(m, dtype=np.int64)
         for a in range(m):
+            ga = g[a]
+            ga[:n] = 0.0
+            la = rb[lims[a], 0]
+            lb = rb[lims[a], 1]
             f0 = n
             for i in range(n):
-                c = coupling(rows[i], lims[a], rb, rj, rd, binv)
-                if c != 0.0:
-                    g[a, i] = c
-                    f0 = min(f0, i)
+                if _touches(rows[i], la, lb, rb):
+                    c = coupling(rows[i], lims[a], rb, rj, rd, binv)
+                    if c != 0.0:
+                        ga[i] = c
+                        f0 = min(f0, i)
             start[a] = f0
-            _forward(factor, first, n, g[a], f0)       # G = L^-1 K_el
-        s = np.empty((m, m))
-        r = np.empty(m)
+            _forward(factor, first, n, ga, f0)         # G = L^-1 K_el
         for a in range(m):
             r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
             for b in range(a + 1):
                 s[a, b] = (coupling(lims[a], lims[b], rb, rj, rd, binv)
                            - _dot_from(g[a], g[b], max(start[a], start[b]), n))
                 s[b, a] = s[a, b]
-        _limit_lcp(s, r, lam0, m, dl)
+        _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense)
         for a in range(m):
             for i in range(start[a], n):
                 x[i] += g[a, i] * dl[a]
@@ -453,44 +494,65 @@ def _rhs(r, use_bias, rj, rp, bs, rb):
 
 
 @njit(cache=True)
-def solve_direct(plan, use_bias, R, acc, bs, binv):
+def solve_direct(plan, use_bias, R, acc, bs, binv, W):
     """Project velocities exactly onto J v = -bias (solve pass) or J v = -target (relax) for
     the equality rows and the pressed limit rows: those already pushing (lambda > 0) or
-    being driven past their bound now. A limit row's total impulse stays >= 0."""
-    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    ok = plan[5]
+    being driven past their bound now. A limit row's total impulse stays >= 0.
+
+    The equality rows' impulses can drive a limit of the island that was not pressed past its
+    bound; then the island is solved again with that limit in the pressed set (at most
+    MAX_DIRECT_ROUNDS solves per island), so no sweep has to run between two direct solves.
+    W: work arrays from `scratch`.
+
+    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
+    several times slower in inner loops than arrays passed on their own.)"""
+    _solve_direct(*plan, use_bias, *R, acc, bs, binv, *W)
+
+
+@njit(cache=True)
+def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                  use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
+                  x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
+    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    R = (rb, rj, rd, rp, rk)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
     for s in range(plan[2]):
         if not ok[s]:
             continue
         rows, factor, first, limits = _island(plan, s)
         n = len(rows)
-        x = np.empty(n)
-        for i in range(n):
-            x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
         nl = len(limits)
-        lims = np.empty(nl, dtype=np.int64)
-        bl = np.empty(nl)
-        lam0 = np.empty(nl)
-        m = 0
-        for r in limits:
-            if not _is_limit(r, rp):
-                continue
-            b = _rhs(r, use_bias, rj, rp, bs, rb)
-            if acc[r] > 0.0 or b < 0.0:
-                lims[m] = r
-                bl[m] = b
-                lam0[m] = acc[r]
-                m += 1
-        dl = np.zeros(m)
-        _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl)
-        for i in range(n):
-            r = rows[i]
-            acc[r] += x[i]
-            apply_impulse(r, x[i], rb, rj, rd, bs, binv)
-        for a in range(m):
-            r = lims[a]
-            acc[r] += dl[a]
-            apply_impulse(r, dl[a], rb, rj, rd, bs, binv)
+        pressed[:nl] = False
+        for round_ in range(MAX_DIRECT_ROUNDS):
+            m = 0
+            fresh = False
+            for k in range(nl):
+                r = limits[k]
+                if not _is_limit(r, rp):
+                    continue
+                b = _rhs(r, use_bias, rj, rp, bs, rb)
+                if acc[r] > 0.0 or b < 0.0:
+                    if not pressed[k]:
+                        pressed[k] = True
+                        fresh = True
+                    lims[m] = r
+                    bl[m] = b
+                    lam0[m] = acc[r]
+                    m += 1
+            if round_ > 0 and not fresh:
+                break
+            for i in range(n):
+                x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
+            dl[:m] = 0.0
+            _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl, W)
+            for i in range(n):
+                r = rows[i]
+                acc[r] += x[i]
+                apply_impulse(r, x[i], rb, rj, rd, bs, binv)
+            for a in range(m):
+                r = lims[a]
+                acc[r] += dl[a]
+                apply_impulse(r, dl[a], rb, rj, rd, bs, binv)
 
 
 @njit(cache=True, inline="always")
@@ -533,34 +595,42 @@ def _take_turn(r, rb, turn):
 
 
 @njit(cache=True)
-def project_positions(plan, R, bs, binv):
+def project_positions(plan, R, bs, binv, W):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Rows must hold BIAS = C
     (bias rate 1; a limit inside its range holds BIAS = 0). Velocities are untouched, so
-    this removes drift without adding energy."""
-    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    ok = plan[5]
+    this removes drift without adding energy. W: work arrays from `scratch`.
+
+    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
+    several times slower in inner loops than arrays passed on their own.)"""
+    _project_positions(*plan, *R, bs, binv, *W)
+
+
+@njit(cache=True)
+def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                       rb, rj, rd, rp, rk, bs, binv,
+                       x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
+    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    R = (rb, rj, rd, rp, rk)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
     turn = np.zeros((bs.shape[0], 3))
     for s in range(plan[2]):
         if not ok[s]:
             continue
         rows, factor, first, limits = _island(plan, s)
         n = len(rows)
-        x = np.empty(n)
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
-        nl = len(limits)
-        lims = np.empty(nl, dtype=np.int64)
-        bl = np.empty(nl)
         m = 0
         for r in limits:
             if _is_limit(r, rp) and rp[r, BIAS] < 0.0:
                 lims[m] = r
                 bl[m] = rp[r, BIAS]
+                lam0[m] = 0.0
+                dl[m] = 0.0
                 m += 1
-        dl = np.zeros(m)
-        _solve_island(rows, factor, first, lims, m, R, binv, x, bl, np.zeros(m), dl)
+        _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl, W)
         # Newton's step is exact for small errors; a large one (a violent frame) is scaled
         # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
         # where the linearisation holds.
@@ -578,3 +648,4 @@ def project_positions(plan, R, bs, binv):
             _displace(rows[i], step * x[i], rb, rj, rd, bs, binv)
         for a in range(m):
             _displace(lims[a], step * dl[a], rb, rj, rd, bs, binv)
+

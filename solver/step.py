@@ -11,6 +11,10 @@
                  -> refactor K, project joint (and violated limit) position errors
                  -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
+    a pass:      (solve or relax) `iterations` sweeps over the iterative rows (limits,
+                 motors, springs, rows of islands the direct solver does not take; listed
+                 once after each factoring), then one exact direct solve per island of the
+                 equality rows and the limits they press (direct.py)
     contacts:    solved after the joints in each pass; restitution after the substeps
                  (contacts.py)
     per frame:   snap kinematic bodies to their targets, break overloaded joints
@@ -30,11 +34,12 @@ from .bodies import (DYNAMIC, KINEMATIC, integrate_positions, integrate_velociti
 from .joints.layout import (BALL, BODY_A, BODY_B, BREAK_FORCE, BREAK_TORQUE, BROKEN, ENABLED,
                             FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
-from .joints.prepare import prepare_joint
+from .joints.prepare import prepare_joint_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import factor_islands, plan_islands, project_positions, solve_direct
-from .rows import ACTIVE, deactivate, soft_coefficients, solve_row_or_block, warm_start
+from .direct import factor_islands, plan_islands, project_positions, scratch, solve_direct
+from .rows import (ACTIVE, BLOCK, block_solve, deactivate, row_solve, soft_coefficients,
+                   solve_row_or_block, warm_start)
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
@@ -98,23 +103,37 @@ def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
             kg[pose[1]] += force * length(pose[5])
 
 
+# The kernels below that loop over rows take the row and body tuples (R, B) and hand their
+# arrays one by one to a private kernel: numba reads arrays held in a tuple argument several
+# times slower in inner loops than arrays passed on their own.
+
 @njit(cache=True)
 def prepare_joints(jt, jf, bkind, S, R, B):
+    _prepare_joints(jt, jf, bkind, S, *R, *B)
+
+
+@njit(cache=True)
+def _prepare_joints(jt, jf, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
-            prepare_joint(j, jt, jf, S, R, B)
+            prepare_joint_rows(j, jt, jf, S, rb, rj, rd, rp, rk, bs, binv, bI)
         else:
             for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
-                deactivate(r, R[3])
+                deactivate(r, rp)
 
 
 @njit(cache=True)
 def warm_start_rows(jt, bkind, R, acc, B):
     """Sleeping joints are skipped: warm_start would forget an inactive row's impulse."""
+    _warm_start_rows(jt, bkind, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+
+
+@njit(cache=True)
+def _warm_start_rows(jt, bkind, rb, rj, rd, rp, acc, bs, binv):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
             for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
-                warm_start(r, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+                warm_start(r, rb, rj, rd, rp, acc, bs, binv)
 
 
 @njit(cache=True)
@@ -133,12 +152,53 @@ def solve_rows(R, acc, B, use_bias, iterations):
 
 
 @njit(cache=True)
-def solve_pass(plan, R, acc, B, use_bias, iterations):
-    """One solve (use_bias) or relax pass: sweep the iterative rows, then project the
-    joints' equality rows and their pressed limits exactly, island by island."""
+def list_sweep_rows(R, sweep):
+    """The rows `solve_row_or_block` would solve, in order, into sweep: active scalar rows
+    and block leaders (not block members, not rows the direct solver owns). Returns their
+    count. Valid until the rows are prepared again or handed to the direct solver."""
+    rp = R[3]
+    n = 0
+    for r in range(rp.shape[0]):
+        if rp[r, ACTIVE] != 0.0 and rp[r, BLOCK] >= 0.0:
+            sweep[n] = r
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def solve_listed_rows(sweep, R, acc, B, use_bias, iterations):
+    """`solve_rows` over the rows of `list_sweep_rows` only (the same updates in the same
+    order)."""
+    _solve_listed_rows(sweep, R[0], R[1], R[2], R[3], R[4], acc, B[0], B[1], use_bias,
+                       iterations)
+
+
+@njit(cache=True)
+def _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
+    """A block leader's solve, kept out of line: inlined next to the scalar row's solve it
+    made the sweep's loop about three times slower."""
+    block_solve(r, int(rp[r, BLOCK]), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
+
+
+@njit(cache=True)
+def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, iterations):
     for _ in range(iterations):
-        solve_rows(R, acc, B, use_bias, 1)
-        solve_direct(plan, use_bias, R, acc, B[0], B[1])
+        for i in range(sweep.shape[0]):
+            r = sweep[i]
+            if rp[r, BLOCK] == 0.0:
+                row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv)
+            else:
+                _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
+
+
+@njit(cache=True)
+def solve_pass(plan, sweep, W, R, acc, B, use_bias, iterations):
+    """One solve (use_bias) or relax pass: sweep the iterative rows `iterations` times,
+    then project the joints' equality rows and their pressed limits exactly, island by
+    island (once: the direct solve is exact, and it takes in a limit its own impulses
+    press, so repeating it after another sweep would only redo its work)."""
+    solve_listed_rows(sweep, R, acc, B, use_bias, iterations)
+    solve_direct(plan, use_bias, R, acc, B[0], B[1], W)
 
 
 @njit(cache=True)
@@ -146,8 +206,11 @@ def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
     """Add this substep's impulse on B (linear, and angular about the anchor) to jimp.
 
     For a joint whose B side is the world, it is minus the impulse on A."""
-    rj = R[1]
-    rp = R[3]
+    _accumulate_joint_impulses(jt, jf, R[1], R[3], acc, bs, jimp)
+
+
+@njit(cache=True)
+def _accumulate_joint_impulses(jt, jf, rj, rp, acc, bs, jimp):
     for j in range(jt.shape[0]):
         r0 = j * MAX_ROWS
         on_b = jt[j, BODY_B] >= 0
@@ -223,6 +286,8 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     prepare_joints(jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
     plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
+    W = scratch(plan)
+    sweep = np.empty(acc.shape[0], dtype=np.int64)
     for _ in range(substeps):
         integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
         update_world_inertia(bs, bil, bkind, bI)
@@ -231,9 +296,10 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         prepare_joints(jt, jf, bkind, S, R, body)
         update_contacts(C, SC, body)
         factor_islands(plan, R, binv)
+        n_sweep = list_sweep_rows(R, sweep)
         warm_start_rows(jt, bkind, R, acc, body)
         warm_start_contacts(C, body)
-        solve_pass(plan, R, acc, body, True, iterations)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, True, iterations)
         solve_contacts(C, body, True, iterations)
         integrate_positions(bs, bil, bib, bkind, h)
         refresh_contacts(C, SC, body)
@@ -241,8 +307,9 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
-        project_positions(plan, R, bs, binv)
-        solve_pass(plan, R, acc, body, False, relax_iterations)
+        n_sweep = list_sweep_rows(R, sweep)
+        project_positions(plan, R, bs, binv, W)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, False, relax_iterations)
         solve_contacts(C, body, False, relax_iterations)
         accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)

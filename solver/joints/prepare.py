@@ -18,10 +18,20 @@ from .rope import prepare_rope
 
 @njit(cache=True)
 def prepare_joint(j, jt, jf, S, R, B):
+    """Fill joint j's rows. R = (rb, rj, rd, rp, rk) rows, B = (bs, binv, bI) bodies."""
+    prepare_joint_rows(j, jt, jf, S, *R, *B)
+
+
+@njit(cache=True)
+def prepare_joint_rows(j, jt, jf, S, row_b, row_j, row_d, row_p, row_k, bs, binv, bI):
+    """`prepare_joint` with the row and body arrays passed one by one: numba reads arrays
+    held in a tuple argument several times slower than arrays passed on their own (tuples
+    built here, inside the kernel, cost nothing)."""
+    R = (row_b, row_j, row_d, row_p, row_k)
+    B = (bs, binv, bI)
     r0 = j * MAX_ROWS
-    rp = R[3]
     for k in range(MAX_ROWS):
-        rp[r0 + k, ACTIVE] = 0.0
+        row_p[r0 + k, ACTIVE] = 0.0
     flags = jt[j, FLAGS]
     if not flags & ENABLED or flags & BROKEN:
         return
