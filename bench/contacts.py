@@ -442,7 +442,7 @@ t1 = time.perf_counter()
 import contacts, scenes
 s = scenes.pyramid(3)
 scenes.add_ragdoll(s, (10.0, 0.0, 0.2), scenes.axis_angle((1, 0, 0), 0.3))
-class A: iterations, sleeping, contact_hertz, hertz_limit = {iterations}, False, 120.0, 0.5
+class A: iterations, sleeping, contact_hertz, hertz_limit = {iterations}, False, {hertz}, {limit}
 e = contacts.Ligament(s, A)
 t2 = time.perf_counter()
 e.step()
@@ -451,12 +451,12 @@ print(json.dumps({{"import": t1 - t0, "first_step": t3 - t2}}))
 """
 
 
-def startup(iterations, cache_dir=None):
+def startup(iterations, hertz, limit, cache_dir=None):
     """Ligament's start-up in a fresh process: (import s, first step s, process wall s)."""
     env = dict(os.environ)
     if cache_dir:
         env["NUMBA_CACHE_DIR"] = cache_dir
-    code = STARTUP.format(root=ROOT, here=HERE, iterations=iterations)
+    code = STARTUP.format(root=ROOT, here=HERE, iterations=iterations, hertz=hertz, limit=limit)
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.splitlines()[-1]
@@ -516,7 +516,8 @@ def main():
         runs = [("first (numba cache as found)", None), ("warm (cached)", None)]
         with tempfile.TemporaryDirectory(prefix="ligament-numba-") as cache:
             for label, cache_dir in runs + ([("cold (empty cache)", cache)] if args.cold else []):
-                imp, first, wall = startup(args.iterations, cache_dir)
+                imp, first, wall = startup(args.iterations, args.contact_hertz,
+                                           args.hertz_limit, cache_dir)
                 print(f"Ligament start-up, {label:29}: import {imp:5.2f} s, first step "
                       f"{first:7.2f} s, process {wall:7.2f} s", flush=True)
     print()

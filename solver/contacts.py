@@ -405,9 +405,18 @@ def awake_first(mi, mf, acc, start, n, bkind):
 def prepare_contacts(C, S, B):
     """Once per frame: the rows' Jacobians and effective masses. As in Box2D v3 the arms
     are the world arms found at collide time and the inertia is the frame's first, so only
-    the biases change from substep to substep (update_contacts)."""
+    the biases change from substep to substep (update_contacts).
+
+    (The arrays reach the loop, `_prepare_contacts`, one by one: numba reads arrays held in a
+    tuple argument several times slower in inner loops than arrays passed on their own.)"""
     mi, mf, acc, R, P = C
-    rp = R[3]
+    _prepare_contacts(mi, mf, acc, *R, *B)
+
+
+@njit(cache=True)
+def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
+    R = (rb_, rj, rd, rp, rk)
+    B = (bs, binv, bI)
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -446,13 +455,19 @@ def prepare_contacts(C, S, B):
 def update_contacts(C, S, B):
     """Per substep, before the solve: the normal rows' separation biases (refresh_contacts),
     the approach speeds restitution will reverse, the static-friction pull back onto the
-    patch anchor, and the rolling row about the current relative spin."""
-    refresh_contacts(C, S, B)
+    patch anchor, and the rolling row about the current relative spin.
+
+    (The arrays reach the loop, `_update_contacts`, one by one: numba reads arrays held in a
+    tuple argument several times slower in inner loops than arrays passed on their own.)"""
     mi, mf, acc, R, P = C
-    bs = B[0]
-    rj, rp = R[1], R[3]
-    bias_rate = S[0]
-    push = P[2]
+    _refresh_contacts(mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
+    _update_contacts(mi, mf, acc, *R, *B, S[0], P[2])
+
+
+@njit(cache=True)
+def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, push):
+    R = (rb_, rj, rd, rp, rk)
+    B = (bs, binv, bI)
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -492,10 +507,16 @@ def update_contacts(C, S, B):
 
 @njit(cache=True)
 def warm_start_contacts(C, B):
-    """Pre-apply last step's impulses, one manifold (one pair of bodies) at a time."""
+    """Pre-apply last step's impulses, one manifold (one pair of bodies) at a time.
+
+    (The arrays reach the loop, `_warm_start_contacts`, one by one: numba reads arrays held in a
+    tuple argument several times slower in inner loops than arrays passed on their own.)"""
     mi, mf, acc, R, P = C
-    rj, rd, rp = R[1], R[2], R[3]
-    bs, binv = B[0], B[1]
+    _warm_start_contacts(mi, acc, R[1], R[2], R[3], B[0], B[1])
+
+
+@njit(cache=True)
+def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -511,10 +532,16 @@ def warm_start_contacts(C, B):
 @njit(cache=True)
 def solve_contacts(C, B, use_bias, iterations):
     """Per manifold: the normal rows, then the patch friction rows clamped by their sum.
-    The pair's velocities stay in locals for the manifold's eight rows."""
+    The pair's velocities stay in locals for the manifold's eight rows.
+
+    (The arrays reach the loop, `_solve_contacts`, one by one: numba reads arrays held in a
+    tuple argument several times slower in inner loops than arrays passed on their own.)"""
     mi, mf, acc, R, P = C
-    rj, rd, rp = R[1], R[2], R[3]
-    bs, binv = B[0], B[1]
+    _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations)
+
+
+@njit(cache=True)
+def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
     for _ in range(iterations):
         for m in range(mi.shape[0]):
             a = mi[m, 0]
@@ -700,12 +727,16 @@ def shape_tables(shapes):
 def refresh_contacts(C, S, B):
     """After the positions moved: the normal rows' separation from the anchors' new world
     positions (Box2D v3 re-measures it before relaxing, so relax cannot re-open the gap a
-    speculative row already closed). Jacobians stay as prepared."""
+    speculative row already closed). Jacobians stay as prepared.
+
+    (The arrays reach the loop, `_refresh_contacts`, one by one: numba reads arrays held in a
+    tuple argument several times slower in inner loops than arrays passed on their own.)"""
     mi, mf, acc, R, P = C
-    bs = B[0]
-    rp = R[3]
-    bias_rate, mass_scale, impulse_scale, h, inv_h = S
-    push = P[2]
+    _refresh_contacts(mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
+
+
+@njit(cache=True)
+def _refresh_contacts(mi, mf, rp, bs, bias_rate, mass_scale, impulse_scale, inv_h, push):
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
