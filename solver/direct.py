@@ -33,7 +33,7 @@ with), nothing when no limit is pressed. The equality rows' impulses may press a
 was free when the pass began; the island is then solved once more with it in the set, so one
 direct solve per pass (after the sweeps) suffices. The position
 projection corrects violated limits the same way, one-sided. Motors, springs and contacts
-stay with the iterative sweep (contacts are solved after the joints).
+stay with the iterative sweep, which runs before the direct solve (step.py).
 
 Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks, and
 their limits stay with the sweep).

@@ -11,12 +11,14 @@
                  -> refactor K, project joint (and violated limit) position errors
                  -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
-    a pass:      (solve or relax) `iterations` sweeps over the iterative rows (limits,
-                 motors, springs, rows of islands the direct solver does not take; listed
-                 once after each factoring), then one exact direct solve per island of the
-                 equality rows and the limits they press (direct.py)
-    contacts:    solved after the joints in each pass; restitution after the substeps
-                 (contacts.py)
+    a pass:      (solve or relax) `iterations` rounds of one sweep over the iterative
+                 joint rows (limits, motors, springs, rows of islands the direct solver
+                 does not take; listed once after each factoring) and one over the contacts
+                 (contacts.py), then one exact direct solve per island of the equality rows
+                 and the limits they press (direct.py). The direct solve comes last: solved
+                 after it, a landing's contact impulses on a light end body (a hand hitting
+                 the floor) bent its joint up to 40 degrees past the limit
+    contacts:    restitution after the substeps (contacts.py)
     per frame:   snap kinematic bodies to their targets, break overloaded joints
 
 Sleeping bodies (kind ASLEEP, sleep.py) are neither integrated nor solved: their contacts are
@@ -192,12 +194,14 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
 
 
 @njit(cache=True)
-def solve_pass(plan, sweep, W, R, acc, B, use_bias, iterations):
-    """One solve (use_bias) or relax pass: sweep the iterative rows `iterations` times,
-    then project the joints' equality rows and their pressed limits exactly, island by
-    island (once: the direct solve is exact, and it takes in a limit its own impulses
-    press, so repeating it after another sweep would only redo its work)."""
-    solve_listed_rows(sweep, R, acc, B, use_bias, iterations)
+def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
+    """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
+    and the contacts, then the joints' equality rows and their pressed limits projected
+    exactly, island by island (last, so an impact's contact impulses cannot leave a joint
+    past its limit)."""
+    for _ in range(iterations):
+        solve_listed_rows(sweep, R, acc, B, use_bias, 1)
+        solve_contacts(C, B, use_bias, 1)
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W)
 
 
@@ -299,8 +303,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         n_sweep = list_sweep_rows(R, sweep)
         warm_start_rows(jt, bkind, R, acc, body)
         warm_start_contacts(C, body)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, True, iterations)
-        solve_contacts(C, body, True, iterations)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations)
         integrate_positions(bs, bil, bib, bkind, h)
         refresh_contacts(C, SC, body)
         update_world_inertia(bs, bil, bkind, bI)
@@ -309,8 +312,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         factor_islands(plan, R, binv)
         n_sweep = list_sweep_rows(R, sweep)
         project_positions(plan, R, bs, binv, W)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, False, relax_iterations)
-        solve_contacts(C, body, False, relax_iterations)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations)
         accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)
     snap_kinematic(bs, bkind, ktarget, khas)

@@ -159,10 +159,12 @@ def test_dropped_metarig_lies_still_on_the_ground(dropped):
     out = dropped
     assert out["error"] is None
     # It fell and lies on the ground: nothing higher than a lying body, nothing through the
-    # floor (landing at 4.4 m/s may dip a few centimetres for a frame), nothing moving.
+    # floor (landing at 4.4 m/s, the 70 kg body on a 1 kg foot, dips a few centimetres for a
+    # frame: over drops from 0.9 to 1.5 m the deepest frame measured 3.2 to 6.7 cm with the
+    # contacts solved last, 4.0 to 5.8 cm with the joints last), nothing moving.
     assert out["top"] < 0.45
     assert out["lowest"][-1] > -0.01
-    assert min(out["lowest"]) > -0.05
+    assert min(out["lowest"]) > -0.08
     assert out["speed"] < 0.05 and out["spin"] < 0.5, "still moving after 120 frames"
     assert np.ptp(np.array(out["track"][-4:]), axis=0).max() < 0.005
 
@@ -176,6 +178,29 @@ def _close_to_bodies(bones, targets, connected):
             assert np.abs(m[:3, :3] - b[:3, :3]).max() < 1e-3, (f, bone)
             if bone not in connected:
                 assert np.abs(m[:3, 3] - b[:3, 3]).max() < 1e-3, (f, bone)
+
+
+def test_metarigs_dropped_from_five_heights_keep_their_joint_limits(blender):
+    # Which limb takes the landing, and how hard, changes with the drop height. Solved after
+    # the joints' exact solve, the contacts bent a hand 11 to 40 degrees past its limit in
+    # each of these five drops (the single 1 m drop above happened to stay within 2.1).
+    out = blender.run(RIGIFY, GROUND, """
+        rigs = []
+        for i, height in enumerate((0.9, 0.95, 1.02, 1.05, 1.1)):
+            rigs.append(metarig(name=f"Rig{i}", location=(4.0 * i - 8.0, 0, height)))
+            bpy.ops.ligament.ragdoll_from_armature()
+        scene.ligament_world.frame_end = 60
+        angles = []
+        for f in range(1, 61):
+            scene.frame_set(f)
+            angles.append([joint_angles(arm) for arm in rigs])
+        result({"error": lig.addon.cache.error(scene), "angles": angles})
+    """)
+    assert out["error"] is None
+    excess = [_limit_excess([frame[i] for frame in out["angles"]]) for i in range(5)]
+    print("worst limit excess per drop (deg):", [round(math.degrees(e), 2) for e in excess])
+    assert max(excess) < math.radians(3), \
+        f"a joint went {math.degrees(max(excess)):.1f} deg past its limit"
 
 
 def test_bones_follow_their_bodies_during_the_live_run(dropped):
