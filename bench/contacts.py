@@ -527,13 +527,15 @@ def main():
         scene = {**SCENES, **BIG}[name]()
         header = line("scene", "engine", "ms/frame", "vs Bullet", "sim s", *FIGURES[scene.kind])
         print(header, flush=True)
-        rows, base = [header], None
+        rows, base, results = [header], None, []
         for engine in engines:
             if name == "big" and engine is not Ligament:
                 continue
             ms, sim, figures = run(engine, scene, args, None if name == "big" else args.budget)
             if engine is BlenderBullet:
                 base = ms
+            results.append((engine, ms, sim, figures))
+        for engine, ms, sim, figures in results:     # the ratios need Bullet's time first
             ratio = f"{ms / base:.2f}x" if base else "-"
             rows.append(line(scene.name, engine.label, ms, ratio, f"{sim:.1f}", *figures))
             print(rows[-1], flush=True)
