@@ -648,4 +648,3 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lo
             _displace(rows[i], step * x[i], rb, rj, rd, bs, binv)
         for a in range(m):
             _displace(lims[a], step * dl[a], rb, rj, rd, bs, binv)
-

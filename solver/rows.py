@@ -330,17 +330,6 @@ def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
 
 
 @njit(cache=True, inline="always")
-def solve_row_or_block(r, use_bias, R, acc, bs, binv):
-    """Dispatch for the solver sweep: scalar rows and block leaders solve, members skip."""
-    rb, rj, rd, rp, rk = R
-    blk = rp[r, BLOCK]
-    if blk == 0.0:
-        row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv)
-    elif blk > 0.0 and rp[r, ACTIVE] != 0.0:
-        block_solve(r, int(blk), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
-
-
-@njit(cache=True, inline="always")
 def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
     """Pre-apply last step's impulse (warm_starting.md); inactive rows forget theirs."""
     if rp[r, ACTIVE] == 0.0:

@@ -41,7 +41,7 @@ from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, qua
     scale, sub, vec3_at
 from .direct import factor_islands, plan_islands, project_positions, scratch, solve_direct
 from .rows import (ACTIVE, BLOCK, block_solve, deactivate, row_solve, soft_coefficients,
-                   solve_row_or_block, warm_start)
+                   warm_start)
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
@@ -147,16 +147,17 @@ def clear_joint_impulses(jt, bkind, jimp):
 
 @njit(cache=True)
 def solve_rows(R, acc, B, use_bias, iterations):
-    """Iterative sweeps over every row the direct solver does not own."""
-    for _ in range(iterations):
-        for r in range(acc.shape[0]):
-            solve_row_or_block(r, use_bias, R, acc, B[0], B[1])
+    """Iterative sweeps over every row the direct solver does not own (the sweep the passes
+    run, listed here for one call; the reference-solver tests drive it on its own)."""
+    sweep = np.empty(acc.shape[0], dtype=np.int64)
+    n = list_sweep_rows(R, sweep)
+    solve_listed_rows(sweep[:n], R, acc, B, use_bias, iterations)
 
 
 @njit(cache=True)
 def list_sweep_rows(R, sweep):
-    """The rows `solve_row_or_block` would solve, in order, into sweep: active scalar rows
-    and block leaders (not block members, not rows the direct solver owns). Returns their
+    """The rows the iterative sweep solves, in order, into sweep: active scalar rows and
+    block leaders (not block members, not rows the direct solver owns). Returns their
     count. Valid until the rows are prepared again or handed to the direct solver."""
     rp = R[3]
     n = 0
@@ -169,8 +170,8 @@ def list_sweep_rows(R, sweep):
 
 @njit(cache=True)
 def solve_listed_rows(sweep, R, acc, B, use_bias, iterations):
-    """`solve_rows` over the rows of `list_sweep_rows` only (the same updates in the same
-    order)."""
+    """`iterations` sweeps over the rows of `list_sweep_rows`: scalar rows solve, block
+    leaders solve their block."""
     _solve_listed_rows(sweep, R[0], R[1], R[2], R[3], R[4], acc, B[0], B[1], use_bias,
                        iterations)
 
@@ -197,7 +198,7 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
 def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
     """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
     and the contacts, then the joints' equality rows and their pressed limits projected
-    exactly, island by island (last, so an impact's contact impulses cannot leave a joint
+    exactly, island by island (last, so an impact's contact impulses do not leave a joint
     past its limit)."""
     for _ in range(iterations):
         solve_listed_rows(sweep, R, acc, B, use_bias, 1)
