@@ -401,14 +401,16 @@ def awake_first(mi, mf, acc, start, n, bkind):
 
 # --- per substep --------------------------------------------------------------------------
 
+# prepare_, update_, refresh_, warm_start_ and solve_contacts keep their (C, S, B) signatures
+# and hand the arrays one by one to a private kernel (`_solve_contacts`, ...) that runs the
+# loop: numba reads arrays held in a tuple argument several times slower in inner loops than
+# arrays passed on their own.
+
 @njit(cache=True)
 def prepare_contacts(C, S, B):
     """Once per frame: the rows' Jacobians and effective masses. As in Box2D v3 the arms
     are the world arms found at collide time and the inertia is the frame's first, so only
-    the biases change from substep to substep (update_contacts).
-
-    (The arrays reach the loop, `_prepare_contacts`, one by one: numba reads arrays held in a
-    tuple argument several times slower in inner loops than arrays passed on their own.)"""
+    the biases change from substep to substep (update_contacts)."""
     mi, mf, acc, R, P = C
     _prepare_contacts(mi, mf, acc, *R, *B)
 
@@ -455,12 +457,9 @@ def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
 def update_contacts(C, S, B):
     """Per substep, before the solve: the normal rows' separation biases (refresh_contacts),
     the approach speeds restitution will reverse, the static-friction pull back onto the
-    patch anchor, and the rolling row about the current relative spin.
-
-    (The arrays reach the loop, `_update_contacts`, one by one: numba reads arrays held in a
-    tuple argument several times slower in inner loops than arrays passed on their own.)"""
+    patch anchor, and the rolling row about the current relative spin."""
+    refresh_contacts(C, S, B)
     mi, mf, acc, R, P = C
-    _refresh_contacts(mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
     _update_contacts(mi, mf, acc, *R, *B, S[0], P[2])
 
 
@@ -507,10 +506,7 @@ def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, 
 
 @njit(cache=True)
 def warm_start_contacts(C, B):
-    """Pre-apply last step's impulses, one manifold (one pair of bodies) at a time.
-
-    (The arrays reach the loop, `_warm_start_contacts`, one by one: numba reads arrays held in a
-    tuple argument several times slower in inner loops than arrays passed on their own.)"""
+    """Pre-apply last step's impulses, one manifold (one pair of bodies) at a time."""
     mi, mf, acc, R, P = C
     _warm_start_contacts(mi, acc, R[1], R[2], R[3], B[0], B[1])
 
@@ -532,10 +528,7 @@ def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
 @njit(cache=True)
 def solve_contacts(C, B, use_bias, iterations):
     """Per manifold: the normal rows, then the patch friction rows clamped by their sum.
-    The pair's velocities stay in locals for the manifold's eight rows.
-
-    (The arrays reach the loop, `_solve_contacts`, one by one: numba reads arrays held in a
-    tuple argument several times slower in inner loops than arrays passed on their own.)"""
+    The pair's velocities stay in locals for the manifold's eight rows."""
     mi, mf, acc, R, P = C
     _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations)
 
@@ -727,10 +720,7 @@ def shape_tables(shapes):
 def refresh_contacts(C, S, B):
     """After the positions moved: the normal rows' separation from the anchors' new world
     positions (Box2D v3 re-measures it before relaxing, so relax cannot re-open the gap a
-    speculative row already closed). Jacobians stay as prepared.
-
-    (The arrays reach the loop, `_refresh_contacts`, one by one: numba reads arrays held in a
-    tuple argument several times slower in inner loops than arrays passed on their own.)"""
+    speculative row already closed). Jacobians stay as prepared."""
     mi, mf, acc, R, P = C
     _refresh_contacts(mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
 
