@@ -12,7 +12,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
-from .. import solver as lg
+from .kernels import solver as lg
 
 
 class SceneError(Exception):

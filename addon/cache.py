@@ -11,9 +11,10 @@ The cache is runtime data (never saved). The rest pose, the transform each dynam
 from, is kept on the object (`ligament_body.rest_*`) because live simulation moves the object.
 """
 
+import bpy
 import numpy as np
 
-from . import bridge, ragdoll_sim
+from . import bridge, kernels, ragdoll_sim
 from .bridge import SceneError
 
 _sims = {}           # scene key -> Simulation
@@ -333,6 +334,8 @@ def ensure(scene, depsgraph=None):
     key = _key(scene)
     sim = _sims.get(key)
     if sim is None:
+        if bpy.app.background:       # a batch bake: prepare the kernels first, with progress
+            kernels.prepare_blocking()
         try:
             sim = Simulation(scene, depsgraph)
         except SceneError as exc:

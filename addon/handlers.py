@@ -6,7 +6,7 @@ import traceback
 import bpy
 from bpy.app.handlers import persistent
 
-from . import cache
+from . import cache, kernels
 from .bridge import SceneError
 
 _reported = {}  # scene key -> last message printed, so background runs print each error once
@@ -26,6 +26,13 @@ def on_frame_change_pre(scene, depsgraph=None):
         return
     if not any(o.ligament_body.enabled for o in scene.objects):
         return
+    if not kernels.ready():
+        if bpy.app.background:
+            kernels.prepare_blocking()
+        else:               # never compile in the UI: prepare in another process meanwhile
+            kernels.ensure_started()
+            _report(scene, kernels.status())
+            return
     try:
         cache.apply_frame(scene, scene.frame_current, depsgraph)
     except SceneError as exc:

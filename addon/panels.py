@@ -4,7 +4,7 @@ tab of the 3D View sidebar for the workflow."""
 
 import bpy
 
-from . import bridge, cache, ragdoll
+from . import bridge, cache, kernels, ragdoll
 from .operators.bodies import GEOMETRY_TYPES
 
 
@@ -359,6 +359,9 @@ class VIEW3D_PT_ligament(View3DLigamentPanel, bpy.types.Panel):
         layout = self.layout
         scene = context.scene
         layout.prop(scene.ligament_world, "enabled", text="Simulate")
+        preparing = kernels.status()
+        if preparing:
+            layout.label(text=preparing, icon='TIME')
         col = layout.column(align=True)
         col.label(text="Bodies")
         row = col.row(align=True)
@@ -379,7 +382,10 @@ class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
         scene = context.scene
         info = cache.frame_info(scene)
         err = cache.error(scene)
-        if err:
+        preparing = kernels.status()
+        if preparing:
+            layout.label(text=preparing, icon='TIME')
+        elif err:
             box = layout.box()
             box.alert = True
             for i, line in enumerate(_wrap(err, 40)):

@@ -13,7 +13,7 @@ Structure of arrays (one row per body):
              kept by the World
 """
 
-from numba import njit
+from .jit import helper, kernel
 
 from .mathx import (add, mat_at, mat_vec, qintegrate, quat_at, rotate_tensor, scale, store3,
                     store4, vec3_at)
@@ -23,7 +23,7 @@ KIND_NAMES = {"dynamic": DYNAMIC, "static": STATIC, "kinematic": KINEMATIC}
 STATE_WIDTH = 13
 
 
-@njit(cache=True)
+@helper
 def moving_kinematic(i, bs, bkind, khas):
     """A kinematic body that moves this frame: it has a target or a velocity."""
     if bkind[i] != KINEMATIC:
@@ -36,7 +36,7 @@ def moving_kinematic(i, bs, bkind, khas):
     return False
 
 
-@njit(cache=True)
+@kernel
 def update_world_inertia(bs, bil, bkind, bI):
     for i in range(bs.shape[0]):
         if bkind[i] != DYNAMIC:
@@ -46,7 +46,7 @@ def update_world_inertia(bs, bil, bkind, bI):
             bI[i, k] = m[k]
 
 
-@njit(cache=True)
+@helper
 def integrate_velocities(bs, binv, bdamp, bkind, gravity, h):
     """v += g h, then implicit damping v /= 1 + c h (stable for any rate)."""
     for i in range(bs.shape[0]):
@@ -59,7 +59,7 @@ def integrate_velocities(bs, binv, bdamp, bkind, gravity, h):
             bs[i, 10 + k] *= ang
 
 
-@njit(cache=True)
+@helper
 def integrate_positions(bs, bil, bib, bkind, h):
     """Advance positions and orientations by one substep.
 
@@ -94,7 +94,7 @@ def integrate_positions(bs, bil, bib, bkind, h):
             store4(bs, i, 3, qintegrate(q, w, h))
 
 
-@njit(cache=True)
+@helper
 def stiffen_world_inertia(bs, bib, bkind, kg, h, bI):
     """Add the rotational geometric stiffness kg (N m / rad) to the inertia the constraint
     solve sees: I_solve = R I R^T + h^2 kg E (Andrews, Teichmann, Kry 2017, "Geometric

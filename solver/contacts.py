@@ -40,7 +40,8 @@ Layout, one row per manifold:
 import math
 
 import numpy as np
-from numba import njit
+from .jit import helper, kernel
+from .sorting import argsort
 
 from .bodies import ASLEEP, DYNAMIC, STATIC, moving_kinematic
 from .collision.broadphase import compute_aabbs, sweep_and_prune
@@ -71,7 +72,7 @@ NEAR_MATCH = LINEAR_SLOP        # m: matched this close, a point is the old one 
 
 # --- collide ------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@helper
 def _looked_at(a, b, bkind, moving):
     """Whether the narrowphase sees the pair: one body awake and dynamic, or a moving
     kinematic body against a sleeping one (which the contact will wake)."""
@@ -80,7 +81,7 @@ def _looked_at(a, b, bkind, moving):
     return (bkind[a] == ASLEEP and moving[b]) or (bkind[b] == ASLEEP and moving[a])
 
 
-@njit(cache=True, inline="always")
+@helper
 def _allowed(a, b, bkind, moving, bfilter, excl, n):
     if not _looked_at(a, b, bkind, moving):
         return False
@@ -94,32 +95,32 @@ def _allowed(a, b, bkind, moving, bfilter, excl, n):
     return True
 
 
-@njit(cache=True, inline="always")
+@helper
 def _origin(bs, borig, i):
     q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
     o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
     return (bs[i, 0] + o[0], bs[i, 1] + o[1], bs[i, 2] + o[2]), q
 
 
-@njit(cache=True, inline="always")
+@helper
 def _to_local(bs, i, p):
     q = (bs[i, 3], -bs[i, 4], -bs[i, 5], -bs[i, 6])
     return qrotate(q, (p[0] - bs[i, 0], p[1] - bs[i, 1], p[2] - bs[i, 2]))
 
 
-@njit(cache=True, inline="always")
+@helper
 def _world_anchor(bs, i, local):
     q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
     r = qrotate(q, local)
     return (bs[i, 0] + r[0], bs[i, 1] + r[1], bs[i, 2] + r[2]), r
 
 
-@njit(cache=True, inline="always")
+@helper
 def _rounding(kind, p):
     return p[0] if kind == SPHERE or kind == CAPSULE else 0.0
 
 
-@njit(cache=True, inline="always")
+@helper
 def _surface_points(bs, a, b, mf, m, k, n):
     c = P0 + 8 * k
     pa, _ = _world_anchor(bs, a, (mf[m, c], mf[m, c + 1], mf[m, c + 2]))
@@ -127,14 +128,14 @@ def _surface_points(bs, a, b, mf, m, k, n):
     return add(pa, scale(n, mf[m, RADII])), sub(pb, scale(n, mf[m, RADII + 1]))
 
 
-@njit(cache=True, inline="always")
+@helper
 def _point_velocity(bs, i, r):
     w = (bs[i, 10], bs[i, 11], bs[i, 12])
     c = cross(w, r)
     return (bs[i, 7] + c[0], bs[i, 8] + c[1], bs[i, 9] + c[2])
 
 
-@njit(cache=True)
+@helper
 def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, mi, mf):
     mi[m, 0] = a
     mi[m, 1] = b
@@ -189,7 +190,7 @@ def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, mi, mf):
             mf[m, ARMS + 6 * k + 3 + j] = p - bs[b, j]
 
 
-@njit(cache=True)
+@helper
 def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
     """Warm-start manifold m from last frame's manifold o of the same pair."""
     cnt = mi[m, 2]
@@ -254,7 +255,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
             acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP)) if pen > 0.0 else 0.0
 
 
-@njit(cache=True)
+@kernel
 def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, dt,
             old_mi, old_mf, old_acc, mi, mf, acc):
     """Find this frame's manifolds. Returns (count, how many came from the narrowphase),
@@ -298,12 +299,12 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
                     c += 1
         allp = np.concatenate((pairs, extra[:c]))
         key = allp[:, 0] * n + allp[:, 1]
-        pairs = allp[np.argsort(key, kind="mergesort")]
+        pairs = allp[argsort(key)]
     old_n = old_mi.shape[0]
     old_key = np.empty(old_n, dtype=np.int64)
     for o in range(old_n):
         old_key[o] = min(old_mi[o, 0], old_mi[o, 1]) * n + max(old_mi[o, 0], old_mi[o, 1])
-    old_order = np.argsort(old_key, kind="mergesort")    # parked manifolds come unsorted
+    old_order = argsort(old_key)    # parked manifolds come unsorted
     old_key = old_key[old_order]
     pts = np.empty((MAX_CANDIDATES, PT_WIDTH))
     scratch = np.empty((2, MAX_CANDIDATES, 3))
@@ -356,7 +357,7 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
     return m, narrow
 
 
-@njit(cache=True)
+@helper
 def _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
     """Carry a sleeping pair's manifold over unchanged; on waking it starts afresh for
     restitution (no approach speed recorded)."""
@@ -368,7 +369,7 @@ def _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         acc[m * ROWS_PER_MANIFOLD + k] = old_acc[o * ROWS_PER_MANIFOLD + k]
 
 
-@njit(cache=True)
+@kernel
 def awake_first(mi, mf, acc, start, n, bkind):
     """Reorder manifolds start..n (the parked ones) so those with an awake dynamic body
     come first, keeping their order; returns where the sleeping ones begin."""
@@ -406,7 +407,7 @@ def awake_first(mi, mf, acc, start, n, bkind):
 # loop: numba reads arrays held in a tuple argument several times slower in inner loops than
 # arrays passed on their own.
 
-@njit(cache=True)
+@helper(inline=True)
 def prepare_contacts(C, S, B):
     """Once per frame: the rows' Jacobians and effective masses. As in Box2D v3 the arms
     are the world arms found at collide time and the inertia is the frame's first, so only
@@ -415,7 +416,7 @@ def prepare_contacts(C, S, B):
     _prepare_contacts(mi, mf, acc, *R, *B)
 
 
-@njit(cache=True)
+@helper
 def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
     R = (rb_, rj, rd, rp, rk)
     B = (bs, binv, bI)
@@ -453,7 +454,7 @@ def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
         rp[r0 + 7, ACTIVE] = 0.0
 
 
-@njit(cache=True)
+@helper(inline=True)
 def update_contacts(C, S, B):
     """Per substep, before the solve: the normal rows' separation biases (refresh_contacts),
     the approach speeds restitution will reverse, the static-friction pull back onto the
@@ -463,7 +464,7 @@ def update_contacts(C, S, B):
     _update_contacts(mi, mf, acc, *R, *B, S[0], P[2])
 
 
-@njit(cache=True)
+@helper
 def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, push):
     R = (rb_, rj, rd, rp, rk)
     B = (bs, binv, bI)
@@ -504,14 +505,14 @@ def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, 
             acc[rr] = 0.0
 
 
-@njit(cache=True)
+@helper(inline=True)
 def warm_start_contacts(C, B):
     """Pre-apply last step's impulses, one manifold (one pair of bodies) at a time."""
     mi, mf, acc, R, P = C
     _warm_start_contacts(mi, acc, R[1], R[2], R[3], B[0], B[1])
 
 
-@njit(cache=True)
+@helper
 def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
     for m in range(mi.shape[0]):
         a = mi[m, 0]
@@ -525,7 +526,7 @@ def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
         store_pair_velocities(bs, a, b, u)
 
 
-@njit(cache=True)
+@helper(inline=True)
 def solve_contacts(C, B, use_bias, iterations):
     """Per manifold: the normal rows, then the patch friction rows clamped by their sum.
     The pair's velocities stay in locals for the manifold's eight rows."""
@@ -533,7 +534,7 @@ def solve_contacts(C, B, use_bias, iterations):
     _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations)
 
 
-@njit(cache=True)
+@helper
 def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
     for _ in range(iterations):
         for m in range(mi.shape[0]):
@@ -568,7 +569,7 @@ def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
             store_pair_velocities(bs, a, b, u)
 
 
-@njit(cache=True)
+@helper
 def apply_restitution(C, B):
     """Points that closed faster than the threshold leave at -e times that speed."""
     mi, mf, acc, R, P = C
@@ -592,7 +593,7 @@ def apply_restitution(C, B):
             apply_impulse(r, new - old, rb, rj, rd, bs, binv)
 
 
-@njit(cache=True)
+@helper
 def contact_softness(P, h):
     """Box2D v3 contact softness: hertz capped at a fraction of the substep rate (P[5],
     a quarter by default as in Box2D v3)."""
@@ -716,7 +717,7 @@ def shape_tables(shapes):
     return kinds, params, np.ascontiguousarray(np.concatenate(verts))
 
 
-@njit(cache=True)
+@helper(inline=True)
 def refresh_contacts(C, S, B):
     """After the positions moved: the normal rows' separation from the anchors' new world
     positions (Box2D v3 re-measures it before relaxing, so relax cannot re-open the gap a
@@ -725,7 +726,7 @@ def refresh_contacts(C, S, B):
     _refresh_contacts(mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
 
 
-@njit(cache=True)
+@helper
 def _refresh_contacts(mi, mf, rp, bs, bias_rate, mass_scale, impulse_scale, inv_h, push):
     for m in range(mi.shape[0]):
         a = mi[m, 0]

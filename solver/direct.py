@@ -42,7 +42,8 @@ their limits stay with the sweep).
 import math
 
 import numpy as np
-from numba import njit
+from .jit import helper
+from .sorting import argsort
 
 from .bodies import DYNAMIC
 from .mathx import qintegrate
@@ -55,7 +56,7 @@ MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_l
 MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly pressed
 
 
-@njit(cache=True, inline="always")
+@helper
 def _find(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -63,7 +64,7 @@ def _find(parent, i):
     return i
 
 
-@njit(cache=True)
+@helper
 def body_islands(n_bodies, row_bodies, n_rows, bkind):
     """Union-find root per body over the rows' body pairs (only dynamic bodies link)."""
     parent = np.arange(n_bodies)
@@ -80,20 +81,20 @@ def body_islands(n_bodies, row_bodies, n_rows, bkind):
     return parent
 
 
-@njit(cache=True, inline="always")
+@helper
 def _is_equality(r, rp):
     return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0 and rp[r, TARGET] == 0.0
             and rp[r, LO] == -math.inf and rp[r, HI] == math.inf)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _is_limit(r, rp):
     """A one-sided joint row (limit, rope, speculative or not): lambda in [0, inf)."""
     return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0 and rp[r, LO] == 0.0
             and rp[r, HI] == math.inf)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _dynamic_body(r, rb, bkind):
     """A dynamic body of row r (-1 if neither is)."""
     a = rb[r, 0]
@@ -103,7 +104,7 @@ def _dynamic_body(r, rb, bkind):
     return b if b >= 0 and bkind[b] == DYNAMIC else -1
 
 
-@njit(cache=True, inline="always")
+@helper
 def _side_coupling(r, sr, k, sk, rj, rd, binv, body):
     """J_r,side M^-1 J_k,side^T for one shared body."""
     o_r = 6 * sr
@@ -115,7 +116,7 @@ def _side_coupling(r, sr, k, sk, rj, rd, binv, body):
     return s
 
 
-@njit(cache=True, inline="always")
+@helper
 def coupling(r, k, rb, rj, rd, binv):
     """K[r, k] = J_r M^-1 J_k^T summed over the bodies the two rows share."""
     s = 0.0
@@ -129,7 +130,7 @@ def coupling(r, k, rb, rj, rd, binv):
     return s
 
 
-@njit(cache=True)
+@helper
 def cholesky(k, first, n):
     """In-place lower Cholesky of the leading n x n block inside its envelope: row i of K
     (and of its factor L) is zero left of column first[i]. False if not positive definite.
@@ -150,7 +151,7 @@ def cholesky(k, first, n):
     return True
 
 
-@njit(cache=True, inline="always")
+@helper
 def _forward(l, first, n, x, start):
     """x <- L^-1 x for an envelope factor, x zero before index `start`."""
     for i in range(start, n):
@@ -160,7 +161,7 @@ def _forward(l, first, n, x, start):
         x[i] = s / l[i, i]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _backward(l, first, n, x):
     """x <- L^-T x for an envelope factor."""
     for i in range(n - 1, -1, -1):
@@ -169,14 +170,14 @@ def _backward(l, first, n, x):
             x[m] -= l[i, m] * x[i]
 
 
-@njit(cache=True)
+@helper
 def cholesky_solve(l, first, n, x):
     """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
     _forward(l, first, n, x, 0)
     _backward(l, first, n, x)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _fill_k(rows, first, n, R, binv, factor):
     """K's lower envelope; returns its largest diagonal entry."""
     rb, rj, rd = R[0], R[1], R[2]
@@ -188,7 +189,7 @@ def _fill_k(rows, first, n, R, binv, factor):
     return big
 
 
-@njit(cache=True, inline="always")
+@helper
 def _factor_island(rows, first, n, R, binv, factor):
     big = _fill_k(rows, first, n, R, binv, factor)
     # Redundant rows (a loop closed twice, two joints on one pair) make K singular: a tiny
@@ -205,7 +206,7 @@ def _factor_island(rows, first, n, R, binv, factor):
     return False
 
 
-@njit(cache=True, inline="always")
+@helper
 def _shares_body(r, k, rb, bkind):
     for i in range(2):
         body = rb[r, i]
@@ -214,7 +215,7 @@ def _shares_body(r, k, rb, bkind):
     return False
 
 
-@njit(cache=True)
+@helper
 def island_envelope(order, starts, n_islands, rb, bkind):
     """Per row of the plan, the island-local index of the first row it couples with."""
     first = np.empty(order.shape[0], dtype=np.int64)
@@ -228,7 +229,7 @@ def island_envelope(order, starts, n_islands, rb, bkind):
     return first
 
 
-@njit(cache=True)
+@helper
 def plan_islands(R, n_rows, n_bodies, bkind):
     """Group the joints' equality rows by island (once per frame: the set of equality rows
     only changes when joints are added, removed or broken, between frames).
@@ -246,7 +247,8 @@ def plan_islands(R, n_rows, n_bodies, bkind):
             body = _dynamic_body(r, rb, bkind)
             keys[count] = root[body] * (n_rows + 1) + r
             count += 1
-    keys = np.sort(keys[:count])
+    keys = keys[:count]
+    keys = keys[argsort(keys)]
     order = np.empty(count, dtype=np.int64)
     starts = np.empty(count + 1, dtype=np.int64)
     n_islands = 0
@@ -270,7 +272,7 @@ def plan_islands(R, n_rows, n_bodies, bkind):
     return order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts
 
 
-@njit(cache=True)
+@helper
 def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
     """The joints' limit rows (lambda >= 0, not springs) grouped by the island of equality
     rows they act in: (rows ordered by island, island start offsets). A limit row whose
@@ -287,7 +289,8 @@ def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
             if body >= 0 and island_of[root[body]] >= 0:
                 keys[count] = island_of[root[body]] * (n_rows + 1) + r
                 count += 1
-    keys = np.sort(keys[:count])
+    keys = keys[:count]
+    keys = keys[argsort(keys)]
     lorder = np.empty(count, dtype=np.int64)
     lstarts = np.zeros(n_islands + 1, dtype=np.int64)
     for i in range(count):
@@ -299,7 +302,7 @@ def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
     return lorder, lstarts
 
 
-@njit(cache=True)
+@helper(inline=True)
 def factor_islands(plan, R, binv):
     """Factor each island's K for this substep and hand its rows to the direct solver.
     An island too large or singular stays with the iterative sweep.
@@ -309,7 +312,7 @@ def factor_islands(plan, R, binv):
     _factor_islands(*plan, *R, binv)
 
 
-@njit(cache=True)
+@helper
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                     rb, rj, rd, rp, rk, binv):
     plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
@@ -325,7 +328,7 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorde
     mark_direct(plan, R[3])
 
 
-@njit(cache=True)
+@helper
 def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
@@ -336,7 +339,7 @@ def mark_direct(plan, rp):
                 rp[order[i], BLOCK] = DIRECT
 
 
-@njit(cache=True, inline="always")
+@helper
 def _island(plan, s):
     """(rows, Cholesky factor, envelope, limit rows) of island s of the plan."""
     order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
@@ -345,7 +348,7 @@ def _island(plan, s):
             first[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
 
 
-@njit(cache=True, inline="always")
+@helper
 def _dot_from(u, v, i0, n):
     s = 0.0
     for i in range(i0, n):
@@ -353,7 +356,7 @@ def _dot_from(u, v, i0, n):
     return s
 
 
-@njit(cache=True)
+@helper
 def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
     """dl for the limit rows' LCP on their Schur complement S (positive definite):
 
@@ -411,7 +414,7 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
         dl[a] = max(dl[a], -lam0[a])
 
 
-@njit(cache=True)
+@helper
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
     (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense)."""
@@ -428,7 +431,7 @@ def scratch(plan):
             np.zeros(m, dtype=np.int64))
 
 
-@njit(cache=True, inline="always")
+@helper
 def _touches(r, a, b, rb):
     """Row r acts on body a or b (bodies of another row; -1, the world, never counts)."""
     for side in range(2):
@@ -438,7 +441,7 @@ def _touches(r, a, b, rb):
     return False
 
 
-@njit(cache=True, inline="always")
+@helper
 def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl, W):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
@@ -486,14 +489,14 @@ def _solve_island(rows, factor, first, lims, m, R, binv, x, bl, lam0, dl, W):
         x[i] = -x[i]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _rhs(r, use_bias, rj, rp, bs, rb):
     """J v + bias of row r (the relax pass keeps only the always-on TARGET)."""
     return (row_velocity(r, rj, bs, rb[r, 0], rb[r, 1]) + rp[r, TARGET]
             + (rp[r, BIAS] if use_bias else 0.0))
 
 
-@njit(cache=True)
+@helper(inline=True)
 def solve_direct(plan, use_bias, R, acc, bs, binv, W):
     """Project velocities exactly onto J v = -bias (solve pass) or J v = -target (relax) for
     the equality rows and the pressed limit rows: those already pushing (lambda > 0) or
@@ -509,7 +512,7 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W):
     _solve_direct(*plan, use_bias, *R, acc, bs, binv, *W)
 
 
-@njit(cache=True)
+@helper
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
@@ -555,7 +558,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder,
                 apply_impulse(r, dl[a], rb, rj, rd, bs, binv)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _displace(r, d, rb, rj, rd, bs, binv):
     """Move the row's bodies by the position-level 'impulse' d: dx = M^-1 J^T d."""
     for side in range(2):
@@ -572,7 +575,7 @@ def _displace(r, d, rb, rj, rd, bs, binv):
             bs[body, 3 + k] = q[k]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _add_turn(r, d, rb, rd, turn):
     for side in range(2):
         body = rb[r, side]
@@ -581,7 +584,7 @@ def _add_turn(r, d, rb, rd, turn):
                 turn[body, k] += d * rd[r, 3 * side + k]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _take_turn(r, rb, turn):
     """The largest turn of row r's bodies; clears them for the next island."""
     worst = 0.0
@@ -594,7 +597,7 @@ def _take_turn(r, rb, turn):
     return worst
 
 
-@njit(cache=True)
+@helper(inline=True)
 def project_positions(plan, R, bs, binv, W):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
@@ -607,7 +610,7 @@ def project_positions(plan, R, bs, binv, W):
     _project_positions(*plan, *R, bs, binv, *W)
 
 
-@njit(cache=True)
+@helper
 def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):

@@ -7,45 +7,45 @@ helpers allocate nothing in their inner loops.
 
 import math
 
-from numba import njit
+from .jit import helper
 
 
-@njit(cache=True, inline="always")
+@helper
 def add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True, inline="always")
+@helper
 def sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True, inline="always")
+@helper
 def scale(a, s):
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@njit(cache=True, inline="always")
+@helper
 def neg(a):
     return (-a[0], -a[1], -a[2])
 
 
-@njit(cache=True, inline="always")
+@helper
 def dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True, inline="always")
+@helper
 def cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True, inline="always")
+@helper
 def length(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(cache=True)
+@helper
 def normalize(a):
     n = length(a)
     if n < 1e-300:
@@ -53,7 +53,7 @@ def normalize(a):
     return (a[0] / n, a[1] / n, a[2] / n)
 
 
-@njit(cache=True)
+@helper
 def perpendicular(a):
     """A unit vector perpendicular to the unit vector `a` (Duff et al., branchless basis)."""
     s = 1.0 if a[2] >= 0.0 else -1.0
@@ -62,29 +62,29 @@ def perpendicular(a):
     return (1.0 + s * a[0] * a[0] * k, s * b, -s * a[0])
 
 
-@njit(cache=True, inline="always")
+@helper
 def vec3(arr, i):
     return (arr[i, 0], arr[i, 1], arr[i, 2])
 
 
-@njit(cache=True, inline="always")
+@helper
 def vec3_at(arr, i, k):
     return (arr[i, k], arr[i, k + 1], arr[i, k + 2])
 
 
-@njit(cache=True, inline="always")
+@helper
 def quat_at(arr, i, k):
     return (arr[i, k], arr[i, k + 1], arr[i, k + 2], arr[i, k + 3])
 
 
-@njit(cache=True, inline="always")
+@helper
 def store3(arr, i, k, v):
     arr[i, k] = v[0]
     arr[i, k + 1] = v[1]
     arr[i, k + 2] = v[2]
 
 
-@njit(cache=True, inline="always")
+@helper
 def store4(arr, i, k, q):
     arr[i, k] = q[0]
     arr[i, k + 1] = q[1]
@@ -94,7 +94,7 @@ def store4(arr, i, k, q):
 
 # --- quaternions (w, x, y, z) -------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@helper
 def qmul(a, b):
     return (
         a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
@@ -104,18 +104,18 @@ def qmul(a, b):
     )
 
 
-@njit(cache=True, inline="always")
+@helper
 def qconj(q):
     return (q[0], -q[1], -q[2], -q[3])
 
 
-@njit(cache=True)
+@helper
 def qnormalize(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
-@njit(cache=True)
+@helper
 def qrotate(q, v):
     """Rotate vector v by unit quaternion q: v + 2w(u x v) + 2u x (u x v)."""
     u = (q[1], q[2], q[3])
@@ -123,12 +123,12 @@ def qrotate(q, v):
     return add(add(v, scale(t, q[0])), cross(u, t))
 
 
-@njit(cache=True)
+@helper
 def qrotate_inv(q, v):
     return qrotate(qconj(q), v)
 
 
-@njit(cache=True)
+@helper
 def qexp(v):
     """Unit quaternion of the rotation vector v (axis * angle)."""
     angle = length(v)
@@ -138,13 +138,13 @@ def qexp(v):
     return (math.cos(0.5 * angle), v[0] * s, v[1] * s, v[2] * s)
 
 
-@njit(cache=True)
+@helper
 def qintegrate(q, w, h):
     """Orientation after rotating at world angular velocity w for time h (exact for constant w)."""
     return qnormalize(qmul(qexp(scale(w, h)), q))
 
 
-@njit(cache=True)
+@helper
 def qrotation_vector(q):
     """2 * Im(q) scaled to the exact rotation vector, taking the short way round (w >= 0)."""
     if q[0] < 0.0:
@@ -157,7 +157,7 @@ def qrotation_vector(q):
     return (q[1] * k, q[2] * k, q[3] * k)
 
 
-@njit(cache=True)
+@helper
 def qaxis(q, k):
     """World direction of the quaternion frame's local axis k (0=X, 1=Y, 2=Z)."""
     w, x, y, z = q
@@ -168,7 +168,7 @@ def qaxis(q, k):
     return (2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y))
 
 
-@njit(cache=True)
+@helper
 def wrap_angle(a):
     while a > math.pi:
         a -= 2.0 * math.pi
@@ -179,21 +179,21 @@ def wrap_angle(a):
 
 # --- 3x3 matrices (row-major 9-tuples) ----------------------------------------------------
 
-@njit(cache=True, inline="always")
+@helper
 def mat_at(arr, i, k):
     return (arr[i, k], arr[i, k + 1], arr[i, k + 2],
             arr[i, k + 3], arr[i, k + 4], arr[i, k + 5],
             arr[i, k + 6], arr[i, k + 7], arr[i, k + 8])
 
 
-@njit(cache=True, inline="always")
+@helper
 def mat_vec(m, v):
     return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
             m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
             m[6] * v[0] + m[7] * v[1] + m[8] * v[2])
 
 
-@njit(cache=True)
+@helper
 def quat_to_mat(q):
     c0 = qaxis(q, 0)
     c1 = qaxis(q, 1)
@@ -201,7 +201,7 @@ def quat_to_mat(q):
     return (c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2])
 
 
-@njit(cache=True)
+@helper
 def mat_mul(a, b):
     return (
         a[0] * b[0] + a[1] * b[3] + a[2] * b[6], a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
@@ -213,19 +213,19 @@ def mat_mul(a, b):
     )
 
 
-@njit(cache=True)
+@helper
 def mat_transpose(m):
     return (m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8])
 
 
-@njit(cache=True)
+@helper
 def rotate_tensor(q, m):
     """R m R^T: a body-frame inertia (or inverse inertia) tensor seen in the world frame."""
     r = quat_to_mat(q)
     return mat_mul(mat_mul(r, m), mat_transpose(r))
 
 
-@njit(cache=True)
+@helper
 def swing_twist(q):
     """Split q = swing * twist, twist about local X. Returns (swing rotation vector, whose X
     component is 0, and the signed twist angle in (-pi, pi])."""

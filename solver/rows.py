@@ -32,7 +32,7 @@ pass uses and the relax pass drops. Springs (SPRING=1) keep their softness in bo
 import math
 
 import numpy as np
-from numba import njit
+from .jit import helper, kernel
 
 from .mathx import add, cross, dot, mat_vec, scale
 
@@ -47,7 +47,7 @@ def new_rows(count):
             np.zeros((count, ROW_PARAMS)), np.zeros((count, 9)))
 
 
-@njit(cache=True)
+@kernel
 def soft_coefficients(hertz, damping_ratio, h):
     """(bias rate, mass scale, impulse scale) of a spring-damper row for substep h.
 
@@ -68,27 +68,27 @@ def soft_coefficients(hertz, damping_ratio, h):
 # multiplies by 0. A branch on the body's sign makes numba keep the tuples in memory, which
 # made preparing a row several times slower.
 
-@njit(cache=True, inline="always")
+@helper
 def _side(i):
     """(index safe to read, 1.0 for a body or 0.0 for the world)."""
     return max(i, 0), (1.0 if i >= 0 else 0.0)
 
 
-@njit(cache=True, inline="always")
+@helper
 def body_velocity(bs, i):
     k, s = _side(i)
     return ((bs[k, 7] * s, bs[k, 8] * s, bs[k, 9] * s),
             (bs[k, 10] * s, bs[k, 11] * s, bs[k, 12] * s))
 
 
-@njit(cache=True, inline="always")
+@helper
 def _inverse_inertia_times(bI, i, s, v):
     m = (bI[i, 0], bI[i, 1], bI[i, 2], bI[i, 3], bI[i, 4], bI[i, 5], bI[i, 6], bI[i, 7],
          bI[i, 8])
     return scale(mat_vec(m, v), s)
 
 
-@njit(cache=True, inline="always")
+@helper
 def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
     """Store J for row r and compute its effective mass 1 / (J M^-1 J^T)."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
@@ -121,21 +121,21 @@ def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
     rp[r, BLOCK] = 0.0
 
 
-@njit(cache=True, inline="always")
+@helper
 def row_axis(r, a, b, axis, arm_a, arm_b, R, B):
     """The plane-family Jacobian J = [-t, t x sA, t, rB x t] (plane.md)."""
     row_jacobian(r, a, b, (-axis[0], -axis[1], -axis[2]), cross(axis, arm_a), axis,
                  cross(arm_b, axis), R, B)
 
 
-@njit(cache=True, inline="always")
+@helper
 def row_angular(r, a, b, axis, R, B):
     """The angular Jacobian J = [0, -a, 0, a]: C* = a . (wB - wA)."""
     z = (0.0, 0.0, 0.0)
     row_jacobian(r, a, b, z, (-axis[0], -axis[1], -axis[2]), z, axis, R, B)
 
 
-@njit(cache=True, inline="always")
+@helper
 def row_velocity(r, rj, bs, a, b):
     """Cdot = J . u for row r."""
     va, wa = body_velocity(bs, a)
@@ -146,7 +146,7 @@ def row_velocity(r, rj, bs, a, b):
             + rj[r, 9] * wb[0] + rj[r, 10] * wb[1] + rj[r, 11] * wb[2])
 
 
-@njit(cache=True, inline="always")
+@helper
 def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
     a = rb[r, 0]
     b = rb[r, 1]
@@ -162,7 +162,7 @@ def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
             bs[b, 10 + k] += rd[r, 3 + k] * impulse
 
 
-@njit(cache=True, inline="always")
+@helper
 def row_impulse(r, use_bias, cdot, rp, acc):
     """The one generic update: the new clamped accumulated impulse of row r given its
     velocity error Cdot; stores it and returns the change to apply."""
@@ -184,7 +184,7 @@ def row_impulse(r, use_bias, cdot, rp, acc):
     return new - old
 
 
-@njit(cache=True, inline="always")
+@helper
 def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
     """The one generic solve: clamp the accumulated impulse, apply the change."""
     if rp[r, ACTIVE] == 0.0:
@@ -197,27 +197,27 @@ def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
 # Contact manifolds solve all their rows on one pair of bodies: load the two velocities once,
 # run row_impulse on each row, store once. `u` is (vA, wA, vB, wB) as a 12-tuple.
 
-@njit(cache=True, inline="always")
+@helper
 def pair_velocities(bs, a, b):
     return (bs[a, 7], bs[a, 8], bs[a, 9], bs[a, 10], bs[a, 11], bs[a, 12],
             bs[b, 7], bs[b, 8], bs[b, 9], bs[b, 10], bs[b, 11], bs[b, 12])
 
 
-@njit(cache=True, inline="always")
+@helper
 def store_pair_velocities(bs, a, b, u):
     for k in range(6):
         bs[a, 7 + k] = u[k]
         bs[b, 7 + k] = u[6 + k]
 
 
-@njit(cache=True, inline="always")
+@helper
 def pair_row_velocity(r, rj, u):
     return (rj[r, 0] * u[0] + rj[r, 1] * u[1] + rj[r, 2] * u[2] + rj[r, 3] * u[3]
             + rj[r, 4] * u[4] + rj[r, 5] * u[5] + rj[r, 6] * u[6] + rj[r, 7] * u[7]
             + rj[r, 8] * u[8] + rj[r, 9] * u[9] + rj[r, 10] * u[10] + rj[r, 11] * u[11])
 
 
-@njit(cache=True, inline="always")
+@helper
 def pair_apply(r, d, rj, rd, ia, ib, u):
     """u after an impulse d on row r (ia, ib: the bodies' inverse masses)."""
     sa = d * ia
@@ -228,7 +228,7 @@ def pair_apply(r, d, rj, rd, ia, ib, u):
             u[9] + rd[r, 3] * d, u[10] + rd[r, 4] * d, u[11] + rd[r, 5] * d)
 
 
-@njit(cache=True, inline="always")
+@helper
 def pair_row_solve(r, use_bias, rj, rd, rp, acc, ia, ib, u):
     """row_solve for a row whose bodies' velocities are in u; returns the new u."""
     if rp[r, ACTIVE] == 0.0:
@@ -237,7 +237,7 @@ def pair_row_solve(r, use_bias, rj, rd, rp, acc, ia, ib, u):
     return pair_apply(r, d, rj, rd, ia, ib, u)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _coupling(r, k, rb, rj, rd, binv):
     """K[r, k] = J_r M^-1 J_k^T for two rows on the same pair of bodies."""
     a = rb[r, 0]
@@ -252,14 +252,14 @@ def _coupling(r, k, rb, rj, rd, binv):
     return s
 
 
-@njit(cache=True, inline="always")
+@helper
 def _k_entry(r0, n, i, m, rb, rj, rd, binv):
     if i < n and m < n:
         return _coupling(r0 + i, r0 + m, rb, rj, rd, binv)
     return 1.0 if i == m else 0.0
 
 
-@njit(cache=True, inline="always")
+@helper
 def _block_k(r0, n, rb, rj, rd, binv):
     """The block's K = J M^-1 J^T padded to 3x3 with the identity, as nested tuples."""
     return ((_k_entry(r0, n, 0, 0, rb, rj, rd, binv), _k_entry(r0, n, 0, 1, rb, rj, rd, binv),
@@ -270,7 +270,7 @@ def _block_k(r0, n, rb, rj, rd, binv):
              _k_entry(r0, n, 2, 2, rb, rj, rd, binv)))
 
 
-@njit(cache=True, inline="always")
+@helper
 def make_block(r0, n, R, B):
     """Turn n (2 or 3) filled equality rows r0.. into one block; stays scalar if K is singular."""
     rb, rj, rd, rp, rk = R
@@ -300,7 +300,7 @@ def make_block(r0, n, R, B):
         rp[r0 + i, BLOCK] = -1.0
 
 
-@njit(cache=True, inline="always")
+@helper
 def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
     """Solve n equality rows together: dlambda = -ms K^-1 (Cdot + bias) - is lambda."""
     rhs0 = 0.0
@@ -329,7 +329,7 @@ def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
         apply_impulse(r, d, rb, rj, rd, bs, binv)
 
 
-@njit(cache=True, inline="always")
+@helper
 def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
     """Pre-apply last step's impulse (warm_starting.md); inactive rows forget theirs."""
     if rp[r, ACTIVE] == 0.0:
@@ -341,7 +341,7 @@ def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
 
 # --- how a filled row is driven: equality, one-sided limit, motor, spring -----------------
 
-@njit(cache=True, inline="always")
+@helper
 def set_equality(r, c, soft, rp):
     """C = 0, solved softly (bias rate, mass scale, impulse scale from `soft`)."""
     rp[r, BIAS] = soft[0] * c
@@ -349,7 +349,7 @@ def set_equality(r, c, soft, rp):
     rp[r, IMPULSE_SCALE] = soft[2]
 
 
-@njit(cache=True, inline="always")
+@helper
 def set_lower_limit(r, c, soft, inv_h, rp):
     """C >= 0 with lambda >= 0. While C > 0 the row is speculative (Box2D v3): it only stops
     the approach that would cross C = 0 within this substep, so limits never overshoot by
@@ -362,7 +362,7 @@ def set_lower_limit(r, c, soft, inv_h, rp):
         set_equality(r, c, soft, rp)
 
 
-@njit(cache=True, inline="always")
+@helper
 def set_motor(r, speed, max_impulse, rp):
     """Drive C* toward `speed` with |lambda| <= max_impulse per substep."""
     rp[r, TARGET] = -speed
@@ -370,7 +370,7 @@ def set_motor(r, speed, max_impulse, rp):
     rp[r, HI] = max_impulse
 
 
-@njit(cache=True, inline="always")
+@helper
 def set_spring(r, c, hertz, damping_ratio, h, rp):
     """A spring-damper pulling C toward 0 in both solve and relax passes."""
     soft = soft_coefficients(hertz, damping_ratio, h)
@@ -378,6 +378,6 @@ def set_spring(r, c, hertz, damping_ratio, h, rp):
     rp[r, SPRING] = 1.0
 
 
-@njit(cache=True)
+@helper
 def deactivate(r, rp):
     rp[r, ACTIVE] = 0.0

@@ -26,14 +26,14 @@ island is warm started with the impulses that held it.
 """
 
 import numpy as np
-from numba import njit
+from .jit import helper, kernel
 
 from .bodies import ASLEEP, DYNAMIC, moving_kinematic
 from .direct import body_islands
 from .joints.layout import BODY_A, BODY_B, BROKEN, ENABLED, FLAGS
 
 
-@njit(cache=True)
+@kernel
 def wake_marked(mark, bkind, bisland, btimer):
     """Wake every sleeping body whose island label is marked; returns how many woke."""
     woke = 0
@@ -46,7 +46,7 @@ def wake_marked(mark, bkind, bisland, btimer):
     return woke
 
 
-@njit(cache=True)
+@helper
 def _mark_pair(a, b, bkind, bisland, mark, a_awake, b_awake):
     """Mark the island of whichever body sleeps when the other is awake."""
     found = False
@@ -59,12 +59,12 @@ def _mark_pair(a, b, bkind, bisland, mark, a_awake, b_awake):
     return found
 
 
-@njit(cache=True)
+@helper
 def _awake_or_moving(i, bs, bkind, khas):
     return i >= 0 and (bkind[i] == DYNAMIC or moving_kinematic(i, bs, bkind, khas))
 
 
-@njit(cache=True)
+@kernel
 def wake_disturbed(bs, bkind, bisland, btimer, bfrozen, khas, jt, mark):
     """Before collision: wake islands whose bodies were moved or pushed from outside, or
     that a joint ties to an awake or moving body."""
@@ -93,7 +93,7 @@ def wake_disturbed(bs, bkind, bisland, btimer, bfrozen, khas, jt, mark):
     return wake_marked(mark, bkind, bisland, btimer) if found else 0
 
 
-@njit(cache=True)
+@kernel
 def wake_touched(mi, narrow, bs, bkind, bisland, btimer, khas, mark):
     """After the narrowphase: a manifold between a sleeping body and an awake (or moving
     kinematic) one wakes the sleeping island. Only the narrowphase's manifolds (0..narrow)
@@ -109,7 +109,7 @@ def wake_touched(mi, narrow, bs, bkind, bisland, btimer, khas, mark):
     return wake_marked(mark, bkind, bisland, btimer) if found else 0
 
 
-@njit(cache=True)
+@helper
 def _still_with_mover(a, b, bs, bkind, khas, btimer):
     """A moving kinematic body keeps the dynamic body it touches or holds awake."""
     if a >= 0 and b >= 0:
@@ -119,7 +119,7 @@ def _still_with_mover(a, b, bs, bkind, khas, btimer):
             btimer[b] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, threshold,
                 time_to_sleep):
     """After the step: advance the sleep timers and put to sleep every island whose bodies

@@ -29,7 +29,7 @@ impulses (for the warm start when it wakes) and reports its last frame's impulse
 import math
 
 import numpy as np
-from numba import njit
+from .jit import helper, kernel
 
 from .bodies import (DYNAMIC, KINEMATIC, integrate_positions, integrate_velocities,
                      stiffen_world_inertia, update_world_inertia)
@@ -47,7 +47,7 @@ from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        warm_start_contacts)
 
 
-@njit(cache=True)
+@helper(inline=True)
 def kinematic_velocities(bs, bkind, ktarget, khas, dt):
     """Velocities that carry each targeted kinematic body onto its target in one frame."""
     for i in range(bs.shape[0]):
@@ -61,7 +61,7 @@ def kinematic_velocities(bs, bkind, ktarget, khas, dt):
             bs[i, 10 + k] = w[k]
 
 
-@njit(cache=True)
+@helper(inline=True)
 def snap_kinematic(bs, bkind, ktarget, khas):
     for i in range(bs.shape[0]):
         if bkind[i] == KINEMATIC and khas[i]:
@@ -73,7 +73,7 @@ def snap_kinematic(bs, bkind, ktarget, khas):
             khas[i] = False
 
 
-@njit(cache=True)
+@helper
 def joint_awake(j, jt, bkind):
     """A joint takes part in the step while one of its bodies is awake and dynamic."""
     a = jt[j, BODY_A]
@@ -81,7 +81,7 @@ def joint_awake(j, jt, bkind):
     return (a >= 0 and bkind[a] == DYNAMIC) or (b >= 0 and bkind[b] == DYNAMIC)
 
 
-@njit(cache=True)
+@helper
 def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
     """Per body, sum over its joints of |anchor force| x |arm|: how strongly the joints'
     loads resist turning the body (the diagonal geometric stiffness of the anchor rows).
@@ -109,12 +109,12 @@ def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
 # arrays one by one to a private kernel: numba reads arrays held in a tuple argument several
 # times slower in inner loops than arrays passed on their own.
 
-@njit(cache=True)
+@kernel(inline=True)
 def prepare_joints(jt, jf, bkind, S, R, B):
     _prepare_joints(jt, jf, bkind, S, *R, *B)
 
 
-@njit(cache=True)
+@helper
 def _prepare_joints(jt, jf, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
@@ -124,13 +124,13 @@ def _prepare_joints(jt, jf, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
                 deactivate(r, rp)
 
 
-@njit(cache=True)
+@helper(inline=True)
 def warm_start_rows(jt, bkind, R, acc, B):
     """Sleeping joints are skipped: warm_start would forget an inactive row's impulse."""
     _warm_start_rows(jt, bkind, R[0], R[1], R[2], R[3], acc, B[0], B[1])
 
 
-@njit(cache=True)
+@helper(inline=True)
 def _warm_start_rows(jt, bkind, rb, rj, rd, rp, acc, bs, binv):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
@@ -138,14 +138,14 @@ def _warm_start_rows(jt, bkind, rb, rj, rd, rp, acc, bs, binv):
                 warm_start(r, rb, rj, rd, rp, acc, bs, binv)
 
 
-@njit(cache=True)
+@helper(inline=True)
 def clear_joint_impulses(jt, bkind, jimp):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
             jimp[j, :] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def solve_rows(R, acc, B, use_bias, iterations):
     """Iterative sweeps over every row the direct solver does not own (the sweep the passes
     run, listed here for one call; the reference-solver tests drive it on its own)."""
@@ -154,7 +154,7 @@ def solve_rows(R, acc, B, use_bias, iterations):
     solve_listed_rows(sweep[:n], R, acc, B, use_bias, iterations)
 
 
-@njit(cache=True)
+@helper
 def list_sweep_rows(R, sweep):
     """The rows the iterative sweep solves, in order, into sweep: active scalar rows and
     block leaders (not block members, not rows the direct solver owns). Returns their
@@ -168,7 +168,7 @@ def list_sweep_rows(R, sweep):
     return n
 
 
-@njit(cache=True)
+@helper(inline=True)
 def solve_listed_rows(sweep, R, acc, B, use_bias, iterations):
     """`iterations` sweeps over the rows of `list_sweep_rows`: scalar rows solve, block
     leaders solve their block."""
@@ -176,14 +176,14 @@ def solve_listed_rows(sweep, R, acc, B, use_bias, iterations):
                        iterations)
 
 
-@njit(cache=True)
+@helper
 def _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
     """A block leader's solve, kept out of line: inlined next to the scalar row's solve it
     made the sweep's loop about three times slower."""
     block_solve(r, int(rp[r, BLOCK]), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
 
 
-@njit(cache=True)
+@helper
 def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, iterations):
     for _ in range(iterations):
         for i in range(sweep.shape[0]):
@@ -194,7 +194,7 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
                 _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
 
 
-@njit(cache=True)
+@helper
 def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
     """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
     and the contacts, then the joints' equality rows and their pressed limits projected
@@ -206,7 +206,7 @@ def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W)
 
 
-@njit(cache=True)
+@helper(inline=True)
 def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
     """Add this substep's impulse on B (linear, and angular about the anchor) to jimp.
 
@@ -214,7 +214,7 @@ def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
     _accumulate_joint_impulses(jt, jf, R[1], R[3], acc, bs, jimp)
 
 
-@njit(cache=True)
+@helper(inline=True)
 def _accumulate_joint_impulses(jt, jf, rj, rp, acc, bs, jimp):
     for j in range(jt.shape[0]):
         r0 = j * MAX_ROWS
@@ -243,7 +243,7 @@ def _accumulate_joint_impulses(jt, jf, rj, rp, acc, bs, jimp):
             jimp[j, 3 + k] += ang[k]
 
 
-@njit(cache=True)
+@helper(inline=True)
 def break_joints(jt, jf, jimp, acc, bkind, dt):
     """A joint breaks when last frame's mean constraint force or torque exceeds its limit."""
     for j in range(jt.shape[0]):
@@ -260,7 +260,7 @@ def break_joints(jt, jf, jimp, acc, bkind, dt):
                 acc[r] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, joint_hertz,
                joint_damping, C):
     """Advance the world by one frame of length dt.

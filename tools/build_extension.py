@@ -5,7 +5,11 @@
     python tools/build_extension.py --output-dir dist --platform linux-x64
 
 One zip per platform (`--split-platforms`), each with the numba and llvmlite wheels listed in
-blender_manifest.toml for that platform. Wheels are downloaded from PyPI with pip once and kept
+blender_manifest.toml for that platform. The zip of the platform this runs on also carries the
+solver's compiled kernels (solver/_kernels/, built by `addon/kernels.py --prepare` in the
+staged copy, for numba's portable CPU target), so the installed extension simulates at once;
+`--no-kernels` leaves them out. Other platforms' extensions compile them once, in the
+background, on first use. Wheels are downloaded from PyPI with pip once and kept
 in build/wheels/ (git-ignored; `--wheel-dir` to change). The builder is Blender's
 `blender_ext.py`: taken from the `bpy` wheel when it is installed, else from `--blender`
 (runs `blender --command extension build`).
@@ -13,6 +17,7 @@ in build/wheels/ (git-ignored; `--wheel-dir` to change). The builder is Blender'
 
 import argparse
 import glob
+import platform as platform_mod
 import importlib.util
 import os
 import re
@@ -38,6 +43,29 @@ PLATFORM_TAGS = {
 # paths_exclude_pattern is the authority on what the zip holds).
 STAGE_SKIP = {".git", "build", "dist", "tests", "bench", "tools", "docs", ".ci", "__pycache__",
               ".pytest_cache", ".venv", "wheels"}
+KERNEL_PATTERNS = ('  "*.nbi",\n', '  "*.nbc",\n')
+
+
+def native_platform():
+    """This machine's Blender platform name ('linux-x64')."""
+    machine = platform_mod.machine().lower()
+    arch = "arm64" if machine in {"arm64", "aarch64"} else "x64"
+    system = {"linux": "linux", "win32": "windows", "darwin": "macos"}[sys.platform]
+    return f"{system}-{arch}"
+
+
+def compile_kernels(staging):
+    """Compile the solver's kernels into the staged copy (solver/_kernels/<source hash>/),
+    the way the installed extension's background preparation would."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "NUMBA_CPU_NAME",
+                        "NUMBA_CPU_FEATURES", "LIGAMENT_CPU")}
+    print("build_extension: compiling the solver's kernels for the zip", flush=True)
+    proc = subprocess.run([sys.executable, os.path.join(staging, "addon", "kernels.py"),
+                           "--prepare"], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise SystemExit("build_extension: compiling the kernels failed:\n"
+                         + proc.stdout[-3000:] + proc.stderr[-3000:])
 
 
 def wheel_platform(filename):
@@ -82,12 +110,12 @@ def find_builder(blender):
                      "`bpy` wheel in this Python (pip install bpy) or pass --blender PATH.")
 
 
-def stage(staging, platforms, wheels):
+def stage(staging, platforms, wheels, kernels=False):
     """Copy the extension sources and the chosen wheels into `staging`, with a manifest that
-    lists only those platforms and wheels."""
+    lists only those platforms and wheels (and, with `kernels`, the compiled kernels)."""
     def ignore(directory, names):
         top = os.path.abspath(directory) == ROOT
-        return [n for n in names if n in {"__pycache__", ".pytest_cache", ".git"}
+        return [n for n in names if n in {"__pycache__", ".pytest_cache", ".git", "_kernels"}
                 or (top and n in STAGE_SKIP) or n.endswith((".pyc", ".nbi", ".nbc", ".zip"))]
     shutil.copytree(ROOT, staging, ignore=ignore)
     os.makedirs(os.path.join(staging, "wheels"))
@@ -99,11 +127,15 @@ def stage(staging, platforms, wheels):
         f'"{p}"' for p in platforms) + "]", text)
     text = re.sub(r"(?ms)^wheels = \[.*?\n\]", "wheels = [\n" + "".join(
         f'  "./wheels/{os.path.basename(w)}",\n' for w in wheels) + "]", text)
+    if kernels:
+        compile_kernels(staging)
+        for pattern in KERNEL_PATTERNS:
+            text = text.replace(pattern, "")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
 
-def build(output_dir, platforms=None, wheel_dir=None, blender=None):
+def build(output_dir, platforms=None, wheel_dir=None, blender=None, kernels=True):
     """Build and return the list of zip paths."""
     with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
         manifest = tomllib.load(f)
@@ -115,7 +147,7 @@ def build(output_dir, platforms=None, wheel_dir=None, blender=None):
                          f"{all_platforms}")
     wheel_dir = os.path.abspath(wheel_dir or os.path.join(ROOT, "build", "wheels"))
     os.makedirs(wheel_dir, exist_ok=True)
-    wheels = []
+    wheels = {}
     for p in platforms:
         mine = [os.path.basename(w) for w in manifest.get("wheels", [])
                 if wheel_matches(os.path.basename(w), p)]
@@ -124,21 +156,28 @@ def build(output_dir, platforms=None, wheel_dir=None, blender=None):
         for name in mine:
             if not os.path.exists(os.path.join(wheel_dir, name)):
                 download_wheel(name, wheel_dir)
-            wheels.append(os.path.join(wheel_dir, name))
+            wheels.setdefault(p, []).append(os.path.join(wheel_dir, name))
+    # the native platform's zip gets the kernels; the others share one staging without them
+    groups = [[p] for p in platforms if kernels and p == native_platform()]
+    rest = [p for p in platforms if not groups or p != groups[0][0]]
+    groups += [rest] if rest else []
 
     output_dir = os.path.abspath(output_dir)
     os.makedirs(output_dir, exist_ok=True)
     builder = find_builder(blender)
-    with tempfile.TemporaryDirectory(prefix="ligament-build-") as tmp:
-        staging = os.path.join(tmp, "ligament")
-        stage(staging, platforms, wheels)
-        cmd = [*builder, "build", "--source-dir", staging, "--output-dir", output_dir,
-               "--split-platforms"]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        sys.stdout.write(proc.stdout)
-        if proc.returncode != 0:
-            sys.stderr.write(proc.stderr)
-            raise SystemExit(f"build_extension: Blender's builder failed (exit {proc.returncode})")
+    for group in groups:
+        with tempfile.TemporaryDirectory(prefix="ligament-build-") as tmp:
+            staging = os.path.join(tmp, "ligament")
+            stage(staging, group, [w for p in group for w in wheels[p]],
+                  kernels=kernels and group == [native_platform()])
+            cmd = [*builder, "build", "--source-dir", staging, "--output-dir", output_dir,
+                   "--split-platforms"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            sys.stdout.write(proc.stdout)
+            if proc.returncode != 0:
+                sys.stderr.write(proc.stderr)
+                raise SystemExit(f"build_extension: Blender's builder failed "
+                                 f"(exit {proc.returncode})")
     version = manifest["version"]
     zips = [os.path.join(output_dir, f"{manifest['id']}-{version}-{p.replace('-', '_')}.zip")
             for p in platforms]
@@ -157,8 +196,12 @@ def main(argv=None):
     p.add_argument("--wheel-dir", help="wheel cache (default: build/wheels)")
     p.add_argument("--blender", help="a Blender executable to build with instead of the bpy "
                                      "wheel's builder")
+    p.add_argument("--no-kernels", action="store_true",
+                   help="leave the compiled kernels out of this platform's zip (the extension "
+                        "then prepares them in the background on first use)")
     args = p.parse_args(argv)
-    for z in build(args.output_dir, args.platforms, args.wheel_dir, args.blender):
+    for z in build(args.output_dir, args.platforms, args.wheel_dir, args.blender,
+                   kernels=not args.no_kernels):
         print(z)
 
 

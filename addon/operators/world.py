@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import EnumProperty
 
-from .. import cache, presets
+from .. import cache, kernels, presets
 
 
 def _quality_items(self, context):
@@ -56,5 +56,52 @@ class LIGAMENT_OT_quality_preset(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_reset, LIGAMENT_OT_quality_preset)
+class LIGAMENT_OT_prepare_solver(bpy.types.Operator):
+    """Compile the solver's kernels now, in a background process (needed once per solver
+    version where the extension ships none: Windows, macOS). Esc stops it"""
+    bl_idname = "ligament.prepare_solver"
+    bl_label = "Prepare Solver"
+
+    def invoke(self, context, event):
+        if kernels.ready():
+            self.report({'INFO'}, "The solver is ready")
+            return {'FINISHED'}
+        kernels.ensure_started()
+        self._timer = context.window_manager.event_timer_add(0.5, window=context.window)
+        context.window_manager.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def execute(self, context):
+        kernels.prepare_blocking(report=lambda line: print(line, flush=True))
+        return {'FINISHED'}
+
+    def modal(self, context, event):
+        if event.type == 'ESC':
+            kernels.stop()
+            return self._end(context, {'CANCELLED'}, "Solver preparation stopped")
+        if event.type == 'TIMER' and not kernels.running():
+            if kernels.ready():
+                return self._end(context, {'FINISHED'}, "The solver is ready")
+            return self._end(context, {'CANCELLED'}, kernels.status() or "stopped")
+        return {'PASS_THROUGH'}
+
+    def _end(self, context, result, message):
+        context.window_manager.event_timer_remove(self._timer)
+        self.report({'INFO'} if result == {'FINISHED'} else {'WARNING'}, message)
+        return result
+
+
+class LigamentPreferences(bpy.types.AddonPreferences):
+    bl_idname = __package__.rpartition(".")[0].rpartition(".")[0]   # the extension's package
+
+    def draw(self, context):
+        layout = self.layout
+        status = kernels.status()
+        layout.label(text=status or "Solver ready: its kernels are compiled for this "
+                                    "version", icon='TIME' if status else 'CHECKMARK')
+        layout.operator("ligament.prepare_solver", icon='PLAY')
+
+
+classes = (LIGAMENT_OT_reset, LIGAMENT_OT_quality_preset, LIGAMENT_OT_prepare_solver,
+           LigamentPreferences)
 register, unregister = bpy.utils.register_classes_factory(classes)

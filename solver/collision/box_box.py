@@ -11,7 +11,7 @@ Edge-edge contacts give one point at the closest points of the two edges.
 """
 
 import numpy as np
-from numba import njit
+from ..jit import helper
 
 from ..mathx import add, cross, dot, length, qaxis, scale, sub
 from .manifold import put_point
@@ -19,12 +19,12 @@ from .manifold import put_point
 FACE_TOLERANCE = 0.002
 
 
-@njit(cache=True)
+@helper
 def _axes(q):
     return qaxis(q, 0), qaxis(q, 1), qaxis(q, 2)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _pick(t, i):
     if i == 0:
         return t[0]
@@ -33,13 +33,13 @@ def _pick(t, i):
     return t[2]
 
 
-@njit(cache=True)
+@helper
 def _extent(axes, he, n):
     return (he[0] * abs(dot(axes[0], n)) + he[1] * abs(dot(axes[1], n))
             + he[2] * abs(dot(axes[2], n)))
 
 
-@njit(cache=True)
+@helper
 def _clip_face(ref_c, ref_axes, ref_he, ref_i, n_ref, inc_c, inc_axes, inc_he, margin,
                flip, pts, id_base, poly, poly_id, tmp, tmp_id):
     """Clip the incident face against the reference face; write candidates; return count."""
@@ -120,7 +120,7 @@ def _clip_face(ref_c, ref_axes, ref_he, ref_i, n_ref, inc_c, inc_axes, inc_he, m
     return out
 
 
-@njit(cache=True)
+@helper
 def box_box(ca, qa, hea, cb, qb, heb, margin, pts, scratch, scratch_id):
     """Returns (count, normal from A to B)."""
     axa = _axes(qa)

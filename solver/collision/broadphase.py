@@ -8,13 +8,14 @@ order) do not depend on where bodies happen to lie along the sweep axis.
 import math
 
 import numpy as np
-from numba import njit
+from ..jit import helper
+from ..sorting import argsort
 
 from ..mathx import qaxis, qrotate
 from ..shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 
 
-@njit(cache=True)
+@helper
 def bounding_radius(kind, p):
     if kind == SPHERE:
         return p[0]
@@ -25,7 +26,7 @@ def bounding_radius(kind, p):
     return p[3]                       # hulls and meshes keep their bounding radius in p[3]
 
 
-@njit(cache=True)
+@helper
 def compute_aabbs(bs, borig, skind, sparam, dt, cap, aabb, ext):
     """aabb[i] = (min xyz, max xyz) of body i's shape, grown by ext[i] (its motion this frame)."""
     for i in range(bs.shape[0]):
@@ -67,7 +68,7 @@ def compute_aabbs(bs, borig, skind, sparam, dt, cap, aabb, ext):
             aabb[i, 3 + m] = x[m] + r[m] + e
 
 
-@njit(cache=True)
+@helper
 def sweep_and_prune(aabb, skind):
     """Overlapping AABB pairs (i < j) among bounded shapes, sorted by (i, j)."""
     n = aabb.shape[0]
@@ -77,8 +78,13 @@ def sweep_and_prune(aabb, skind):
         if skind[i] != PLANE:
             idx[m] = i
             m += 1
-    idx = idx[:m]
-    order = idx[np.argsort(aabb[idx, 0], kind="mergesort")]
+    xs = np.empty(m)
+    for s in range(m):
+        xs[s] = aabb[idx[s], 0]
+    by_x = argsort(xs)
+    order = np.empty(m, dtype=np.int64)
+    for s in range(m):
+        order[s] = idx[by_x[s]]
     pairs = np.empty((max(4 * m, 16), 2), dtype=np.int64)
     count = 0
     for s in range(m):
@@ -92,12 +98,34 @@ def sweep_and_prune(aabb, skind):
                     aabb[j, 2] > aabb[i, 5] or aabb[i, 2] > aabb[j, 5]:
                 continue
             if count == pairs.shape[0]:
-                grown = np.empty((2 * count, 2), dtype=np.int64)
-                grown[:count] = pairs
-                pairs = grown
+                pairs = _grown(pairs)
             pairs[count, 0] = min(i, j)
             pairs[count, 1] = max(i, j)
             count += 1
-    pairs = pairs[:count]
-    key = pairs[:, 0] * n + pairs[:, 1]
-    return pairs[np.argsort(key, kind="mergesort")]
+    key = np.empty(count, dtype=np.int64)
+    for s in range(count):
+        key[s] = pairs[s, 0] * n + pairs[s, 1]
+    return _permuted(pairs, argsort(key))
+
+
+# Copies are loops: numba's slice assignment and fancy indexing compile an error path that
+# formats shapes into a message (string kernels, ~1.5 s of the cold compile).
+
+@helper
+def _grown(pairs):
+    """pairs in a table twice as long."""
+    grown = np.empty((2 * pairs.shape[0], 2), dtype=np.int64)
+    for s in range(pairs.shape[0]):
+        grown[s, 0] = pairs[s, 0]
+        grown[s, 1] = pairs[s, 1]
+    return grown
+
+
+@helper
+def _permuted(pairs, order):
+    """pairs[order]."""
+    out = np.empty((order.shape[0], 2), dtype=np.int64)
+    for s in range(order.shape[0]):
+        out[s, 0] = pairs[order[s], 0]
+        out[s, 1] = pairs[order[s], 1]
+    return out

@@ -25,7 +25,7 @@ resting contact keeps its ids frame to frame.
 import math
 
 import numpy as np
-from numba import njit
+from ..jit import helper
 
 from ..mathx import add, cross, dot, length, qaxis, qrotate, qrotate_inv, scale, sub
 from ..shapes import BOX, CAPSULE, CYLINDER, HULL, SPHERE
@@ -41,12 +41,12 @@ EQUALLY_DEEP = 0.01       # m: a resting face's points differ by less than this 
 
 # --- support mappings ----------------------------------------------------------------------
 
-@njit(cache=True)
+@helper
 def radius(kind, p):
     return p[0] if kind == SPHERE or kind == CAPSULE else 0.0
 
 
-@njit(cache=True)
+@helper
 def support(kind, x, q, p, G, tri, d):
     """Farthest point of the core along d (world)."""
     if kind == SPHERE:
@@ -90,7 +90,7 @@ def support(kind, x, q, p, G, tri, d):
     return (tri[best, 0], tri[best, 1], tri[best, 2])
 
 
-@njit(cache=True)
+@helper
 def centre(kind, x, tri):
     if kind == TRI:
         return ((tri[0, 0] + tri[1, 0] + tri[2, 0]) / 3.0,
@@ -99,7 +99,7 @@ def centre(kind, x, tri):
     return x
 
 
-@njit(cache=True)
+@helper
 def tri_normal(tri):
     e1 = (tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2])
     e2 = (tri[2, 0] - tri[0, 0], tri[2, 1] - tri[0, 1], tri[2, 2] - tri[0, 2])
@@ -110,7 +110,7 @@ def tri_normal(tri):
 
 # --- GJK ------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@helper
 def _closest_triangle(a, b, c):
     """Barycentric weights of the point of triangle abc nearest the origin (Ericson 5.1.5)."""
     ab = sub(b, a)
@@ -151,7 +151,7 @@ def _closest_triangle(a, b, c):
     return 1.0 - v - w, v, w
 
 
-@njit(cache=True)
+@helper
 def _solve_simplex(W, lam, n):
     """Closest point of simplex W[:n] to the origin: fills lam, returns -1 when the origin
     lies inside a tetrahedron, else the simplex size."""
@@ -205,7 +205,7 @@ def _solve_simplex(W, lam, n):
     return 4
 
 
-@njit(cache=True)
+@helper
 def gjk(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb):
     """Distance between the cores of A and B and their closest points (dist 0: overlap)."""
     W = np.empty((4, 3))
@@ -265,7 +265,7 @@ def gjk(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb):
 
 # --- SAT --------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@helper
 def _axis_sep(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, d, ra, rb):
     """Separation of A and B along the line d, in the better direction: (s, axis A -> B)."""
     ma = dot(support(ka, xa, qa, pa, G, ta, d), d) + ra
@@ -279,7 +279,7 @@ def _axis_sep(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, d, ra, rb):
     return s2, scale(d, -1.0)
 
 
-@njit(cache=True)
+@helper
 def _directions(kind, x, q, p, G, tri, faces, out):
     """Face normals (faces=True) or edge directions (False) of the shape, world, into out."""
     if kind == BOX:
@@ -321,7 +321,7 @@ def _directions(kind, x, q, p, G, tri, faces, out):
     return 0
 
 
-@njit(cache=True)
+@helper
 def _perp_axis(kind, x, q, c):
     """Perpendicular from a capsule's or cylinder's axis line to the point c."""
     if kind != CAPSULE and kind != CYLINDER:
@@ -331,7 +331,7 @@ def _perp_axis(kind, x, q, c):
     return sub(r, scale(a, dot(a, r)))
 
 
-@njit(cache=True)
+@helper
 def sat(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb):
     """Largest separation over the candidate axes: (s, unit axis A -> B)."""
     ra = radius(ka, pa)
@@ -391,7 +391,7 @@ def sat(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb):
 
 # --- features and clipping ------------------------------------------------------------------
 
-@njit(cache=True)
+@helper
 def _put(out, oid, i, p, fid):
     out[i, 0] = p[0]
     out[i, 1] = p[1]
@@ -399,7 +399,7 @@ def _put(out, oid, i, p, fid):
     oid[i] = fid
 
 
-@njit(cache=True)
+@helper
 def feature(kind, x, q, p, G, tri, d, out, oid):
     """The shape's surface feature farthest along unit d: (count, face id, face normal).
     Round shapes' points are already moved out to their surface along d."""
@@ -487,7 +487,7 @@ def feature(kind, x, q, p, G, tri, d, out, oid):
     return 3, 0, nt if dot(nt, d) >= 0.0 else scale(nt, -1.0)
 
 
-@njit(cache=True)
+@helper
 def _clip_plane(src, sid, cnt, pn, pd, tag, dst, did):
     """Keep the part of polygon src (a segment when cnt == 2) with pn . p <= pd."""
     edges = cnt if cnt > 2 else cnt - 1
@@ -510,7 +510,7 @@ def _clip_plane(src, sid, cnt, pn, pd, tag, dst, did):
     return k
 
 
-@njit(cache=True)
+@helper
 def clip_to_reference(ref, rcnt, inc, iid, icnt, n, bufs, bid):
     """Clip the incident feature by the reference feature's side planes (along n).
     Result in bufs[0] / bid[0]; returns its count."""
@@ -562,7 +562,7 @@ def clip_to_reference(ref, rcnt, inc, iid, icnt, n, bufs, bid):
     return cnt
 
 
-@njit(cache=True)
+@helper
 def new_workspace():
     """Scratch arrays for one thread: features of A and B, clip buffers."""
     return (np.empty((FEATURE_MAX, 3)), np.empty(FEATURE_MAX, dtype=np.int64),
@@ -570,7 +570,7 @@ def new_workspace():
             np.empty((2, CLIP_MAX, 3)), np.empty((2, CLIP_MAX), dtype=np.int64))
 
 
-@njit(cache=True)
+@helper
 def face_manifold(n, fa, ca, fida, nfa, fb, cb, fidb, nfb, margin, pts, count, ws, id_base):
     """Clip feature A (along n) against feature B (along -n) or the other way round, and add
     the points within the margin to pts. Returns the new count."""
@@ -618,13 +618,13 @@ def face_manifold(n, fa, ca, fida, nfa, fb, cb, fidb, nfb, margin, pts, count, w
     return count
 
 
-@njit(cache=True)
+@helper
 def _mid(pts, i):
     return (0.5 * (pts[i, 0] + pts[i, 3]), 0.5 * (pts[i, 1] + pts[i, 4]),
             0.5 * (pts[i, 2] + pts[i, 5]))
 
 
-@njit(cache=True)
+@helper
 def _swap_rows(pts, i, j):
     for k in range(pts.shape[1]):
         t = pts[i, k]
@@ -632,7 +632,7 @@ def _swap_rows(pts, i, j):
         pts[j, k] = t
 
 
-@njit(cache=True)
+@helper
 def stable_reduce(pts, count, n):
     """Keep four points as manifold.reduce_points does (deepest, farthest, widest triangle,
     farthest from those), but with ties settled by candidate order and feature id: points
@@ -672,7 +672,7 @@ def stable_reduce(pts, count, n):
     return 4
 
 
-@njit(cache=True)
+@helper
 def convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, margin, pts, ws):
     """Manifold candidates for any convex pair: (count, normal A -> B)."""
     dist, ca_, cb_ = gjk(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb)

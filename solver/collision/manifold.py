@@ -14,13 +14,13 @@ face keeps its four corners.
 
 import math
 
-from numba import njit
+from ..jit import helper
 
 PT_WIDTH = 8
 MAX_CANDIDATES = 16
 
 
-@njit(cache=True, inline="always")
+@helper
 def put_point(pts, i, pa, pb, fid, sep):
     for k in range(3):
         pts[i, k] = pa[k]
@@ -29,18 +29,18 @@ def put_point(pts, i, pa, pb, fid, sep):
     pts[i, 7] = sep
 
 
-@njit(cache=True)
+@helper
 def _mid(pts, i):
     return (0.5 * (pts[i, 0] + pts[i, 3]), 0.5 * (pts[i, 1] + pts[i, 4]),
             0.5 * (pts[i, 2] + pts[i, 5]))
 
 
-@njit(cache=True)
+@helper
 def _d2(a, b):
     return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2
 
 
-@njit(cache=True)
+@helper
 def _swap(pts, i, j):
     for k in range(PT_WIDTH):
         t = pts[i, k]
@@ -48,7 +48,7 @@ def _swap(pts, i, j):
         pts[j, k] = t
 
 
-@njit(cache=True)
+@helper
 def reduce_points(pts, count, n):
     """Move the (at most) four kept candidates to rows 0..3 and return how many."""
     if count <= 4:
@@ -93,7 +93,7 @@ def reduce_points(pts, count, n):
     return 4
 
 
-@njit(cache=True)
+@helper
 def patch_area(pts, count, n, t1, t2):
     """Area of the convex polygon of the kept points, projected on the contact plane."""
     if count < 3:
@@ -129,7 +129,7 @@ def patch_area(pts, count, n, t1, t2):
     return 0.5 * abs(area)
 
 
-@njit(cache=True)
+@helper
 def add_candidate(pts, count, pa, pb, fid, sep):
     """Add a candidate; when the table is full it replaces the shallowest if deeper."""
     if count < pts.shape[0]:

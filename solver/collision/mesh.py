@@ -19,7 +19,7 @@ clip id), stable while the body rests.
 """
 
 import numpy as np
-from numba import njit
+from ..jit import helper
 
 from ..mathx import add, dot, qrotate, qrotate_inv, scale, sub
 from .convex import (CLIP_MAX, ID_MOD, TRI, add_candidate, clip_to_reference, convex_convex,
@@ -30,7 +30,7 @@ AGREE = 0.95
 BUFFER = 128
 
 
-@njit(cache=True)
+@helper
 def _query(ka, xa, qa, pa, xb, qb, pb, G, margin):
     """Rows of G[7] (mesh triangles) whose boxes overlap A's box grown by margin."""
     m = int(pb[0])
@@ -75,7 +75,8 @@ def _query(ka, xa, qa, pa, xb, qb, pb, G, margin):
             for t in range(4 * j, min(4 * j + 4, tc)):
                 if count == out.shape[0]:
                     grown = np.empty(2 * count, dtype=np.int64)
-                    grown[:count] = out
+                    for s in range(count):     # a loop: slice assignment compiles an
+                        grown[s] = out[s]      # error path that formats shapes (~0.5 s)
                     out = grown
                 out[count] = t0 + t
                 count += 1
@@ -86,7 +87,7 @@ def _query(ka, xa, qa, pa, xb, qb, pb, G, margin):
     return out[:count]
 
 
-@njit(cache=True)
+@helper
 def _triangle(G, row, xb, qb, tri):
     mv = G[6]
     mt = G[7]
@@ -97,7 +98,7 @@ def _triangle(G, row, xb, qb, tri):
             tri[i, k] = w[k]
 
 
-@njit(cache=True)
+@helper
 def _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, out):
     """A's feature along -nt (fa, already found) clipped by the triangle: candidates into
     out (A's point, B's point, id, separation along nt); returns their count."""
@@ -128,7 +129,7 @@ def _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, out):
     return count
 
 
-@njit(cache=True)
+@helper
 def _store(cand, nc, small, k, n, id_base):
     """Append k candidates with their normal (columns 8:11) to cand, growing it."""
     if nc + k > cand.shape[0]:
@@ -145,7 +146,7 @@ def _store(cand, nc, small, k, n, id_base):
     return cand, nc
 
 
-@njit(cache=True)
+@helper
 def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
     """Convex A against mesh B: (count, normal A -> B), at most four points in pts."""
     rows = _query(ka, xa, qa, pa, xb, qb, pb, G, margin)

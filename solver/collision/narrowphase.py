@@ -15,7 +15,7 @@ anything against a static triangle mesh through mesh.py, so no pair goes unhandl
 import math
 
 import numpy as np
-from numba import njit
+from ..jit import helper
 
 from ..mathx import add, cross, dot, length, perpendicular, qaxis, qrotate, scale, sub
 from ..shapes import BOX, CAPSULE, CYLINDER, HULL, MESH, PLANE, SPHERE
@@ -25,7 +25,7 @@ from .mesh import convex_mesh
 from .manifold import add_candidate, put_point
 
 
-@njit(cache=True)
+@helper
 def _closest_on_segment(p, a, b):
     ab = sub(b, a)
     den = dot(ab, ab)
@@ -34,7 +34,7 @@ def _closest_on_segment(p, a, b):
     return add(a, scale(ab, t))
 
 
-@njit(cache=True)
+@helper
 def _spheres(ca, ra, cb, rb, margin, pts, fid):
     d = sub(cb, ca)
     dist = length(d)
@@ -46,13 +46,13 @@ def _spheres(ca, ra, cb, rb, margin, pts, fid):
     return 1, n
 
 
-@njit(cache=True)
+@helper
 def _segment(x, q, hh):
     ax = qaxis(q, 2)
     return sub(x, scale(ax, hh)), add(x, scale(ax, hh))
 
 
-@njit(cache=True)
+@helper
 def _capsules(a0, a1, ra, b0, b1, rb, margin, pts):
     da = sub(a1, a0)
     db = sub(b1, b0)
@@ -91,7 +91,7 @@ def _capsules(a0, a1, ra, b0, b1, rb, margin, pts):
     return _spheres(add(a0, scale(da, s)), ra, add(b0, scale(db, t)), rb, margin, pts, 2)
 
 
-@njit(cache=True)
+@helper
 def _sphere_box(c, r, xb, qb, he, margin, pts):
     lc = qrotate((qb[0], -qb[1], -qb[2], -qb[3]), sub(c, xb))
     inside = abs(lc[0]) <= he[0] and abs(lc[1]) <= he[1] and abs(lc[2]) <= he[2]
@@ -126,7 +126,7 @@ def _sphere_box(c, r, xb, qb, he, margin, pts):
     return 1, n
 
 
-@njit(cache=True)
+@helper
 def _capsule_box(xa, qa, pa, xb, qb, he, margin, pts):
     """Capsule A against box B: sphere-box at both segment ends and at the segment point
     nearest the box (a few alternating projections, enough for a segment and a box), all
@@ -168,7 +168,7 @@ def _capsule_box(xa, qa, pa, xb, qb, he, margin, pts):
     return out, n
 
 
-@njit(cache=True)
+@helper
 def _convex_plane(ka, xa, qa, pa, pn, p0, margin, pts):
     """Any convex shape A against the half-space below the plane (pn, p0); n = -pn."""
     n = scale(pn, -1.0)
@@ -221,7 +221,7 @@ def _convex_plane(ka, xa, qa, pa, pn, p0, margin, pts):
     return count, n
 
 
-@njit(cache=True)
+@helper
 def _cylinder_support(x, q, r, hh, d):
     ax = qaxis(q, 2)
     a = dot(ax, d)
@@ -233,7 +233,7 @@ def _cylinder_support(x, q, r, hh, d):
     return p
 
 
-@njit(cache=True)
+@helper
 def _cylinder_box(xa, qa, pa, xb, qb, he, margin, pts):
     """Cylinder A against box B through the box face that separates them most: the
     cylinder's rim candidates against that face's plane, kept where they land on the face.
@@ -271,7 +271,7 @@ def _cylinder_box(xa, qa, pa, xb, qb, he, margin, pts):
     return out, n
 
 
-@njit(cache=True)
+@helper
 def _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, u, v, hu, hv_):
     """Hull A's vertices against the plane (pn, p0); with hu > 0 only those landing inside
     the rectangle |u . d| <= hu, |v . d| <= hv_ about p0 (a box face). n = -pn."""
@@ -291,7 +291,7 @@ def _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, u, v, hu, hv_):
     return count, scale(pn, -1.0)
 
 
-@njit(cache=True)
+@helper(inline=True)
 def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id, G):
     """Candidates for the pair (kind A <= kind B). Returns (count, normal A -> B). G is the
     geometry tuple of collision/geometry.py. Pairs without a dedicated routine go through

@@ -3,13 +3,13 @@
 Row 0 only; the axis is the frame's X axis, carried by A.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import qaxis
 from ..primitives.hinge_motor import hinge_motor
 from .layout import MOTOR_MAX, MOTOR_SPEED
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def prepare_angular_motor(r0, j, jf, a, b, fa, S, R, B):
     hinge_motor(r0, a, b, qaxis(fa, 0), jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R, B)

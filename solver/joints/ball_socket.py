@@ -3,7 +3,7 @@
 Rows: 0-2 anchor coincidence, solved as one 3x3 block; 3-5 the optional orientation drive.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import sub
 from ..primitives.plane import plane
@@ -11,7 +11,7 @@ from ..rows import make_block
 from .drive import prepare_drive
 
 
-@njit(cache=True, inline="always")
+@helper
 def point_rows(r0, a, b, ra, rb, pa, pb, S, R, B):
     p = sub(pb, pa)
     for i in range(3):
@@ -20,7 +20,7 @@ def point_rows(r0, a, b, ra, rb, pa, pb, S, R, B):
     make_block(r0, 3, R, B)
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def prepare_ball_socket(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     prepare_drive(r0 + 3, j, flags, jf, a, b, fa, fb, S, R, B)

@@ -4,7 +4,7 @@ Rows: 0 rigid length (no range, no spring) or spring, 1 min length, 2 max length
 All act along n = (pB - pA) / |pB - pA| (distance.md).
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import neg
 from ..primitives.distance import distance, distance_axis
@@ -14,7 +14,7 @@ from .layout import (HAS_LOWER, HAS_SPRING, HAS_UPPER, LENGTH, LOWER, REST, SPRI
                      SPRING_HZ, UPPER)
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def prepare_distance(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R, B):
     n, d = distance_axis(pa, pb)
     if flags & HAS_SPRING:

@@ -1,13 +1,13 @@
 """The optional orientation drive a ball-socket or ragdoll joint carries in its last 3 slots."""
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import quat_at
 from ..primitives.orientation_drive import orientation_drive
 from .layout import DRIVE_DAMPING, DRIVE_HZ, DRIVE_MAX, DRIVE_TARGET, HAS_DRIVE
 
 
-@njit(cache=True, inline="always")
+@helper
 def prepare_drive(r0, j, flags, jf, a, b, fa, fb, S, R, B):
     if flags & HAS_DRIVE:
         orientation_drive(r0, a, b, fa, fb, quat_at(jf, j, DRIVE_TARGET), jf[j, DRIVE_HZ],

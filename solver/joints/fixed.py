@@ -1,12 +1,12 @@
 """Fixed (weld): anchor coincidence plus orientation lock (fixed.md). Rows: 0-2, 3-5."""
 
-from numba import njit
+from ..jit import helper
 
 from ..primitives.orientation_lock import orientation_lock
 from .ball_socket import point_rows
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def prepare_fixed(r0, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     orientation_lock(r0 + 3, a, b, fa, fb, S, R, B)

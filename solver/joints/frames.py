@@ -1,19 +1,19 @@
 """World-space anchors and frames of a joint's two sides (the static world for id -1)."""
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import add, qmul, qrotate, quat_at, vec3_at
 from .layout import ANCHOR_A, ANCHOR_B, BODY_A, BODY_B, FRAME_A, FRAME_B
 
 
-@njit(cache=True, inline="always")
+@helper
 def body_pose(bs, i):
     if i < 0:
         return (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
     return vec3_at(bs, i, 0), quat_at(bs, i, 3)
 
 
-@njit(cache=True, inline="always")
+@helper
 def joint_pose(j, jt, jf, bs):
     """(a, b, xA, xB, rA, rB, pA, pB, fA, fB): bodies, centres, anchor arms, anchors, frames."""
     a = jt[j, BODY_A]

@@ -4,7 +4,7 @@ Rows: 0-2 anchor (ball-socket), 3-4 hinge axis, 5 lower angle, 6 upper angle, 7 
 8 spring toward angle 0. The angle is the twist of fA^-1 fB about the axis.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import neg, qaxis, qconj, qmul, swing_twist
 from ..primitives.hinge_axis import hinge_axis
@@ -16,12 +16,12 @@ from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_M
                      MOTOR_SPEED, SPRING_DAMPING, SPRING_HZ, UPPER)
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def hinge_angle(fa, fb):
     return swing_twist(qmul(qconj(fa), fb))[1]
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     axis = qaxis(fa, 0)

@@ -1,6 +1,6 @@
 """Fill one joint's block of rows for this substep."""
 
-from numba import njit
+from ..jit import helper
 
 from ..rows import ACTIVE
 from .angular_motor import prepare_angular_motor
@@ -16,13 +16,13 @@ from .ragdoll import prepare_ragdoll
 from .rope import prepare_rope
 
 
-@njit(cache=True)
+@helper
 def prepare_joint(j, jt, jf, S, R, B):
     """Fill joint j's rows. R = (rb, rj, rd, rp, rk) rows, B = (bs, binv, bI) bodies."""
     prepare_joint_rows(j, jt, jf, S, *R, *B)
 
 
-@njit(cache=True)
+@helper
 def prepare_joint_rows(j, jt, jf, S, row_b, row_j, row_d, row_p, row_k, bs, binv, bI):
     """`prepare_joint` with the row and body arrays passed one by one: numba reads arrays
     held in a tuple argument several times slower than arrays passed on their own (tuples

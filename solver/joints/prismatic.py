@@ -5,7 +5,7 @@ Rows: 0-1 planes perpendicular to the axis, 2-4 orientation lock, 5 lower, 6 upp
 arm on A is sA = pB - xA.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import dot, neg, qaxis, sub
 from ..primitives.limit import limit
@@ -17,7 +17,7 @@ from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_M
                      MOTOR_SPEED, SPRING_DAMPING, SPRING_HZ, UPPER)
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R, B):
     p = sub(pb, pa)
     sa = sub(pb, xa)

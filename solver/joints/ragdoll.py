@@ -4,7 +4,7 @@ Rows: 0-2 anchor, 3 swing cone, 4 twist lower, 5 twist upper (swing_twist.md, "T
 ragdoll composition"), 6-8 the optional orientation drive (pose matching).
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import qaxis, qconj, qmul, swing_twist
 from ..primitives.swing_cone import swing_cone
@@ -14,7 +14,7 @@ from .drive import prepare_drive
 from .layout import SWING1, SWING2, TWIST_LOWER, TWIST_UPPER
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
     swing, twist = swing_twist(qmul(qconj(fa), fb))

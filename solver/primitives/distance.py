@@ -6,13 +6,13 @@ With n = p / |p| frozen for the substep, C* = n . p* and the row is a plane row 
 range limits or a spring along the same direction.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import length, scale, sub
 from .plane import plane
 
 
-@njit(cache=True, inline="always")
+@helper
 def distance_axis(pa, pb):
     p = sub(pb, pa)
     d = length(p)
@@ -21,7 +21,7 @@ def distance_axis(pa, pb):
     return scale(p, 1.0 / d), d
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def distance(r, a, b, pa, pb, arm_a, arm_b, rest_length, S, R, B):
     n, d = distance_axis(pa, pb)
     plane(r, a, b, n, arm_a, arm_b, d - rest_length, S, R, B)

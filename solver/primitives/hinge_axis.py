@@ -6,13 +6,13 @@ With t0, t1 perpendicular to A's axis (attached to A): C_k = t_k . aB = 0 and
 J = [0, c, 0, -c] is the angular row of axis -c. The two rows are solved as a 2x2 block.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import cross, dot, neg
 from ..rows import make_block, row_angular, set_equality
 
 
-@njit(cache=True, inline="always")
+@helper
 def hinge_axis(r0, a, b, t0, t1, axis_b, S, R, B):
     soft = (S[0], S[1], S[2])
     for k in range(2):

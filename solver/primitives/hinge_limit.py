@@ -6,12 +6,12 @@ The upper bound theta_max - theta >= 0 is the same row with a -> -a. Speculative
 C > 0, like every limit row.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..rows import row_angular, set_lower_limit
 
 
-@njit(cache=True, inline="always")
+@helper
 def hinge_limit(r, a, b, axis, c, S, R, B):
     row_angular(r, a, b, axis, R, B)
     set_lower_limit(r, c, (S[0], S[1], S[2]), S[4], R[3])

@@ -4,12 +4,12 @@ J = [0, -a, 0, a], bias = -omega_target, lambda in [-T_max h, T_max h] (hinge_ax
 angular_motor.md). The standalone angular motor joint is this row alone.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..rows import row_angular, set_motor
 
 
-@njit(cache=True, inline="always")
+@helper
 def hinge_motor(r, a, b, axis, speed, max_torque, S, R, B):
     row_angular(r, a, b, axis, R, B)
     set_motor(r, speed, max_torque * S[3], R[3])

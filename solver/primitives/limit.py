@@ -6,12 +6,12 @@ lambda >= 0. An upper bound s_max - t . p >= 0 is the same row with t -> -t, so 
 this substep but no further.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..rows import row_axis, set_lower_limit
 
 
-@njit(cache=True, inline="always")
+@helper
 def limit(r, a, b, t, arm_a, arm_b, c, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_lower_limit(r, c, (S[0], S[1], S[2]), S[4], R[3])

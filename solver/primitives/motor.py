@@ -3,12 +3,12 @@
 Same J as plane; bias = -v_target and |lambda| <= F_max h per substep (plane.md, "Motor").
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..rows import row_axis, set_motor
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def motor(r, a, b, t, arm_a, arm_b, speed, max_force, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_motor(r, speed, max_force * S[3], R[3])

@@ -9,13 +9,13 @@ equality, and its impulse per substep is clamped to max_torque * h about each wo
 Rows stay scalar (no block) so the clamps act on each axis on its own.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import qconj, qmul, qrotation_vector
 from ..rows import HI, LO, row_angular, set_spring
 
 
-@njit(cache=True, inline="always")
+@helper
 def orientation_drive(r0, a, b, fa, fb, target, hertz, damping_ratio, max_torque, S, R, B):
     err = qrotation_vector(qmul(fb, qconj(qmul(fa, target))))
     rp = R[3]

@@ -6,13 +6,13 @@ q_err = fB fA^-1 and C = its rotation vector (≈ 2 Im(q_err)), one row per worl
 the three rows are solved as one block with K = IA^-1 + IB^-1.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import qconj, qmul, qrotation_vector
 from ..rows import make_block, row_angular, set_equality
 
 
-@njit(cache=True, inline="always")
+@helper
 def orientation_lock(r0, a, b, fa, fb, S, R, B):
     err = qrotation_vector(qmul(fb, qconj(fa)))
     soft = (S[0], S[1], S[2])

@@ -9,12 +9,12 @@ sA = pB - xA when t is attached to A (its rotation with A is part of C*); for an
 in the world (ball-socket's x, y, z) t* = 0 and the arm is rA itself.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..rows import row_axis, set_equality
 
 
-@njit(cache=True, inline="always")
+@helper
 def plane(r, a, b, t, arm_a, arm_b, c, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_equality(r, c, (S[0], S[1], S[2]), R[3])

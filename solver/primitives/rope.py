@@ -5,14 +5,14 @@ can only pull the anchors together, and (speculative while slack) only when the 
 go taut within this substep. A slack rope applies no impulse at all.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import neg
 from .distance import distance_axis
 from .limit import limit
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def rope(r, a, b, pa, pb, arm_a, arm_b, max_length, S, R, B):
     n, d = distance_axis(pa, pb)
     limit(r, a, b, neg(n), arm_a, arm_b, max_length - d, S, R, B)

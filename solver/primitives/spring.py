@@ -5,18 +5,18 @@ joints (plane J along the axis). soft_constraints.md: the implicit spring-damper
 bias rate, a mass scale and an impulse scale; the row keeps them in both solve and relax.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..rows import row_angular, row_axis, set_spring
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def angular_spring(r, a, b, axis, c, hertz, damping_ratio, S, R, B):
     row_angular(r, a, b, axis, R, B)
     set_spring(r, c, hertz, damping_ratio, S[3], R[3])
 
 
-@njit(cache=True, inline="always")
+@helper
 def linear_spring(r, a, b, t, arm_a, arm_b, c, hertz, damping_ratio, S, R, B):
     row_axis(r, a, b, t, arm_a, arm_b, R, B)
     set_spring(r, c, hertz, damping_ratio, S[3], R[3])

@@ -15,13 +15,13 @@ Inside the cone the row is speculative, like every limit.
 
 import math
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import neg, qrotate
 from .hinge_limit import hinge_limit
 
 
-@njit(cache=True, inline="always")
+@helper
 def swing_cone(r, a, b, fa, swing, swing1, swing2, S, R, B):
     """Returns False (row unused) when the swing is too small to have a direction."""
     phi = math.sqrt(swing[1] * swing[1] + swing[2] * swing[2])

@@ -6,13 +6,13 @@ so the row measures relative spin about the bone even when swung:
 Both are hinge_limit rows.
 """
 
-from numba import njit
+from ..jit import helper
 
 from ..mathx import add, neg, normalize, length
 from .hinge_limit import hinge_limit
 
 
-@njit(cache=True, inline="always")
+@helper
 def twist_axis(axis_a, axis_b):
     s = add(axis_a, axis_b)
     if length(s) < 1e-6:
@@ -20,7 +20,7 @@ def twist_axis(axis_a, axis_b):
     return normalize(s)
 
 
-@njit(cache=True, inline="always")
+@helper(inline=True)
 def twist_limit(r_lower, r_upper, a, b, axis, twist, lower, upper, S, R, B):
     hinge_limit(r_lower, a, b, axis, twist - lower, S, R, B)
     hinge_limit(r_upper, a, b, neg(axis), upper - twist, S, R, B)

@@ -1,0 +1,189 @@
+"""The solver inside Blender: loading it, and preparing its kernels out of the UI's way.
+
+The solver is imported under a module name of its own, `_ligament_solver_<source hash>`
+(not as a submodule of the extension's package, whose name depends on the repository it was
+installed into): numba's cached kernels record the module they were compiled in, so the
+kernels the linux-x64 zip ships (compiled by tools/build_extension.py through this file) and
+the ones a background preparation compiles load in any installation. A new solver version
+gets a new name, so an upgrade in a running Blender never reuses the old modules.
+
+Preparing: when the kernel cache holds no complete set (no READY, solver/warmup.py), a
+second Python process compiles them (`python addon/kernels.py --prepare`) and prints its
+progress, while Blender stays responsive: the frame handler reports "Preparing the solver,
+first run only: 40%" instead of simulating, the panels and the status bar show the same. In
+background mode (`blender -b`, the batch command) the preparation runs to its end before the
+first frame, printing progress lines. Esc (the Prepare Solver operator), disabling the
+extension or quitting Blender stop the process; numba writes each cache file atomically, so a
+stopped preparation leaves whole files only, and READY is written last.
+
+This file runs as a script too (no bpy then): `python addon/kernels.py --prepare`.
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import threading
+
+EXT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOLVER_DIR = os.path.join(EXT_ROOT, "solver")
+
+
+def _source_hash():
+    spec = importlib.util.spec_from_file_location("_ligament_stamp",
+                                                  os.path.join(SOLVER_DIR, "stamp.py"))
+    stamp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stamp)
+    return stamp.source_hash(SOLVER_DIR)
+
+
+MODULE_NAME = "_ligament_solver_" + _source_hash()[:16]
+
+
+def load_solver():
+    """The solver package, imported once per process under MODULE_NAME."""
+    module = sys.modules.get(MODULE_NAME)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(
+            MODULE_NAME, os.path.join(SOLVER_DIR, "__init__.py"),
+            submodule_search_locations=[SOLVER_DIR])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[MODULE_NAME] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[MODULE_NAME]
+            raise
+    return module
+
+
+solver = load_solver()
+_warmup = importlib.import_module(MODULE_NAME + ".warmup")
+
+
+class _Preparation:
+    """The background process compiling the kernels, and what it last said."""
+
+    def __init__(self):
+        self.process = None
+        self.percent = 0
+        self.error = None
+        self._lines = []
+
+    def running(self):
+        return self.process is not None and self.process.poll() is None
+
+    def start(self):
+        if self.running():
+            return
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        self.percent, self.error, self._lines = 0, None, []
+        self.process = subprocess.Popen(
+            [_python(), os.path.abspath(__file__), "--prepare"], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=env)
+        threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
+
+    def _read(self, process):
+        for line in process.stdout:
+            line = line.rstrip()
+            self._lines.append(line)
+            if line.startswith("Ligament: preparing the solver: ") and line.endswith("%"):
+                self.percent = int(line.rsplit(" ", 1)[1][:-1])
+        if process.wait() != 0 and not _warmup.ready():
+            self.error = "\n".join(self._lines[-12:]) or f"exit {process.returncode}"
+
+    def stop(self):
+        if self.running():
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+_job = _Preparation()
+
+
+def _python():
+    """The Python to run the preparation with: Blender's own (sys.executable is Blender's
+    bundled Python in Blender 4.2+, the venv's Python with the bpy wheel)."""
+    return sys.executable
+
+
+def ready():
+    return _warmup.ready()
+
+
+def running():
+    return _job.running()
+
+
+def status():
+    """None when the kernels are ready; otherwise the message to show."""
+    if ready():
+        return None
+    if _job.error:
+        return "Preparing the solver failed: see the system console"
+    return f"Preparing the solver, first run only: {_job.percent}%"
+
+
+def ensure_started():
+    """Start the background preparation unless the kernels are ready or it runs already."""
+    if not ready() and not _job.running() and not _job.error:
+        _job.start()
+        _watch()
+
+
+def prepare_blocking(report=print):
+    """Background mode: prepare to the end, printing progress (a Blender with no UI has
+    nothing to keep responsive, and the first frame needs the kernels anyway)."""
+    if ready():
+        return
+    _job.start()
+    last = -1
+    while _job.running():
+        if _job.percent != last:
+            last = _job.percent
+            report(f"Ligament: preparing the solver, first run only: {last}%")
+        try:
+            _job.process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            pass
+    if not ready():
+        raise RuntimeError("Ligament could not prepare its solver:\n" + (_job.error or ""))
+    report("Ligament: solver ready")
+
+
+def stop():
+    _job.stop()
+
+
+def _tick():
+    """While preparing: the status bar's text, and the Ligament panels redrawn."""
+    import bpy
+    text = status()
+    for window in bpy.context.window_manager.windows:
+        try:
+            window.workspace.status_text_set(text)
+        except (AttributeError, RuntimeError):
+            pass
+        for area in window.screen.areas:
+            if area.type in {"VIEW_3D", "PROPERTIES", "PREFERENCES"}:
+                area.tag_redraw()
+    return 0.5 if text is not None and _job.running() else None
+
+
+def _watch():
+    import bpy
+    if not bpy.app.background and not bpy.app.timers.is_registered(_tick):
+        bpy.app.timers.register(_tick, first_interval=0.5)
+
+
+def _main(argv):
+    if argv[1:] == ["--prepare"]:
+        _warmup.main()
+        return 0
+    print("usage: python addon/kernels.py --prepare", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv))

@@ -1,0 +1,218 @@
+"""How the solver's numba kernels are compiled and cached.
+
+Two decorators, both numba's `njit(cache=True)` underneath:
+
+    @kernel   a kernel Python calls (World.step calls step_frame): it has numba's CPython
+              entry point
+    @helper   everything kernels call: compiled without that entry point, which is a good
+              part of a small function's compile time (about 20 of 50 ms) and is never used;
+              calling a helper from Python raises TypeError instead of crashing
+
+Why not plain `njit(cache=True)`: the first run compiles the whole solver, and three things
+made that take minutes (measured on 2 cores, one frame of a scene with every joint and
+shape; `bench/startup.py` prints it):
+
+* numba compiles a callee once per argument *type*, and a constant argument is typed as its
+  literal value: `make_block(r0, 3, ...)` and `make_block(r0, 2, ...)` were two compiles,
+  `_k_entry` had 18. A kernel here never needs a literal, so calls from kernels are typed
+  with plain types (one compile per signature). 429 -> 321 compiles, 126 -> 104 s.
+* the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
+  the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
+  solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
+  (README, "First run"). Unless NUMBA_CPU_NAME or LIGAMENT_CPU=host says otherwise, and as
+  long as nothing in this process compiled with numba before the solver was imported, numba
+  generates portable code (NUMBA_CPU_NAME=generic) for the whole process.
+* the cache's validity: numba stamps a cached kernel with its own source file's modification
+  time only, so an edit to a callee in another file left callers stale, and an installer that
+  rewrote identical files made every kernel stale. Here a kernel is stamped with a hash of the
+  contents of every solver source file, and kept in a folder named by that hash: any edit
+  anywhere recompiles everything, an identical copy of the sources (a reinstall, an upgrade
+  that keeps the solver) reuses everything, and kernels built once can ship in the extension.
+
+Where kernels are cached, first match:
+    $LIGAMENT_KERNEL_CACHE/<hash>/    if set
+    $NUMBA_CACHE_DIR/ligament/<hash>/ if set
+    solver/_kernels/<hash>/           beside the sources (what the extension zip ships)
+    numba's user cache folder/ligament/<hash>/  when the sources' folder is read-only
+A cache folder elsewhere than beside the sources is seeded from the one beside them when
+that one holds kernels of the same hash (the shipped kernels of an installed extension).
+"""
+
+import os
+import shutil
+import tempfile
+
+from numba.core import config as _numba_config
+from numba.core import types
+from numba.core.caching import FunctionCache, _CacheLocator
+from numba.core.registry import CPUDispatcher, cpu_target
+
+from .stamp import source_hash
+
+SOLVER_DIR = os.path.dirname(os.path.abspath(__file__))
+SHIPPED_ROOT = os.path.join(SOLVER_DIR, "_kernels")
+PORTABLE_CPU = "generic"
+
+
+def _portable_cpu():
+    """Generate portable code unless the user chose a CPU or numba already made its code
+    generator (it reads the CPU once, when the first numba function is created)."""
+    if os.environ.get("LIGAMENT_CPU", "portable") == "host" or \
+            "NUMBA_CPU_NAME" in os.environ or "_toplevel_target_context" in vars(cpu_target):
+        return
+    _numba_config.CPU_NAME = PORTABLE_CPU
+    _numba_config.CPU_FEATURES = ""
+
+
+_portable_cpu()
+
+
+STAMP = source_hash(SOLVER_DIR)
+KEY = STAMP[:16]
+
+
+def _writable(path):
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+        return True
+    except OSError:
+        return False
+
+
+def _seed(folder):
+    """Fill an empty cache folder from the shipped kernels of the same hash, atomically (a
+    second process seeding at the same time finds the folder complete or absent)."""
+    shipped = os.path.join(SHIPPED_ROOT, KEY)
+    if os.path.isdir(folder) or not os.path.isdir(shipped) or \
+            os.path.abspath(folder) == os.path.abspath(shipped):
+        return
+    parent = os.path.dirname(folder)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".seed-", dir=parent)
+    try:
+        shutil.copytree(shipped, os.path.join(tmp, KEY))
+        os.replace(os.path.join(tmp, KEY), folder)
+    except OSError:
+        pass                         # someone else seeded it first; theirs is as good
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _prune(root):
+    """Remove kernel folders of other source hashes beside the sources (each edit of the
+    solver would otherwise leave a folder behind)."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        if name != KEY and len(name) == len(KEY) and not name.startswith("."):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def cache_folder():
+    """The folder this process reads and writes kernels in (see the module docstring)."""
+    explicit = os.environ.get("LIGAMENT_KERNEL_CACHE")
+    if explicit:
+        folder = os.path.join(explicit, KEY)
+    elif os.environ.get("NUMBA_CACHE_DIR"):
+        folder = os.path.join(os.environ["NUMBA_CACHE_DIR"], "ligament", KEY)
+    elif _writable(SHIPPED_ROOT):
+        _prune(SHIPPED_ROOT)
+        return os.path.join(SHIPPED_ROOT, KEY)
+    else:
+        from numba.misc.appdirs import AppDirs
+        folder = os.path.join(AppDirs("numba", appauthor=False).user_cache_dir, "ligament", KEY)
+    _seed(folder)
+    return folder
+
+
+CACHE_FOLDER = cache_folder()
+
+
+class _SourceHashLocator(_CacheLocator):
+    """numba's cache locator for the solver's files: one folder per source hash, laid out
+    like the package (joints/, primitives/ ... so equal module names do not collide), the
+    source hash as every kernel's stamp."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        rel = os.path.relpath(os.path.dirname(os.path.abspath(py_file)), SOLVER_DIR)
+        self._cache_path = os.path.normpath(os.path.join(CACHE_FOLDER, rel))
+
+    def ensure_cache_path(self):
+        os.makedirs(self._cache_path, exist_ok=True)
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return STAMP
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        inside = os.path.abspath(py_file).startswith(SOLVER_DIR + os.sep)
+        return cls(py_func, py_file) if inside else None
+
+
+class _KernelCacheImpl(FunctionCache._impl_class):
+    _locator_classes = [_SourceHashLocator]
+
+
+class _KernelCache(FunctionCache):
+    _impl_class = _KernelCacheImpl
+
+
+class _Kernel(CPUDispatcher):
+    """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
+    argument types, cached by source hash."""
+
+    def __init__(self, py_func, wrapper, inline):
+        options = {"nopython": True, "no_cpython_wrapper": not wrapper}
+        if inline:
+            options["inline"] = "always"
+        super().__init__(py_func, targetoptions=options)
+        if _SourceHashLocator.from_function(py_func, py_func.__code__.co_filename):
+            self._cache = _KernelCache(py_func)
+        else:                         # a kernel defined outside the solver (a test's)
+            try:
+                self.enable_caching()
+            except RuntimeError:      # no file to cache beside (<string>)
+                pass
+
+    def get_call_template(self, args, kws):
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+class _Helper(_Kernel):
+    def __call__(self, *args, **kws):
+        raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is a @helper "
+                        f"(callable from kernels only); call it from a @kernel or make it one")
+
+
+def kernel(py_func=None, *, inline=False):
+    """A numba kernel that Python code calls (compiled on first call, cached on disk).
+    inline=True: see `helper`."""
+    if py_func is None:
+        return lambda f: _Kernel(f, wrapper=True, inline=inline)
+    return _Kernel(py_func, wrapper=True, inline=inline)
+
+
+def helper(py_func=None, *, inline=False):
+    """A numba function that only kernels call (no Python entry point; cached on disk).
+
+    inline=True inlines it into its callers when they are typed (numba's IR inlining), for
+    one-line adapters that unpack argument tuples: they cost a compile of their own and a
+    second optimisation of everything they call otherwise. Nothing bigger: an inlined
+    body is typed again in every caller."""
+    if py_func is None:
+        return lambda f: _Helper(f, wrapper=False, inline=inline)
+    return _Helper(py_func, wrapper=False, inline=inline)

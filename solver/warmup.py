@@ -1,0 +1,120 @@
+"""Compile (or load) every kernel a simulation uses, with progress.
+
+    python -m solver.warmup          (from the repository root) prints progress lines
+
+`warm_up` steps a small world with every shape, every joint kind, a drive, a kinematic body
+and contacts, and lets an island fall asleep and wake, so every kernel that `World` calls is
+compiled (the first time, about a minute on one core) or loaded from the kernel cache
+(jit.py). When it finishes it writes READY into the cache folder: the Blender extension ships
+that folder for linux-x64, and checks READY to know that simulating will not compile.
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+from numba.core import event
+
+from . import jit
+from .contacts import MF_WIDTH, MI_WIDTH, awake_first
+from .sleep import wake_marked
+from .shapes import Box, Capsule, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh
+from .world import World
+
+READY = "READY"
+
+
+def ready():
+    """Whether this process's kernel cache holds every kernel a simulation needs."""
+    return os.path.exists(os.path.join(jit.CACHE_FOLDER, READY))
+
+
+def _scene():
+    w = World()
+    w.add_body(Plane((0, 0, 1), 0.0), (0, 0, 0), kind="static")
+    verts = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float) + (20, 0, 0)
+    w.add_body(TriangleMesh(verts, np.array([[0, 1, 2], [0, 2, 3]])), (0, 0, 0), kind="static")
+    a = w.add_body(Box((0.1, 0.1, 0.1)), (0, 0, 1))
+    b = w.add_body(Capsule(0.05, 0.2), (0, 0, 0.5))
+    c = w.add_body(Sphere(0.1), (0.5, 0, 0.5))
+    w.add_body(Cylinder(0.1, 0.1), (1.0, 0, 0.09))
+    hull = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) * 0.1
+    w.add_body(ConvexHull(hull), (20, 0, 0.1))
+    w.add_body(ConvexHull(hull), (20, 0, 0.35))
+    w.add_body(Box((0.2, 0.2, 0.2)), (1.0, 0, 0.3))
+    g = w.add_body(Sphere(0.1), (3, 0, 1), kind="kinematic")
+    w.add_ball_socket(None, a, (0, 0, 1.1))
+    w.add_hinge(a, b, (0, 0, 0.8), (0, 1, 0), lower=-1, upper=1, motor_speed=1,
+                max_motor_torque=1, spring_hz=1)
+    w.add_prismatic(b, c, (0.5, 0, 0.5), (1, 0, 0), lower=-1, upper=1, motor_speed=1,
+                    max_motor_force=1, spring_hz=1)
+    w.add_fixed(a, c, (0.2, 0, 0.8), break_force=1e6)
+    w.add_distance(a, c, (0, 0, 1), (0.5, 0, 0.5), min_length=0.1, max_length=1, spring_hz=1)
+    w.add_rope(None, c, (1, 0, 1), (0.5, 0, 0.5), 2.0)
+    j = w.add_ragdoll(a, b, (0, 0, 0.9), (0, 0, -1))
+    w.set_drive(j, (1, 0, 0, 0), 2.0)
+    w.add_angular_motor(a, b, (0, 0, 1), 1.0, 1.0)
+    w.set_kinematic_target(g, (3, 0, 1.1))
+    return w
+
+
+def _expected():
+    """How many kernels compile on their own (inlined helpers compile inside their callers)."""
+    seen = set()
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(__package__ + "."):
+            continue
+        for value in vars(module).values():
+            if isinstance(value, jit._Kernel) and "inline" not in value.targetoptions:
+                seen.add(id(value))
+    return len(seen)
+
+
+class _Progress(event.Listener):
+    def __init__(self, total, report):
+        self.total, self.report, self.done, self.last = total, report, 0, -1
+
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        if ev.data["dispatcher"].py_func.__module__.startswith(__package__ + "."):
+            self.done += 1
+            percent = min(99, 100 * self.done // max(self.total, 1))
+            if percent != self.last:
+                self.last = percent
+                self.report(percent)
+
+
+def warm_up(report=None):
+    """Compile or load every kernel; report(percent) is called as kernels compile. Returns
+    the seconds it took. Writes READY into the kernel cache folder at the end."""
+    t0 = time.perf_counter()
+    listener = _Progress(_expected(), report or (lambda percent: None))
+    with event.install_listener("numba:compile", listener):
+        w = _scene()
+        for _ in range(3):
+            w.step(1 / 60)
+        w.remove_joint(0)
+        w.step(1 / 60)
+        # the kernels that run only when an island wakes, on empty tables of the same types
+        none = np.zeros(0, dtype=np.int64)
+        wake_marked(np.zeros(0, dtype=np.bool_), none, none, np.zeros(0))
+        awake_first(np.zeros((0, MI_WIDTH), dtype=np.int64), np.zeros((0, MF_WIDTH)),
+                    np.zeros(0), 0, 0, none)
+    with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
+        f.write(jit.STAMP + "\n")
+    if report:
+        report(100)
+    return time.perf_counter() - t0
+
+
+def main():
+    print(f"Ligament: preparing the solver's kernels in {jit.CACHE_FOLDER}", flush=True)
+    seconds = warm_up(lambda p: print(f"Ligament: preparing the solver: {p}%", flush=True))
+    print(f"Ligament: solver ready ({seconds:.1f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
