@@ -334,7 +334,7 @@ def ensure(scene, depsgraph=None):
     key = _key(scene)
     sim = _sims.get(key)
     if sim is None:
-        if bpy.app.background:       # a batch bake: prepare the kernels first, with progress
+        if kernels.blocking():       # a batch bake: prepare the kernels first, with progress
             kernels.prepare_blocking()
         try:
             sim = Simulation(scene, depsgraph)

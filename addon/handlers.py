@@ -27,7 +27,7 @@ def on_frame_change_pre(scene, depsgraph=None):
     if not any(o.ligament_body.enabled for o in scene.objects):
         return
     if not kernels.ready():
-        if bpy.app.background:
+        if kernels.blocking():
             kernels.prepare_blocking()
         else:               # never compile in the UI: prepare in another process meanwhile
             kernels.ensure_started()

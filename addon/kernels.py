@@ -112,6 +112,13 @@ def ready():
     return _warmup.ready()
 
 
+def blocking():
+    """Whether to prepare in the foreground: with no UI to keep responsive (background mode,
+    the batch command)."""
+    import bpy
+    return bpy.app.background
+
+
 def running():
     return _job.running()
 

@@ -46,7 +46,7 @@ def update_world_inertia(bs, bil, bkind, bI):
             bI[i, k] = m[k]
 
 
-@helper
+@helper(outline=True)
 def integrate_velocities(bs, binv, bdamp, bkind, gravity, h):
     """v += g h, then implicit damping v /= 1 + c h (stable for any rate)."""
     for i in range(bs.shape[0]):
@@ -59,7 +59,7 @@ def integrate_velocities(bs, binv, bdamp, bkind, gravity, h):
             bs[i, 10 + k] *= ang
 
 
-@helper
+@helper(outline=True)
 def integrate_positions(bs, bil, bib, bkind, h):
     """Advance positions and orientations by one substep.
 
@@ -94,7 +94,7 @@ def integrate_positions(bs, bil, bib, bkind, h):
             store4(bs, i, 3, qintegrate(q, w, h))
 
 
-@helper
+@helper(outline=True)
 def stiffen_world_inertia(bs, bib, bkind, kg, h, bI):
     """Add the rotational geometric stiffness kg (N m / rad) to the inertia the constraint
     solve sees: I_solve = R I R^T + h^2 kg E (Andrews, Teichmann, Kry 2017, "Geometric

@@ -416,7 +416,7 @@ def prepare_contacts(C, S, B):
     _prepare_contacts(mi, mf, acc, *R, *B)
 
 
-@helper
+@helper(outline=True)
 def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
     R = (rb_, rj, rd, rp, rk)
     B = (bs, binv, bI)
@@ -464,7 +464,7 @@ def update_contacts(C, S, B):
     _update_contacts(mi, mf, acc, *R, *B, S[0], P[2])
 
 
-@helper
+@helper(outline=True)
 def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, push):
     R = (rb_, rj, rd, rp, rk)
     B = (bs, binv, bI)
@@ -512,7 +512,7 @@ def warm_start_contacts(C, B):
     _warm_start_contacts(mi, acc, R[1], R[2], R[3], B[0], B[1])
 
 
-@helper
+@helper(outline=True)
 def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
     for m in range(mi.shape[0]):
         a = mi[m, 0]
@@ -534,7 +534,7 @@ def solve_contacts(C, B, use_bias, iterations):
     _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations)
 
 
-@helper
+@helper(outline=True)
 def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
     for _ in range(iterations):
         for m in range(mi.shape[0]):
@@ -569,7 +569,7 @@ def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
             store_pair_velocities(bs, a, b, u)
 
 
-@helper
+@helper(outline=True)
 def apply_restitution(C, B):
     """Points that closed faster than the threshold leave at -e times that speed."""
     mi, mf, acc, R, P = C
@@ -726,7 +726,7 @@ def refresh_contacts(C, S, B):
     _refresh_contacts(mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
 
 
-@helper
+@helper(outline=True)
 def _refresh_contacts(mi, mf, rp, bs, bias_rate, mass_scale, impulse_scale, inv_h, push):
     for m in range(mi.shape[0]):
         a = mi[m, 0]

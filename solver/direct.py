@@ -229,7 +229,7 @@ def island_envelope(order, starts, n_islands, rb, bkind):
     return first
 
 
-@helper
+@helper(outline=True)
 def plan_islands(R, n_rows, n_bodies, bkind):
     """Group the joints' equality rows by island (once per frame: the set of equality rows
     only changes when joints are added, removed or broken, between frames).
@@ -312,7 +312,7 @@ def factor_islands(plan, R, binv):
     _factor_islands(*plan, *R, binv)
 
 
-@helper
+@helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                     rb, rj, rd, rp, rk, binv):
     plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
@@ -414,7 +414,7 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
         dl[a] = max(dl[a], -lam0[a])
 
 
-@helper
+@helper(outline=True)
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
     (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense)."""
@@ -512,7 +512,7 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W):
     _solve_direct(*plan, use_bias, *R, acc, bs, binv, *W)
 
 
-@helper
+@helper(outline=True)
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
@@ -610,7 +610,7 @@ def project_positions(plan, R, bs, binv, W):
     _project_positions(*plan, *R, bs, binv, *W)
 
 
-@helper
+@helper(outline=True)
 def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):

@@ -6,16 +6,24 @@ Two decorators, both numba's `njit(cache=True)` underneath:
               entry point
     @helper   everything kernels call: compiled without that entry point, which is a good
               part of a small function's compile time (about 20 of 50 ms) and is never used;
-              calling a helper from Python raises TypeError instead of crashing
+              calling a helper from Python raises TypeError instead of crashing.
+              A short helper (SHORT_HELPER lines or fewer) is inlined by LLVM wherever it is
+              called (numba's forceinline); `outline=True` keeps a real call (the step's
+              stages, which step_frame calls once per substep: inlined, they made
+              step_frame one function too big to optimise quickly); `inline=True` is numba's
+              IR-level inlining, for one-line adapters only (see `helper`).
 
-Why not plain `njit(cache=True)`: the first run compiles the whole solver, and three things
-made that take minutes (measured on 2 cores, one frame of a scene with every joint and
-shape; `bench/startup.py` prints it):
+Why not plain `njit(cache=True, inline="always")` as before: the first run compiles the whole
+solver, and these made that take 6 minutes (measured on 2 cores, one frame of a scene with
+every joint and shape; `bench/startup.py` prints it):
 
+* numba's IR-level inlining types every inlined copy again: a joint's prepare inlined every
+  primitive, every primitive the row helpers, so prepare_joint_rows alone took minutes. LLVM's
+  inliner (forceinline) gives the same machine code from one typing per function.
 * numba compiles a callee once per argument *type*, and a constant argument is typed as its
   literal value: `make_block(r0, 3, ...)` and `make_block(r0, 2, ...)` were two compiles,
   `_k_entry` had 18. A kernel here never needs a literal, so calls from kernels are typed
-  with plain types (one compile per signature). 429 -> 321 compiles, 126 -> 104 s.
+  with plain types (one compile per signature): 429 -> 321 compiles.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -38,6 +46,7 @@ A cache folder elsewhere than beside the sources is seeded from the one beside t
 that one holds kernels of the same hash (the shipped kernels of an installed extension).
 """
 
+import inspect
 import os
 import shutil
 import tempfile
@@ -169,14 +178,26 @@ class _KernelCache(FunctionCache):
     _impl_class = _KernelCacheImpl
 
 
+SHORT_HELPER = 15     # lines of code; 25 or 40 changed neither compile time nor frame time
+
+
+def _short(py_func):
+    """Whether a helper is short enough to inline wherever it is called."""
+    lines = [l for l in inspect.getsource(py_func).splitlines()[2:]
+             if l.strip() and not l.strip().startswith(("#", '"""'))]
+    return len(lines) <= SHORT_HELPER
+
+
 class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""
 
-    def __init__(self, py_func, wrapper, inline):
+    def __init__(self, py_func, wrapper, inline, outline=False):
         options = {"nopython": True, "no_cpython_wrapper": not wrapper}
         if inline:
             options["inline"] = "always"
+        elif not wrapper and not outline and _short(py_func):
+            options["forceinline"] = True
         super().__init__(py_func, targetoptions=options)
         if _SourceHashLocator.from_function(py_func, py_func.__code__.co_filename):
             self._cache = _KernelCache(py_func)
@@ -206,7 +227,7 @@ def kernel(py_func=None, *, inline=False):
     return _Kernel(py_func, wrapper=True, inline=inline)
 
 
-def helper(py_func=None, *, inline=False):
+def helper(py_func=None, *, inline=False, outline=False):
     """A numba function that only kernels call (no Python entry point; cached on disk).
 
     inline=True inlines it into its callers when they are typed (numba's IR inlining), for
@@ -214,5 +235,5 @@ def helper(py_func=None, *, inline=False):
     second optimisation of everything they call otherwise. Nothing bigger: an inlined
     body is typed again in every caller."""
     if py_func is None:
-        return lambda f: _Helper(f, wrapper=False, inline=inline)
-    return _Helper(py_func, wrapper=False, inline=inline)
+        return lambda f: _Helper(f, wrapper=False, inline=inline, outline=outline)
+    return _Helper(py_func, wrapper=False, inline=inline, outline=outline)

@@ -47,7 +47,7 @@ from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        warm_start_contacts)
 
 
-@helper(inline=True)
+@helper(outline=True)
 def kinematic_velocities(bs, bkind, ktarget, khas, dt):
     """Velocities that carry each targeted kinematic body onto its target in one frame."""
     for i in range(bs.shape[0]):
@@ -61,7 +61,7 @@ def kinematic_velocities(bs, bkind, ktarget, khas, dt):
             bs[i, 10 + k] = w[k]
 
 
-@helper(inline=True)
+@helper(outline=True)
 def snap_kinematic(bs, bkind, ktarget, khas):
     for i in range(bs.shape[0]):
         if bkind[i] == KINEMATIC and khas[i]:
@@ -81,7 +81,7 @@ def joint_awake(j, jt, bkind):
     return (a >= 0 and bkind[a] == DYNAMIC) or (b >= 0 and bkind[b] == DYNAMIC)
 
 
-@helper
+@helper(outline=True)
 def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
     """Per body, sum over its joints of |anchor force| x |arm|: how strongly the joints'
     loads resist turning the body (the diagonal geometric stiffness of the anchor rows).
@@ -114,7 +114,7 @@ def prepare_joints(jt, jf, bkind, S, R, B):
     _prepare_joints(jt, jf, bkind, S, *R, *B)
 
 
-@helper
+@helper(outline=True)
 def _prepare_joints(jt, jf, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
@@ -130,7 +130,7 @@ def warm_start_rows(jt, bkind, R, acc, B):
     _warm_start_rows(jt, bkind, R[0], R[1], R[2], R[3], acc, B[0], B[1])
 
 
-@helper(inline=True)
+@helper(outline=True)
 def _warm_start_rows(jt, bkind, rb, rj, rd, rp, acc, bs, binv):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
@@ -138,7 +138,7 @@ def _warm_start_rows(jt, bkind, rb, rj, rd, rp, acc, bs, binv):
                 warm_start(r, rb, rj, rd, rp, acc, bs, binv)
 
 
-@helper(inline=True)
+@helper(outline=True)
 def clear_joint_impulses(jt, bkind, jimp):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
@@ -154,7 +154,7 @@ def solve_rows(R, acc, B, use_bias, iterations):
     solve_listed_rows(sweep[:n], R, acc, B, use_bias, iterations)
 
 
-@helper
+@helper(outline=True)
 def list_sweep_rows(R, sweep):
     """The rows the iterative sweep solves, in order, into sweep: active scalar rows and
     block leaders (not block members, not rows the direct solver owns). Returns their
@@ -176,14 +176,14 @@ def solve_listed_rows(sweep, R, acc, B, use_bias, iterations):
                        iterations)
 
 
-@helper
+@helper(outline=True)
 def _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
     """A block leader's solve, kept out of line: inlined next to the scalar row's solve it
     made the sweep's loop about three times slower."""
     block_solve(r, int(rp[r, BLOCK]), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
 
 
-@helper
+@helper(outline=True)
 def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, iterations):
     for _ in range(iterations):
         for i in range(sweep.shape[0]):
@@ -214,7 +214,7 @@ def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
     _accumulate_joint_impulses(jt, jf, R[1], R[3], acc, bs, jimp)
 
 
-@helper(inline=True)
+@helper(outline=True)
 def _accumulate_joint_impulses(jt, jf, rj, rp, acc, bs, jimp):
     for j in range(jt.shape[0]):
         r0 = j * MAX_ROWS
@@ -243,7 +243,7 @@ def _accumulate_joint_impulses(jt, jf, rj, rp, acc, bs, jimp):
             jimp[j, 3 + k] += ang[k]
 
 
-@helper(inline=True)
+@helper(outline=True)
 def break_joints(jt, jf, jimp, acc, bkind, dt):
     """A joint breaks when last frame's mean constraint force or torque exceeds its limit."""
     for j in range(jt.shape[0]):

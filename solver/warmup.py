@@ -30,7 +30,9 @@ def ready():
     return os.path.exists(os.path.join(jit.CACHE_FOLDER, READY))
 
 
-def _scene():
+def every_feature_world():
+    """A small world with every shape, every joint kind, a drive, a kinematic target and
+    contacts (the scene bench/startup.py times)."""
     w = World()
     w.add_body(Plane((0, 0, 1), 0.0), (0, 0, 0), kind="static")
     verts = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float) + (20, 0, 0)
@@ -93,7 +95,7 @@ def warm_up(report=None):
     t0 = time.perf_counter()
     listener = _Progress(_expected(), report or (lambda percent: None))
     with event.install_listener("numba:compile", listener):
-        w = _scene()
+        w = every_feature_world()
         for _ in range(3):
             w.step(1 / 60)
         w.remove_joint(0)

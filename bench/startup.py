@@ -1,0 +1,154 @@
+"""What a new user waits for: the solver's cold compile, its warm start, and the installed
+extension's first frame, with the compile seconds per kernel.
+
+    .venv/bin/python bench/startup.py              (from the repository root; ~3 minutes)
+    .venv/bin/python bench/startup.py --skip-blender
+
+Each figure is a fresh process from its start to the end of its first simulated frame of
+`solver.warmup.every_feature_world()` (every shape, every joint kind, a drive, contacts):
+* cold: a fresh NUMBA_CACHE_DIR, so every kernel compiles (numba's compile events give the
+  seconds per kernel: time in the kernel itself, not in the kernels it calls);
+* warm: the same cache again (every kernel loads);
+* installed: the linux-x64 zip built by tools/build_extension.py (kernels inside) installed
+  into a fresh Blender user folder with Blender's own installer, then a two-body scene's first
+  simulated frame; then the same zip installed again over it (a reinstall or an upgrade that
+  keeps the solver), and the first frame again. "compiled" counts numba cache misses.
+Prints figures, asserts nothing.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+FRAME = r"""
+import sys, time, json, collections
+t0 = time.perf_counter()
+sys.path.insert(0, {root!r})
+from numba.core import event
+import solver
+from solver.warmup import every_feature_world
+t1 = time.perf_counter()
+with event.install_recorder("numba:compile") as rec:
+    w = every_feature_world()
+    w.step(1 / 60)
+t2 = time.perf_counter()
+stack, own = [], collections.Counter()
+for ts, ev in rec.buffer:
+    d = ev.data["dispatcher"].py_func
+    name = d.__module__ + "." + d.__qualname__
+    if ev.is_start:
+        stack.append([name, ts, 0.0])
+    else:
+        name, start, inner = stack.pop()
+        own[name] += ts - start - inner
+        if stack:
+            stack[-1][2] += ts - start
+print(json.dumps({{"import": t1 - t0, "frame": t2 - t1, "total": t2 - t0,
+                  "compiles": sum(1 for _, ev in rec.buffer if ev.is_start),
+                  "kernels": own.most_common()}}))
+"""
+
+BLENDER = r"""
+import sys, time, json
+t0 = time.perf_counter()
+import bpy
+r = bpy.ops.extensions.package_install_files(filepath={zip!r}, repo='user_default',
+                                              enable_on_install=True)
+assert r == {{'FINISHED'}}, r
+t1 = time.perf_counter()
+lig = sys.modules["bl_ext.user_default.ligament"]
+for o in list(bpy.data.objects):
+    bpy.data.objects.remove(o)
+scene = bpy.context.scene
+bpy.ops.mesh.primitive_cube_add(size=1, location=(0, 0, 2))
+bpy.context.active_object.ligament_body.enabled = True
+bpy.ops.mesh.primitive_cube_add(size=1, location=(0, 0, -0.5))
+ground = bpy.context.active_object
+ground.scale = (5, 5, 1)
+ground.ligament_body.enabled = True
+ground.ligament_body.kind = 'STATIC'
+scene.frame_set(1)
+t2 = time.perf_counter()
+scene.frame_set(2)
+t3 = time.perf_counter()
+from numba.core.dispatcher import Dispatcher
+name = lig.addon.kernels.MODULE_NAME
+misses = sum(sum(v.stats.cache_misses.values()) for m, mod in list(sys.modules.items())
+             if m.startswith(name) for v in vars(mod).values() if isinstance(v, Dispatcher))
+print("RESULT" + json.dumps({{"install": t1 - t0, "frame": t3 - t2, "total": t3 - t0,
+                             "compiled": misses}}))
+"""
+
+
+def run_frame(cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    env.pop("LIGAMENT_KERNEL_CACHE", None)
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", FRAME.format(root=ROOT)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    r = json.loads(out.splitlines()[-1])
+    r["process"] = time.perf_counter() - t0
+    return r
+
+
+def run_blender(zip_path, home):
+    env = dict(os.environ, BLENDER_USER_RESOURCES=home)
+    for k in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE"):
+        env.pop(k, None)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", BLENDER.format(zip=zip_path)], env=env,
+                          capture_output=True, text=True, cwd=home)
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT")]
+    if proc.returncode or not lines:
+        raise SystemExit(proc.stdout[-3000:] + proc.stderr[-3000:])
+    r = json.loads(lines[-1][len("RESULT"):])
+    r["process"] = time.perf_counter() - t0
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--skip-blender", action="store_true", help="only the headless figures")
+    ap.add_argument("--kernels", type=int, default=15, help="slowest kernels to list")
+    args = ap.parse_args()
+    print(f"Ligament start-up ({os.cpu_count()} cores)")
+    with tempfile.TemporaryDirectory(prefix="ligament-startup-") as tmp:
+        cache = os.path.join(tmp, "numba")
+        cold = run_frame(cache)
+        warm = run_frame(cache)
+        print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}{'compiles':>10}")
+        for name, r in (("cold (fresh NUMBA_CACHE_DIR)", cold), ("warm (same cache)", warm)):
+            print(f"{name:36}{r['import']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
+                  f"{r['compiles']:10d}")
+        if not args.skip_blender:
+            dist = os.path.join(tmp, "dist")
+            t0 = time.perf_counter()
+            out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
+                                  "--output-dir", dist, "--platform", "linux-x64"],
+                                 capture_output=True, text=True, check=True).stdout
+            build = time.perf_counter() - t0
+            zip_path = out.strip().splitlines()[-1]
+            home = os.path.join(tmp, "blender")
+            os.makedirs(home)
+            fresh = run_blender(zip_path, home)
+            again = run_blender(zip_path, home)
+            print(f"\nextension (linux-x64 zip built in {build:.0f} s with its kernels, "
+                  f"{os.path.getsize(zip_path) / 2**20:.1f} MB)")
+            print(f"{'':36}{'install s':>10}{'1st frame s':>13}{'process s':>11}{'compiled':>10}")
+            for name, r in (("fresh install", fresh), ("reinstall of the same zip", again)):
+                print(f"{name:36}{r['install']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
+                      f"{r['compiled']:10d}")
+        print(f"\ncold compile: seconds per kernel (its own time; {len(cold['kernels'])} kernels,"
+              f" {cold['compiles']} compiles)")
+        for name, seconds in cold["kernels"][:args.kernels]:
+            print(f"  {seconds:6.2f}  {name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""The first run: the linux-x64 zip carries the compiled kernels, so a fresh install (and a
+reinstall of the same zip) simulates without compiling; where a zip carries none, the
+kernels are prepared in another process while playback reports progress instead of
+blocking, and the same scene simulates once they are ready."""
+
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import PRELUDE, ROOT, Blender, current_platform
+
+SCENE = """
+ground = box("Ground", (4, 4, 1), (0, 0, -0.5), kind='STATIC')
+cube = box("Cube", (1, 1, 1), (0, 0, 2))
+post = box("Post", (0.2, 0.2, 0.2), (2, 0, 2), kind='STATIC')
+bar = box("Bar", (1, 0.1, 0.1), (2.5, 0, 2))
+joint("J", 'HINGE', post, bar, (2, 0, 2))
+k = lig.addon.kernels
+from numba.core.dispatcher import Dispatcher
+def compiled():
+    return sum(sum(v.stats.cache_misses.values()) for m, mod in list(sys.modules.items())
+               if m.startswith(k.MODULE_NAME) for v in vars(mod).values()
+               if isinstance(v, Dispatcher))
+"""
+
+INSTALL = """
+import bpy
+result = bpy.ops.extensions.package_install_files(filepath={zip!r}, repo='user_default',
+                                                   enable_on_install=True)
+assert result == {{'FINISHED'}}, result
+"""
+
+
+def install(zip_path, home):
+    env = dict(os.environ, BLENDER_USER_RESOURCES=home)
+    env.pop("NUMBA_CACHE_DIR", None)
+    proc = subprocess.run([sys.executable, "-c", INSTALL.format(zip=zip_path)],
+                          capture_output=True, text=True, timeout=600, env=env, cwd=home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_zip_carries_the_kernels_for_its_platform(extension_zip):
+    with zipfile.ZipFile(extension_zip) as z:
+        names = z.namelist()
+    kernels = [n for n in names if n.startswith("solver/_kernels/")]
+    assert any(n.endswith("/READY") for n in kernels)
+    assert sum(n.endswith(".nbc") for n in kernels) > 50
+
+
+def test_fresh_install_and_reinstall_simulate_without_compiling(extension_zip, tmp_path):
+    home = str(tmp_path)
+    b = Blender(home)
+    for attempt in range(2):            # a fresh install, then the same zip over it
+        install(extension_zip, home)
+        out = b.run(SCENE, """
+            ready = k.ready()
+            for f in range(1, 5):
+                scene.frame_set(f)
+            result({"ready": ready, "compiled": compiled(), "z": cube.matrix_world.translation.z,
+                     "error": lig.addon.cache.error(scene)})
+        """)
+        assert out["ready"] and out["error"] is None, out
+        assert out["compiled"] == 0, out
+        assert out["z"] < 2.0 - 0.5 * 9.81 * (3 / 24) ** 2 * 0.5, out   # it fell
+
+
+@pytest.fixture(scope="module")
+def zip_without_kernels(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist-nokernels")
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
+                           "--output-dir", str(out), "--platform", current_platform(),
+                           "--no-kernels"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_playback_before_the_kernels_are_ready_reports_progress_and_does_not_block(
+        zip_without_kernels, tmp_path):
+    home = str(tmp_path)
+    install(zip_without_kernels, home)
+    out = Blender(home).run(SCENE, """
+        import time
+        k.blocking = lambda: False        # behave as with a UI: never prepare in the foreground
+        before = k.ready()
+        scene.frame_set(1)
+        scene.frame_set(2)
+        preparing = k.running()           # the frame returned while the other process compiles
+        message = k.status()
+        z_waiting = cube.matrix_world.translation.z
+        t0 = time.time()
+        while k.running() and time.time() - t0 < 900:
+            time.sleep(0.5)
+        ready = k.ready()
+        for f in range(1, 5):
+            scene.frame_set(f)
+        result({"before": before, "preparing": preparing, "message": message,
+                "z_waiting": z_waiting, "ready": ready, "z": cube.matrix_world.translation.z,
+                "status": k.status(), "error": lig.addon.cache.error(scene)})
+    """, timeout=1200)
+    assert out["before"] is False
+    assert out["preparing"] is True
+    assert out["message"].startswith("Preparing the solver, first run only:"), out
+    assert out["z_waiting"] == pytest.approx(2.0)
+    assert out["ready"] and out["status"] is None and out["error"] is None, out
+    assert out["z"] < 1.99, out
