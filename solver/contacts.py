@@ -361,8 +361,10 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
 def _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
     """Carry a sleeping pair's manifold over unchanged; on waking it starts afresh for
     restitution (no approach speed recorded)."""
-    mi[m] = old_mi[o]
-    mf[m] = old_mf[o]
+    for k in range(mi.shape[1]):      # loops, not row copies: see broadphase._grown
+        mi[m, k] = old_mi[o, k]
+    for k in range(mf.shape[1]):
+        mf[m, k] = old_mf[o, k]
     for k in range(4):
         mf[m, MAXIMP + k] = 0.0
     for k in range(ROWS_PER_MANIFOLD):

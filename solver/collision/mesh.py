@@ -134,7 +134,9 @@ def _store(cand, nc, small, k, n, id_base):
     """Append k candidates with their normal (columns 8:11) to cand, growing it."""
     if nc + k > cand.shape[0]:
         grown = np.empty((2 * (nc + k), 11))
-        grown[:nc] = cand[:nc]
+        for i in range(nc):           # loops, not a slice copy: see broadphase._grown
+            for m in range(11):
+                grown[i, m] = cand[i, m]
         cand = grown
     for i in range(k):
         for m in range(8):
