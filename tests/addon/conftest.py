@@ -2,9 +2,9 @@
 install it into an isolated user folder, and run each scenario in its own Blender process
 (bpy can be imported only once per process, and a crash must not take pytest down).
 
-The numba cache lives in the isolated user folder, so only the first scenario pays for
-compiling the solver (a warm-up run in the `blender` fixture does it); the folder is kept
-between runs (see `blender`) so an unchanged extension is not recompiled.
+The zip built here carries the solver's compiled kernels (tools/build_extension.py), so no
+scenario compiles; the user folder is kept between runs (see `blender`) and an unchanged zip
+is not reinstalled.
 """
 
 import importlib.util
@@ -97,8 +97,8 @@ class Blender:
         return json.loads(lines[-1][len("RESULT:"):])
 
 
-# A cold numba compile of the whole solver takes minutes, many more on a loaded machine;
-# only the one-off warm-up gets this much room, every other script keeps 600 s.
+# A zip without kernels compiles them in the warm-up (about a minute, more on a loaded
+# machine); only the one-off warm-up gets this much room, every other script keeps 600 s.
 WARM_UP_TIMEOUT = 3600
 
 
@@ -125,9 +125,8 @@ def blender(extension_zip):
     the solver compiled.
 
     The folder is build/test-blender/ (or $LIGAMENT_TEST_BLENDER_HOME) and survives between
-    runs: numba keys its cache on the installed files' paths and times, so reinstalling an
-    unchanged zip would recompile the solver for minutes. The zip is installed whenever its
-    contents differ from the installed one (always on a fresh checkout)."""
+    runs. The zip is installed whenever its contents differ from the installed one (always
+    on a fresh checkout)."""
     home = os.environ.get("LIGAMENT_TEST_BLENDER_HOME") or os.path.join(ROOT, "build",
                                                                         "test-blender")
     os.makedirs(home, exist_ok=True)
@@ -149,7 +148,7 @@ def blender(extension_zip):
         with open(stamp_path, "w") as f:
             f.write(stamp)
     b = Blender(home)
-    # Warm-up: compiles the solver kernels into the numba cache of this user folder.
+    # Warm-up: loads the shipped kernels (a first compile if a zip without them was built).
     b.run("""
         ground = box("Ground", (4, 4, 1), (0, 0, -0.5), kind='STATIC')
         cube = box("Cube", (1, 1, 1), (0, 0, 1))
