@@ -81,11 +81,13 @@ class _Preparation:
         self.process = subprocess.Popen(
             [_python(), os.path.abspath(__file__), "--prepare"], stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=env)
-        threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
+        self.reader = threading.Thread(target=self._read, args=(self.process,), daemon=True)
+        self.reader.start()
 
     def _read(self, process):
         for line in process.stdout:
             line = line.rstrip()
+            print(line, flush=True)          # the system console shows the progress too
             self._lines.append(line)
             if line.startswith("Ligament: preparing the solver: ") and line.endswith("%"):
                 self.percent = int(line.rsplit(" ", 1)[1][:-1])
@@ -132,9 +134,10 @@ def status():
     return f"Preparing the solver, first run only: {_job.percent}%"
 
 
-def ensure_started():
-    """Start the background preparation unless the kernels are ready or it runs already."""
-    if not ready() and not _job.running() and not _job.error:
+def ensure_started(retry=False):
+    """Start the background preparation unless the kernels are ready or it runs already
+    (or failed before: then only when asked to `retry`, from the Prepare Solver button)."""
+    if not ready() and not _job.running() and (retry or not _job.error):
         _job.start()
         _watch()
 
@@ -144,16 +147,10 @@ def prepare_blocking(report=print):
     nothing to keep responsive, and the first frame needs the kernels anyway)."""
     if ready():
         return
-    _job.start()
-    last = -1
-    while _job.running():
-        if _job.percent != last:
-            last = _job.percent
-            report(f"Ligament: preparing the solver, first run only: {last}%")
-        try:
-            _job.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            pass
+    report("Ligament: preparing the solver, first run only (about a minute per core)")
+    _job.start()                     # its progress lines are printed as they come (_read)
+    _job.process.wait()
+    _job.reader.join(timeout=10.0)
     if not ready():
         raise RuntimeError("Ligament could not prepare its solver:\n" + (_job.error or ""))
     report("Ligament: solver ready")

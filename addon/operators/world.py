@@ -66,7 +66,7 @@ class LIGAMENT_OT_prepare_solver(bpy.types.Operator):
         if kernels.ready():
             self.report({'INFO'}, "The solver is ready")
             return {'FINISHED'}
-        kernels.ensure_started()
+        kernels.ensure_started(retry=True)
         self._timer = context.window_manager.event_timer_add(0.5, window=context.window)
         context.window_manager.modal_handler_add(self)
         return {'RUNNING_MODAL'}
