@@ -420,8 +420,6 @@ def prepare_contacts(C, S, B):
 
 @helper(outline=True)
 def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
-    R = (rb_, rj, rd, rp, rk)
-    B = (bs, binv, bI)
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -441,15 +439,15 @@ def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
             rb = (mf[m, q + 3], mf[m, q + 4], mf[m, q + 5])
             cen_a = add(cen_a, ra)
             cen_b = add(cen_b, rb)
-            row_axis(r, a, b, n, ra, rb, R, B)
+            row_axis(r, a, b, n, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
             rp[r, LO] = 0.0
         ra = scale(cen_a, 1.0 / cnt)
         rb = scale(cen_b, 1.0 / cnt)
         t1 = perpendicular(n)
         t2 = cross(n, t1)
-        row_axis(r0 + 4, a, b, t1, ra, rb, R, B)
-        row_axis(r0 + 5, a, b, t2, ra, rb, R, B)
-        row_angular(r0 + 6, a, b, n, R, B)
+        row_axis(r0 + 4, a, b, t1, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
+        row_axis(r0 + 5, a, b, t2, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
+        row_angular(r0 + 6, a, b, n, rb_, rj, rd, rp, rk, bs, binv, bI)
         for k in range(4, 7):
             rp[r0 + k, LO] = 0.0
             rp[r0 + k, HI] = 0.0
@@ -468,8 +466,6 @@ def update_contacts(C, S, B):
 
 @helper(outline=True)
 def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, push):
-    R = (rb_, rj, rd, rp, rk)
-    B = (bs, binv, bI)
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -499,7 +495,7 @@ def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, 
             acc[rr] = acc[rr] * d if d > 0.5 else 0.0
             for k in range(3):
                 mf[m, 7 + k] = axis[k]
-            row_angular(rr, a, b, axis, R, B)
+            row_angular(rr, a, b, axis, rb_, rj, rd, rp, rk, bs, binv, bI)
             rp[rr, LO] = 0.0
             rp[rr, HI] = 0.0
         else:

@@ -89,10 +89,8 @@ def _inverse_inertia_times(bI, i, s, v):
 
 
 @helper
-def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
+def row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI):
     """Store J for row r and compute its effective mass 1 / (J M^-1 J^T)."""
-    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    binv, bI = B[1], B[2]
     rb[r, 0] = a
     rb[r, 1] = b
     for k in range(3):
@@ -122,17 +120,18 @@ def row_jacobian(r, a, b, jva, jwa, jvb, jwb, R, B):
 
 
 @helper
-def row_axis(r, a, b, axis, arm_a, arm_b, R, B):
+def row_axis(r, a, b, axis, arm_a, arm_b, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
     """The plane-family Jacobian J = [-t, t x sA, t, rB x t] (plane.md)."""
     row_jacobian(r, a, b, (-axis[0], -axis[1], -axis[2]), cross(axis, arm_a), axis,
-                 cross(arm_b, axis), R, B)
+                 cross(arm_b, axis), R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
 
 
 @helper
-def row_angular(r, a, b, axis, R, B):
+def row_angular(r, a, b, axis, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
     """The angular Jacobian J = [0, -a, 0, a]: C* = a . (wB - wA)."""
     z = (0.0, 0.0, 0.0)
-    row_jacobian(r, a, b, z, (-axis[0], -axis[1], -axis[2]), z, axis, R, B)
+    row_jacobian(r, a, b, z, (-axis[0], -axis[1], -axis[2]), z, axis, R_b, R_j, R_d, R_p, R_k, B_s,
+                 B_inv, B_I)
 
 
 @helper
@@ -271,10 +270,8 @@ def _block_k(r0, n, rb, rj, rd, binv):
 
 
 @helper
-def make_block(r0, n, R, B):
+def make_block(r0, n, rb, rj, rd, rp, rk, bs, binv, bI):
     """Turn n (2 or 3) filled equality rows r0.. into one block; stays scalar if K is singular."""
-    rb, rj, rd, rp, rk = R
-    binv = B[1]
     for i in range(n):
         if rp[r0 + i, ACTIVE] == 0.0:
             return

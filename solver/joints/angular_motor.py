@@ -11,5 +11,6 @@ from .layout import MOTOR_MAX, MOTOR_SPEED
 
 
 @helper(inline=True)
-def prepare_angular_motor(r0, j, jf, a, b, fa, S, R, B):
-    hinge_motor(r0, a, b, qaxis(fa, 0), jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R, B)
+def prepare_angular_motor(r0, j, jf, a, b, fa, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    hinge_motor(r0, a, b, qaxis(fa, 0), jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R_b, R_j, R_d,
+                R_p, R_k, B_s, B_inv, B_I)

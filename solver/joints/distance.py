@@ -15,14 +15,18 @@ from .layout import (HAS_LOWER, HAS_SPRING, HAS_UPPER, LENGTH, LOWER, REST, SPRI
 
 
 @helper(inline=True)
-def prepare_distance(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R, B):
+def prepare_distance(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                     B_inv, B_I):
     n, d = distance_axis(pa, pb)
     if flags & HAS_SPRING:
         linear_spring(r0, a, b, n, ra, rb, d - jf[j, REST], jf[j, SPRING_HZ],
-                      jf[j, SPRING_DAMPING], S, R, B)
+                      jf[j, SPRING_DAMPING], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     elif not flags & (HAS_LOWER | HAS_UPPER):
-        distance(r0, a, b, pa, pb, ra, rb, jf[j, LENGTH], S, R, B)
+        distance(r0, a, b, pa, pb, ra, rb, jf[j, LENGTH], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                 B_I)
     if flags & HAS_LOWER:
-        limit(r0 + 1, a, b, n, ra, rb, d - jf[j, LOWER], S, R, B)
+        limit(r0 + 1, a, b, n, ra, rb, d - jf[j, LOWER], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+              B_I)
     if flags & HAS_UPPER:
-        limit(r0 + 2, a, b, neg(n), ra, rb, jf[j, UPPER] - d, S, R, B)
+        limit(r0 + 2, a, b, neg(n), ra, rb, jf[j, UPPER] - d, S, R_b, R_j, R_d, R_p, R_k, B_s,
+              B_inv, B_I)

@@ -8,7 +8,8 @@ from .layout import DRIVE_DAMPING, DRIVE_HZ, DRIVE_MAX, DRIVE_TARGET, HAS_DRIVE
 
 
 @helper
-def prepare_drive(r0, j, flags, jf, a, b, fa, fb, S, R, B):
+def prepare_drive(r0, j, flags, jf, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
     if flags & HAS_DRIVE:
         orientation_drive(r0, a, b, fa, fb, quat_at(jf, j, DRIVE_TARGET), jf[j, DRIVE_HZ],
-                          jf[j, DRIVE_DAMPING], jf[j, DRIVE_MAX], S, R, B)
+                          jf[j, DRIVE_DAMPING], jf[j, DRIVE_MAX], S, R_b, R_j, R_d, R_p, R_k, B_s,
+                          B_inv, B_I)

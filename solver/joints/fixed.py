@@ -7,6 +7,6 @@ from .ball_socket import point_rows
 
 
 @helper(inline=True)
-def prepare_fixed(r0, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
-    point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
-    orientation_lock(r0 + 3, a, b, fa, fb, S, R, B)
+def prepare_fixed(r0, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    point_rows(r0, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    orientation_lock(r0 + 3, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

@@ -22,17 +22,22 @@ def hinge_angle(fa, fb):
 
 
 @helper(inline=True)
-def prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
-    point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
+def prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                  B_inv, B_I):
+    point_rows(r0, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     axis = qaxis(fa, 0)
-    hinge_axis(r0 + 3, a, b, qaxis(fa, 1), qaxis(fa, 2), qaxis(fb, 0), S, R, B)
+    hinge_axis(r0 + 3, a, b, qaxis(fa, 1), qaxis(fa, 2), qaxis(fb, 0), S, R_b, R_j, R_d, R_p, R_k,
+               B_s, B_inv, B_I)
     angle = hinge_angle(fa, fb)
     if flags & HAS_LOWER:
-        hinge_limit(r0 + 5, a, b, axis, angle - jf[j, LOWER], S, R, B)
+        hinge_limit(r0 + 5, a, b, axis, angle - jf[j, LOWER], S, R_b, R_j, R_d, R_p, R_k, B_s,
+                    B_inv, B_I)
     if flags & HAS_UPPER:
-        hinge_limit(r0 + 6, a, b, neg(axis), jf[j, UPPER] - angle, S, R, B)
+        hinge_limit(r0 + 6, a, b, neg(axis), jf[j, UPPER] - angle, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                    B_inv, B_I)
     if flags & HAS_MOTOR:
-        hinge_motor(r0 + 7, a, b, axis, jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R, B)
+        hinge_motor(r0 + 7, a, b, axis, jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R_b, R_j, R_d,
+                    R_p, R_k, B_s, B_inv, B_I)
     if flags & HAS_SPRING:
         angular_spring(r0 + 8, a, b, axis, angle, jf[j, SPRING_HZ], jf[j, SPRING_DAMPING],
-                       S, R, B)
+                       S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

@@ -23,33 +23,41 @@ def prepare_joint(j, jt, jf, S, R, B):
 
 
 @helper
-def prepare_joint_rows(j, jt, jf, S, row_b, row_j, row_d, row_p, row_k, bs, binv, bI):
-    """`prepare_joint` with the row and body arrays passed one by one: numba reads arrays
-    held in a tuple argument several times slower than arrays passed on their own (tuples
-    built here, inside the kernel, cost nothing)."""
-    R = (row_b, row_j, row_d, row_p, row_k)
-    B = (bs, binv, bI)
+def prepare_joint_rows(j, jt, jf, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    """`prepare_joint` with the row and body arrays passed one by one, as every joint,
+    primitive and row function below takes them (R_b, R_j, R_d, R_p, R_k: the row tables of
+    rows.py; B_s, B_inv, B_I: body state, inverse mass, world inverse inertia). An array
+    taken out of a tuple is a new reference to numba: each R[3] cost an atomic increment and
+    decrement of the array's reference count, 500 of them per joint prepare once the
+    functions were no longer inlined at numba's IR level (20 ragdolls: 12.2 -> 14.1 ms a
+    frame); arrays passed as arguments are borrowed and cost nothing."""
     r0 = j * MAX_ROWS
     for k in range(MAX_ROWS):
-        row_p[r0 + k, ACTIVE] = 0.0
+        R_p[r0 + k, ACTIVE] = 0.0
     flags = jt[j, FLAGS]
     if not flags & ENABLED or flags & BROKEN:
         return
-    a, b, xa, xb, ra, rb, pa, pb, fa, fb = joint_pose(j, jt, jf, B[0])
+    a, b, xa, xb, ra, rb, pa, pb, fa, fb = joint_pose(j, jt, jf, B_s)
     kind = jt[j, TYPE]
     if kind == BALL:
-        prepare_ball_socket(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
+        prepare_ball_socket(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p,
+                            R_k, B_s, B_inv, B_I)
     elif kind == HINGE:
-        prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
+        prepare_hinge(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k,
+                      B_s, B_inv, B_I)
     elif kind == PRISMATIC:
-        prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R, B)
+        prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p,
+                          R_k, B_s, B_inv, B_I)
     elif kind == FIXED:
-        prepare_fixed(r0, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
+        prepare_fixed(r0, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                      B_I)
     elif kind == DISTANCE:
-        prepare_distance(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R, B)
+        prepare_distance(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                         B_inv, B_I)
     elif kind == ROPE:
-        prepare_rope(r0, j, jf, a, b, ra, rb, pa, pb, S, R, B)
+        prepare_rope(r0, j, jf, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     elif kind == RAGDOLL:
-        prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B)
+        prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k,
+                        B_s, B_inv, B_I)
     elif kind == ANGULAR_MOTOR:
-        prepare_angular_motor(r0, j, jf, a, b, fa, S, R, B)
+        prepare_angular_motor(r0, j, jf, a, b, fa, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

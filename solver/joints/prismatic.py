@@ -18,22 +18,26 @@ from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_M
 
 
 @helper(inline=True)
-def prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R, B):
+def prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k,
+                      B_s, B_inv, B_I):
     p = sub(pb, pa)
     sa = sub(pb, xa)
     axis = qaxis(fa, 0)
     t0 = qaxis(fa, 1)
     t1 = qaxis(fa, 2)
-    plane(r0, a, b, t0, sa, rb, dot(t0, p), S, R, B)
-    plane(r0 + 1, a, b, t1, sa, rb, dot(t1, p), S, R, B)
-    orientation_lock(r0 + 2, a, b, fa, fb, S, R, B)
+    plane(r0, a, b, t0, sa, rb, dot(t0, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    plane(r0 + 1, a, b, t1, sa, rb, dot(t1, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    orientation_lock(r0 + 2, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     d = dot(axis, p)
     if flags & HAS_LOWER:
-        limit(r0 + 5, a, b, axis, sa, rb, d - jf[j, LOWER], S, R, B)
+        limit(r0 + 5, a, b, axis, sa, rb, d - jf[j, LOWER], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+              B_I)
     if flags & HAS_UPPER:
-        limit(r0 + 6, a, b, neg(axis), sa, rb, jf[j, UPPER] - d, S, R, B)
+        limit(r0 + 6, a, b, neg(axis), sa, rb, jf[j, UPPER] - d, S, R_b, R_j, R_d, R_p, R_k, B_s,
+              B_inv, B_I)
     if flags & HAS_MOTOR:
-        motor(r0 + 7, a, b, axis, sa, rb, jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R, B)
+        motor(r0 + 7, a, b, axis, sa, rb, jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R_b, R_j, R_d,
+              R_p, R_k, B_s, B_inv, B_I)
     if flags & HAS_SPRING:
         linear_spring(r0 + 8, a, b, axis, sa, rb, d, jf[j, SPRING_HZ], jf[j, SPRING_DAMPING],
-                      S, R, B)
+                      S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

@@ -15,11 +15,13 @@ from .layout import SWING1, SWING2, TWIST_LOWER, TWIST_UPPER
 
 
 @helper(inline=True)
-def prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R, B):
-    point_rows(r0, a, b, ra, rb, pa, pb, S, R, B)
+def prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k,
+                    B_s, B_inv, B_I):
+    point_rows(r0, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     swing, twist = swing_twist(qmul(qconj(fa), fb))
-    swing_cone(r0 + 3, a, b, fa, swing, jf[j, SWING1], jf[j, SWING2], S, R, B)
+    swing_cone(r0 + 3, a, b, fa, swing, jf[j, SWING1], jf[j, SWING2], S, R_b, R_j, R_d, R_p, R_k,
+               B_s, B_inv, B_I)
     axis = twist_axis(qaxis(fa, 0), qaxis(fb, 0))
     twist_limit(r0 + 4, r0 + 5, a, b, axis, twist, jf[j, TWIST_LOWER], jf[j, TWIST_UPPER],
-                S, R, B)
-    prepare_drive(r0 + 6, j, flags, jf, a, b, fa, fb, S, R, B)
+                S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    prepare_drive(r0 + 6, j, flags, jf, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

@@ -7,5 +7,5 @@ from .layout import LENGTH
 
 
 @helper(inline=True)
-def prepare_rope(r0, j, jf, a, b, ra, rb, pa, pb, S, R, B):
-    rope(r0, a, b, pa, pb, ra, rb, jf[j, LENGTH], S, R, B)
+def prepare_rope(r0, j, jf, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    rope(r0, a, b, pa, pb, ra, rb, jf[j, LENGTH], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

@@ -22,6 +22,7 @@ def distance_axis(pa, pb):
 
 
 @helper(inline=True)
-def distance(r, a, b, pa, pb, arm_a, arm_b, rest_length, S, R, B):
+def distance(r, a, b, pa, pb, arm_a, arm_b, rest_length, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+             B_I):
     n, d = distance_axis(pa, pb)
-    plane(r, a, b, n, arm_a, arm_b, d - rest_length, S, R, B)
+    plane(r, a, b, n, arm_a, arm_b, d - rest_length, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

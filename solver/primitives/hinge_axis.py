@@ -13,10 +13,10 @@ from ..rows import make_block, row_angular, set_equality
 
 
 @helper
-def hinge_axis(r0, a, b, t0, t1, axis_b, S, R, B):
+def hinge_axis(r0, a, b, t0, t1, axis_b, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
     soft = (S[0], S[1], S[2])
     for k in range(2):
         t = t0 if k == 0 else t1
-        row_angular(r0 + k, a, b, neg(cross(t, axis_b)), R, B)
-        set_equality(r0 + k, dot(t, axis_b), soft, R[3])
-    make_block(r0, 2, R, B)
+        row_angular(r0 + k, a, b, neg(cross(t, axis_b)), R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+        set_equality(r0 + k, dot(t, axis_b), soft, R_p)
+    make_block(r0, 2, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

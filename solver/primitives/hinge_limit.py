@@ -12,6 +12,6 @@ from ..rows import row_angular, set_lower_limit
 
 
 @helper
-def hinge_limit(r, a, b, axis, c, S, R, B):
-    row_angular(r, a, b, axis, R, B)
-    set_lower_limit(r, c, (S[0], S[1], S[2]), S[4], R[3])
+def hinge_limit(r, a, b, axis, c, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    row_angular(r, a, b, axis, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    set_lower_limit(r, c, (S[0], S[1], S[2]), S[4], R_p)

@@ -10,6 +10,6 @@ from ..rows import row_angular, set_motor
 
 
 @helper
-def hinge_motor(r, a, b, axis, speed, max_torque, S, R, B):
-    row_angular(r, a, b, axis, R, B)
-    set_motor(r, speed, max_torque * S[3], R[3])
+def hinge_motor(r, a, b, axis, speed, max_torque, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    row_angular(r, a, b, axis, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    set_motor(r, speed, max_torque * S[3], R_p)

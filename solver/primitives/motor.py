@@ -9,6 +9,6 @@ from ..rows import row_axis, set_motor
 
 
 @helper(inline=True)
-def motor(r, a, b, t, arm_a, arm_b, speed, max_force, S, R, B):
-    row_axis(r, a, b, t, arm_a, arm_b, R, B)
-    set_motor(r, speed, max_force * S[3], R[3])
+def motor(r, a, b, t, arm_a, arm_b, speed, max_force, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    row_axis(r, a, b, t, arm_a, arm_b, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    set_motor(r, speed, max_force * S[3], R_p)

@@ -16,13 +16,13 @@ from ..rows import HI, LO, row_angular, set_spring
 
 
 @helper
-def orientation_drive(r0, a, b, fa, fb, target, hertz, damping_ratio, max_torque, S, R, B):
+def orientation_drive(r0, a, b, fa, fb, target, hertz, damping_ratio, max_torque, S, R_b, R_j, R_d,
+                      R_p, R_k, B_s, B_inv, B_I):
     err = qrotation_vector(qmul(fb, qconj(qmul(fa, target))))
-    rp = R[3]
     cap = max_torque * S[3]
     for i in range(3):
         e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
-        row_angular(r0 + i, a, b, e, R, B)
-        set_spring(r0 + i, err[i], hertz, damping_ratio, S[3], rp)
-        rp[r0 + i, LO] = -cap
-        rp[r0 + i, HI] = cap
+        row_angular(r0 + i, a, b, e, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+        set_spring(r0 + i, err[i], hertz, damping_ratio, S[3], R_p)
+        R_p[r0 + i, LO] = -cap
+        R_p[r0 + i, HI] = cap

@@ -13,11 +13,11 @@ from ..rows import make_block, row_angular, set_equality
 
 
 @helper
-def orientation_lock(r0, a, b, fa, fb, S, R, B):
+def orientation_lock(r0, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
     err = qrotation_vector(qmul(fb, qconj(fa)))
     soft = (S[0], S[1], S[2])
     for i in range(3):
         e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
-        row_angular(r0 + i, a, b, e, R, B)
-        set_equality(r0 + i, err[i], soft, R[3])
-    make_block(r0, 3, R, B)
+        row_angular(r0 + i, a, b, e, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+        set_equality(r0 + i, err[i], soft, R_p)
+    make_block(r0, 3, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

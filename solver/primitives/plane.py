@@ -15,6 +15,6 @@ from ..rows import row_axis, set_equality
 
 
 @helper
-def plane(r, a, b, t, arm_a, arm_b, c, S, R, B):
-    row_axis(r, a, b, t, arm_a, arm_b, R, B)
-    set_equality(r, c, (S[0], S[1], S[2]), R[3])
+def plane(r, a, b, t, arm_a, arm_b, c, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
+    row_axis(r, a, b, t, arm_a, arm_b, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    set_equality(r, c, (S[0], S[1], S[2]), R_p)

@@ -13,6 +13,7 @@ from .limit import limit
 
 
 @helper(inline=True)
-def rope(r, a, b, pa, pb, arm_a, arm_b, max_length, S, R, B):
+def rope(r, a, b, pa, pb, arm_a, arm_b, max_length, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
     n, d = distance_axis(pa, pb)
-    limit(r, a, b, neg(n), arm_a, arm_b, max_length - d, S, R, B)
+    limit(r, a, b, neg(n), arm_a, arm_b, max_length - d, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+          B_I)

@@ -11,12 +11,14 @@ from ..rows import row_angular, row_axis, set_spring
 
 
 @helper(inline=True)
-def angular_spring(r, a, b, axis, c, hertz, damping_ratio, S, R, B):
-    row_angular(r, a, b, axis, R, B)
-    set_spring(r, c, hertz, damping_ratio, S[3], R[3])
+def angular_spring(r, a, b, axis, c, hertz, damping_ratio, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                   B_I):
+    row_angular(r, a, b, axis, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    set_spring(r, c, hertz, damping_ratio, S[3], R_p)
 
 
 @helper
-def linear_spring(r, a, b, t, arm_a, arm_b, c, hertz, damping_ratio, S, R, B):
-    row_axis(r, a, b, t, arm_a, arm_b, R, B)
-    set_spring(r, c, hertz, damping_ratio, S[3], R[3])
+def linear_spring(r, a, b, t, arm_a, arm_b, c, hertz, damping_ratio, S, R_b, R_j, R_d, R_p, R_k,
+                  B_s, B_inv, B_I):
+    row_axis(r, a, b, t, arm_a, arm_b, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    set_spring(r, c, hertz, damping_ratio, S[3], R_p)

@@ -22,7 +22,7 @@ from .hinge_limit import hinge_limit
 
 
 @helper
-def swing_cone(r, a, b, fa, swing, swing1, swing2, S, R, B):
+def swing_cone(r, a, b, fa, swing, swing1, swing2, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
     """Returns False (row unused) when the swing is too small to have a direction."""
     phi = math.sqrt(swing[1] * swing[1] + swing[2] * swing[2])
     if phi < 1e-9:
@@ -36,5 +36,6 @@ def swing_cone(r, a, b, fa, swing, swing1, swing2, S, R, B):
     gy /= g
     gz /= g
     n = qrotate(fa, (0.0, gy, gz))
-    hinge_limit(r, a, b, neg(n), (phi_max - phi) * (uy * gy + uz * gz), S, R, B)
+    hinge_limit(r, a, b, neg(n), (phi_max - phi) * (uy * gy + uz * gz), S, R_b, R_j, R_d, R_p, R_k,
+                B_s, B_inv, B_I)
     return True

@@ -21,6 +21,8 @@ def twist_axis(axis_a, axis_b):
 
 
 @helper(inline=True)
-def twist_limit(r_lower, r_upper, a, b, axis, twist, lower, upper, S, R, B):
-    hinge_limit(r_lower, a, b, axis, twist - lower, S, R, B)
-    hinge_limit(r_upper, a, b, neg(axis), upper - twist, S, R, B)
+def twist_limit(r_lower, r_upper, a, b, axis, twist, lower, upper, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                B_inv, B_I):
+    hinge_limit(r_lower, a, b, axis, twist - lower, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    hinge_limit(r_upper, a, b, neg(axis), upper - twist, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                B_I)
