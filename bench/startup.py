@@ -6,8 +6,9 @@ extension's first frame, with the compile seconds per kernel.
 
 Each figure is a fresh process from its start to the end of its first simulated frame of
 `solver.warmup.every_feature_world()` (every shape, every joint kind, a drive, contacts):
-* cold: a fresh NUMBA_CACHE_DIR, so every kernel compiles (numba's compile events give the
-  seconds per kernel: time in the kernel itself, not in the kernels it calls);
+* cold: a copy of the solver's sources without solver/_kernels/ and a fresh
+  NUMBA_CACHE_DIR, so every kernel compiles (numba's compile events give the seconds per
+  kernel: time in the kernel itself, not in the kernels it calls);
 * warm: the same cache again (every kernel loads);
 * installed: the linux-x64 zip built by tools/build_extension.py (kernels inside) installed
   into a fresh Blender user folder with Blender's own installer, then a two-body scene's first
@@ -19,6 +20,7 @@ Prints figures, asserts nothing.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,11 +88,20 @@ print("RESULT" + json.dumps({{"install": t1 - t0, "frame": t3 - t2, "total": t3 
 """
 
 
-def run_frame(cache):
+def fresh_copy(tmp):
+    """The solver's sources alone, as a fresh clone has them (no solver/_kernels/, which
+    would seed any new cache folder: jit.py)."""
+    root = os.path.join(tmp, "clone")
+    shutil.copytree(os.path.join(ROOT, "solver"), os.path.join(root, "solver"),
+                    ignore=shutil.ignore_patterns("_kernels", "__pycache__"))
+    return root
+
+
+def run_frame(root, cache):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     env.pop("LIGAMENT_KERNEL_CACHE", None)
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", FRAME.format(root=ROOT)], env=env,
+    out = subprocess.run([sys.executable, "-c", FRAME.format(root=root)], env=env,
                          capture_output=True, text=True, check=True).stdout
     r = json.loads(out.splitlines()[-1])
     r["process"] = time.perf_counter() - t0
@@ -120,8 +131,9 @@ def main():
     print(f"Ligament start-up ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory(prefix="ligament-startup-") as tmp:
         cache = os.path.join(tmp, "numba")
-        cold = run_frame(cache)
-        warm = run_frame(cache)
+        root = fresh_copy(tmp)
+        cold = run_frame(root, cache)
+        warm = run_frame(root, cache)
         print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}{'compiles':>10}")
         for name, r in (("cold (fresh NUMBA_CACHE_DIR)", cold), ("warm (same cache)", warm)):
             print(f"{name:36}{r['import']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
