@@ -121,7 +121,7 @@ def row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI):
 
 @helper
 def row_axis(r, a, b, axis, arm_a, arm_b, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
-    """The plane-family Jacobian J = [-t, t x sA, t, rB x t] (plane.md)."""
+    """The plane-family Jacobian J = [-t, t x sA, t, rB x t] (docs/point-constraints.md)."""
     row_jacobian(r, a, b, (-axis[0], -axis[1], -axis[2]), cross(axis, arm_a), axis,
                  cross(arm_b, axis), R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
 
@@ -328,7 +328,7 @@ def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
 
 @helper
 def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
-    """Pre-apply last step's impulse (warm_starting.md); inactive rows forget theirs."""
+    """Pre-apply last step's impulse (docs/rows.md); inactive rows forget theirs."""
     if rp[r, ACTIVE] == 0.0:
         acc[r] = 0.0
         return

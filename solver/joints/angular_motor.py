@@ -1,4 +1,5 @@
-"""Angular motor: drives a . (wB - wA) toward a speed with capped torque (angular_motor.md).
+"""Angular motor: drives a . (wB - wA) toward a speed with capped torque
+(docs/angular-constraints.md).
 
 Row 0 only; the axis is the frame's X axis, carried by A.
 """

@@ -1,4 +1,5 @@
-"""Ball-socket: the anchors coincide; three plane rows along the world axes (ball_socket.md).
+"""Ball-socket: the anchors coincide; three plane rows along the world axes
+(docs/point-constraints.md).
 
 Rows: 0-2 anchor coincidence, solved as one 3x3 block; 3-5 the optional orientation drive.
 """

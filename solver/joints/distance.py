@@ -1,7 +1,7 @@
 """Distance: a rigid rod, a [min, max] range, and/or a spring toward a rest length.
 
 Rows: 0 rigid length (no range, no spring) or spring, 1 min length, 2 max length.
-All act along n = (pB - pA) / |pB - pA| (distance.md).
+All act along n = (pB - pA) / |pB - pA| (docs/point-constraints.md).
 """
 
 from ..jit import helper

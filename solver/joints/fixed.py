@@ -1,4 +1,5 @@
-"""Fixed (weld): anchor coincidence plus orientation lock (fixed.md). Rows: 0-2, 3-5."""
+"""Fixed (weld): anchor coincidence plus orientation lock (docs/point-constraints.md).
+Rows: 0-2, 3-5."""
 
 from ..jit import helper
 

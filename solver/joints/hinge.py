@@ -1,4 +1,4 @@
-"""Hinge: one rotation about the frame's X axis (hinge.md).
+"""Hinge: one rotation about the frame's X axis (docs/angular-constraints.md).
 
 Rows: 0-2 anchor (ball-socket), 3-4 hinge axis, 5 lower angle, 6 upper angle, 7 motor,
 8 spring toward angle 0. The angle is the twist of fA^-1 fB about the axis.

@@ -1,4 +1,4 @@
-"""Prismatic: one translation along the frame's X axis, no rotation (prismatic.md).
+"""Prismatic: one translation along the frame's X axis, no rotation (docs/point-constraints.md).
 
 Rows: 0-1 planes perpendicular to the axis, 2-4 orientation lock, 5 lower, 6 upper,
 7 motor, 8 spring toward displacement 0. The axis and its perpendiculars ride on A, so the

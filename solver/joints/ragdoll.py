@@ -1,6 +1,6 @@
 """Ragdoll: ball-socket + elliptical swing cone + twist range about the frame's X (the bone).
 
-Rows: 0-2 anchor, 3 swing cone, 4 twist lower, 5 twist upper (swing_twist.md, "Typical
+Rows: 0-2 anchor, 3 swing cone, 4 twist lower, 5 twist upper (docs/angular-constraints.md, "Typical
 ragdoll composition"), 6-8 the optional orientation drive (pose matching).
 """
 

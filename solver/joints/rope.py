@@ -1,4 +1,5 @@
-"""Rope: at most `length` between the anchors, slack below. Row 0 only (distance.md)."""
+"""Rope: at most `length` between the anchors, slack below. Row 0 only
+(docs/point-constraints.md)."""
 
 from ..jit import helper
 

@@ -1,4 +1,4 @@
-"""Distance: |p| - L = 0 between two anchors (distance.md).
+"""Distance: |p| - L = 0 between two anchors (docs/point-constraints.md).
 
 With n = p / |p| frozen for the substep, C* = n . p* and the row is a plane row along n:
     J = [-n, n x sA, n, rB x n],  C = |p| - L.

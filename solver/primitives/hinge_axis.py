@@ -1,4 +1,4 @@
-"""Hinge axis: keep B's hinge axis aB parallel to A's (hinge_axis.md).
+"""Hinge axis: keep B's hinge axis aB parallel to A's (docs/angular-constraints.md).
 
 With t0, t1 perpendicular to A's axis (attached to A): C_k = t_k . aB = 0 and
     C*_k = (t_k x aB) . (wA - wB),  J_k = [0, c, 0, -c],  c = t_k x aB,

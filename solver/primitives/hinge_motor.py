@@ -1,7 +1,7 @@
 """Hinge motor: drive a . (wB - wA) toward omega_target with |torque| <= T_max.
 
-J = [0, -a, 0, a], bias = -omega_target, lambda in [-T_max h, T_max h] (hinge_axis.md,
-angular_motor.md). The standalone angular motor joint is this row alone.
+J = [0, -a, 0, a], bias = -omega_target, lambda in [-T_max h, T_max h]
+(docs/angular-constraints.md). The standalone angular motor joint is this row alone.
 """
 
 from ..jit import helper

@@ -1,4 +1,4 @@
-"""Limit: a one-sided bound on a displacement along an axis (plane.md, "Limits").
+"""Limit: a one-sided bound on a displacement along an axis (docs/point-constraints.md, "Limits").
 
 The bound C = t . p - s_min >= 0 has the plane Jacobian J = [-t, t x sA, t, rB x t] and
 lambda >= 0. An upper bound s_max - t . p >= 0 is the same row with t -> -t, so callers pass

@@ -1,6 +1,7 @@
 """Linear motor: drive the slide speed t . (vB + wB x rB - vA - wA x sA) toward v_target.
 
-Same J as plane; bias = -v_target and |lambda| <= F_max h per substep (plane.md, "Motor").
+Same J as plane; bias = -v_target and |lambda| <= F_max h per substep
+(docs/point-constraints.md, "Prismatic").
 """
 
 from ..jit import helper

@@ -4,7 +4,7 @@ The target is a fixed rotation T of B's frame in A's frame, so the goal orientat
 frame in the world is fA T and the error rotation is q_err = fB (fA T)^-1. As in the
 orientation lock, C = its rotation vector (world), one row per world axis e_i:
     C_i = rotvec(q_err)_i,  J_i = [0, -e_i, 0, e_i],  K_i = e_i . (IA^-1 + IB^-1) e_i;
-but each row is a spring-damper at (hertz, damping ratio) (soft_constraints.md), not a rigid
+but each row is a spring-damper at (hertz, damping ratio) (docs/rows.md), not a rigid
 equality, and its impulse per substep is clamped to max_torque * h about each world axis.
 Rows stay scalar (no block) so the clamps act on each axis on its own.
 """

@@ -1,4 +1,4 @@
-"""Orientation lock: all three relative rotations fixed (orientation_lock.md).
+"""Orientation lock: all three relative rotations fixed (docs/angular-constraints.md).
 
 With the joint frames fA (on A) and fB (on B) equal at creation, the error rotation is
 q_err = fB fA^-1 and C = its rotation vector (≈ 2 Im(q_err)), one row per world axis e_i:

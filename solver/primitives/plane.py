@@ -1,4 +1,4 @@
-"""Plane: t . p = 0 removes translation along t (plane.md).
+"""Plane: t . p = 0 removes translation along t (docs/point-constraints.md).
 
     C  = t . p,  p = pB - pA = (xB + rB) - (xA + rA)
     C* = -t . vA + wA . (t x sA) + t . vB + wB . (rB x t)

@@ -1,4 +1,4 @@
-"""Rope: |p| <= L, slack below (distance.md, "Rope setup").
+"""Rope: |p| <= L, slack below (docs/point-constraints.md, "Rope setup").
 
 C = L - |p| >= 0 with J = -J_distance = [n, -(n x sA), -n, -(rB x n)] and lambda >= 0: the row
 can only pull the anchors together, and (speculative while slack) only when the rope would

@@ -1,7 +1,7 @@
 """Spring rows: a soft equality that pulls C toward 0 at (frequency, damping ratio).
 
 Used on the free coordinate of hinges (angle, J = [0, -a, 0, a]), prismatics and distance
-joints (plane J along the axis). soft_constraints.md: the implicit spring-damper becomes a
+joints (plane J along the axis). docs/rows.md: the implicit spring-damper becomes a
 bias rate, a mass scale and an impulse scale; the row keeps them in both solve and relax.
 """
 

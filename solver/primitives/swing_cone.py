@@ -1,10 +1,11 @@
-"""Swing cone: an elliptical cone limit on how far B's twist axis leaves A's (swing_twist.md).
+"""Swing cone: an elliptical cone limit on how far B's twist axis leaves A's
+(docs/angular-constraints.md).
 
 The relative rotation q = fA^-1 fB splits into swing * twist (twist about the frame's X).
 The swing rotation vector s = phi (0, uy, uz) lies in A's YZ plane; the cone allows
 (s_y / swing1)^2 + (s_z / swing2)^2 <= 1, so along the current direction the limit angle is
 phi_max = 1 / sqrt((uy / swing1)^2 + (uz / swing2)^2) (for swing1 = swing2 the circle of
-swing_twist.md). The row pushes along the ellipse's outward normal n = normalize(
+docs/angular-constraints.md). The row pushes along the ellipse's outward normal n = normalize(
 (0, s_y / swing1^2, s_z / swing2^2)) taken to world by fA:
 
     C  = (phi_max - phi) (u . n) >= 0   (gap to the ellipse's tangent plane)

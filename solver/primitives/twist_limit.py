@@ -1,4 +1,5 @@
-"""Twist limit: bounds on the signed rotation about the (moving) bone axis (swing_twist.md).
+"""Twist limit: bounds on the signed rotation about the (moving) bone axis
+(docs/angular-constraints.md).
 
 twist_angle comes from q = swing * twist. The axis is the bisector of A's and B's twist axes,
 so the row measures relative spin about the bone even when swung:
