@@ -178,11 +178,12 @@ class _KernelCache(FunctionCache):
     _impl_class = _KernelCacheImpl
 
 
-SHORT_HELPER = 15     # lines of code; 25 or 40 changed neither compile time nor frame time
+SHORT_HELPER = 15     # lines; 25 or 40 changed neither compile nor frame time (measured)
 
 
 def _short(py_func):
-    """Whether a helper is short enough to inline wherever it is called."""
+    """Whether a helper is short enough to inline wherever it is called (lines after the
+    decorator and the def line, blank lines and comments left out: a rough measure)."""
     lines = [l for l in inspect.getsource(py_func).splitlines()[2:]
              if l.strip() and not l.strip().startswith(("#", '"""'))]
     return len(lines) <= SHORT_HELPER
@@ -233,7 +234,10 @@ def helper(py_func=None, *, inline=False, outline=False):
     inline=True inlines it into its callers when they are typed (numba's IR inlining), for
     one-line adapters that unpack argument tuples: they cost a compile of their own and a
     second optimisation of everything they call otherwise. Nothing bigger: an inlined
-    body is typed again in every caller."""
+    body is typed again in every caller.
+
+    outline=True keeps a short helper a real call instead of inlining it (the step's stages,
+    called once per substep)."""
     if py_func is None:
         return lambda f: _Helper(f, wrapper=False, inline=inline, outline=outline)
     return _Helper(py_func, wrapper=False, inline=inline, outline=outline)
