@@ -79,7 +79,8 @@ class _Preparation:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.percent, self.error, self._lines = 0, None, []
         self.process = subprocess.Popen(
-            [_python(), os.path.abspath(__file__), "--prepare"], stdout=subprocess.PIPE,
+            # sys.executable: Blender's bundled Python in Blender 4.2+, the venv's with bpy
+            [sys.executable, os.path.abspath(__file__), "--prepare"], stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=env)
         self.reader = threading.Thread(target=self._read, args=(self.process,), daemon=True)
         self.reader.start()
@@ -102,12 +103,6 @@ class _Preparation:
 
 
 _job = _Preparation()
-
-
-def _python():
-    """The Python to run the preparation with: Blender's own (sys.executable is Blender's
-    bundled Python in Blender 4.2+, the venv's Python with the bpy wheel)."""
-    return sys.executable
 
 
 def ready():

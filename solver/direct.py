@@ -307,8 +307,8 @@ def factor_islands(plan, R, binv):
     """Factor each island's K for this substep and hand its rows to the direct solver.
     An island too large or singular stays with the iterative sweep.
 
-    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
-    several times slower in inner loops than arrays passed on their own.)"""
+    (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
+    reference-count update, see step.py.)"""
     _factor_islands(*plan, *R, binv)
 
 
@@ -507,8 +507,8 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W):
     MAX_DIRECT_ROUNDS solves per island), so no sweep has to run between two direct solves.
     W: work arrays from `scratch`.
 
-    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
-    several times slower in inner loops than arrays passed on their own.)"""
+    (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
+    reference-count update, see step.py.)"""
     _solve_direct(*plan, use_bias, *R, acc, bs, binv, *W)
 
 
@@ -605,8 +605,8 @@ def project_positions(plan, R, bs, binv, W):
     (bias rate 1; a limit inside its range holds BIAS = 0). Velocities are untouched, so
     this removes drift without adding energy. W: work arrays from `scratch`.
 
-    (Arrays reach the kernel one by one: numba reads arrays held in a tuple argument
-    several times slower in inner loops than arrays passed on their own.)"""
+    (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
+    reference-count update, see step.py.)"""
     _project_positions(*plan, *R, bs, binv, *W)
 
 

@@ -106,8 +106,9 @@ def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
 
 
 # The kernels below that loop over rows take the row and body tuples (R, B) and hand their
-# arrays one by one to a private kernel: numba reads arrays held in a tuple argument several
-# times slower in inner loops than arrays passed on their own.
+# arrays one by one to a private kernel: an array taken out of a tuple is a new reference to
+# numba (an atomic reference-count update each time; prepare_joint_rows in joints/prepare.py
+# has the measurement), an array passed as an argument is borrowed.
 
 @kernel(inline=True)
 def prepare_joints(jt, jf, bkind, S, R, B):
