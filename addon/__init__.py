@@ -5,14 +5,28 @@ transforms, `cache` keeps the per-frame states, the rest is Blender UI and bookk
 """
 
 import atexit
+import shutil
+
+import bpy
 
 _modules = None
+
+
+def _remove_old_kernel_cache():
+    """Versions before the shipped kernels cached them in the extension's user folder
+    (numba/<fingerprint>/); the kernels now live beside the installed solver."""
+    try:
+        old = bpy.utils.extension_path_user(__package__.rpartition(".")[0], path="numba")
+    except ValueError:             # not installed as an extension (a development checkout)
+        return
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def register():
     global _modules
     from . import cli, handlers, kernels, operators, overlay, panels, properties
     atexit.register(kernels.stop)
+    _remove_old_kernel_cache()
     _modules = (properties, operators, panels, handlers, overlay, cli)
     for m in _modules:
         m.register()
