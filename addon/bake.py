@@ -188,6 +188,7 @@ def write_keys(scene, objects, frames, poses, linear=True):
         loc, rot = cache.current_values(obj)
         s.pre_bake_location = loc
         s.pre_bake_rotation = rot
+        bridge.clear_delta(obj)   # a keyed body's simulated pose goes into its keys now
         bag = begin_bake(obj, s)
         values = np.array([[*p[obj.name][0], *p[obj.name][1]] for p in poses], dtype=np.float64)
         write_transform(bag, "", obj.rotation_mode, frames_arr, values, "Object Transforms",

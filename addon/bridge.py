@@ -277,11 +277,14 @@ def _pose_from_matrix(m):
     return loc, rot, scale
 
 
-def build_world(scene, rest_pose, depsgraph=None):
+def build_world(scene, rest_pose, depsgraph=None, skipped=None):
     """A solver World for `scene` at its start frame.
 
     `rest_pose(obj)` gives the (location, rotation quaternion) of a dynamic body's
-    `matrix_basis` at the start frame. Returns (world, bodies, joints, frame_start)."""
+    `matrix_basis` at the start frame. Returns (world, bodies, joints, frame_start), joints
+    as [(empty name, joint id)]. A joint that cannot be built (a missing object, bad
+    settings) raises SceneError, or with a `skipped` dict is left out and its message
+    stored there under the empty's name, so one broken joint does not stop the rest."""
     ws = scene.ligament_world
     start = ws.frame_start
     settings = world_settings(scene)
@@ -344,7 +347,12 @@ def build_world(scene, rest_pose, depsgraph=None):
     ids = {b.name: b.id for b in bodies}
     joints = []
     for e in scene_joints(scene):
-        joints.append((e.name, _add_joint(world, e, ids, start, known, bodies)))
+        try:
+            joints.append((e.name, _add_joint(world, e, ids, start, known, bodies)))
+        except SceneError as exc:
+            if skipped is None:
+                raise
+            skipped[e.name] = str(exc)
     return world, bodies, joints, start
 
 
@@ -459,6 +467,56 @@ def local_pose(obj, origin, q, scale, parent_world, previous):
         local = (parent_world @ obj.matrix_parent_inverse).inverted_safe() @ world
         loc, rot, _ = local.decompose()
     return tuple(loc), quaternion_to_rotation(obj.rotation_mode, rot, previous)
+
+
+# --------------------------------------------------------------------------------------------
+# Keyed dynamic bodies: the keys give the pose at the start frame; after it the simulation
+# moves the object through its delta transform, which Blender composes with the keyed one
+# (matrix_basis = T(location + delta_location) R(delta_rotation) R(rotation) S), so the
+# keys keep playing untouched and every evaluation (playback, frame_set, renders) shows the
+# simulated pose. `ligament_body.sim_delta` marks a delta written here.
+
+def check_delta(obj):
+    """Refuse a keyed dynamic body whose delta transform the simulation cannot own."""
+    s = obj.ligament_body
+    if obj.rotation_mode == 'AXIS_ANGLE':
+        raise SceneError(f"Object '{obj.name}' is a keyed Dynamic body in Axis Angle rotation "
+                         "mode, whose delta rotation Blender does not expose: set its Rotation "
+                         "Mode to Quaternion or an Euler order, or its type to Animated")
+    if s.sim_delta:
+        return
+    if Vector(obj.delta_location).length > 1e-9 or \
+            Quaternion(obj.delta_rotation_quaternion).rotation_difference(Quaternion()).angle \
+            > 1e-9 or Vector(obj.delta_rotation_euler).length > 1e-9:
+        raise SceneError(f"Object '{obj.name}' is a keyed Dynamic body with a delta transform "
+                         "of its own; the simulation moves it through its delta transform "
+                         "after the start frame: clear it (Object > Clear > Delta transforms "
+                         "in the N panel) or apply it into the keys")
+
+
+def apply_delta(obj, frame, loc, rot):
+    """Make the keyed object show the pose (location, rotation values in its mode) at
+    `frame` through its delta transform."""
+    loc_k, q_k, _ = basis_at(obj, frame)
+    q = rotation_to_quaternion(obj.rotation_mode, rot)
+    turn = q @ q_k.inverted()
+    obj.delta_location = Vector(loc) - loc_k
+    if obj.rotation_mode == 'QUATERNION':
+        obj.delta_rotation_quaternion = turn
+    else:
+        obj.delta_rotation_euler = turn.to_euler(obj.rotation_mode, obj.delta_rotation_euler)
+    if not obj.ligament_body.sim_delta:
+        obj.ligament_body.sim_delta = True
+
+
+def clear_delta(obj):
+    """The keys alone again (at and before the start frame, and when the simulation stops)."""
+    if not obj.ligament_body.sim_delta:
+        return
+    obj.delta_location = (0.0, 0.0, 0.0)
+    obj.delta_rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+    obj.delta_rotation_euler = (0.0, 0.0, 0.0)
+    obj.ligament_body.sim_delta = False
 
 
 def apply_pose(obj, loc, rot):

@@ -17,14 +17,48 @@ import numpy as np
 from . import bridge, kernels, ragdoll_sim
 from .bridge import SceneError
 
-_sims = {}           # scene key -> Simulation
-_errors = {}         # scene key -> message of the last failed build
-_last_written = {}   # scene key -> {object name: (location, rotation values, mode)} written
 stats = {"builds": 0}  # worlds built this session (diagnostics)
 
 
-def _key(scene):
-    return scene.session_uid
+class SceneState:
+    """Everything the add-on keeps at run time for one scene (never saved): its Simulation,
+    the error that stopped the last build, the transforms last written to its objects (to
+    tell the user's edits from ours) and the messages already printed."""
+    __slots__ = ("sim", "error", "written", "reported")
+
+    def __init__(self):
+        self.sim = None          # Simulation, or None until the next frame change builds it
+        self.error = None        # message of the last failed build or run
+        self.written = {}        # object name -> (location, rotation values, mode) written
+        self.reported = set()    # messages printed to the console (each is printed once)
+
+    def fail(self, message):
+        """The simulation cannot run as the scene is: drop it and keep the message (panels
+        show it, the next frame change tries again)."""
+        self.sim = None
+        self.error = message
+
+    def invalidate(self):
+        """The scene changed: the next frame change builds a new simulation."""
+        self.sim = None
+        self.error = None
+
+    def report(self, message):
+        """Print `message` to the console once per scene."""
+        if message not in self.reported:
+            self.reported.add(message)
+            print(f"Ligament: {message}")
+
+
+_states = {}         # scene.session_uid -> SceneState
+
+
+def state(scene):
+    """The scene's SceneState (made on first use)."""
+    st = _states.get(scene.session_uid)
+    if st is None:
+        st = _states[scene.session_uid] = SceneState()
+    return st
 
 
 class Simulation:
@@ -43,8 +77,9 @@ class Simulation:
 
         if depsgraph is None:
             depsgraph = _evaluated_depsgraph(scene)
+        self.skipped = {}        # joint name -> why it could not be built (the rest runs)
         self.world, self.bodies, self.joints, self.start = bridge.build_world(
-            scene, rest_pose, depsgraph)
+            scene, rest_pose, depsgraph, self.skipped)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = bridge.world_settings(scene)["dt"]
         self.ragdolls, starts = ragdoll_sim.attach(scene, self)
@@ -54,6 +89,19 @@ class Simulation:
         self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
         self.animated = [b for b in self.bodies if b.animated]
         self.dynamic = _parents_first(scene, self.dynamic)
+        # Dynamic bodies with transform keys: the keys give the start pose, the simulation
+        # moves them after that through their delta transform (the keys keep playing).
+        objs = objects_by_name(scene)
+        self.keyed = frozenset(b.name for b in self.dynamic if not ragdoll_sim.is_body(objs[b.name])
+                               and bridge.has_transform_animation(objs[b.name]))
+        for name in self.keyed:
+            bridge.check_delta(objs[name])
+        for obj in scene.objects:   # bodies no longer keyed and dynamic lose our delta
+            if obj.ligament_body.sim_delta and obj.name not in self.keyed:
+                bridge.clear_delta(obj)
+        self.breakable = [(name, j) for name, j in self.joints
+                          if objs[name].ligament_joint.breakable]
+        self.broken = {}         # joint name -> frame it broke
         parents = {o.parent.name for o in scene.objects if o.parent is not None}
         for b in self.bodies:
             b.has_children = b.name in parents
@@ -98,6 +146,9 @@ class Simulation:
             raise SceneError(f"The simulation became unstable at frame {frame}; raise Substeps "
                              "in Scene > Ligament World or check for overlapping bodies")
         self.states[frame] = self.world.save_state()
+        for name, j in self.breakable:
+            if name not in self.broken and self.world.joint_broken(j):
+                self.broken[name] = frame
         previous = self.poses[frame - 1]
         positions, orientations = positions.tolist(), orientations.tolist()
         known = {}
@@ -243,7 +294,7 @@ def _user_moved(scene):
     """Dynamic bodies whose transform differs from what the simulation last wrote: the user
     moved them, and where they are now is their new rest pose. One bulk read per transform
     channel and a vectorised compare (a crowd writes thousands of bodies a frame)."""
-    written = _last_written.get(_key(scene))
+    written = state(scene).written
     if not written:
         return []
     objs = scene.objects
@@ -284,41 +335,40 @@ def _user_moved(scene):
 # Public entry points (handlers, operators, bake)
 
 def invalidate(scene):
-    _sims.pop(_key(scene), None)
-    _errors.pop(_key(scene), None)
+    state(scene).invalidate()
 
 
 def drop_simulations():
-    _sims.clear()
-    _errors.clear()
+    """Every scene simulates again from its start frame (undo, redo)."""
+    for st in _states.values():
+        st.invalidate()
 
 
 def clear_all():
-    _sims.clear()
-    _errors.clear()
-    _last_written.clear()
+    """Forget everything (a file was loaded, the add-on is unregistered)."""
+    _states.clear()
 
 
 def get(scene):
-    return _sims.get(_key(scene))
+    return state(scene).sim
 
 
 def error(scene):
-    return _errors.get(_key(scene))
+    return state(scene).error
 
 
 def check(scene):
     """Drop the cache if the scene changed since it was built. A body the user moved takes
     its new transform as its rest pose."""
-    written = _last_written.setdefault(_key(scene), {})
+    st = state(scene)
     moved = _user_moved(scene)
     for obj in moved:
         s = obj.ligament_body
         _store_rest(s, (*current_values(obj), obj.rotation_mode))
         if s.sim_pose:
             s.sim_pose = False
-        written[obj.name] = (*current_values(obj), obj.rotation_mode)
-    sim = _sims.get(_key(scene))
+        st.written[obj.name] = (*current_values(obj), obj.rotation_mode)
+    sim = st.sim
     if sim is None:
         return
     try:
@@ -326,24 +376,26 @@ def check(scene):
     except ReferenceError:
         stale = True
     if stale:
-        invalidate(scene)
+        st.invalidate()
 
 
 def ensure(scene, depsgraph=None):
-    """The scene's Simulation, built if needed. Raises SceneError for bad input."""
-    key = _key(scene)
-    sim = _sims.get(key)
-    if sim is None:
+    """The scene's Simulation, built if needed. Raises SceneError for bad input (and keeps
+    its message as the scene's error). Joints that cannot be built are skipped: the first
+    build reports each once."""
+    st = state(scene)
+    if st.sim is None:
         if kernels.blocking():       # a batch bake: prepare the kernels first, with progress
             kernels.prepare_blocking()
         try:
             sim = Simulation(scene, depsgraph)
         except SceneError as exc:
-            _errors[key] = str(exc)
+            st.fail(str(exc))
             raise
-        _errors.pop(key, None)
-        _sims[key] = sim
-    return sim
+        st.sim, st.error = sim, None
+        for name, message in sim.skipped.items():
+            st.report(f"joint '{name}' skipped: {message}")
+    return st.sim
 
 
 def apply_frame(scene, frame, depsgraph=None):
@@ -352,24 +404,35 @@ def apply_frame(scene, frame, depsgraph=None):
     sim = ensure(scene, depsgraph)
     poses = sim.poses_at(scene, frame)
     simulated = frame > sim.start
-    written = _last_written.setdefault(_key(scene), {})
+    written = state(scene).written
     objs = objects_by_name(scene)
     for name, (loc, rot) in poses.items():
         obj = objs.get(name)
         if obj is None:
             continue
+        if name in sim.keyed:   # its keys keep playing: the delta transform moves it
+            if simulated:
+                bridge.apply_delta(obj, frame, loc, rot)
+            else:
+                bridge.clear_delta(obj)
+            continue
         bridge.apply_pose(obj, loc, rot)
         if obj.ligament_body.sim_pose != simulated:
             obj.ligament_body.sim_pose = simulated
         written[name] = (*current_values(obj), obj.rotation_mode)
+    for name, broke in sim.broken.items():
+        if broke <= frame:
+            state(scene).report(f"joint '{name}' broke at frame {broke}")
     return sim
 
 
 def restore_rest(scene, objects=None):
     """Put dynamic bodies back to their rest pose (simulation disabled, body removed)."""
-    written = _last_written.setdefault(_key(scene), {})
+    written = state(scene).written
     for obj in objects if objects is not None else bridge.scene_bodies(scene):
         s = obj.ligament_body
+        if s.sim_delta:
+            bridge.clear_delta(obj)
         if not s.rest_valid or s.baked or bridge.has_transform_animation(obj):
             continue
         q = bridge.rotation_to_quaternion(s.rest_rotation_mode, tuple(s.rest_rotation))
@@ -381,6 +444,20 @@ def restore_rest(scene, objects=None):
         if s.sim_pose:
             s.sim_pose = False
         written[obj.name] = (*current_values(obj), obj.rotation_mode)
+
+
+def joint_status(scene, name):
+    """Why the joint `name` does not act at the current frame (skipped when the simulation
+    was built, or broken at a frame up to now), or None."""
+    sim = get(scene)
+    if sim is None:
+        return None
+    if name in sim.skipped:
+        return sim.skipped[name]
+    broke = sim.broken.get(name)
+    if broke is not None and broke <= scene.frame_current:
+        return f"broke at frame {broke}"
+    return None
 
 
 def frame_info(scene):

@@ -9,15 +9,6 @@ from bpy.app.handlers import persistent
 from . import cache, kernels
 from .bridge import SceneError
 
-_reported = {}  # scene key -> last message printed, so background runs print each error once
-
-
-def _report(scene, message):
-    key = scene.session_uid
-    if _reported.get(key) != message:
-        _reported[key] = message
-        print(f"Ligament: {message}")
-
 
 @persistent
 def on_frame_change_pre(scene, depsgraph=None):
@@ -26,27 +17,25 @@ def on_frame_change_pre(scene, depsgraph=None):
         return
     if not any(o.ligament_body.enabled for o in scene.objects):
         return
+    st = cache.state(scene)
     if not kernels.ready():
         if kernels.blocking():
             kernels.prepare_blocking()
         else:               # never compile in the UI: prepare in another process meanwhile
             kernels.ensure_started()
-            _report(scene, kernels.status())
+            st.report(kernels.status())
             return
     try:
         cache.apply_frame(scene, scene.frame_current, depsgraph)
     except SceneError as exc:
-        cache._errors[scene.session_uid] = str(exc)
-        cache._sims.pop(scene.session_uid, None)
-        _report(scene, str(exc))
+        st.fail(str(exc))
+        st.report(str(exc))
     except ReferenceError:
-        cache.invalidate(scene)
+        st.invalidate()
     except Exception:  # a bug: never let it break playback or rendering
-        message = "internal error, see the system console"
-        cache._errors[scene.session_uid] = message
-        cache._sims.pop(scene.session_uid, None)
         traceback.print_exc()
-        _report(scene, message)
+        st.fail("internal error, see the system console")
+        st.report(st.error)
 
 
 @persistent
@@ -71,7 +60,6 @@ def on_depsgraph_update_post(scene, depsgraph=None):
 @persistent
 def on_load_post(*_args):
     cache.clear_all()
-    _reported.clear()
 
 
 @persistent

@@ -126,6 +126,9 @@ class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
     # True while the object shows a simulated pose rather than its rest pose (so a file saved
     # mid-simulation starts from the rest pose again when reloaded).
     sim_pose: BoolProperty(options={'HIDDEN'})
+    # True while a keyed dynamic body shows a simulated pose through its delta transform
+    # (written by the simulation; cleared when it stops, see bridge.apply_delta).
+    sim_delta: BoolProperty(options={'HIDDEN'})
     # Bake bookkeeping (with BakeState's): the transform before baking.
     pre_bake_location: FloatVectorProperty(size=3, options={'HIDDEN'})
     pre_bake_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
