@@ -29,7 +29,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Vector
 
-from . import bonemap, cache, presets
+from . import bonemap, presets
 
 CONSTRAINT = "Ligament Ragdoll"
 COLLECTION = "Ligament Ragdolls"
@@ -423,7 +423,6 @@ def create(scene, arm, mapping, total_mass, material=None, meshes=None):
         _delete_objects(made)
         _remove_constraints(arm)
         raise
-    cache.invalidate(scene)
     return parts
 
 
@@ -566,7 +565,6 @@ def remove(scene, arm):
     rd.collection = None
     rd.baked = False
     rd.pre_bake_action = None
-    cache.invalidate(scene)
 
 
 def sync_constraints(scene, arm):

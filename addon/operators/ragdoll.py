@@ -90,6 +90,7 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
         if not messages:
             self.report({'ERROR'}, "; ".join(errors))
             return {'CANCELLED'}
+        cache.invalidate(context.scene)
         if len(arms) > 1:
             summary = f"{len(messages)} ragdolls made"
             if errors:
