@@ -37,6 +37,14 @@ class PHYSICS_PT_ligament_body(PhysicsButtonsPanel, bpy.types.Panel):
         layout.prop(s, "shape")
         if s.baked:
             layout.label(text="Baked: playing back keyframes", icon='KEYINGSET')
+        elif s.enabled and bridge.has_transform_animation(context.object):
+            start = context.scene.ligament_world.frame_start
+            if s.kind == 'DYNAMIC':
+                layout.label(text=f"Keys set its pose at frame {start}; simulated after it",
+                             icon='KEYINGSET')
+                layout.label(text="Type Animated follows the keys instead", icon='BLANK1')
+            elif s.kind == 'ANIMATED':
+                layout.label(text="Follows its keys; pushes dynamic bodies", icon='KEYINGSET')
 
 
 class PHYSICS_PT_ligament_body_settings(PhysicsButtonsPanel, bpy.types.Panel):
@@ -118,6 +126,12 @@ class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
         sub = row.row()
         sub.active = j.breakable
         sub.prop(j, "break_threshold")
+        problem = cache.joint_status(context.scene, context.object.name) if j.enabled else None
+        if problem:
+            box = layout.box()
+            box.alert = True
+            for i, line in enumerate(_wrap(f"Not acting: {problem}", 44)):
+                box.label(text=line, icon='UNLINKED' if i == 0 else 'BLANK1')
         axis = {'HINGE': "Rotates about the empty's local Z", 'PRISMATIC': "Slides along local X",
                 'RAGDOLL': "Twists about local Y", 'MOTOR': "Spins about local Z"}.get(j.type)
         if axis:
@@ -401,8 +415,34 @@ class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("ligament.bake", icon='REC')
         row.operator("ligament.clear_bake", text="Clear", icon='X')
-        for warning in warnings(scene)[:5]:
-            layout.label(text=warning, icon='ERROR')
+
+
+class VIEW3D_PT_ligament_joints(View3DLigamentPanel, bpy.types.Panel):
+    bl_label = "Joints"
+    bl_parent_id = "VIEW3D_PT_ligament"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        scene = context.scene
+        count = len(bridge.scene_joints(scene))
+        problems = joint_problems(scene)
+        if not problems:
+            layout.label(text=f"{count} joints, all acting" if cache.get(scene) else
+                         f"{count} joints", icon='CHECKMARK' if cache.get(scene) else 'INFO')
+            return
+        layout.label(text=f"{count} joints, {len(problems)} not acting", icon='ERROR')
+        for name, why in problems[:MAX_LISTED]:
+            col = layout.column(align=True)
+            col.alert = True
+            col.operator("ligament.select_object", text=name, icon='UNLINKED').name = name
+            for line in _wrap(why, 40):
+                col.label(text=line)
+        if len(problems) > MAX_LISTED:
+            layout.label(text=f"... and {len(problems) - MAX_LISTED} more (see the console)")
+
+
+MAX_LISTED = 12
 
 
 class VIEW3D_PT_ligament_ragdoll(View3DLigamentPanel, bpy.types.Panel):
@@ -420,12 +460,15 @@ class VIEW3D_PT_ligament_ragdoll(View3DLigamentPanel, bpy.types.Panel):
             self.layout.prop(arm.ligament_ragdoll, "drive_strength")
 
 
-def warnings(scene):
-    out = []
-    for o in bridge.scene_bodies(scene):
-        s = o.ligament_body
-        if s.kind == 'DYNAMIC' and not s.baked and bridge.has_transform_animation(o):
-            out.append(f"'{o.name}' is animated: set it to Animated")
+def joint_problems(scene):
+    """[(joint empty name, why it is not acting)] at the current frame: joints skipped when
+    the simulation was built and joints broken by then."""
+    sim = cache.get(scene)
+    if sim is None:
+        return []
+    out = list(sim.skipped.items())
+    out += [(name, f"broke at frame {f}") for name, f in sim.broken.items()
+            if f <= scene.frame_current]
     return out
 
 
@@ -459,5 +502,6 @@ classes = (
     VIEW3D_PT_ligament,
     VIEW3D_PT_ligament_ragdoll,
     VIEW3D_PT_ligament_cache,
+    VIEW3D_PT_ligament_joints,
 )
 register, unregister = bpy.utils.register_classes_factory(classes)
