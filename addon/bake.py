@@ -69,7 +69,14 @@ def bake_iter(scene, frame_start=None, frame_end=None, step=1):
         yield i + 1, total
     write_keys(scene, objects, frames, poses, linear=(step == 1))
     write_pose_keys(scene, sim, rigs, frames, poses, linear=(step == 1))
+    cache.state(scene).last_bake = sim
     return objects + rigs
+
+
+def last_simulation(scene):
+    """The simulation the scene's last bake wrote (its `skipped` and `broken` joints), or
+    None."""
+    return cache.state(scene).last_bake
 
 
 def bake(scene, frame_start=None, frame_end=None, step=1, progress=None):

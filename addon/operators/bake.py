@@ -57,8 +57,8 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}
         scene.frame_set(scene.frame_current)
-        self.report({'INFO'}, f"Baked {len(objs)} objects, frames {self.frame_start}-"
-                              f"{self.frame_end} in {time.perf_counter() - t0:.1f} s")
+        _report_done(self, scene, f"Baked {len(objs)} objects, frames {self.frame_start}-"
+                                  f"{self.frame_end} in {time.perf_counter() - t0:.1f} s")
         return {'FINISHED'}
 
     def invoke(self, context, event):
@@ -99,14 +99,26 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
         except StopIteration as stop:
             self._finish(context)
             context.scene.frame_set(context.scene.frame_current)
-            self.report({'INFO'}, f"Baked {len(stop.value)} objects in "
-                                  f"{time.perf_counter() - self._t0:.1f} s")
+            _report_done(self, context.scene, f"Baked {len(stop.value)} objects in "
+                                              f"{time.perf_counter() - self._t0:.1f} s")
             return {'FINISHED'}
         except SceneError as exc:
             self._finish(context)
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}
         return {'RUNNING_MODAL'}
+
+
+def _report_done(op, scene, message):
+    """The bake's summary; a warning that names the joints that did not act (skipped when the
+    simulation was built, or broken, with the frame)."""
+    sim = bake.last_simulation(scene)
+    problems = [] if sim is None else [f"'{n}' skipped ({m})" for n, m in sim.skipped.items()]
+    problems += [] if sim is None else [f"'{n}' broke at frame {f}" for n, f in sim.broken.items()]
+    if problems:
+        op.report({'WARNING'}, f"{message}; joints not acting: " + "; ".join(problems))
+    else:
+        op.report({'INFO'}, message)
 
 
 class LIGAMENT_OT_clear_bake(bpy.types.Operator):
