@@ -180,6 +180,8 @@ class Mechanisms:
         `wheel_axis` (driven at motor_speed rad/s with at most max_motor_torque N m), and
         the axle is turned by `steering` radians about the suspension axis (`set_steering`).
         chassis may be None (the world)."""
+        self._body("chassis", chassis, allow_world=True)
+        self._body("wheel", wheel)
         p = _w._vector("anchor", anchor)
         s = _w._direction("suspension_axis", suspension_axis)
         axle = _w._direction("wheel_axis", wheel_axis)

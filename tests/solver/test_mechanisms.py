@@ -400,6 +400,7 @@ BAD = [
     ("anchor_a", lambda w, a, b, h, s: w.add_pulley(a, b, (0, 0, 0), (1, 0, 0), (0, 0, 0),
                                                     (1, 0, 1))),
     ("wheel_axis", lambda w, a, b, h, s: w.add_wheel(a, b, (1, 0, 0), Z, (0, 0, 2))),
+    ("wheel", lambda w, a, b, h, s: w.add_wheel(a, None, (1, 0, 0), Z, Y)),
     ("set_steering", lambda w, a, b, h, s: w.set_steering(h, 0.1)),
     ("points", lambda w, a, b, h, s: w.add_path(b, (1, 0, 0), [(1, 0, 0)])),
     ("points", lambda w, a, b, h, s: w.add_path(b, (1, 0, 0), [(0, 0, 0), (1, 0, 0), (1, 0, 0)])),
