@@ -46,7 +46,8 @@ def build_rows(world, h, softness=RIGID):
     update_world_inertia(bs, world._bil.view, world._bkind.view, bI)
     R = new_rows(max(world.joint_count, 1) * MAX_ROWS)
     S = (float(softness[0]), float(softness[1]), float(softness[2]), float(h), 1.0 / h)
-    prepare_joints(world._jt.view, world._jf.view, world._bkind.view, S, R, (bs, binv, bI))
+    prepare_joints(world._jt.view, world._jf.view, world._jpts.view, world._bkind.view, S, R,
+                   (bs, binv, bI))
     return R, bI
 
 

@@ -111,15 +111,15 @@ def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
 # has the measurement), an array passed as an argument is borrowed.
 
 @kernel(inline=True)
-def prepare_joints(jt, jf, bkind, S, R, B):
-    _prepare_joints(jt, jf, bkind, S, *R, *B)
+def prepare_joints(jt, jf, jpts, bkind, S, R, B):
+    _prepare_joints(jt, jf, jpts, bkind, S, *R, *B)
 
 
 @helper(outline=True)
-def _prepare_joints(jt, jf, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
+def _prepare_joints(jt, jf, jpts, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
     for j in range(jt.shape[0]):
         if joint_awake(j, jt, bkind):
-            prepare_joint_rows(j, jt, jf, S, rb, rj, rd, rp, rk, bs, binv, bI)
+            prepare_joint_rows(j, jt, jf, jpts, S, rb, rj, rd, rp, rk, bs, binv, bI)
         else:
             for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
                 deactivate(r, rp)
@@ -268,14 +268,15 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
                                                  sees it, ASLEEP for sleeping bodies)
-    J = (jt, jf, acc, jimp)                      joints and their rows' impulses
+    J = (jt, jf, acc, jimp, jpts)                joints, their rows' impulses, the paths'
+                                                 points (joints/path.py)
     R = (rb, rj, rd, rp, rk)                     row scratch (see rows.py)
     K = (ktarget, khas)                          kinematic targets for this frame
     C = (mi, mf, acc, rows, params)              this frame's awake contact manifolds
                                                  (contacts.py)
     """
     bs, binv, bil, bib, bI, bdamp, bkind = B
-    jt, jf, acc, jimp = J
+    jt, jf, acc, jimp, jpts = J
     ktarget, khas = K
     h = dt / substeps
     soft = soft_coefficients(joint_hertz, joint_damping, h)
@@ -289,7 +290,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     kinematic_velocities(bs, bkind, ktarget, khas, dt)
     kg = np.zeros(bs.shape[0])
     update_world_inertia(bs, bil, bkind, bI)
-    prepare_joints(jt, jf, bkind, S, R, body)
+    prepare_joints(jt, jf, jpts, bkind, S, R, body)
     prepare_contacts(C, SC, body)
     plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
     W = scratch(plan)
@@ -299,7 +300,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         update_world_inertia(bs, bil, bkind, bI)
         joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
-        prepare_joints(jt, jf, bkind, S, R, body)
+        prepare_joints(jt, jf, jpts, bkind, S, R, body)
         update_contacts(C, SC, body)
         factor_islands(plan, R, binv)
         n_sweep = list_sweep_rows(R, sweep)
@@ -310,7 +311,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         refresh_contacts(C, SC, body)
         update_world_inertia(bs, bil, bkind, bI)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
-        prepare_joints(jt, jf, bkind, S_error, R, body)
+        prepare_joints(jt, jf, jpts, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
         n_sweep = list_sweep_rows(R, sweep)
         project_positions(plan, R, bs, binv, W)

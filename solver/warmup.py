@@ -56,9 +56,34 @@ def every_feature_world():
     w.add_rope(None, c, (1, 0, 1), (0.5, 0, 0.5), 2.0)
     j = w.add_ragdoll(a, b, (0, 0, 0.9), (0, 0, -1))
     w.set_drive(j, (1, 0, 0, 0), 2.0)
-    w.add_angular_motor(a, b, (0, 0, 1), 1.0, 1.0)
+    w.add_angular_motor(a, b, (0, 0, 1), 1.0, 1.0, ratio=2.0)
     w.set_kinematic_target(g, (3, 0, 1.1))
+    _mechanisms(w)
     return w
+
+
+def _mechanisms(w):
+    """Every mechanism joint (issue 14), away from the bodies above."""
+    g1 = w.add_body(Cylinder(0.1, 0.02), (10, 0, 2))
+    g2 = w.add_body(Cylinder(0.05, 0.02), (10, 0.5, 2))
+    rack = w.add_body(Box((0.3, 0.02, 0.02)), (10, 1, 2))
+    h1 = w.add_hinge(None, g1, (10, 0, 2), (0, 0, 1), motor_speed=1, max_motor_torque=1)
+    h2 = w.add_hinge(None, g2, (10, 0.5, 2), (0, 0, 1))
+    w.add_gear(h1, h2, 2.0, lower=-1.0, upper=1.0)
+    w.add_rack_and_pinion(h1, w.add_prismatic(None, rack, (10, 1, 2), (1, 0, 0)), 0.1)
+    p1 = w.add_body(Sphere(0.1), (12, 0, 2))
+    p2 = w.add_body(Sphere(0.1), (13, 0, 2))
+    w.add_pulley(p1, p2, (12, 0, 2), (13, 0, 2), (12, 0, 3), (13, 0, 3), ratio=2.0, upper=3.5)
+    w.add_line(None, p2, (13, 0, 2), (0, 0, 1), lower=-1, upper=1, motor_speed=1,
+               max_motor_force=1, spring_hz=1)
+    chassis = w.add_body(Box((0.5, 0.3, 0.1)), (15, 0, 1))
+    wheel = w.add_body(Cylinder(0.2, 0.05), (15.5, 0.4, 0.8), orientation=(0.7071, -0.7071, 0, 0))
+    j = w.add_wheel(chassis, wheel, (15.5, 0.4, 0.8), (0, 0, 1), (0, 1, 0), lower=-0.1, upper=0.1,
+                    spring_hz=2, spring_damping=0.5, motor_speed=1, max_motor_torque=1)
+    w.set_steering(j, 0.1)
+    bead = w.add_body(Sphere(0.05), (18, 0, 2))
+    arc = [(18 + 0.5 * k, 0, 2 - 0.1 * k * k) for k in range(4)]
+    w.add_path(bead, (18, 0, 2), arc, align=True, friction=0.1)
 
 
 def _expected():

@@ -12,6 +12,7 @@ import numpy as np
 from . import bodies as bodies_mod
 from .bodies import ASLEEP, DYNAMIC, KIND_NAMES, KINEMATIC, STATE_WIDTH
 from .joints import layout as L
+from .mechanisms import Mechanisms
 from .rows import new_rows
 from .shapes import Box, Capsule, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
 from .step import step_frame
@@ -178,7 +179,7 @@ class _Table:
         return self.data[:self.n]
 
 
-class World:
+class World(Mechanisms):
     """A rigid-body world: bodies, joints, and the soft-step solver that moves them.
 
     gravity     (3,) m/s^2
@@ -249,6 +250,7 @@ class World:
         self._jf = _Table(L.JF_WIDTH, np.float64)
         self._jacc = _Table(L.MAX_ROWS, np.float64)
         self._jimp = _Table(L.JIMP_WIDTH, np.float64)
+        self._jpts = _Table(3, np.float64)                 # the paths' points (add_path)
         self._rows = None
         self._bfilter = _Table(2, np.int64)                # collision group, mask
         self._shape_tables = None
@@ -682,15 +684,18 @@ class World:
         self._jf.data[j, [L.SWING1, L.SWING2, L.TWIST_LOWER, L.TWIST_UPPER]] = (s1, s2, lo, hi)
         return j
 
-    def add_angular_motor(self, a, b, axis, speed, max_torque, collide_connected=False,
-                          break_force=None, break_torque=None):
-        """Drive (wB - wA) . axis toward `speed` (rad/s) with at most `max_torque` (N m)."""
+    def add_angular_motor(self, a, b, axis, speed, max_torque, ratio=None,
+                          collide_connected=False, break_force=None, break_torque=None):
+        """Drive (wB - ratio wA) . axis toward `speed` (rad/s) with at most `max_torque`
+        (N m); ratio None is 1, the relative spin (Nape's MotorJoint)."""
+        rho = 1.0 if ratio is None else self._ratio(ratio)
         frame = _frame_from_axis(_direction("axis", axis))
         ia = self._body("a", a, allow_world=True)
         anchor = self._bs.view[ia, 0:3] if ia >= 0 else np.zeros(3)
         j = self._new_joint(L.ANGULAR_MOTOR, a, b, anchor, anchor, frame, collide_connected,
                             break_force, break_torque)
         self._set_motor(j, speed, max_torque, "max_torque")
+        self._jf.data[j, L.RATIO] = rho
         return j
 
     def set_motor(self, joint, speed, max_value=None):
@@ -782,7 +787,7 @@ class World:
         acc = self._jacc.view.reshape(-1)
         if acc.size == 0:
             acc = np.zeros(L.MAX_ROWS)
-        J = (self._jt.view, self._jf.view, acc, self._jimp.view)
+        J = (self._jt.view, self._jf.view, acc, self._jimp.view, self._jpts.view)
         K = (self._ktarget.view, self._khas.view)
         return B, J, self._row_storage(), K
 

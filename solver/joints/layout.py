@@ -6,8 +6,9 @@ JT_WIDTH = 4
 
 # joint types
 BALL, HINGE, PRISMATIC, FIXED, DISTANCE, ROPE, RAGDOLL, ANGULAR_MOTOR = range(8)
+GEAR, RACK_AND_PINION, PULLEY, LINE, WHEEL, PATH = range(8, 14)       # mechanisms (issue 14)
 TYPE_NAMES = ("ball_socket", "hinge", "prismatic", "fixed", "distance", "rope", "ragdoll",
-              "angular_motor")
+              "angular_motor", "gear", "rack_and_pinion", "pulley", "line", "wheel", "path")
 
 # flag bits
 ENABLED = 1
@@ -18,6 +19,8 @@ HAS_UPPER = 16
 HAS_MOTOR = 32
 HAS_SPRING = 64
 HAS_DRIVE = 128     # orientation drive (ball-socket, ragdoll)
+CLOSED = 256        # path: the polyline closes on itself
+ALIGN = 512         # path: B's frame X stays along the tangent
 
 # jf columns: local anchors and frames (the frame's X axis is the joint axis)
 ANCHOR_A = 0        # 3
@@ -42,7 +45,20 @@ DRIVE_TARGET = 28   # 4, target rotation of B's frame in A's frame (w, x, y, z)
 DRIVE_HZ = 32
 DRIVE_DAMPING = 33
 DRIVE_MAX = 34      # torque cap per world axis (inf = none)
-JF_WIDTH = 35
+# mechanisms (issue 14)
+RATIO = 35          # gear, rack and pinion, pulley, angular motor (1 unless given)
+LINK_A = 36         # gear, rack and pinion: the coupled joints' ids (as floats)
+LINK_B = 37
+TRACK_A = 38        # unwrapped hinge angle of LINK_A (gear, rack); path: current segment
+TRACK_B = 39        # unwrapped hinge angle of LINK_B (gear)
+OFFSET = 40         # coupled coordinate held (gear, rack and pinion)
+FIXED_A = 41        # 3, pulley: world point of rope A's fixed end
+FIXED_B = 44        # 3
+STEERING = 47       # wheel: steering angle about the suspension axis
+PATH_START = 48     # path: first point in the path point table, point count
+PATH_COUNT = 49
+FRICTION = 50       # path: friction force along the path (N)
+JF_WIDTH = 51
 
 # One block of row slots per joint (a prismatic with limits, motor and spring uses 9).
 MAX_ROWS = 10

@@ -43,7 +43,8 @@ def _iterative_impulses(w, iterations):
     bI = np.zeros((w.body_count, 9))
     update_world_inertia(bs, w._bil.view, w._bkind.view, bI)
     R = new_rows(w.joint_count * MAX_ROWS)
-    prepare_joints(w._jt.view, w._jf.view, w._bkind.view, (0.0, 1.0, 0.0, H, 1.0 / H), R,
+    prepare_joints(w._jt.view, w._jf.view, w._jpts.view, w._bkind.view,
+                   (0.0, 1.0, 0.0, H, 1.0 / H), R,
                    (bs, binv, bI))
     acc = np.zeros(w.joint_count * MAX_ROWS)
     solve_rows(R, acc, (bs, binv, bI), True, iterations)
@@ -92,7 +93,8 @@ def test_soft_rows_converge_to_the_dense_solution_with_their_compliance():
     bI = np.zeros((w.body_count, 9))
     update_world_inertia(bs, w._bil.view, w._bkind.view, bI)
     R = new_rows(w.joint_count * MAX_ROWS)
-    prepare_joints(w._jt.view, w._jf.view, w._bkind.view, (*soft, H, 1.0 / H), R,
+    prepare_joints(w._jt.view, w._jf.view, w._jpts.view, w._bkind.view, (*soft, H, 1.0 / H),
+                   R,
                    (bs, w._binv.view, bI))
     acc = np.zeros(w.joint_count * MAX_ROWS)
     solve_rows(R, acc, (bs, w._binv.view, bI), True, 3000)
@@ -123,7 +125,8 @@ def test_limits_and_motors_converge_to_the_dense_boxed_solution():
     bI = np.zeros((w.body_count, 9))
     update_world_inertia(bs, w._bil.view, w._bkind.view, bI)
     R = new_rows(w.joint_count * MAX_ROWS)
-    prepare_joints(w._jt.view, w._jf.view, w._bkind.view, (0.0, 1.0, 0.0, H, 1.0 / H), R,
+    prepare_joints(w._jt.view, w._jf.view, w._jpts.view, w._bkind.view,
+                   (0.0, 1.0, 0.0, H, 1.0 / H), R,
                    (bs, w._binv.view, bI))
     acc = np.zeros(w.joint_count * MAX_ROWS)
     solve_rows(R, acc, (bs, w._binv.view, bI), True, 5000)

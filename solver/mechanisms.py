@@ -1,0 +1,254 @@
+"""World's mechanism joints (issue 14): gear, rack and pinion, pulley, line, wheel and path.
+
+A mixin of `World` (world.py), kept in its own file: the methods validate their input (a
+ValueError names the bad argument), describe the joint in the joint tables (joints/layout.py)
+and return its id, like every add_* of World. The rows are built by joints/gear.py,
+rack_and_pinion.py, pulley.py, line.py, wheel.py and path.py.
+"""
+
+import math
+
+import numpy as np
+
+from . import world as _w            # circular import: used at call time only
+from .joints import layout as L
+
+_IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
+
+
+class Mechanisms:
+    """add_gear, add_rack_and_pinion, add_pulley, add_line, add_wheel, set_steering, add_path."""
+
+    # --- helpers ----------------------------------------------------------------------
+
+    def _joint_world(self, j):
+        """((anchor A, frame A), (anchor B, frame B)) of joint j in the world, now."""
+        jt, jf = self._jt.data[j], self._jf.data[j]
+        out = []
+        for body, anchor, frame in ((jt[L.BODY_A], L.ANCHOR_A, L.FRAME_A),
+                                    (jt[L.BODY_B], L.ANCHOR_B, L.FRAME_B)):
+            x, q = (np.zeros(3), _IDENTITY) if body < 0 else \
+                (self._bs.view[body, 0:3], self._bs.view[body, 3:7])
+            out.append((x + _w._qmat(q) @ jf[anchor:anchor + 3], _w._qmul(q, jf[frame:frame + 4])))
+        return out
+
+    def _hinge_angle(self, j):
+        """The hinge's angle now: twist of fA^-1 fB about the frame's X (joints/hinge.py)."""
+        (_, fa), (_, fb) = self._joint_world(j)
+        q = _w._qmul(_w._qconj(fa), fb)
+        if q[0] < 0.0:
+            q = -q
+        return 2.0 * math.atan2(q[1], q[0])
+
+    def _coupled(self, name, joint, kind, mechanism):
+        """The id of the joint a gear or rack and pinion couples, checked."""
+        n = self._jt.n
+        if isinstance(joint, (bool, np.bool_)) or not isinstance(joint, (int, np.integer)) \
+                or not 0 <= int(joint) < n:
+            raise ValueError(f"{name} must be a {L.TYPE_NAMES[kind]} joint id from "
+                             f"add_{L.TYPE_NAMES[kind]}, got {joint!r}")
+        j = int(joint)
+        if self._jt.data[j, L.TYPE] != kind:
+            raise ValueError(f"{name} must be a {L.TYPE_NAMES[kind]} joint, but joint {j} is a "
+                             f"{L.TYPE_NAMES[self._jt.data[j, L.TYPE]]}")
+        if self._jt.data[j, L.BODY_B] < 0:
+            raise ValueError(f"{name}: a {mechanism} moves body b of joint {j}, which is the "
+                             f"static world; create the joint with the moving body as b")
+        return j
+
+    @staticmethod
+    def _path_tangent(directions, closed, k, u):
+        """The tangent at parameter u of segment k, blended from the vertex tangents as
+        joints/path.py does (directions: the segments' unit directions)."""
+        n = len(directions)
+
+        def vertex(i):
+            if not closed and (i == 0 or i == n):
+                return directions[min(i, n - 1)]
+            t = directions[(i - 1) % n] + directions[i % n]
+            return t / np.linalg.norm(t)
+
+        t = (1.0 - u) * vertex(k) + u * vertex(k + 1)
+        return t / np.linalg.norm(t)
+
+    @staticmethod
+    def _ratio(ratio, positive=False):
+        rho = _w._number("ratio", ratio)
+        if rho == 0.0 or (positive and rho < 0.0):
+            raise ValueError(f"ratio must be {'> 0' if positive else 'non-zero'}, got {ratio!r}")
+        return rho
+
+    # --- joints -----------------------------------------------------------------------
+
+    def add_gear(self, hinge_a, hinge_b, ratio, lower=None, upper=None, collide_connected=False,
+                 break_force=None, break_torque=None):
+        """Couple two hinges so that angle_b = -ratio x angle_a: the hinges' b bodies turn
+        together like meshing gears (ratio = teeth_a / teeth_b, or radius_a / radius_b; a
+        negative ratio turns them the same way, as a belt does). The sum angle_b + ratio x
+        angle_a keeps its value at creation, or with `lower` / `upper` stays in that range
+        (radians). Exact while the hinges' a sides do not turn (the world, or a frame at
+        rest); the coupled bodies do not collide unless collide_connected."""
+        ja = self._coupled("hinge_a", hinge_a, L.HINGE, "gear")
+        jb = self._coupled("hinge_b", hinge_b, L.HINGE, "gear")
+        if ja == jb:
+            raise ValueError(f"hinge_a and hinge_b must be two different hinges, got {ja} twice")
+        rho = self._ratio(ratio)
+        ba, bb = int(self._jt.data[ja, L.BODY_B]), int(self._jt.data[jb, L.BODY_B])
+        if ba == bb:
+            raise ValueError(f"hinge_a and hinge_b both turn body {ba}: a gear couples two "
+                             f"bodies")
+        j = self._new_joint(L.GEAR, ba, bb, self._bs.view[ba, 0:3], self._bs.view[bb, 0:3],
+                            _IDENTITY, collide_connected, break_force, break_torque)
+        ta, tb = self._hinge_angle(ja), self._hinge_angle(jb)
+        jf = self._jf.data[j]
+        jf[[L.RATIO, L.LINK_A, L.LINK_B, L.TRACK_A, L.TRACK_B, L.OFFSET]] = \
+            (rho, ja, jb, ta, tb, tb + rho * ta)
+        self._set_range(j, lower, upper, "lower", "upper")
+        return j
+
+    def add_rack_and_pinion(self, hinge, prismatic, ratio, collide_connected=False,
+                            break_force=None, break_torque=None):
+        """Couple a hinge (the pinion, its b body) and a prismatic (the rack, its b body) so
+        that slide = ratio x angle, counted from their values at creation (metres per radian:
+        the pinion's pitch radius, negative to run the other way)."""
+        jh = self._coupled("hinge", hinge, L.HINGE, "rack and pinion")
+        js = self._coupled("prismatic", prismatic, L.PRISMATIC, "rack and pinion")
+        rho = self._ratio(ratio)
+        bh, bs = int(self._jt.data[jh, L.BODY_B]), int(self._jt.data[js, L.BODY_B])
+        if bh == bs:
+            raise ValueError(f"the hinge and the prismatic both move body {bh}: a rack and "
+                             f"pinion couples two bodies")
+        (pa, fa), (pb, _) = self._joint_world(js)
+        slide = float(_w._qmat(fa)[:, 0] @ (pb - pa))
+        angle = self._hinge_angle(jh)
+        j = self._new_joint(L.RACK_AND_PINION, bh, bs, self._bs.view[bh, 0:3],
+                            self._bs.view[bs, 0:3], _IDENTITY, collide_connected, break_force,
+                            break_torque)
+        self._jf.data[j, [L.RATIO, L.LINK_A, L.LINK_B, L.TRACK_A, L.OFFSET]] = \
+            (rho, jh, js, angle, slide - rho * angle)
+        return j
+
+    def add_pulley(self, a, b, anchor_a, anchor_b, fixed_a, fixed_b, ratio=1.0, lower=None,
+                   upper=None, collide_connected=False, break_force=None, break_torque=None):
+        """A rope from anchor_a (on a) over the world point fixed_a, then over fixed_b down to
+        anchor_b (on b), the b side reeved `ratio` times (a block and tackle):
+        |anchor_a - fixed_a| + ratio |anchor_b - fixed_b| keeps its length at creation, or
+        with `lower` / `upper` stays in that range; only `upper` gives a rope that goes slack
+        below it and never pushes. The fixed points are in the world (Nape's 4-body pulley,
+        with the fixed points on bodies, is not supported)."""
+        pa, pb = _w._vector("anchor_a", anchor_a), _w._vector("anchor_b", anchor_b)
+        fa, fb = _w._vector("fixed_a", fixed_a), _w._vector("fixed_b", fixed_b)
+        rho = self._ratio(ratio, positive=True)
+        for name, p, f in (("anchor_a", pa, fa), ("anchor_b", pb, fb)):
+            if np.linalg.norm(p - f) < 1e-9:
+                raise ValueError(f"{name} must not coincide with fixed_{name[-1]}: the rope "
+                                 f"needs a direction")
+        for name, value in (("lower", lower), ("upper", upper)):
+            _w._optional_number(name, value, minimum=0.0)
+        j = self._new_joint(L.PULLEY, a, b, pa, pb, _IDENTITY, collide_connected, break_force,
+                            break_torque)
+        jf = self._jf.data[j]
+        jf[L.FIXED_A:L.FIXED_A + 3] = fa
+        jf[L.FIXED_B:L.FIXED_B + 3] = fb
+        jf[L.RATIO] = rho
+        jf[L.LENGTH] = np.linalg.norm(pa - fa) + rho * np.linalg.norm(pb - fb)
+        self._set_range(j, lower, upper, "lower", "upper")
+        return j
+
+    def add_line(self, a, b, anchor, axis, lower=None, upper=None, motor_speed=None,
+                 max_motor_force=0.0, spring_hz=0.0, spring_damping=0.0, collide_connected=False,
+                 break_force=None, break_torque=None):
+        """B's anchor stays on the line of A through `anchor` along `axis`; every rotation is
+        free (Nape's LineJoint). Displacement along the axis (m, 0 at creation) takes limits,
+        a motor and a spring toward 0, as the prismatic's."""
+        p = _w._vector("anchor", anchor)
+        frame = _w._frame_from_axis(_w._direction("axis", axis))
+        j = self._new_joint(L.LINE, a, b, p, p, frame, collide_connected, break_force,
+                            break_torque)
+        self._set_range(j, lower, upper, "lower", "upper")
+        self._set_motor(j, motor_speed, max_motor_force, "max_motor_force")
+        self._set_spring(j, spring_hz, spring_damping)
+        return j
+
+    def add_wheel(self, chassis, wheel, anchor, suspension_axis, wheel_axis, lower=None,
+                  upper=None, spring_hz=0.0, spring_damping=0.0, motor_speed=None,
+                  max_motor_torque=0.0, steering=0.0, collide_connected=False, break_force=None,
+                  break_torque=None):
+        """A wheel on a chassis: the wheel's `anchor` (its centre) slides along
+        `suspension_axis` (travel in m, 0 at creation, limited to [lower, upper], sprung
+        toward 0 at spring_hz with spring_damping), the wheel spins freely about
+        `wheel_axis` (driven at motor_speed rad/s with at most max_motor_torque N m), and
+        the axle is turned by `steering` radians about the suspension axis (`set_steering`).
+        chassis may be None (the world)."""
+        self._body("chassis", chassis, allow_world=True)
+        self._body("wheel", wheel)
+        p = _w._vector("anchor", anchor)
+        s = _w._direction("suspension_axis", suspension_axis)
+        axle = _w._direction("wheel_axis", wheel_axis)
+        if np.linalg.norm(np.cross(s, axle)) < 1e-3:
+            raise ValueError("wheel_axis must not be parallel to suspension_axis")
+        frame = _w._frame_from_axis(s, axle)
+        j = self._new_joint(L.WHEEL, chassis, wheel, p, p, frame, collide_connected, break_force,
+                            break_torque)
+        self._set_range(j, lower, upper, "lower", "upper")
+        self._set_spring(j, spring_hz, spring_damping)
+        self._set_motor(j, motor_speed, max_motor_torque, "max_motor_torque")
+        self._jf.data[j, L.STEERING] = _w._number("steering", steering)
+        return j
+
+    def set_steering(self, joint, angle):
+        """Turn a wheel joint's axle to `angle` radians about its suspension axis (between
+        steps); a change wakes its bodies."""
+        j = self._joint(joint)
+        if self._jt.data[j, L.TYPE] != L.WHEEL:
+            raise ValueError(f"joint {j} is a {L.TYPE_NAMES[self._jt.data[j, L.TYPE]]}: "
+                             f"set_steering works on wheel joints")
+        before = self._joint_settings(j)
+        self._jf.data[j, L.STEERING] = _w._number("angle", angle)
+        self._wake_if_changed(j, before)
+
+    def add_path(self, body, anchor, points, closed=False, align=False, motor_speed=None,
+                 max_motor_force=0.0, friction=0.0, collide_connected=False, break_force=None,
+                 break_torque=None):
+        """The body's `anchor` stays on a curve: the polyline through `points` (n x 3, world;
+        sample curves densely), closed back to its first point if `closed` (a last point
+        equal to the first is dropped). Open curves end at their first and last points.
+        align=True keeps the body's axis that lies along the tangent at creation along the
+        tangent (it turns freely about it). Along the curve (toward later points): a motor
+        (motor_speed m/s, at most max_motor_force N) or, without one, a friction force of at
+        most `friction` N. An anchor off the curve is pulled onto its nearest point."""
+        b = self._body("body", body)
+        p = _w._vector("anchor", anchor)
+        try:
+            pts = np.array(points, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"points must be a list of (x, y, z) points, got {points!r}") \
+                from None
+        if pts.ndim != 2 or pts.shape[1] != 3 or not np.all(np.isfinite(pts)):
+            raise ValueError(f"points must be finite (x, y, z) points (an n x 3 array), got "
+                             f"shape {pts.shape}")
+        if closed and len(pts) > 2 and np.array_equal(pts[0], pts[-1]):
+            pts = pts[:-1]
+        if len(pts) < (3 if closed else 2):
+            raise ValueError(f"points must hold at least {3 if closed else 2} distinct points "
+                             f"for {'a closed' if closed else 'an open'} path, got {len(pts)}")
+        ends = np.roll(pts, -1, axis=0) if closed else pts[1:]
+        seg = ends - pts[:len(ends)]
+        lengths = np.linalg.norm(seg, axis=1)
+        if lengths.min() < 1e-9:
+            i = int(np.argmin(lengths))
+            raise ValueError(f"points {i} and {(i + 1) % len(pts)} are the same point: every "
+                             f"point of a path must differ from the next")
+        fric = _w._number("friction", friction, minimum=0.0)
+        u = np.clip(np.einsum("ij,ij->i", p - pts[:len(ends)], seg) / lengths ** 2, 0.0, 1.0)
+        k = int(np.argmin(np.linalg.norm(pts[:len(ends)] + u[:, None] * seg - p, axis=1)))
+        frame = _w._frame_from_axis(self._path_tangent(seg / lengths[:, None], closed, k, u[k]))
+        j = self._new_joint(L.PATH, None, b, p, p, frame, collide_connected, break_force,
+                            break_torque)
+        jf = self._jf.data[j]
+        jf[[L.PATH_START, L.PATH_COUNT, L.TRACK_A, L.FRICTION]] = (self._jpts.n, len(pts), k, fric)
+        for point in pts:
+            self._jpts.append(point)
+        self._jt.data[j, L.FLAGS] |= (L.CLOSED if closed else 0) | (L.ALIGN if align else 0)
+        self._set_motor(j, motor_speed, max_motor_force, "max_motor_force")
+        return j
