@@ -14,7 +14,7 @@ from, is kept on the object (`ligament_body.rest_*`) because live simulation mov
 import bpy
 import numpy as np
 
-from . import bridge, kernels, ragdoll_sim
+from . import bridge, kernels, ragdoll, ragdoll_sim
 from .bridge import SceneError
 
 stats = {"builds": 0}  # worlds built this session (diagnostics)
@@ -30,7 +30,7 @@ class SceneState:
         self.sim = None          # Simulation, or None until the next frame change builds it
         self.last_bake = None    # the Simulation the last bake wrote (skipped/broken joints)
         self.error = None        # message of the last failed build or run
-        self.written = {}        # object name -> (location, rotation values, mode) written
+        self.written = Written()  # transforms written to objects, to tell edits from ours
         self.reported = set()    # messages printed to the console (each is printed once)
 
     def fail(self, message):
@@ -52,6 +52,50 @@ class SceneState:
 
 
 _states = {}         # scene.session_uid -> SceneState
+
+MODE_CODES = {'QUATERNION': 0, 'AXIS_ANGLE': 1}   # any other mode is an Euler order: 2
+
+
+class Written:
+    """The transforms the add-on last wrote to objects (location, rotation values in the
+    object's mode), kept as arrays with one row per object (by session uid), so a crowd's
+    thousands of bodies are compared with the scene's in one vectorised pass."""
+
+    def __init__(self):
+        self.row = {}                        # object session uid -> row
+        self.uid = np.zeros(0, dtype=np.int64)
+        self.loc = np.zeros((0, 3))
+        self.rot = np.zeros((0, 4))
+        self.mode = np.zeros(0, dtype=np.int64)
+
+    def __bool__(self):
+        return bool(self.row)
+
+    def rows(self, objects):
+        """Rows of `objects` (made for those seen the first time)."""
+        uids = [o.session_uid for o in objects]
+        new = [u for u in dict.fromkeys(uids) if u not in self.row]
+        if new:
+            n = len(self.row)
+            for k, u in enumerate(new):
+                self.row[u] = n + k
+            grow = len(new)
+            self.uid = np.concatenate([self.uid, np.array(new, dtype=np.int64)])
+            self.loc = np.concatenate([self.loc, np.zeros((grow, 3))])
+            self.rot = np.concatenate([self.rot, np.zeros((grow, 4))])
+            self.mode = np.concatenate([self.mode, np.zeros(grow, dtype=np.int64)])
+        return np.array([self.row[u] for u in uids], dtype=np.int64)
+
+    def set(self, rows, loc, rot, modes):
+        self.loc[rows] = loc
+        self.rot[rows] = rot
+        self.mode[rows] = modes
+
+    def record(self, obj):
+        """What `obj` shows now is ours (written, or accepted as its new rest pose)."""
+        r = self.rows([obj])
+        loc, rot = current_values(obj)
+        self.set(r, [loc], [rot], [MODE_CODES.get(obj.rotation_mode, 2)])
 
 
 def state(scene):
@@ -93,6 +137,9 @@ class Simulation:
         # Dynamic bodies with transform keys: the keys give the start pose, the simulation
         # moves them after that through their delta transform (the keys keep playing).
         objs = objects_by_name(scene)
+        # The bodies' objects, resolved once (a deleted one raises ReferenceError, which
+        # drops the cache).
+        self.objects = {b.name: objs[b.name] for b in self.bodies}
         self.keyed = frozenset(b.name for b in self.dynamic if not ragdoll_sim.is_body(objs[b.name])
                                and bridge.has_transform_animation(objs[b.name]))
         for name in self.keyed:
@@ -108,8 +155,25 @@ class Simulation:
             b.has_children = b.name in parents
         rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
                       for b in self.dynamic}
+        # Unparented, unkeyed dynamic bodies in quaternion mode (every ragdoll part): their
+        # poses are computed as arrays and written without per-object reads.
+        self.bulk = [b for b in self.dynamic if b.name not in self.keyed
+                     and self.objects[b.name].parent is None
+                     and self.objects[b.name].rotation_mode == 'QUATERNION']
+        in_bulk = {b.name for b in self.bulk}
+        self.single = [b for b in self.dynamic if b.name not in in_bulk]
+        self.bulk_objects = [self.objects[b.name] for b in self.bulk]
+        self.bulk_ids = np.array([b.id for b in self.bulk], dtype=np.int64)
+        self.bulk_offsets = np.array([tuple(b.offset) for b in self.bulk],
+                                     dtype=np.float64).reshape(-1, 3)
+        self.bulk_rows = None          # their rows in the scene's Written (first write)
+        self.bulk_poses = {self.start: (
+            np.array([rest_poses[b.name][0] for b in self.bulk], dtype=np.float64).reshape(-1, 3),
+            np.array([rest_poses[b.name][1] for b in self.bulk], dtype=np.float64).reshape(-1, 4))}
+        self.shown_simulated = None    # what the bodies' sim_pose flags say (None: unknown)
         self.moving = moving_objects(scene, self)
-        self.signature = signature(scene, self.moving)
+        self.watched = watched_objects(scene, self)
+        self.signature = signature(scene, self.moving, self.watched)
         self.poses = {self.start: rest_poses}             # frame -> {name: (loc, rot)}
         self.states = {self.start: self.world.save_state()}
         self.world_frame = self.start
@@ -130,13 +194,12 @@ class Simulation:
 
     def step_to(self, scene, frame):
         """Simulate `frame` from the state of `frame - 1`."""
-        objs = objects_by_name(scene)
+        objs = self.objects
         if self.world_frame != frame - 1:
             self.world.load_state(self.states[frame - 1])
         known = {}
         for b in self.animated:
-            obj = objs[b.name]
-            m = bridge.matrix_world_at(obj, frame, known)
+            m = bridge.matrix_world_at(objs[b.name], frame, known)
             self.world.set_kinematic_target(b.id, *bridge.shape_pose(b, m))
         for run in self.ragdolls:
             run.before_step(self.world, frame, known)
@@ -150,11 +213,11 @@ class Simulation:
         for name, j in self.breakable:
             if name not in self.broken and self.world.joint_broken(j):
                 self.broken[name] = frame
+        poses = self._bulk_poses(frame, positions, orientations)
         previous = self.poses[frame - 1]
         positions, orientations = positions.tolist(), orientations.tolist()
         known = {}
-        poses = {}
-        for b in self.dynamic:
+        for b in self.single:
             obj = objs[b.name]
             origin, q = bridge.body_pose(b, positions[b.id], orientations[b.id])
             parent_world = None
@@ -165,6 +228,38 @@ class Simulation:
             poses[b.name] = bridge.local_pose(obj, origin, q, b.scale, parent_world,
                                               previous[b.name][1])
         self.poses[frame] = poses
+
+    def _bulk_poses(self, frame, positions, orientations):
+        """{name: (location, quaternion)} of the bulk bodies at `frame` (kept as arrays in
+        `bulk_poses` too): origin = centre of mass - q (offset), the quaternion's sign
+        continuous with the previous frame's."""
+        if not len(self.bulk_ids):
+            self.bulk_poses[frame] = self.bulk_poses[self.start]
+            return {}
+        q = orientations[self.bulk_ids]
+        w, v = q[:, :1], q[:, 1:]
+        o = self.bulk_offsets
+        t = 2.0 * np.cross(v, o)
+        loc = positions[self.bulk_ids] - (o + w * t + np.cross(v, t))
+        before = self.bulk_poses[frame - 1][1]
+        q = np.where((q * before).sum(axis=1)[:, None] < 0.0, -q, q)
+        self.bulk_poses[frame] = (loc, q)
+        names = (b.name for b in self.bulk)
+        return dict(zip(names, zip(loc.tolist(), q.tolist())))
+
+    def write_bulk(self, frame, written):
+        """Write the bulk bodies' poses at `frame` to their objects (one location and one
+        rotation assignment each: that also tags them for the depsgraph) and remember them
+        as written, rounded to the float32 Blender stores."""
+        if not self.bulk_objects:
+            return
+        loc, rot = self.bulk_poses[frame]
+        for obj, l, r in zip(self.bulk_objects, loc.tolist(), rot.tolist()):
+            obj.location = l
+            obj.rotation_quaternion = r
+        if self.bulk_rows is None:
+            self.bulk_rows = written.rows(self.bulk_objects)
+        written.set(self.bulk_rows, loc.astype(np.float32), rot.astype(np.float32), 0)
 
 
 def _evaluated_depsgraph(scene):
@@ -246,26 +341,68 @@ def _action_name(obj):
     return None if ad is None or ad.action is None else ad.action.name
 
 
-def signature(scene, moving=frozenset()):
-    """Transforms (except of `moving` objects: simulated or animated), scales, parents,
-    data, actions, names, world settings, gravity and frame rate."""
+def watched_objects(scene, sim):
+    """The objects the simulation reads: bodies, joint empties, every object a joint's
+    settings point at, their parents up to the root, and ragdoll armatures. Other objects
+    can change freely without dropping the cache."""
+    out = {}
+
+    def add(obj):
+        while obj is not None and obj.name not in out:
+            out[obj.name] = obj
+            obj = obj.parent
+    for obj in sim.objects.values():
+        add(obj)
+    pointers = None
+    for e in bridge.scene_joints(scene):
+        add(e)
+        js = e.ligament_joint
+        if pointers is None:
+            pointers = [p.identifier for p in js.bl_rna.properties
+                        if p.type == 'POINTER' and getattr(p, "fixed_type", None) is not None
+                        and p.fixed_type.identifier == 'Object']
+        for name in pointers:
+            add(getattr(js, name))
+    for arm in ragdoll.ragdolls(scene):
+        add(arm)
+    return list(out.values())
+
+
+def signature(scene, moving=frozenset(), watched=None):
+    """Of the `watched` objects (default: all): names, transforms (except of `moving`
+    objects: simulated or animated), scales, parents, data, actions; which objects the scene
+    has; the world settings, gravity and frame rate."""
     objs = scene.objects
-    names = objs.keys()
-    n = len(names)
+    n = len(objs)
+    uids = np.empty(n, dtype=np.int64)
+    objs.foreach_get("session_uid", uids)
+    watched = list(objs) if watched is None else watched
+    index = _indices(uids, [o.session_uid for o in watched])
     basis = np.empty(n * 16, dtype=np.float32)
     objs.foreach_get("matrix_basis", basis)
     scale = np.empty(n * 3, dtype=np.float32)
     objs.foreach_get("scale", scale)
-    if moving:
-        keep = np.fromiter((name not in moving for name in names), dtype=bool, count=n)
-        basis = basis.reshape(n, 16)[keep]
-    links = tuple((None if o.parent is None else o.parent.name,
-                   None if o.data is None else o.data.name, _action_name(o)) for o in objs)
+    still = np.array([o.name not in moving for o in watched], dtype=bool)
+    basis = basis.reshape(n, 16)[index[still]] if n else basis
+    scale = scale.reshape(n, 3)[index] if n else scale
+    links = tuple((o.name, None if o.parent is None else o.parent.name,
+                   None if o.data is None else o.data.name, _action_name(o)) for o in watched)
     ws = scene.ligament_world
     r = scene.render
-    return (tuple(names), links, basis.tobytes(), scale.tobytes(), _still_poses(objs),
+    return (bool((index < 0).any()), links, basis.tobytes(), scale.tobytes(), _still_poses(watched),
             ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
             scene.use_gravity, r.fps, r.fps_base)
+
+
+def _indices(uids, wanted):
+    """Positions in `uids` (the scene's objects' session uids) of the `wanted` uids; -1 for
+    one no longer in the scene."""
+    wanted = np.asarray(wanted, dtype=np.int64)
+    if not len(uids):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    order = np.argsort(uids)
+    at = order[np.searchsorted(uids[order], wanted).clip(0, len(uids) - 1)]
+    return np.where(uids[at] == wanted, at, -1)
 
 
 def _still_poses(objs):
@@ -299,29 +436,26 @@ def _user_moved(scene):
     if not written:
         return []
     objs = scene.objects
-    names = objs.keys()
-    n = len(names)
-    index = {name: i for i, name in enumerate(names)}
-    rows = [(index[name], w) for name, w in written.items() if name in index]
-    if not rows:
+    n = len(objs)
+    uids = np.empty(n, dtype=np.int64)
+    objs.foreach_get("session_uid", uids)
+    index = _indices(uids, written.uid)
+    rows = np.flatnonzero(index >= 0)
+    if not len(rows):
         return []
-    ids = np.fromiter((i for i, _ in rows), dtype=np.int64, count=len(rows))
+    ids = index[rows]
     now = {}
     for path, size in (("location", 3), ("rotation_euler", 3), ("rotation_quaternion", 4),
                        ("rotation_axis_angle", 4)):
         a = np.empty(n * size, dtype=np.float32)
         objs.foreach_get(path, a)
         now[path] = a.reshape(n, size)[ids].astype(np.float64)
-    modes = [w[2] for _, w in rows]
-    quat = np.array([m == 'QUATERNION' for m in modes])[:, None]
-    axis_angle = np.array([m == 'AXIS_ANGLE' for m in modes])[:, None]
+    modes = written.mode[rows][:, None]
     euler = np.column_stack([now["rotation_euler"], np.zeros(len(rows))])
-    rot = np.where(quat, now["rotation_quaternion"],
-                   np.where(axis_angle, now["rotation_axis_angle"], euler))
-    w_loc = np.array([w[0] for _, w in rows], dtype=np.float64)
-    w_rot = np.array([w[1] for _, w in rows], dtype=np.float64)
-    same = (np.abs(now["location"] - w_loc).max(axis=1) <= 1e-6) & \
-        (np.abs(rot - w_rot).max(axis=1) <= 1e-6)
+    rot = np.where(modes == 0, now["rotation_quaternion"],
+                   np.where(modes == 1, now["rotation_axis_angle"], euler))
+    same = (np.abs(now["location"] - written.loc[rows]).max(axis=1) <= 1e-6) & \
+        (np.abs(rot - written.rot[rows]).max(axis=1) <= 1e-6)
     moved = []
     for k in np.flatnonzero(~same):
         obj = objs[int(ids[k])]
@@ -368,12 +502,12 @@ def check(scene):
         _store_rest(s, (*current_values(obj), obj.rotation_mode))
         if s.sim_pose:
             s.sim_pose = False
-        st.written[obj.name] = (*current_values(obj), obj.rotation_mode)
+        st.written.record(obj)
     sim = st.sim
     if sim is None:
         return
     try:
-        stale = bool(moved) or sim.signature != signature(scene, sim.moving)
+        stale = bool(moved) or sim.signature != signature(scene, sim.moving, sim.watched)
     except ReferenceError:
         stale = True
     if stale:
@@ -404,23 +538,27 @@ def apply_frame(scene, frame, depsgraph=None):
     check(scene)
     sim = ensure(scene, depsgraph)
     poses = sim.poses_at(scene, frame)
+    frame = min(max(frame, sim.start), sim.end)
     simulated = frame > sim.start
     written = state(scene).written
-    objs = objects_by_name(scene)
-    for name, (loc, rot) in poses.items():
-        obj = objs.get(name)
-        if obj is None:
-            continue
-        if name in sim.keyed:   # its keys keep playing: the delta transform moves it
+    sim.write_bulk(frame, written)
+    for b in sim.single:
+        obj = sim.objects[b.name]
+        loc, rot = poses[b.name]
+        if b.name in sim.keyed:   # its keys keep playing: the delta transform moves it
             if simulated:
                 bridge.apply_delta(obj, frame, loc, rot)
             else:
                 bridge.clear_delta(obj)
             continue
         bridge.apply_pose(obj, loc, rot)
-        if obj.ligament_body.sim_pose != simulated:
-            obj.ligament_body.sim_pose = simulated
-        written[name] = (*current_values(obj), obj.rotation_mode)
+        written.record(obj)
+    if sim.shown_simulated != simulated:
+        for b in sim.dynamic:
+            s = sim.objects[b.name].ligament_body
+            if b.name not in sim.keyed and s.sim_pose != simulated:
+                s.sim_pose = simulated
+        sim.shown_simulated = simulated
     for name, broke in sim.broken.items():
         if broke <= frame:
             state(scene).report(f"joint '{name}' broke at frame {broke}")
@@ -444,7 +582,7 @@ def restore_rest(scene, objects=None):
         bridge.apply_pose(obj, tuple(s.rest_location), rot)
         if s.sim_pose:
             s.sim_pose = False
-        written[obj.name] = (*current_values(obj), obj.rotation_mode)
+        written.record(obj)
 
 
 def joint_status(scene, name):

@@ -160,7 +160,7 @@ def child(engine, count, frames, profile=False):
     if engine == "bullet":
         to_bullet(bpy, scene, ground, arms)
     else:
-        world_cls = lig.solver.World
+        world_cls = lig.addon.kernels.solver.World
         original = world_cls.step
 
         def timed(self, dt=1.0 / 60.0):
@@ -205,7 +205,7 @@ def child(engine, count, frames, profile=False):
     if profile:
         prof.disable()
         print(f"--- frames {1000 * per_frame:.1f} ms/frame")
-        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        pstats.Stats(prof).sort_stats(os.environ.get("PROFILE_SORT", "tottime")).print_stats(int(os.environ.get("PROFILE_LINES", "25")))
     below = sum(1 for b in bodies if b.matrix_world.translation.z < 0.0)
     print("RESULT:" + json.dumps({
         "bodies": len(bodies), "setup_s": setup, "first_frame_ms": 1000 * first, "ms_per_frame": 1000 * per_frame,
