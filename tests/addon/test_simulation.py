@@ -272,3 +272,33 @@ def test_add_body_with_auto_shape_makes_a_uv_sphere_roll_and_a_cube_stick_on_a_s
     assert ball > 1.0, "a sphere fitted to the UV sphere rolls down the slope"
     assert cube < 0.05, "a box fitted to the cube stays put"
     assert "Sphere (Sphere)" in blender.stdout and "Cube (Box)" in blender.stdout  # the report
+
+
+def test_only_what_the_simulation_reads_drops_the_cache(blender):
+    """Moving an object no body or joint depends on keeps the cached frames; moving the
+    static ground they stand on, renaming a body or parenting one drops them."""
+    out = blender.run("""
+        ground = box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        cube = box("Cube", (1, 1, 1), (0, 0, 2))
+        prop = bpy.data.objects.new("Prop", None)
+        scene.collection.objects.link(prop)
+        builds = lig.addon.cache.stats
+        for f in range(1, 11):
+            scene.frame_set(f)
+        b0 = builds["builds"]
+        prop.location = (5, 5, 5)            # not read by the simulation
+        scene.frame_set(11)
+        after_prop = builds["builds"] - b0
+        ground.location.z = -1.0             # a body the cube lands on
+        scene.frame_set(12)
+        after_ground = builds["builds"] - b0
+        cube.parent = prop                   # parenting a body
+        scene.frame_set(13)
+        after_parent = builds["builds"] - b0
+        result({"prop": after_prop, "ground": after_ground, "parent": after_parent,
+                "error": lig.addon.cache.error(scene)})
+    """)
+    assert out["error"] is None
+    assert out["prop"] == 0
+    assert out["ground"] == 1
+    assert out["parent"] == 2
