@@ -331,12 +331,14 @@ def scales(bodies, mats):
         fix = Fix("ligament.apply_body_scale", {"objects": o.name}, "Apply Scale") \
             if fixable else select_fix([o])
         if m.to_3x3().determinant() < 0.0:
-            where = "its own" if any(c < 0 for c in own) else "a parent's"
-            out.append(Finding(WARNING, 'negative-scale', (o.name,),
-                f"'{o.name}' is mirrored ({where} scale is negative): a rigid body cannot be "
-                "mirrored, so the rotation the simulation writes back can come out flipped; "
-                "apply the scale", fix if any(c < 0 for c in own) else select_fix([o]),
-                {"scale": own}))
+            if bridge.effective_kind(o) == 'DYNAMIC':   # others are never written back
+                mine = any(c < 0 for c in own)
+                whose = "its" if mine else "a parent's"
+                out.append(Finding(ERROR, 'negative-scale', (o.name,),
+                    f"'{o.name}' is mirrored ({whose} scale is negative): a rigid body cannot "
+                    "be mirrored, so the simulation writes it back turned the wrong way and it "
+                    "jumps at the first simulated frame; apply the scale",
+                    fix if mine else select_fix([o]), {"scale": own}))
             continue
         sc = [abs(c) for c in m.to_scale()]
         if max(sc) > 1.01 * min(sc) and o.children and max(own) > 1.01 * min(own):

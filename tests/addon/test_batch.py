@@ -305,7 +305,8 @@ def test_doctor_finds_each_problem_planted_in_a_scene_that_builds(blender):
     # a 0.5 m sphere on a 0.25 m tall object sticks out 12.5 cm above and below
     assert objs == ["Squashed"] and data["gap"] == pytest.approx(0.125)
     assert one("non-uniform-scale")[1] == ["Beam"]
-    assert one("negative-scale")[1] == ["Mirrored"]
+    # (a mirrored dynamic body flips at the first simulated frame: an error)
+    assert one("negative-scale")[:2] == ["ERROR", ["Mirrored"]]
     sev, objs, data = one("falling")
     assert objs == ["Floater"]
     # free fall over the 47 frames at 24 fps: g t^2 / 2
@@ -314,7 +315,8 @@ def test_doctor_finds_each_problem_planted_in_a_scene_that_builds(blender):
     assert objs == ["Stiff"] and data["frame"] == 20
     assert data["angle"] == pytest.approx(math.pi / 2, abs=0.01)
     assert data["limit"] == pytest.approx(math.radians(30), abs=1e-6)
-    assert all(f[0] == "WARNING" for fs in out.values() for f in fs)
+    assert all(f[0] == "WARNING" for code, fs in out.items() for f in fs
+               if code != "negative-scale")
 
 
 def test_ragdoll_pose_past_its_joint_limits_is_found(blender):
@@ -360,6 +362,8 @@ def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
         tag.parent = squashed
         tag.location = (0.2, 0.2, 0.4)
         rock = box("Rock", (1, 1, 1), (-2, 0, 0.5), shape='MESH')
+        mirrored = box("Mirrored", (1, -1, 1), (5, 0, 0.5), rotation=(0, 0, 0.3))
+        mirrored_before = transforms([mirrored])
         solo = box("Solo", (1, 1, 1), (0, 0, 0.5))
         joint("Backwards", 'HINGE', rock, solo, (-1.5, 0, 0.5), use_limit_ang=True,
               limit_ang_lower=0.5, limit_ang_upper=-0.5)
@@ -393,18 +397,26 @@ def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
             assert getattr(getattr(bpy.ops, mod), name)(**f.fix.args) == {'FINISHED'}
             fixed[f.code] = [g.code for g in lig.addon.doctor.results(scene)[0]]
         bpy.context.view_layer.update()
+        mirrored_after = transforms([mirrored])
+        tag_after = list(tag.matrix_world.translation)
+        scale_after, dims_after = list(squashed.scale), list(squashed.dimensions)
+        scene.frame_set(1)
+        scene.frame_set(2)           # resting on the ground: it must not jump
+        mirrored_sim = transforms([mirrored])
         result({"before": sorted(f.code for f in findings), "line": line, "drawn": drawn,
+                "mirrored": [mirrored_before, mirrored_after, mirrored_sim],
+                "mirrored_scale": list(mirrored.scale),
                 "fixed": fixed, "after": [f.line() for f in lig.addon.doctor.check(scene)],
-                "scale": list(squashed.scale), "dims": [dims_before, list(squashed.dimensions)],
-                "tag": [tag_before, list(tag.matrix_world.translation)],
+                "scale": scale_after, "dims": [dims_before, dims_after],
+                "tag": [tag_before, tag_after],
                 "shape": rock.ligament_body.shape,
                 "limits": [bpy.data.objects["Backwards"].ligament_joint.limit_ang_lower,
                            bpy.data.objects["Backwards"].ligament_joint.limit_ang_upper]})
     """)
     import numpy as np
-    assert out["before"] == ["limit-order", "mesh-shape", "non-uniform-scale", "not-measured",
-                             "shape-fit"]
-    assert out["line"] == "Scene 'Scene': 2 errors, 2 warnings, 1 info"
+    assert out["before"] == ["limit-order", "mesh-shape", "negative-scale", "non-uniform-scale",
+                             "not-measured", "shape-fit"]
+    assert out["line"] == "Scene 'Scene': 3 errors, 2 warnings, 1 info"
     drawn = [tuple(d) for d in out["drawn"]]
     assert drawn[0][0] == "ligament.check_scene"
     assert ("ligament.swap_limits", {"joint": "Backwards", "which": "ANGULAR"}) in drawn
@@ -416,11 +428,16 @@ def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
     assert "mesh-shape" not in out["fixed"]["mesh-shape"]
     assert out["shape"] == "CONVEX_HULL"
     assert out["limits"] == pytest.approx([-0.5, 0.5])
-    assert sorted(out["fixed"]) == ["limit-order", "mesh-shape", "non-uniform-scale",
-                                    "shape-fit"]
+    assert sorted(out["fixed"]) == ["limit-order", "mesh-shape", "negative-scale",
+                                    "non-uniform-scale", "shape-fit"]
     assert "non-uniform-scale" not in out["fixed"]["non-uniform-scale"]
     assert "shape-fit" not in out["fixed"]["shape-fit"]
     assert out["after"] == []
     assert out["scale"] == [1, 1, 1]
     assert np.allclose(out["dims"][0], out["dims"][1])
     assert np.allclose(out["tag"][0], out["tag"][1], atol=1e-6)
+    # the mirrored box: scale applied, its mesh where it was, and it no longer flips
+    before, after, simulated = (np.array(m[0]) for m in out["mirrored"])
+    assert out["mirrored_scale"] == [1, 1, 1]
+    assert np.allclose(before[:3, 3], after[:3, 3])
+    assert np.allclose(after, simulated, atol=1e-3)
