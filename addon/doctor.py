@@ -19,6 +19,8 @@ but the rest pose the live run would store anyway.
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from mathutils import Matrix, Quaternion, Vector
 
 from . import bridge, cache, kernels, ragdoll_sim
@@ -127,7 +129,8 @@ def summary(scene, findings):
         n_b, n_j = len(bridge.scene_bodies(scene)), len(bridge.scene_joints(scene))
         if n_b == 0:
             return f"Scene '{scene.name}': no Ligament bodies to check"
-        return f"Scene '{scene.name}': no problems found ({n_b} bodies, {n_j} joints)"
+        return (f"Scene '{scene.name}': no problems found ({n_b} bod{'y' if n_b == 1 else 'ies'}"
+                f", {n_j} joint{'' if n_j == 1 else 's'})")
     parts = [f"{counts[s]} {s.lower()}{'s' if counts[s] != 1 else ''}"
              for s in SEVERITIES if counts[s]]
     return f"Scene '{scene.name}': " + ", ".join(parts)
@@ -500,48 +503,59 @@ def falling(scene, bodies, joints, mats):
     down = g.normalized()
     u = down.orthogonal().normalized()
     v = down.cross(u)
-    boxes = {}
+    names, rows = [], []
     for o in bodies:
         m = mats.get(o.name)
         if m is None:
             continue
         pts = _world_corners(o, m)
         us, vs, hs = [p.dot(u) for p in pts], [p.dot(v) for p in pts], [p.dot(down) for p in pts]
-        boxes[o.name] = (min(us), max(us), min(vs), max(vs), min(hs), max(hs))
-    kinds = {o.name: bridge.effective_kind(o) for o in bodies if o.name in boxes}
-    group = _groups(joints, boxes)
-    held = {group[n] for n, k in kinds.items() if k != 'DYNAMIC'}
+        names.append(o.name)
+        rows.append((min(us), max(us), min(vs), max(vs), min(hs), max(hs)))
+    if not rows:
+        return []
+    box = np.array(rows)      # footprint across gravity (u, v) and extent along it (h, down)
+    kinds = {o.name: bridge.effective_kind(o) for o in bodies}
+    roots = _groups(joints, names)
+    index = {r: i for i, r in enumerate(sorted(set(roots.values())))}
+    group = np.array([index[roots[n]] for n in names])
+    held = np.zeros(len(index), dtype=bool)           # a static or animated body is in it
+    for n, k in zip(names, group):
+        if kinds[n] != 'DYNAMIC':
+            held[k] = True
     changed = True
-    while changed:      # supported: above something held, or above something supported
+    while changed:     # supported: above something held, or above something supported
         changed = False
-        for n, k in kinds.items():
-            if group[n] in held:
+        for i in np.flatnonzero(~held[group]):
+            if held[group[i]]:
                 continue
-            a = boxes[n]
-            for other, b in boxes.items():
-                if group[other] == group[n] or group[other] not in held:
-                    continue
-                overlap = a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
-                if overlap and b[5] > a[4]:   # its lowest point is lower down than ours
-                    held.add(group[n])
-                    changed = True
-                    break
+            a = box[i]
+            under = held[group] & (group != group[i]) & (box[:, 0] < a[1]) & \
+                (a[0] < box[:, 1]) & (box[:, 2] < a[3]) & (a[2] < box[:, 3]) & \
+                (box[:, 5] > a[4])            # reaching lower down than its top
+            if under.any():
+                held[group[i]] = True
+                changed = True
     ws = scene.ligament_world
     seconds = max(ws.frame_end - ws.frame_start, 0) * settings["dt"]
     drop = 0.5 * g.length * seconds ** 2
     out = []
     reported = set()
-    for n, k in kinds.items():
-        if k != 'DYNAMIC' or group[n] in held or group[n] in reported:
+    for i, n in enumerate(names):
+        k = group[i]
+        if held[k] or k in reported:
             continue
-        reported.add(group[n])
-        members = sorted(m for m in kinds if group[m] == group[n])
-        who = f"'{n}'" if len(members) == 1 else \
-            f"'{n}' and the {len(members) - 1} bodies jointed to it"
+        reported.add(k)
+        members = sorted(m for m, h in zip(names, group) if h == k)
+        if len(members) == 1:
+            who = f"'{n}' has nothing under it and no joint to anything static: it falls"
+        else:
+            who = (f"'{n}' and the {len(members) - 1} bodies jointed to it have nothing under "
+                   "them and no joint to anything static: they fall")
         out.append(Finding(WARNING, 'falling', tuple(members),
-            f"{who} have nothing under them and no joint to anything static: they fall for "
-            f"the whole frame range, {_length(drop)} by frame {ws.frame_end}; add a ground "
-            "(a Static body) or hang them on a joint", select_fix(members), {"drop": drop}))
+            f"{who} for the whole frame range, {_length(drop)} by frame {ws.frame_end}; add a "
+            "ground (a Static body) under it, or a joint to hold it", select_fix(members),
+            {"drop": drop}))
     return out
 
 
@@ -610,7 +624,7 @@ def _limit_excess(js, rel):
 def _sample_frames(scene):
     ws = scene.ligament_world
     start, end = ws.frame_start, max(ws.frame_end, ws.frame_start)
-    stride = max(1, (end - start) // 120)
+    stride = max(1, (end - start) // 60)
     frames = list(range(start, end + 1, stride))
     return frames if frames[-1] == end else frames + [end]
 

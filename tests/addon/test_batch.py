@@ -189,7 +189,7 @@ def test_info_and_check_commands_describe_the_scene(blender, tmp_path):
                             "breakable": True, "break_threshold": 20.0}]
     assert i["ragdolls"] == [] and i["baked"] == []
     c = json.loads(check_json.read_text())
-    assert c["findings"] == [] and "no problems found (3 bodies, 1 joints)" in c["summary"]
+    assert c["findings"] == [] and "no problems found (3 bodies, 1 joint)" in c["summary"]
     assert "Ligament: Joints: 1" in blender.stdout
     assert "ERROR: Joint 'Link': object B is not set" in blender.stdout
     # after a bake, info says what is baked
@@ -215,7 +215,7 @@ def test_doctor_reports_a_clean_scene_in_one_line(blender):
                 "summary": lig.addon.doctor.summary(scene, findings)})
     """)
     assert out["findings"] == []
-    assert out["summary"] == "Scene 'Scene': no problems found (4 bodies, 1 joints)"
+    assert out["summary"] == "Scene 'Scene': no problems found (4 bodies, 1 joint)"
 
 
 def test_doctor_finds_joints_without_their_bodies_and_settings_that_cannot_build(blender):
