@@ -10,7 +10,9 @@ The input file is never overwritten unless `--save` is given: `bake` saves to
 NAME.baked.blend beside it (`clear-bake` to NAME.cleared.blend), or to `--output FILE`;
 `--no-save` saves nothing. `bake --report FILE.json` writes what happened: frames, bodies,
 joints, the joints that broke and the frame each broke at, seconds per phase, the doctor's
-warnings, the output file. `check` and `info` take `--json` (printed) or `--json FILE`.
+warnings, the output file (the scene check measures overlaps with a step of the solver: when
+that is the process's first step, loading the step kernels, about a second, counts as
+"check", not "simulate"). `check` and `info` take `--json` (printed) or `--json FILE`.
 
 Several files: `bake a.blend b.blend ... --jobs N` bakes each file in a Blender process of its
 own, N at a time, each with its own report (`--report DIR`: DIR/NAME.json; by default
