@@ -150,6 +150,8 @@ class Simulation:
         self.breakable = [(name, j) for name, j in self.joints
                           if objs[name].ligament_joint.breakable]
         self.broken = {}         # joint name -> frame it broke
+        self.findings = []       # the scene check's errors and warnings when it was built
+        self.check_seconds = 0.0
         parents = {o.parent.name for o in scene.objects if o.parent is not None}
         for b in self.bodies:
             b.has_children = b.name in parents
@@ -530,7 +532,27 @@ def ensure(scene, depsgraph=None):
         st.sim, st.error = sim, None
         for name, message in sim.skipped.items():
             st.report(f"joint '{name}' skipped: {message}")
+        _preflight(scene, st, sim)
     return st.sim
+
+
+def _preflight(scene, st, sim):
+    """The scene check before a simulation starts: its errors and warnings are printed once
+    each and shown in the sidebar's Scene Check panel; they do not stop the simulation."""
+    from . import doctor   # doctor builds Simulations of its own: imported when needed
+    import time
+    t = time.perf_counter()
+    try:
+        findings = doctor.preflight(scene, sim)
+    except Exception:      # a bug in the check must never stop playback
+        import traceback
+        traceback.print_exc()
+        findings = []
+    sim.findings, sim.check_seconds = findings, time.perf_counter() - t
+    if findings:
+        doctor.store(scene, findings)
+    for f in findings:
+        st.report(f.line())
 
 
 def apply_frame(scene, frame, depsgraph=None):

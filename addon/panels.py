@@ -4,7 +4,7 @@ tab of the 3D View sidebar for the workflow."""
 
 import bpy
 
-from . import bridge, cache, kernels, ragdoll
+from . import bridge, cache, doctor, kernels, ragdoll
 from .operators.bodies import GEOMETRY_TYPES
 
 
@@ -435,7 +435,7 @@ class VIEW3D_PT_ligament_joints(View3DLigamentPanel, bpy.types.Panel):
         for name, why in problems[:MAX_LISTED]:
             col = layout.column(align=True)
             col.alert = True
-            col.operator("ligament.select_object", text=name, icon='UNLINKED').name = name
+            col.operator("ligament.select_objects", text=name, icon='UNLINKED').objects = name
             for line in _wrap(why, 40):
                 col.label(text=line)
         if len(problems) > MAX_LISTED:
@@ -458,6 +458,38 @@ class VIEW3D_PT_ligament_ragdoll(View3DLigamentPanel, bpy.types.Panel):
         if arm.ligament_ragdoll.enabled:
             self.layout.use_property_split = True
             self.layout.prop(arm.ligament_ragdoll, "drive_strength")
+
+
+class VIEW3D_PT_ligament_doctor(View3DLigamentPanel, bpy.types.Panel):
+    bl_label = "Scene Check"
+    bl_parent_id = "VIEW3D_PT_ligament"
+
+    ICONS = {'ERROR': 'CANCEL', 'WARNING': 'ERROR', 'INFO': 'INFO'}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator("ligament.check_scene", icon='VIEWZOOM')
+        last = doctor.results(context.scene)
+        if last is None:
+            return
+        findings, line = last
+        layout.label(text=line, icon='CHECKMARK' if not any(
+            f.severity != 'INFO' for f in findings) else 'NONE')
+        for f in findings:
+            box = layout.box()
+            for i, text in enumerate(_wrap(f.message, 44)):
+                box.label(text=text, icon=self.ICONS[f.severity] if i == 0 else 'BLANK1')
+            row = box.row(align=True)
+            if f.fix is not None:
+                op = row.operator(f.fix.operator, text=f.fix.label, icon='TOOL_SETTINGS'
+                                  if f.fix.operator != "ligament.select_objects"
+                                  else 'RESTRICT_SELECT_OFF')
+                for key, value in f.fix.args.items():
+                    setattr(op, key, value)
+            if f.objects and (f.fix is None or f.fix.operator != "ligament.select_objects"):
+                op = row.operator("ligament.select_objects", text="Select",
+                                  icon='RESTRICT_SELECT_OFF')
+                op.objects = "\n".join(f.objects)
 
 
 def joint_problems(scene):
@@ -503,5 +535,6 @@ classes = (
     VIEW3D_PT_ligament_ragdoll,
     VIEW3D_PT_ligament_cache,
     VIEW3D_PT_ligament_joints,
+    VIEW3D_PT_ligament_doctor,
 )
 register, unregister = bpy.utils.register_classes_factory(classes)

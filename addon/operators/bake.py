@@ -1,12 +1,35 @@
 """Bake the simulation to keyframes (with progress and Esc to cancel) and clear a bake."""
 
 import time
+import traceback
 
 import bpy
 from bpy.props import BoolProperty, IntProperty
 
-from .. import bake, cache
+from .. import bake, cache, doctor, kernels
 from ..bridge import SceneError
+
+
+def preflight(operator, scene):
+    """Print the scene doctor's errors and warnings before a bake, and point to them (they
+    do not stop the bake: a scene that cannot run fails in the bake with its own message)."""
+    try:
+        cache.check(scene)
+        if kernels.ready() or kernels.blocking():
+            findings = cache.ensure(scene).findings    # checked (and printed) when built
+        else:
+            findings = doctor.preflight(scene)
+            for f in findings:
+                print("Ligament: " + f.line())
+    except SceneError:
+        return
+    except Exception:     # a bug in the doctor must not stop a bake
+        traceback.print_exc()
+        return
+    if findings:
+        doctor.store(scene, findings)
+        operator.report({'WARNING'}, doctor.summary(scene, findings)
+                        + " (Scene Check in the sidebar)")
 
 
 class LIGAMENT_OT_bake(bpy.types.Operator):
@@ -42,6 +65,7 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
         """Synchronous bake (scripts, background mode): progress is printed."""
         scene = context.scene
         self._defaults(scene)
+        preflight(self, scene)
         last = [0.0]
         t0 = time.perf_counter()
 
@@ -65,6 +89,7 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
         if bpy.app.background:
             return self.execute(context)
         self._defaults(context.scene)
+        preflight(self, context.scene)
         self._iter = bake.bake_iter(context.scene, self.frame_start, self.frame_end, self.step)
         self._t0 = time.perf_counter()
         wm = context.window_manager

@@ -1,7 +1,7 @@
 """Cache operators."""
 
 import bpy
-from bpy.props import EnumProperty, StringProperty
+from bpy.props import EnumProperty
 
 from .. import cache, kernels, presets
 
@@ -29,33 +29,6 @@ class LIGAMENT_OT_reset(bpy.types.Operator):
         if scene.frame_current <= scene.ligament_world.frame_start:
             cache.restore_rest(scene)
         scene.frame_set(scene.frame_current)
-        return {'FINISHED'}
-
-
-class LIGAMENT_OT_select_object(bpy.types.Operator):
-    """Select this object and make it active (from a list of problems)"""
-    bl_idname = "ligament.select_object"
-    bl_label = "Select Object"
-    bl_options = {'REGISTER', 'UNDO'}
-
-    name: StringProperty(name="Object")
-
-    def execute(self, context):
-        obj = context.scene.objects.get(self.name)
-        if obj is None:
-            self.report({'ERROR'}, f"Object '{self.name}' is not in scene '{context.scene.name}'")
-            return {'CANCELLED'}
-        for o in context.selected_objects:
-            o.select_set(False)
-        try:
-            obj.select_set(True)
-        except RuntimeError:   # not in the active view layer
-            self.report({'ERROR'}, f"Object '{self.name}' is not in view layer "
-                                   f"'{context.view_layer.name}'")
-            return {'CANCELLED'}
-        context.view_layer.objects.active = obj
-        if not obj.visible_get():
-            self.report({'WARNING'}, f"Object '{self.name}' is selected but hidden")
         return {'FINISHED'}
 
 
@@ -129,6 +102,6 @@ class LigamentPreferences(bpy.types.AddonPreferences):
         layout.operator("ligament.prepare_solver", icon='PLAY')
 
 
-classes = (LIGAMENT_OT_reset, LIGAMENT_OT_select_object, LIGAMENT_OT_quality_preset,
-           LIGAMENT_OT_prepare_solver, LigamentPreferences)
+classes = (LIGAMENT_OT_reset, LIGAMENT_OT_quality_preset, LIGAMENT_OT_prepare_solver,
+           LigamentPreferences)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,705 @@
+"""The scene doctor: what in a scene will make its simulation go wrong, found before it runs.
+
+`check(scene)` returns a list of `Finding`s, each naming its objects, saying what is wrong and
+why it matters, and offering a `Fix` (an operator and its arguments) where one exists. It runs
+on demand (the sidebar's Check Scene, `ligament.check_scene`), in the batch command (`check`,
+and before `bake`), and before a bake (`preflight`: the errors and warnings to print first).
+
+Severity: ERROR when the simulation cannot run as set up (a joint without its bodies, limits
+the wrong way round, a Mesh shape on a moving body); WARNING when it runs but most likely not
+as meant (bodies overlapping at the start, a dynamic body with nothing under it, ...); INFO
+for what the doctor could not check.
+
+Overlaps are measured by the solver itself: the doctor builds the world the live run builds
+(`cache.Simulation`), steps it by a microsecond (bodies do not move) and reads the depth of
+every contact from `World.contacts()`. Nothing here does physics; nothing changes the scene
+but the rest pose the live run would store anyway.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mathutils import Matrix, Quaternion, Vector
+
+from . import bridge, cache, kernels, ragdoll_sim
+
+ERROR, WARNING, INFO = 'ERROR', 'WARNING', 'INFO'
+SEVERITIES = (ERROR, WARNING, INFO)
+
+OVERLAP = 0.003          # m: deeper overlaps at the start frame make bodies jump apart
+THIN = 0.02              # m: bodies thinner than this are easily passed through
+SMALL = 0.02             # m: bodies smaller than this along every axis
+MASS_RATIO = 100.0       # heaviest to lightest dynamic body in one jointed group
+LIMIT_SLACK = math.radians(2.0)   # animated poses this far past a limit are reported
+PROBE_DT = 1e-6          # s: the step that finds the start frame's contacts
+ROUND_SHAPES = {'SPHERE', 'CAPSULE', 'CYLINDER'}
+
+
+@dataclass
+class Fix:
+    """An operator that fixes a finding: `bpy.ops.<operator>(**args)`, shown as `label`."""
+    operator: str
+    args: dict
+    label: str
+
+
+@dataclass
+class Finding:
+    severity: str                 # ERROR | WARNING | INFO
+    code: str                     # what kind of problem: 'overlap', 'joint-object', ...
+    objects: tuple                # names of the objects involved, most relevant first
+    message: str                  # what is wrong, why it matters, what to do
+    fix: Fix = None
+    data: dict = field(default_factory=dict)   # figures behind the message (depth, frame)
+
+    def line(self):
+        return f"{self.severity}: {self.message}"
+
+    def as_dict(self):
+        return {"severity": self.severity, "code": self.code, "objects": list(self.objects),
+                "message": self.message, "data": self.data,
+                "fix": None if self.fix is None else {"operator": self.fix.operator,
+                                                      "args": self.fix.args,
+                                                      "label": self.fix.label}}
+
+
+def _names(objs):
+    return "\n".join(o if isinstance(o, str) else o.name for o in objs)
+
+
+def select_fix(objs, label="Select"):
+    return Fix("ligament.select_objects", {"objects": _names(objs)}, label)
+
+
+def _length(x):
+    return f"{x * 100:.1f} cm" if abs(x) < 1.0 else f"{x:.2f} m"
+
+
+def _deg(x):
+    return f"{math.degrees(x):.0f}\u00b0"
+
+
+# --------------------------------------------------------------------------------------------
+# Entry points
+
+def check(scene, sim=None):
+    """Findings for `scene`, errors first. `sim`: a freshly built `cache.Simulation` of the
+    scene to reuse (it is left as it was); by default the doctor builds its own."""
+    bodies = bridge.scene_bodies(scene)
+    if not bodies:
+        return [Finding(INFO, 'no-bodies', (), f"Scene '{scene.name}' has no Ligament bodies: "
+                        "nothing to simulate; add some with Ligament > Add Body")]
+    joints = bridge.scene_joints(scene)
+    findings = []
+    findings += joint_objects(scene, joints)
+    findings += limit_order(joints)
+    findings += mesh_shapes(bodies)
+    sim, built_here, note = _simulation(scene, sim, findings)
+    if note is not None:
+        findings.append(note)
+    try:
+        mats = start_matrices(scene, bodies, sim)
+        findings += scales(bodies, mats)
+        findings += round_shapes(bodies, mats)
+        findings += sizes(scene, bodies, mats)
+        findings += anchors(scene, joints, mats)
+        findings += mass_ratios(joints)
+        findings += falling(scene, bodies, joints, mats)
+        if sim is not None:
+            findings += animated_limits(scene, sim)
+            findings += overlaps(sim, bodies, mats)
+    finally:
+        if sim is not None and not built_here:
+            sim.world.load_state(sim.states[sim.start])
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(findings, key=lambda f: order[f.severity])
+
+
+def preflight(scene, sim=None):
+    """The findings to print before a simulation or a bake starts: errors and warnings."""
+    return [f for f in check(scene, sim) if f.severity != INFO]
+
+
+def summary(scene, findings):
+    """One line: 'no problems' for a clean scene, else the counts by severity."""
+    counts = {s: sum(f.severity == s for f in findings) for s in SEVERITIES}
+    if not counts[ERROR] and not counts[WARNING]:
+        n_b, n_j = len(bridge.scene_bodies(scene)), len(bridge.scene_joints(scene))
+        if n_b == 0:
+            return f"Scene '{scene.name}': no Ligament bodies to check"
+        return (f"Scene '{scene.name}': no problems found ({n_b} bod{'y' if n_b == 1 else 'ies'}"
+                f", {n_j} joint{'' if n_j == 1 else 's'})")
+    parts = [f"{counts[s]} {s.lower()}{'s' if counts[s] != 1 else ''}"
+             for s in SEVERITIES if counts[s]]
+    return f"Scene '{scene.name}': " + ", ".join(parts)
+
+
+# The last check of each scene, for the sidebar: scene key -> (findings, summary line).
+_results = {}
+
+
+def store(scene, findings):
+    _results[scene.session_uid] = (findings, summary(scene, findings))
+
+
+def results(scene):
+    """(findings, summary) of the scene's last Check Scene, or None."""
+    return _results.get(scene.session_uid)
+
+
+def recheck(scene):
+    """Check again if the scene was checked before (after a fix, the list shows what is
+    left)."""
+    if results(scene) is not None:
+        store(scene, check(scene))
+
+
+def _simulation(scene, sim, findings):
+    """(sim, built here, note): the world to measure, or None with an INFO saying why."""
+    if sim is not None:
+        if sim.world_frame != sim.start:
+            sim = None           # moved on since it was built: build a fresh one
+        else:
+            return sim, False, None
+    if not kernels.ready():
+        if kernels.blocking():
+            kernels.prepare_blocking()
+        else:
+            kernels.ensure_started()
+            return None, True, Finding(
+                INFO, 'not-measured', (), "Overlaps and animated poses were not checked: the "
+                "solver is being prepared (first run only); check again when it is ready")
+    try:
+        return cache.Simulation(scene), True, None
+    except bridge.SceneError as exc:
+        if any(f.severity == ERROR for f in findings):
+            return None, True, Finding(
+                INFO, 'not-measured', (), "Overlaps and animated poses were not checked: "
+                "the scene does not build until the errors above are fixed")
+        return None, True, Finding(ERROR, 'build', (), f"The scene does not build: {exc}")
+
+
+# --------------------------------------------------------------------------------------------
+# Joints and their settings
+
+def joint_objects(scene, joints):
+    """Joints with a missing, identical or non-body object: the scene does not build."""
+    out = []
+    in_scene = set(scene.objects.keys())
+    for e in joints:
+        js = e.ligament_joint
+        objs = {}
+        for which in ("a", "b"):
+            obj = getattr(js, "object_" + which)
+            label = which.upper()
+            if obj is None:
+                out.append(Finding(ERROR, 'joint-object', (e.name,),
+                    f"Joint '{e.name}': object {label} is not set (or was deleted), so the "
+                    "joint holds nothing; pick it in Properties > Physics > Ligament Joint or "
+                    "disable the joint", select_fix([e])))
+            elif obj.name not in in_scene:
+                out.append(Finding(ERROR, 'joint-object', (e.name, obj.name),
+                    f"Joint '{e.name}': object {label} '{obj.name}' is not in this scene "
+                    "(deleted or in another scene); pick an object of this scene",
+                    select_fix([e])))
+            elif not obj.ligament_body.enabled:
+                out.append(Finding(ERROR, 'joint-object', (e.name, obj.name),
+                    f"Joint '{e.name}': object {label} '{obj.name}' is not a Ligament body, "
+                    "so the joint has nothing to hold; make it a body (Ligament > Add Body)",
+                    select_fix([obj], "Select Object")))
+            else:
+                objs[which] = obj
+        if len(objs) == 2 and objs["a"] == objs["b"]:
+            out.append(Finding(ERROR, 'joint-object', (e.name, objs["a"].name),
+                f"Joint '{e.name}': objects A and B are both '{objs['a'].name}'; a joint "
+                "holds two different bodies together: pick another B", select_fix([e])))
+    return out
+
+
+def limit_order(joints):
+    """Limits whose lower end is above the upper end: the joint cannot be built."""
+    out = []
+    for e in joints:
+        js = e.ligament_joint
+        checks = []
+        if js.type in {'HINGE', 'RAGDOLL'} and js.use_limit_ang:
+            checks.append(('ANGULAR', js.limit_ang_lower, js.limit_ang_upper, _deg))
+        if js.type in {'PRISMATIC', 'DISTANCE'} and js.use_limit_lin:
+            checks.append(('LINEAR', js.limit_lin_lower, js.limit_lin_upper, _length))
+        for which, lower, upper, fmt in checks:
+            if lower > upper:
+                kind = "angle" if which == 'ANGULAR' else "distance"
+                out.append(Finding(ERROR, 'limit-order', (e.name,),
+                    f"Joint '{e.name}': the lower {kind} limit {fmt(lower)} is above the upper "
+                    f"{fmt(upper)}, so no position satisfies it and the joint cannot be built; "
+                    "swap them", Fix("ligament.swap_limits", {"joint": e.name, "which": which},
+                                     "Swap Limits"),
+                    {"lower": lower, "upper": upper}))
+    return out
+
+
+def mesh_shapes(bodies):
+    """The Mesh shape on a moving body: the solver collides triangle meshes only as static."""
+    out = []
+    for o in bodies:
+        s = o.ligament_body
+        if s.shape == 'MESH' and bridge.effective_kind(o) != 'STATIC':
+            out.append(Finding(ERROR, 'mesh-shape', (o.name,),
+                f"'{o.name}' is a {s.kind.title()} body with the Mesh shape: triangle meshes "
+                "only collide as Static bodies, so the scene does not build; use Convex Hull "
+                "(or set Type to Static)",
+                Fix("ligament.set_body_shape", {"objects": o.name, "shape": 'CONVEX_HULL'},
+                    "Use Convex Hull")))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Where everything is at the start frame
+
+def start_matrices(scene, bodies, sim):
+    """{body name: world matrix at the start frame}: from the built world when there is one
+    (exactly where the simulation starts), else from the objects' rest poses and keys."""
+    mats = {}
+    if sim is not None:
+        P, Q = sim.world.positions, sim.world.orientations
+        for b in sim.bodies:
+            origin, q = bridge.body_pose(b, P[b.id], Q[b.id])
+            mats[b.name] = Matrix.LocRotScale(origin, q, b.scale)
+        return mats
+    start = scene.ligament_world.frame_start
+    for o in bodies:
+        try:
+            mats[o.name] = _rest_matrix(o, start)
+        except bridge.SceneError:
+            pass
+    return mats
+
+
+def _rest_matrix(obj, start):
+    s = obj.ligament_body
+    if bridge.effective_kind(obj) == 'DYNAMIC' and s.rest_valid and s.sim_pose and \
+            not bridge.has_transform_animation(obj):
+        q = bridge.rotation_to_quaternion(s.rest_rotation_mode, tuple(s.rest_rotation))
+        local = bridge.compose(tuple(s.rest_location), q, obj.scale)
+        if obj.parent is None:
+            return local
+        return bridge.matrix_world_at(obj.parent, start, {}) @ obj.matrix_parent_inverse @ local
+    return bridge.matrix_world_at(obj, start, {})
+
+
+def _local_bounds(obj):
+    corners = [Vector(c) for c in obj.bound_box]
+    lo = Vector(tuple(min(c[i] for c in corners) for i in range(3)))
+    hi = Vector(tuple(max(c[i] for c in corners) for i in range(3)))
+    return lo, hi
+
+
+def _dimensions(obj, m):
+    """World-space size of the object's bounds along its own axes."""
+    lo, hi = _local_bounds(obj)
+    sc = m.to_scale()
+    return [abs((hi[i] - lo[i]) * sc[i]) for i in range(3)]
+
+
+def _world_corners(obj, m):
+    return [m @ Vector(c) for c in obj.bound_box]
+
+
+def _distance_to_bounds(obj, m, p):
+    """Distance from world point `p` to the object's bounding box (0 inside)."""
+    lo, hi = _local_bounds(obj)
+    try:
+        local = m.inverted() @ p
+    except ValueError:
+        return 0.0
+    clamped = Vector(tuple(min(max(local[i], lo[i]), hi[i]) for i in range(3)))
+    return (m @ clamped - p).length
+
+
+# --------------------------------------------------------------------------------------------
+# Bodies
+
+def scales(bodies, mats):
+    """Negative scale, and non-uniform scale on a body with children. (A body's own
+    non-uniform scale is fine otherwise: shapes are fitted to the scaled geometry.)"""
+    out = []
+    for o in bodies:
+        m = mats.get(o.name)
+        if m is None:
+            continue
+        own = tuple(o.scale)
+        fixable = o.type == 'MESH' and not scale_animated(o)
+        fix = Fix("ligament.apply_body_scale", {"objects": o.name}, "Apply Scale") \
+            if fixable else select_fix([o])
+        if m.to_3x3().determinant() < 0.0:
+            if bridge.effective_kind(o) == 'DYNAMIC':   # others are never written back
+                mine = any(c < 0 for c in own)
+                whose = "its" if mine else "a parent's"
+                out.append(Finding(ERROR, 'negative-scale', (o.name,),
+                    f"'{o.name}' is mirrored ({whose} scale is negative): a rigid body cannot "
+                    "be mirrored, so the simulation writes it back turned the wrong way and it "
+                    "jumps at the first simulated frame; apply the scale",
+                    fix if mine else select_fix([o]), {"scale": own}))
+            continue
+        sc = [abs(c) for c in m.to_scale()]
+        if max(sc) > 1.01 * min(sc) and o.children and max(own) > 1.01 * min(own):
+            out.append(Finding(WARNING, 'non-uniform-scale', (o.name,),
+                f"'{o.name}' is scaled non-uniformly ({', '.join(f'{c:g}' for c in own)}) and "
+                f"has objects parented to it ({', '.join(sorted(c.name for c in o.children))})"
+                ": they are sheared out of shape when it turns (joint empties too, which "
+                "skews their axes); apply the scale", fix, {"scale": own}))
+    return out
+
+
+def round_shapes(bodies, mats):
+    """Sphere, capsule and cylinder shapes on objects that are not round: the shape is
+    fitted to the widest axis, so it sticks out of the object."""
+    out = []
+    for o in bodies:
+        m = mats.get(o.name)
+        shape = o.ligament_body.shape
+        if m is None or shape not in ROUND_SHAPES:
+            continue
+        d = _dimensions(o, m)
+        if shape == 'SPHERE':
+            wide, narrow = max(d), min(d)
+        else:
+            wide, narrow = max(d[0], d[1]), min(d[0], d[1])
+        if wide > 1.1 * narrow:
+            gap = (wide - narrow) / 2
+            out.append(Finding(WARNING, 'shape-fit', (o.name,),
+                f"'{o.name}' has the {shape.title()} shape but is "
+                f"{' x '.join(_length(x) for x in d)}: the round shape is fitted to the widest "
+                f"axis, so it collides up to {_length(gap)} away from the surface you see; use "
+                "Convex Hull or Box",
+                Fix("ligament.set_body_shape", {"objects": o.name, "shape": 'CONVEX_HULL'},
+                    "Use Convex Hull"), {"gap": gap}))
+    return out
+
+
+def scale_animated(obj):
+    return any(path == "scale" for path, _ in bridge.transform_fcurves(obj))
+
+
+def sizes(scene, bodies, mats):
+    """Very small and very thin dynamic bodies: fast bodies pass through them."""
+    out = []
+    rate = _substep_rate(scene)
+    for o in bodies:
+        m = mats.get(o.name)
+        if m is None or bridge.effective_kind(o) != 'DYNAMIC':
+            continue
+        dims = _dimensions(o, m)
+        size, thin = max(dims), min(dims)
+        if size < SMALL:
+            out.append(Finding(WARNING, 'small', (o.name,),
+                f"'{o.name}' is very small ({_length(size)} across): anything moving faster "
+                f"than {size * rate:.1f} m/s (its size times the {rate:.0f} substeps a "
+                "second) can pass through it, and it jitters in contact; scale the scene up "
+                "or raise Substeps", select_fix([o]), {"size": size}))
+        elif thin < THIN:
+            out.append(Finding(WARNING, 'thin', (o.name,),
+                f"'{o.name}' is very thin ({_length(thin)}): anything moving faster than "
+                f"{thin * rate:.1f} m/s (its thickness times the {rate:.0f} substeps a "
+                "second) can pass through it; make it thicker or raise Substeps",
+                select_fix([o]), {"thickness": thin}))
+    return out
+
+
+def _substep_rate(scene):
+    settings = bridge.world_settings(scene)
+    return settings["substeps"] / settings["dt"]
+
+
+def _body_pair(js, names):
+    a, b = js.object_a, js.object_b
+    if a is None or b is None or a == b or a.name not in names or b.name not in names:
+        return None
+    return a, b
+
+
+def anchors(scene, joints, mats):
+    """Joint anchors far from both bodies: the bodies turn about a point in empty space."""
+    out = []
+    start = scene.ligament_world.frame_start
+    for e in joints:
+        js = e.ligament_joint
+        pair = _body_pair(js, mats)
+        if pair is None or js.type == 'MOTOR':
+            continue
+        try:
+            anchor = bridge.matrix_world_at(e, start, dict(mats)).translation
+        except bridge.SceneError:
+            continue
+        a, b = pair
+        ends = (a,) if js.type in {'DISTANCE', 'ROPE'} else (a, b)   # their anchor is on A
+        gaps = [_distance_to_bounds(o, mats[o.name], anchor) for o in ends]
+        sizes_ = [max(_dimensions(o, mats[o.name])) for o in ends]
+        gap = min(gaps)
+        if gap > max(0.05, 0.5 * min(sizes_)):
+            whom = f"'{a.name}'" if len(ends) == 1 else f"both '{a.name}' and '{b.name}'"
+            out.append(Finding(WARNING, 'anchor', (e.name, a.name, b.name),
+                f"Joint '{e.name}': its anchor (the empty) is {_length(gap)} outside {whom}, "
+                "so they turn about a point in empty space as if held by an invisible rigid "
+                "arm; move the empty to where the bodies meet", select_fix([e]),
+                {"distance": gap}))
+    return out
+
+
+def _groups(joints, names):
+    """Union-find over the joints: {name: root name}."""
+    parent = {n: n for n in names}
+
+    def root(n):
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+    for e in joints:
+        pair = _body_pair(e.ligament_joint, parent)
+        if pair is not None:
+            ra, rb = root(pair[0].name), root(pair[1].name)
+            if ra != rb:
+                parent[ra] = rb
+    return {n: root(n) for n in names}
+
+
+def mass_ratios(joints):
+    """Dynamic bodies over 100:1 in mass in one jointed group."""
+    dynamic = {}
+    for e in joints:
+        js = e.ligament_joint
+        for o in (js.object_a, js.object_b):
+            if o is not None and o.ligament_body.enabled and \
+                    bridge.effective_kind(o) == 'DYNAMIC':
+                dynamic[o.name] = o
+    groups = {}
+    for name, root in _groups(joints, dynamic).items():
+        groups.setdefault(root, []).append(dynamic[name])
+    out = []
+    for members in groups.values():
+        heavy = max(members, key=lambda o: o.ligament_body.mass)
+        light = min(members, key=lambda o: o.ligament_body.mass)
+        ratio = heavy.ligament_body.mass / light.ligament_body.mass
+        if ratio > MASS_RATIO:
+            out.append(Finding(WARNING, 'mass-ratio', (heavy.name, light.name),
+                f"'{heavy.name}' ({heavy.ligament_body.mass:g} kg) and '{light.name}' "
+                f"({light.ligament_body.mass:g} kg) are joined in one chain at {ratio:.0f}:1: "
+                "limits, motors and contacts converge slowly past 100:1, so the light bodies "
+                "jitter or give way; bring the masses closer or raise Iterations",
+                select_fix([heavy, light]), {"ratio": ratio}))
+    return out
+
+
+def falling(scene, bodies, joints, mats):
+    """Dynamic bodies with nothing under them (nor a joint holding them): they fall for the
+    whole frame range."""
+    settings = bridge.world_settings(scene)
+    g = Vector(settings["gravity"])
+    if g.length < 1e-9:
+        return []
+    down = g.normalized()
+    u = down.orthogonal().normalized()
+    v = down.cross(u)
+    names, rows = [], []
+    for o in bodies:
+        m = mats.get(o.name)
+        if m is None:
+            continue
+        pts = _world_corners(o, m)
+        us, vs, hs = [p.dot(u) for p in pts], [p.dot(v) for p in pts], [p.dot(down) for p in pts]
+        names.append(o.name)
+        rows.append((min(us), max(us), min(vs), max(vs), min(hs), max(hs)))
+    if not rows:
+        return []
+    box = np.array(rows)      # footprint across gravity (u, v) and extent along it (h, down)
+    kinds = {o.name: bridge.effective_kind(o) for o in bodies}
+    roots = _groups(joints, names)
+    index = {r: i for i, r in enumerate(sorted(set(roots.values())))}
+    group = np.array([index[roots[n]] for n in names])
+    held = np.zeros(len(index), dtype=bool)           # a static or animated body is in it
+    for n, k in zip(names, group):
+        if kinds[n] != 'DYNAMIC':
+            held[k] = True
+    changed = True
+    while changed:     # supported: above something held, or above something supported
+        changed = False
+        for i in np.flatnonzero(~held[group]):
+            if held[group[i]]:
+                continue
+            a = box[i]
+            under = held[group] & (group != group[i]) & (box[:, 0] < a[1]) & \
+                (a[0] < box[:, 1]) & (box[:, 2] < a[3]) & (a[2] < box[:, 3]) & \
+                (box[:, 5] > a[4])            # reaching lower down than its top
+            if under.any():
+                held[group[i]] = True
+                changed = True
+    ws = scene.ligament_world
+    seconds = max(ws.frame_end - ws.frame_start, 0) * settings["dt"]
+    drop = 0.5 * g.length * seconds ** 2
+    out = []
+    reported = set()
+    for i, n in enumerate(names):
+        k = group[i]
+        if held[k] or k in reported:
+            continue
+        reported.add(k)
+        members = sorted(m for m, h in zip(names, group) if h == k)
+        if len(members) == 1:
+            who = f"'{n}' has nothing under it and no joint to anything static: it falls"
+        else:
+            who = (f"'{n}' and the {len(members) - 1} bodies jointed to it have nothing under "
+                   "them and no joint to anything static: they fall")
+        out.append(Finding(WARNING, 'falling', tuple(members),
+            f"{who} for the whole frame range, {_length(drop)} by frame {ws.frame_end}; add a "
+            "ground (a Static body) under it, or a joint to hold it", select_fix(members),
+            {"drop": drop}))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Measured on the built world
+
+def overlaps(sim, bodies, mats):
+    """Bodies overlapping at the start frame, and how deep (the solver's contacts)."""
+    world = sim.world
+    world.step(PROBE_DT)
+    c = world.contacts()
+    names = {b.id: b.name for b in sim.bodies}
+    objs = {o.name: o for o in bodies}
+    deepest = {}
+    for (i, j), sep in zip(c["bodies"].tolist(), c["separations"].tolist()):
+        if -sep > OVERLAP:
+            key = tuple(sorted((names.get(i), names.get(j)), key=str))
+            deepest[key] = max(deepest.get(key, 0.0), -sep)
+    out = []
+    for (a, b), depth in sorted(deepest.items(), key=lambda kv: -kv[1]):
+        if a is None or b is None:
+            continue
+        size = min(min(_dimensions(objs[n], mats[n])) for n in (a, b))
+        inside = " (one is half inside the other)" if depth > 0.5 * size else ""
+        out.append(Finding(WARNING, 'overlap', (a, b),
+            f"'{a}' and '{b}' overlap by {_length(depth)} at the start frame{inside}: the "
+            "solver pushes them apart in the first frames, so they jump; move them apart, or "
+            "let them pass through each other (a joint's Disable Collisions, or collision "
+            "groups)", select_fix([a, b]), {"depth": depth}))
+    return out
+
+
+def _twist_swing(jtype, rel):
+    """(twist, swing excess factor) of the relative rotation `rel` in the joint empty's axes:
+    hinges turn about local Z; ragdolls twist about local Y and swing about X and Z."""
+    q = rel if rel.w >= 0.0 else -rel
+    if jtype == 'HINGE':
+        return 2.0 * math.atan2(q.z, q.w), None
+    n = math.hypot(q.w, q.y)
+    twist = Quaternion((q.w / n, 0.0, q.y / n, 0.0)) if n > 1e-12 else Quaternion()
+    swing = q @ twist.inverted()
+    axis, angle = swing.to_axis_angle()
+    s = axis * angle
+    return 2.0 * math.atan2(q.y, q.w), (s.x, s.z)
+
+
+def _limit_excess(js, rel):
+    """(how far past its limits, the angle, the limit passed) for the joint at `rel`."""
+    twist, swing = _twist_swing(js.type, rel)
+    worst = (0.0, twist, None)
+    if js.use_limit_ang:
+        if twist < js.limit_ang_lower:
+            worst = (js.limit_ang_lower - twist, twist, js.limit_ang_lower)
+        elif twist > js.limit_ang_upper:
+            worst = (twist - js.limit_ang_upper, twist, js.limit_ang_upper)
+    if swing is not None:
+        phi = math.hypot(*swing)
+        if phi > 1e-9:
+            ux, uz = swing[0] / phi, swing[1] / phi
+            phi_max = 1.0 / math.sqrt((ux / js.swing_1) ** 2 + (uz / js.swing_2) ** 2)
+            if phi - phi_max > worst[0]:
+                worst = (phi - phi_max, phi, phi_max)
+    return worst
+
+
+def _sample_frames(scene):
+    ws = scene.ligament_world
+    start, end = ws.frame_start, max(ws.frame_end, ws.frame_start)
+    stride = max(1, (end - start) // 60)
+    frames = list(range(start, end + 1, stride))
+    return frames if frames[-1] == end else frames + [end]
+
+
+def animated_limits(scene, sim):
+    """Animated targets outside a joint's limits: a ragdoll's animated pose (its start pose
+    and what pose matching pulls toward), and joints between two bodies that both follow
+    their keys."""
+    start = sim.start
+    frames = _sample_frames(scene)
+    joint_names = {jid: name for name, jid in sim.joints}
+    objs = cache.objects_by_name(scene)
+    out = []
+    # Ragdolls: the animated pose of the armature, part by part.
+    for run in sim.ragdolls:
+        helpers = [objs[p.name] for p in run.parts]
+        refs = {o.name: ragdoll_sim.reference_matrix(o, start) for o in helpers}
+        specs = []
+        for j in run.joints:
+            e = objs.get(joint_names.get(j.id))
+            if e is None or e.ligament_joint.type not in {'HINGE', 'RAGDOLL'}:
+                continue
+            qj = bridge.matrix_world_at(e, start, dict(refs)).to_quaternion()
+            a, b = run.parts[j.a].name, run.parts[j.b].name
+            specs.append((e, j.a, j.b, refs[a].to_quaternion().inverted() @ qj,
+                          refs[b].to_quaternion().inverted() @ qj))
+        if not specs:
+            continue
+        animated = run.skeleton.animated or bridge.has_transform_animation(run.arm)
+        worst = {}
+        for f in (frames if animated else [start]):
+            poses = run.animated_poses(f, {})
+            for e, ia, ib, fa, fb in specs:
+                rel = (poses[ia].to_quaternion() @ fa).inverted() @ (
+                    poses[ib].to_quaternion() @ fb)
+                excess = _limit_excess(e.ligament_joint, rel)
+                if excess[0] > worst.get(e.name, (0.0,))[0]:
+                    worst[e.name] = (*excess, f)
+        for name, (excess, angle, limit, f) in worst.items():
+            if excess > LIMIT_SLACK:
+                out.append(_limit_finding(objs[name], run.arm.name, angle, limit, f,
+                                          f"ragdoll '{run.arm.name}''s animated pose"))
+    # Joints between two bodies that both follow their animation (the joint cannot give).
+    moving = {b.name for b in sim.bodies if b.kind != 'DYNAMIC'}
+    animated = {b.name for b in sim.bodies if b.animated}
+    ragdoll_joints = {joint_names.get(j.id) for run in sim.ragdolls for j in run.joints}
+    for name, jid in sim.joints:
+        e = objs.get(name)
+        if e is None or name in ragdoll_joints:
+            continue
+        js = e.ligament_joint
+        a, b = js.object_a, js.object_b
+        if js.type not in {'HINGE', 'RAGDOLL'} or a is None or b is None or \
+                not {a.name, b.name} <= moving or not {a.name, b.name} & animated:
+            continue
+        qj = bridge.matrix_world_at(e, start, {}).to_quaternion()
+        fa = bridge.matrix_world_at(a, start, {}).to_quaternion().inverted() @ qj
+        fb = bridge.matrix_world_at(b, start, {}).to_quaternion().inverted() @ qj
+        worst = (0.0, 0.0, None, start)
+        for f in frames:
+            rel = (bridge.matrix_world_at(a, f, {}).to_quaternion() @ fa).inverted() @ (
+                bridge.matrix_world_at(b, f, {}).to_quaternion() @ fb)
+            excess = _limit_excess(js, rel)
+            if excess[0] > worst[0]:
+                worst = (*excess, f)
+        if worst[0] > LIMIT_SLACK:
+            out.append(_limit_finding(e, None, worst[1], worst[2], worst[3],
+                                      f"the keys of '{a.name}' and '{b.name}'"))
+    return out
+
+
+def _limit_finding(e, armature, angle, limit, frame, whose):
+    objs = (e.name,) if armature is None else (e.name, armature)
+    return Finding(WARNING, 'animated-limit', objs,
+        f"Joint '{e.name}': {whose} turns it to {_deg(angle)} at frame {frame}, past its limit "
+        f"of {_deg(limit)}: the joint fights the animation there (a pose started past a limit "
+        "snaps back in the first frame); widen the limit or change the animation",
+        select_fix([e]), {"angle": angle, "limit": limit, "frame": frame})

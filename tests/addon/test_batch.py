@@ -1,0 +1,447 @@
+"""The scene doctor (addon/doctor.py, Check Scene and its fixes) and the batch command at
+studio scale (addon/cli.py: check, info, bake with a report, several files at once)."""
+
+import hashlib
+import json
+import math
+import os
+
+import pytest
+
+# A pendulum released level: a 1 kg bob on a breakable ball joint 1 m from a static post.
+# The rod's tension grows as it swings down (3 m g sin(angle) for a point mass), so a
+# 20 N joint breaks part way down, some frames in, and the bob flies off.
+PENDULUM = """
+    box("Ground", (20, 20, 1), (0, 0, -0.5), kind='STATIC')
+    post = box("Post", (0.2, 0.2, 0.2), (0, 0, 3), kind='STATIC')
+    bob = box("Bob", (0.2, 0.2, 0.2), (1.0, 0, 3), mass=1.0)
+    link = joint("Link", 'BALL', post, bob, (0, 0, 3), breakable=True, break_threshold=20.0)
+    scene.ligament_world.frame_end = 40
+"""
+
+CLI = """
+    from importlib import import_module
+    cli = import_module(lig.__name__ + ".addon.cli")
+    doctor = import_module(lig.__name__ + ".addon.doctor")
+    def digest(path):
+        import hashlib
+        return hashlib.sha256(open(path, "rb").read()).hexdigest()
+"""
+
+
+def _sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def test_bake_writes_a_new_file_with_keys_and_a_report_and_never_touches_the_input(
+        blender, tmp_path):
+    src = tmp_path / "shot.blend"
+    report = tmp_path / "shot.json"
+    out = blender.run(PENDULUM, CLI, f"""
+        # A body with nothing under it: the doctor's warning goes into the report.
+        box("Floater", (0.3, 0.3, 0.3), (40, 0, 5))
+        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
+        before = digest({str(src)!r})
+        # The live run: the frame at which the joint breaks.
+        live_broke = None
+        for f in range(1, 41):
+            scene.frame_set(f)
+            sim = lig.addon.cache.get(scene)
+            if live_broke is None and sim.world.joint_broken(dict(sim.joints)["Link"]):
+                live_broke = f
+        live_end = list(bpy.data.objects["Bob"].matrix_world.translation)
+        code = cli.main(["bake", {str(src)!r}, "--report", {str(report)!r}])
+        after = digest({str(src)!r})
+        baked_path = {str(tmp_path / "shot.baked.blend")!r}
+        bpy.ops.wm.open_mainfile(filepath=baked_path)
+        keys = {{}}
+        for name in ("Bob", "Floater"):
+            o = bpy.data.objects[name]
+            keys[name] = sorted(len(fc.keyframe_points)
+                                for fc in lig.addon.bridge.transform_fcurves(o).values())
+        bob = bpy.data.objects["Bob"]
+        scene = bpy.context.scene
+        scene.frame_set(40)
+        result({{"code": code, "before": before, "after": after, "live_broke": live_broke,
+                 "live_end": live_end,
+                 "keys": keys, "baked": bob.ligament_body.baked,
+                 "bob_end": list(bob.matrix_world.translation),
+                 "files": sorted(os.listdir({str(tmp_path)!r}))}})
+    """)
+    assert out["code"] == 0
+    assert out["before"] == out["after"] == _sha(src), "the input file was written"
+    assert sorted(out["files"]) == ["shot.baked.blend", "shot.blend", "shot.json"]
+    assert out["keys"] == {"Bob": [40] * 6, "Floater": [40] * 6}
+    assert out["baked"] is True
+    # the bob broke free and fell towards the ground instead of hanging at the post's height,
+    # exactly as in the live run (the scene check's probe step left the simulation as it was)
+    assert out["bob_end"][2] < 2.0
+    assert out["bob_end"] == pytest.approx(out["live_end"], abs=1e-5)
+    r = json.loads(report.read_text())
+    assert r["ok"] is True and r["error"] is None
+    assert r["output"] == str(tmp_path / "shot.baked.blend")
+    assert r["frames"] == {"start": 1, "end": 40, "step": 1, "keyed": 40}
+    assert (r["bodies"], r["joints"], r["ragdolls"]) == (4, 1, 0)
+    assert sorted(r["baked_objects"]) == ["Bob", "Floater"]
+    assert 1 < out["live_broke"] < 40
+    assert r["broken_joints"] == [{"joint": "Link", "frame": out["live_broke"]}]
+    assert {"build", "check", "simulate", "write_keys", "save", "total"} <= set(r["seconds"])
+    assert all(v >= 0 for v in r["seconds"].values())
+    assert [(w["code"], w["objects"]) for w in r["warnings"]] == [("falling", ["Floater"])]
+    # progress lines while it runs
+    assert "Ligament: baking 40/40 frames" in blender.stdout
+    assert "WARNING: 'Floater'" in blender.stdout
+
+
+def test_save_flag_bakes_into_the_input_file(blender, tmp_path):
+    src = tmp_path / "shot.blend"
+    out = blender.run(PENDULUM, CLI, f"""
+        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
+        code = cli.main(["bake", {str(src)!r}, "--save"])
+        bpy.ops.wm.open_mainfile(filepath={str(src)!r})
+        result({{"code": code, "baked": bpy.data.objects["Bob"].ligament_body.baked,
+                 "files": sorted(f for f in os.listdir({str(tmp_path)!r})
+                                 if not f.endswith(".blend1"))}})
+    """)
+    assert out["code"] == 0 and out["baked"] is True
+    assert out["files"] == ["shot.blend"]
+
+
+def test_several_files_bake_in_parallel_processes_and_a_missing_one_fails_alone(
+        blender, tmp_path):
+    files = [tmp_path / "a.blend", tmp_path / "b.blend"]
+    reports, outputs = tmp_path / "reports", tmp_path / "baked"
+    out = blender.run(PENDULUM, CLI, f"""
+        bpy.ops.wm.save_as_mainfile(filepath={str(files[0])!r})
+        bpy.data.objects["Bob"].ligament_body.mass = 2.0   # the second shot differs
+        bpy.ops.wm.save_as_mainfile(filepath={str(files[1])!r})
+        code = cli.main(["bake", {str(files[0])!r}, {str(tmp_path / "missing.blend")!r},
+                         {str(files[1])!r}, "--jobs", "2", "--report", {str(reports)!r},
+                         "--output", {str(outputs)!r}])
+        result({{"code": code}})
+    """)
+    assert out["code"] == 1, "one file of three failed"
+    assert sorted(os.listdir(reports)) == ["a.json", "b.json"]
+    assert sorted(f for f in os.listdir(outputs) if f.endswith(".blend")) == \
+        ["a.baked.blend", "b.baked.blend"]
+    ra, rb = (json.loads((reports / n).read_text()) for n in ("a.json", "b.json"))
+    for r, name in ((ra, "a"), (rb, "b")):
+        assert r["ok"] is True
+        assert r["file"] == str(tmp_path / f"{name}.blend")
+        assert r["output"] == str(outputs / f"{name}.baked.blend")
+        assert r["frames"]["keyed"] == 40 and r["bodies"] == 3
+    # a twice heavier bob pulls twice as hard on the same 20 N joint: it breaks sooner
+    assert [j["joint"] for j in ra["broken_joints"]] == ["Link"]
+    assert rb["broken_joints"][0]["frame"] < ra["broken_joints"][0]["frame"]
+    assert "no file" in blender.stdout and "missing.blend" in blender.stdout
+    assert "[a.blend] Ligament: baking 40/40 frames" in blender.stdout
+    assert "baked 2 of 3 files" in blender.stdout
+
+
+def test_batch_errors_exit_non_zero_with_a_clear_message(blender, tmp_path):
+    src, empty = tmp_path / "shot.blend", tmp_path / "empty.blend"
+    report = tmp_path / "missing.json"
+    out = blender.run(PENDULUM, CLI, f"""
+        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
+        for o in list(bpy.data.objects):
+            bpy.data.objects.remove(o)
+        bpy.ops.wm.save_as_mainfile(filepath={str(empty)!r})
+        codes = {{
+            "missing": cli.main(["bake", {str(tmp_path / "nope.blend")!r},
+                                 "--report", {str(report)!r}]),
+            "scene": cli.main(["bake", {str(src)!r}, "--scene", "Nope"]),
+            "no_bodies": cli.main(["bake", {str(empty)!r}]),
+            "bad_option": cli.main(["bake", "--frobnicate"]),
+            "check_missing": cli.main(["check", {str(tmp_path / "nope.blend")!r}]),
+        }}
+        result({{"codes": codes, "files": sorted(os.listdir({str(tmp_path)!r}))}})
+    """)
+    assert out["codes"] == {"missing": 2, "scene": 2, "no_bodies": 1, "bad_option": 2,
+                            "check_missing": 2}
+    assert f"no file '{tmp_path / 'nope.blend'}'" in blender.stdout
+    assert "no scene named 'Nope'; scenes are: Scene" in blender.stdout
+    assert "no dynamic Ligament bodies or ragdolls to bake" in blender.stdout
+    r = json.loads(report.read_text())
+    assert r["ok"] is False and "no file" in r["error"]
+    # nothing was saved for the failed runs
+    assert sorted(out["files"]) == ["empty.blend", "missing.json", "shot.blend"]
+
+
+def test_info_and_check_commands_describe_the_scene(blender, tmp_path):
+    src = tmp_path / "shot.blend"
+    info_json, check_json = tmp_path / "info.json", tmp_path / "check.json"
+    out = blender.run(PENDULUM, CLI, f"""
+        scene.ligament_world.substeps = 12
+        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
+        codes = [cli.main(["info", {str(src)!r}, "--json", {str(info_json)!r}]),
+                 cli.main(["check", {str(src)!r}, "--json", {str(check_json)!r}]),
+                 cli.main(["info", {str(src)!r}])]
+        # an error: the joint's B deleted
+        bpy.data.objects["Link"].ligament_joint.object_b = None
+        codes.append(cli.main(["check"]))
+        bpy.data.objects["Link"].ligament_joint.object_b = bpy.data.objects["Bob"]
+        codes.append(cli.main(["bake", "--no-save", "--end", "5"]))
+        codes.append(cli.main(["info", "--json", {str(info_json) + "2"!r}]))
+        result({{"codes": codes}})
+    """)
+    assert out["codes"] == [0, 0, 0, 1, 0, 0]
+    i = json.loads(info_json.read_text())
+    assert (i["scene"], i["frame_start"], i["frame_end"], i["fps"], i["substeps"]) == \
+        ("Scene", 1, 40, 24.0, 12)
+    assert sorted(b["name"] for b in i["bodies"]) == ["Bob", "Ground", "Post"]
+    assert i["joints"] == [{"name": "Link", "type": "BALL", "a": "Post", "b": "Bob",
+                            "breakable": True, "break_threshold": 20.0}]
+    assert i["ragdolls"] == [] and i["baked"] == []
+    c = json.loads(check_json.read_text())
+    assert c["findings"] == [] and "no problems found (3 bodies, 1 joint)" in c["summary"]
+    assert "Ligament: Joints: 1" in blender.stdout
+    assert "ERROR: Joint 'Link': object B is not set" in blender.stdout
+    # after a bake, info says what is baked
+    i2 = json.loads((tmp_path / "info.json2").read_text())
+    assert i2["baked"] == ["Bob"]
+
+
+# --------------------------------------------------------------------------------------------
+# The scene doctor
+
+CHECK = """
+    findings = lig.addon.doctor.check(scene)
+    def found(code):
+        return [(f.severity, f.objects, f.data) for f in findings if f.code == code]
+"""
+
+
+def test_doctor_reports_a_clean_scene_in_one_line(blender):
+    out = blender.run(PENDULUM, CHECK, """
+        box("Cube", (1, 1, 1), (3, 0, 0.5))
+        findings = lig.addon.doctor.check(scene)
+        result({"findings": [f.line() for f in findings],
+                "summary": lig.addon.doctor.summary(scene, findings)})
+    """)
+    assert out["findings"] == []
+    assert out["summary"] == "Scene 'Scene': no problems found (4 bodies, 1 joint)"
+
+
+def test_doctor_finds_joints_without_their_bodies_and_settings_that_cannot_build(blender):
+    out = blender.run(CHECK.replace("findings = ", "_unused = "), """
+        box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        solo = box("Solo", (1, 1, 1), (0, 0, 0.5))
+        other = box("Other", (1, 1, 1), (2, 0, 0.5))
+        bpy.ops.mesh.primitive_cube_add(location=(4, 0, 0.5))
+        prop = bpy.context.active_object
+        prop.name = "Prop"                          # a mesh that is not a body
+        joint("NoB", 'BALL', solo, None, (0, 0, 1))
+        joint("Same", 'BALL', solo, solo, (0, 0, 1))
+        joint("NotBody", 'BALL', solo, prop, (1, 0, 0.5))
+        joint("Backwards", 'HINGE', solo, other, (1, 0, 0.5), use_limit_ang=True,
+              limit_ang_lower=0.5, limit_ang_upper=-0.5)
+        joint("Slider", 'PRISMATIC', solo, other, (1, 0, 0.5), use_limit_lin=True,
+              limit_lin_lower=1.0, limit_lin_upper=0.0)
+        box("Rock", (1, 1, 1), (-2, 0, 0.5), shape='MESH')
+        findings = lig.addon.doctor.check(scene)
+        result({"joint": found("joint-object"), "limits": found("limit-order"),
+                "mesh": found("mesh-shape"), "codes": sorted({f.code for f in findings}),
+                "severities": [f.severity for f in findings],
+                "summary": lig.addon.doctor.summary(scene, findings)})
+    """)
+    assert sorted(tuple(o) for s, o, d in out["joint"]) == sorted(
+        [("NoB",), ("Same", "Solo"), ("NotBody", "Prop")])
+    assert all(s == "ERROR" for s, o, d in out["joint"] + out["limits"] + out["mesh"])
+    assert sorted(tuple(o) for s, o, d in out["limits"]) == [("Backwards",), ("Slider",)]
+    assert [o for s, o, d in out["mesh"]] == [["Rock"]]
+    # the world cannot be built, so what needs it is said to be unchecked, not passed
+    assert out["codes"] == ["joint-object", "limit-order", "mesh-shape", "not-measured"]
+    assert out["severities"][-1] == "INFO"        # errors first
+    assert out["summary"] == "Scene 'Scene': 6 errors, 1 info"
+
+
+def test_doctor_finds_each_problem_planted_in_a_scene_that_builds(blender):
+    out = blender.run(CHECK.replace("findings = ", "_unused = "), """
+        box("Ground", (20, 20, 1), (0, 0, -0.5), kind='STATIC')
+        # overlapping by 10 cm along x
+        box("A", (1, 1, 1), (0, 0, 0.5))
+        box("B", (1, 1, 1), (0.9, 0, 0.5))
+        # anchor 3 m away from both bodies
+        post = box("Post", (0.2, 0.2, 0.2), (5, 0, 1), kind='STATIC')
+        arm = box("Arm", (0.5, 0.1, 0.1), (5.35, 0, 1))
+        joint("FarAnchor", 'BALL', post, arm, (5, 3, 1))
+        # 500:1 along a joint
+        heavy = box("Heavy", (1, 1, 1), (-5, 0, 0.5), mass=500.0)
+        light = box("Light", (0.2, 0.2, 0.2), (-5, 0.65, 0.1), mass=1.0)
+        joint("Chain", 'BALL', heavy, light, (-5, 0.55, 0.1))
+        box("Crumb", (0.01, 0.01, 0.01), (3, -3, 0.005))
+        box("Sheet", (1, 1, 0.01), (-3, -3, 0.005))
+        box("Squashed", (0.5, 0.5, 0.25), (3, 3, 0.3), shape='SPHERE')
+        beam = box("Beam", (2, 0.2, 0.2), (0, 5, 0.1))
+        lamp = bpy.data.objects.new("Lamp", None)
+        scene.collection.objects.link(lamp)
+        lamp.parent = beam
+        box("Mirrored", (1, -1, 1), (6, 6, 0.5))
+        box("Floater", (1, 1, 1), (30, 0, 5))
+        # two keyed bodies hinged with +-30 degree limits; the flap's keys turn it 90 degrees
+        box("Jamb", (1, 1, 1), (-7, 6, 2), kind='STATIC')
+        flap = box("Flap", (1, 1, 1), (-6, 6, 2), kind='ANIMATED')
+        flap.keyframe_insert("rotation_euler", frame=1)
+        flap.rotation_euler = (0, 0, math.radians(90))
+        flap.keyframe_insert("rotation_euler", frame=20)
+        flap.rotation_euler = (0, 0, 0)
+        joint("Stiff", 'HINGE', bpy.data.objects["Jamb"], flap, (-6.5, 6, 2),
+              use_limit_ang=True, limit_ang_lower=-math.radians(30),
+              limit_ang_upper=math.radians(30))
+        scene.ligament_world.frame_end = 48
+        findings = lig.addon.doctor.check(scene)
+        result({code: found(code) for code in {f.code for f in findings}})
+    """)
+    def one(code):
+        assert len(out[code]) == 1, out.get(code)
+        return out[code][0]
+    assert set(out) == {"overlap", "anchor", "mass-ratio", "small", "thin", "shape-fit",
+                        "non-uniform-scale", "negative-scale", "falling", "animated-limit"}
+    sev, objs, data = one("overlap")
+    assert sorted(objs) == ["A", "B"] and abs(data["depth"] - 0.1) < 0.01
+    sev, objs, data = one("anchor")
+    assert objs[0] == "FarAnchor" and 2.9 < data["distance"] < 3.0
+    sev, objs, data = one("mass-ratio")
+    assert objs == ["Heavy", "Light"] and data["ratio"] == pytest.approx(500)
+    assert one("small")[1] == ["Crumb"]
+    assert one("thin")[1] == ["Sheet"]
+    sev, objs, data = one("shape-fit")
+    # a 0.5 m sphere on a 0.25 m tall object sticks out 12.5 cm above and below
+    assert objs == ["Squashed"] and data["gap"] == pytest.approx(0.125)
+    assert one("non-uniform-scale")[1] == ["Beam"]
+    # (a mirrored dynamic body flips at the first simulated frame: an error)
+    assert one("negative-scale")[:2] == ["ERROR", ["Mirrored"]]
+    sev, objs, data = one("falling")
+    assert objs == ["Floater"]
+    # free fall over the 47 frames at 24 fps: g t^2 / 2
+    assert data["drop"] == pytest.approx(0.5 * 9.81 * (47 / 24) ** 2, rel=1e-6)
+    sev, objs, data = one("animated-limit")
+    assert objs == ["Stiff"] and data["frame"] == 20
+    assert data["angle"] == pytest.approx(math.pi / 2, abs=0.01)
+    assert data["limit"] == pytest.approx(math.radians(30), abs=1e-6)
+    assert all(f[0] == "WARNING" for code, fs in out.items() for f in fs
+               if code != "negative-scale")
+
+
+def test_ragdoll_pose_past_its_joint_limits_is_found(blender):
+    out = blender.run(CHECK.replace("findings = ", "_unused = "), """
+        box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        bpy.ops.preferences.addon_enable(module="rigify")
+        bpy.ops.object.armature_human_metarig_add()
+        arm = bpy.context.active_object
+        bpy.ops.ligament.ragdoll_from_armature(preset='AUTO')
+        scene.ligament_world.frame_end = 40      # every frame sampled
+        clean = [f.code for f in lig.addon.doctor.check(scene)]
+        # the left forearm keyed to turn 80 degrees one way about its X axis at frame 10 and
+        # the other way at frame 20: one of them bends the elbow backwards
+        pb = arm.pose.bones["forearm.L"]
+        pb.rotation_mode = 'XYZ'
+        pb.keyframe_insert("rotation_euler", frame=1)
+        for frame, angle in ((10, 80), (20, -80)):
+            pb.rotation_euler = (math.radians(angle), 0, 0)
+            pb.keyframe_insert("rotation_euler", frame=frame)
+        findings = lig.addon.doctor.check(scene)
+        limits = {e.name: [e.ligament_joint.limit_ang_lower, e.ligament_joint.limit_ang_upper]
+                  for e in scene.objects if e.ligament_joint.enabled}
+        result({"clean": clean, "limit": found("animated-limit"), "arm": arm.name,
+                "limits": limits})
+    """)
+    assert "animated-limit" not in out["clean"]
+    assert len(out["limit"]) == 1
+    sev, objs, data = out["limit"][0]
+    assert "forearm" in objs[0].lower() and objs[1] == out["arm"]
+    assert data["frame"] in (10, 20)
+    # the elbow turned by the whole 80 degrees keyed, past the limit of its joint
+    assert abs(data["angle"]) == pytest.approx(math.radians(80), abs=math.radians(2))
+    assert data["limit"] in out["limits"][objs[0]]
+    assert abs(data["angle"]) > abs(data["limit"]) + math.radians(30)
+
+
+def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
+    out = blender.run("""
+        box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        squashed = box("Squashed", (0.5, 0.5, 0.25), (3, 3, 0.3), shape='SPHERE')
+        tag = bpy.data.objects.new("Tag", None)          # a child keeps its place
+        scene.collection.objects.link(tag)
+        tag.parent = squashed
+        tag.location = (0.2, 0.2, 0.4)
+        rock = box("Rock", (1, 1, 1), (-2, 0, 0.5), shape='MESH')
+        mirrored = box("Mirrored", (1, -1, 1), (5, 0, 0.5), rotation=(0, 0, 0.3))
+        mirrored_before = transforms([mirrored])
+        solo = box("Solo", (1, 1, 1), (0, 0, 0.5))
+        joint("Backwards", 'HINGE', rock, solo, (-1.5, 0, 0.5), use_limit_ang=True,
+              limit_ang_lower=0.5, limit_ang_upper=-0.5)
+        bpy.context.view_layer.update()
+        tag_before = list(tag.matrix_world.translation)
+        dims_before = list(squashed.dimensions)
+        assert bpy.ops.ligament.check_scene() == {'FINISHED'}
+        findings, line = lig.addon.doctor.results(scene)
+        # the sidebar: one box per finding, its fix button carrying the operator's arguments
+        import types
+        buttons = []
+        class Layout:
+            def __getattr__(self, name):
+                return lambda *a, **k: Layout()
+            def operator(self, idname, **k):
+                op = types.SimpleNamespace()
+                buttons.append((idname, op))
+                return op
+        panel = bpy.types.VIEW3D_PT_ligament_doctor
+        panel.draw(types.SimpleNamespace(layout=Layout(), ICONS=panel.ICONS),
+                   types.SimpleNamespace(scene=scene))
+        drawn = [(idname, dict(vars(op))) for idname, op in buttons]
+        fixed = {}
+        for _ in range(10):     # a fix re-checks: the built world then finds more
+            todo = [f for f in lig.addon.doctor.results(scene)[0] if f.fix is not None
+                    and f.fix.operator != "ligament.select_objects" and f.code not in fixed]
+            if not todo:
+                break
+            f = todo[0]
+            mod, name = f.fix.operator.split(".")
+            assert getattr(getattr(bpy.ops, mod), name)(**f.fix.args) == {'FINISHED'}
+            fixed[f.code] = [g.code for g in lig.addon.doctor.results(scene)[0]]
+        bpy.context.view_layer.update()
+        mirrored_after = transforms([mirrored])
+        tag_after = list(tag.matrix_world.translation)
+        scale_after, dims_after = list(squashed.scale), list(squashed.dimensions)
+        scene.frame_set(1)
+        scene.frame_set(2)           # resting on the ground: it must not jump
+        mirrored_sim = transforms([mirrored])
+        result({"before": sorted(f.code for f in findings), "line": line, "drawn": drawn,
+                "mirrored": [mirrored_before, mirrored_after, mirrored_sim],
+                "mirrored_scale": list(mirrored.scale),
+                "fixed": fixed, "after": [f.line() for f in lig.addon.doctor.check(scene)],
+                "scale": scale_after, "dims": [dims_before, dims_after],
+                "tag": [tag_before, tag_after],
+                "shape": rock.ligament_body.shape,
+                "limits": [bpy.data.objects["Backwards"].ligament_joint.limit_ang_lower,
+                           bpy.data.objects["Backwards"].ligament_joint.limit_ang_upper]})
+    """)
+    import numpy as np
+    assert out["before"] == ["limit-order", "mesh-shape", "negative-scale", "non-uniform-scale",
+                             "not-measured", "shape-fit"]
+    assert out["line"] == "Scene 'Scene': 3 errors, 2 warnings, 1 info"
+    drawn = [tuple(d) for d in out["drawn"]]
+    assert drawn[0][0] == "ligament.check_scene"
+    assert ("ligament.swap_limits", {"joint": "Backwards", "which": "ANGULAR"}) in drawn
+    assert ("ligament.set_body_shape", {"objects": "Rock", "shape": "CONVEX_HULL"}) in drawn
+    assert ("ligament.apply_body_scale", {"objects": "Squashed"}) in drawn
+    assert ("ligament.select_objects", {"objects": "Rock"}) in drawn
+    # each fix takes its own finding off the list
+    assert "limit-order" not in out["fixed"]["limit-order"]
+    assert "mesh-shape" not in out["fixed"]["mesh-shape"]
+    assert out["shape"] == "CONVEX_HULL"
+    assert out["limits"] == pytest.approx([-0.5, 0.5])
+    assert sorted(out["fixed"]) == ["limit-order", "mesh-shape", "negative-scale",
+                                    "non-uniform-scale", "shape-fit"]
+    assert "non-uniform-scale" not in out["fixed"]["non-uniform-scale"]
+    assert "shape-fit" not in out["fixed"]["shape-fit"]
+    assert out["after"] == []
+    assert out["scale"] == [1, 1, 1]
+    assert np.allclose(out["dims"][0], out["dims"][1])
+    assert np.allclose(out["tag"][0], out["tag"][1], atol=1e-6)
+    # the mirrored box: scale applied, its mesh where it was, and it no longer flips
+    before, after, simulated = (np.array(m[0]) for m in out["mirrored"])
+    assert out["mirrored_scale"] == [1, 1, 1]
+    assert np.allclose(before[:3, 3], after[:3, 3])
+    assert np.allclose(after, simulated, atol=1e-3)
