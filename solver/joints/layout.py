@@ -17,7 +17,8 @@ HAS_LOWER = 8
 HAS_UPPER = 16
 HAS_MOTOR = 32
 HAS_SPRING = 64
-HAS_DRIVE = 128     # orientation drive (ball-socket, ragdoll)
+HAS_DRIVE = 128     # orientation drive (ball-socket, ragdoll) or angle drive (hinge)
+SPRING_STIFFNESS = 256  # SPRING_HZ, SPRING_DAMPING hold a stiffness and a damper instead
 
 # jf columns: local anchors and frames (the frame's X axis is the joint axis)
 ANCHOR_A = 0        # 3
@@ -38,13 +39,14 @@ TWIST_UPPER = 24
 LENGTH = 25         # rigid distance or rope length
 BREAK_FORCE = 26    # 0 = unbreakable
 BREAK_TORQUE = 27
-DRIVE_TARGET = 28   # 4, target rotation of B's frame in A's frame (w, x, y, z)
+DRIVE_TARGET = 28   # 4, target rotation of B's frame in A's frame (w, x, y, z); for a
+                    # hinge, its first column is the target angle (rad)
 DRIVE_HZ = 32
 DRIVE_DAMPING = 33
-DRIVE_MAX = 34      # torque cap per world axis (inf = none)
+DRIVE_MAX = 34      # torque cap per world axis, or about a hinge's axis (inf = none)
 JF_WIDTH = 35
 
-# One block of row slots per joint (a prismatic with limits, motor and spring uses 9).
+# One block of row slots per joint (a hinge with limits, motor, spring and drive uses 10).
 MAX_ROWS = 10
 
 # jimp columns: last frame's constraint impulse on B (linear, then angular about the anchor)
