@@ -315,49 +315,56 @@ def make_block(r0, n, rb, rj, rd, rp, rk, bs, binv, bI):
 
 
 @helper
-def hold(r, e0, n, rb, rj, rd, rp, binv):
-    """Row r in its held form over the n equality rows e0.. of its joint (same two bodies):
+def hold(r0, m, e0, n, rb, rj, rd, rp, binv):
+    """Rows r0..r0+m-1 in their held form over the n equality rows e0.. of their joint (all on
+    the same two bodies):
 
         J_r <- J_r - c^T J_e,   c = K_ee^-1 K_er,   K = J M^-1 J^T,
 
-    so K_r'e = 0 (its impulses leave the equality rows alone) and its effective mass is the
-    Schur complement 1 / (K_rr - K_re K_ee^-1 K_er): the free coordinate's mass with the
-    joint's other rows held, what a spring on it must use to oscillate at its hertz as hung
-    (docs/rows.md, "Springs as hung"). J_r' u is the rate the row will see once the equality
-    rows are projected. Call it after filling the row, before `set_spring`. A redundant or
+    so K_r'e = 0 (their impulses leave the equality rows alone) and their K is the Schur
+    complement K_rr - K_re K_ee^-1 K_er: the free coordinates' mass with the joint's other
+    rows held, what a spring on them must use to oscillate at its hertz as hung (docs/rows.md,
+    "Springs as hung"). J_r' u is the rate a row will see once the equality rows are
+    projected. EFF becomes 1 / K_r'r'. Call it after filling the rows, before `set_spring`;
+    K_ee is reduced once for all m rows (one small allocation per call). A redundant or
     inactive equality row holds nothing; a row the equality rows lock completely gets EFF 0
     (it can do nothing)."""
-    if n == 0 or rp[r, ACTIVE] == 0.0:
+    if n == 0:
         return
-    t = np.empty((n, n + 1))        # [K_ee | K_er], reduced in place to [I | c]
+    t = np.empty((n, n + m))        # [K_ee | K_er], reduced in place to [I | c]
     big = 0.0
     for i in range(n):
         for k in range(i + 1):
             t[i, k] = t[k, i] = _coupling(e0 + i, e0 + k, rb, rj, rd, binv)
-        t[i, n] = _coupling(e0 + i, r, rb, rj, rd, binv)
+        for q in range(m):
+            t[i, n + q] = _coupling(e0 + i, r0 + q, rb, rj, rd, binv)
         big = max(big, t[i, i])
     for p in range(n):
         pivot = t[p, p]
         if not pivot > 1e-9 * big:
             t[p, :] = 0.0
             continue
-        for k in range(p, n + 1):
+        for k in range(p, n + m):
             t[p, k] /= pivot
         for i in range(n):
             f = t[i, p]
             if i != p and f != 0.0:
-                for k in range(p, n + 1):
+                for k in range(p, n + m):
                     t[i, k] -= f * t[p, k]
-    k_free = _coupling(r, r, rb, rj, rd, binv)
-    for i in range(n):
-        c = t[i, n]
-        if c != 0.0:
-            for k in range(12):
-                rj[r, k] -= c * rj[e0 + i, k]
-            for k in range(6):
-                rd[r, k] -= c * rd[e0 + i, k]
-    k_held = _coupling(r, r, rb, rj, rd, binv)
-    rp[r, EFF] = 1.0 / k_held if k_held > 1e-9 * k_free else 0.0
+    for q in range(m):
+        r = r0 + q
+        if rp[r, ACTIVE] == 0.0:
+            continue
+        k_free = _coupling(r, r, rb, rj, rd, binv)
+        for i in range(n):
+            c = t[i, n + q]
+            if c != 0.0:
+                for k in range(12):
+                    rj[r, k] -= c * rj[e0 + i, k]
+                for k in range(6):
+                    rd[r, k] -= c * rd[e0 + i, k]
+        k_held = _coupling(r, r, rb, rj, rd, binv)
+        rp[r, EFF] = 1.0 / k_held if k_held > 1e-9 * k_free else 0.0
 
 
 @helper

@@ -29,7 +29,8 @@ def orientation_drive(r0, a, b, fa, fb, target, hertz, damping_ratio, max_torque
     for i in range(3):
         e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
         row_angular(r0 + i, a, b, e, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-        hold(r0 + i, e0, n, R_b, R_j, R_d, R_p, B_inv)
+    hold(r0, 3, e0, n, R_b, R_j, R_d, R_p, B_inv)
+    for i in range(3):
         set_spring(r0 + i, err[i], hertz, damping_ratio, False, S[3], R_p)
         clamp(r0 + i, cap, R_p)
     make_block(r0, 3, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

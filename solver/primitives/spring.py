@@ -29,7 +29,7 @@ from ..rows import hold, row_angular, row_axis, set_spring
 def angular_spring(r, a, b, axis, c, first, second, stiffness, e0, n, S, R_b, R_j, R_d, R_p,
                    R_k, B_s, B_inv, B_I):
     row_angular(r, a, b, axis, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    hold(r, e0, n, R_b, R_j, R_d, R_p, B_inv)
+    hold(r, 1, e0, n, R_b, R_j, R_d, R_p, B_inv)
     set_spring(r, c, first, second, stiffness, S[3], R_p)
 
 
@@ -37,5 +37,5 @@ def angular_spring(r, a, b, axis, c, first, second, stiffness, e0, n, S, R_b, R_
 def linear_spring(r, a, b, t, arm_a, arm_b, c, first, second, stiffness, e0, n, S, R_b, R_j,
                   R_d, R_p, R_k, B_s, B_inv, B_I):
     row_axis(r, a, b, t, arm_a, arm_b, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    hold(r, e0, n, R_b, R_j, R_d, R_p, B_inv)
+    hold(r, 1, e0, n, R_b, R_j, R_d, R_p, B_inv)
     set_spring(r, c, first, second, stiffness, S[3], R_p)
