@@ -399,7 +399,9 @@ def _add_joint(world, empty, ids, start, known, bodies):
     lim_l = (js.limit_lin_lower, js.limit_lin_upper) if js.use_limit_lin else (None, None)
     motor = {}
     spring = {}
-    if js.use_spring:
+    if js.use_spring and js.spring_mode == 'STIFFNESS':
+        spring = dict(spring_stiffness=js.spring_stiffness, spring_damper=js.spring_damper)
+    elif js.use_spring:
         spring = dict(spring_hz=js.spring_frequency, spring_damping=js.spring_damping)
     t = js.type
     try:

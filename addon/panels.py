@@ -216,8 +216,13 @@ class PHYSICS_PT_ligament_joint_spring(JointPanel, bpy.types.Panel):
         layout.use_property_split = True
         j = context.object.ligament_joint
         layout.active = j.enabled and j.use_spring
-        layout.prop(j, "spring_frequency")
-        layout.prop(j, "spring_damping")
+        layout.prop(j, "spring_mode", expand=True)
+        if j.spring_mode == 'STIFFNESS':
+            layout.prop(j, "spring_stiffness")
+            layout.prop(j, "spring_damper")
+        else:
+            layout.prop(j, "spring_frequency")
+            layout.prop(j, "spring_damping")
 
 
 # --------------------------------------------------------------------------------------------

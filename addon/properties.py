@@ -75,6 +75,13 @@ BODY_SHAPES = (
     ('MESH', "Mesh", "The evaluated triangles as they are (static bodies only)"),
 )
 
+SPRING_MODES = (
+    ('FREQUENCY', "Frequency", "Frequency (Hz) and damping ratio: the joint swings at the "
+                               "frequency as hung, whatever the bodies' masses"),
+    ('STIFFNESS', "Stiffness", "Stiffness and damping coefficient (N/m and N s/m, N m/rad and "
+                               "N m s/rad for hinges), as in Blender's rigid body constraints"),
+)
+
 JOINT_TYPES = (
     ('BALL', "Ball", "Ball and socket: the anchors coincide, any rotation"),
     ('HINGE', "Hinge", "Rotation about the empty's local Z axis only"),
@@ -173,11 +180,25 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
                                    description="Maximum torque (N m) or force (N) of the motor")
 
     use_spring: BoolProperty(name="Spring", default=False, update=_changed)
+    spring_mode: EnumProperty(
+        name="Mode", items=SPRING_MODES, default='FREQUENCY', update=_changed,
+        description="How the spring is given: the frequency the joint swings at as hung, or "
+                    "a stiffness and a damping coefficient as in Blender's rigid body "
+                    "constraints")
     spring_frequency: FloatProperty(name="Frequency", default=2.0, min=0.0, soft_max=30.0,
                                     subtype='FACTOR', update=_changed,
-                                    description="Spring stiffness as an oscillation frequency (Hz)")
+                                    description="The frequency (Hz) the joint oscillates at as "
+                                                "hung (a door on its hinge swings at it)")
     spring_damping: FloatProperty(name="Damping", default=0.5, min=0.0, soft_max=2.0,
                                   update=_changed, description="Damping ratio (1: critical)")
+    spring_stiffness: FloatProperty(name="Stiffness", default=10.0, min=0.0, soft_max=1000.0,
+                                    update=_changed,
+                                    description="Spring stiffness: N/m for sliders and "
+                                                "distances, N m/rad for hinges")
+    spring_damper: FloatProperty(name="Damping", default=0.5, min=0.0, soft_max=100.0,
+                                 update=_changed,
+                                 description="Damping coefficient: N s/m for sliders and "
+                                             "distances, N m s/rad for hinges")
 
 
 class LigamentWorldSettings(bpy.types.PropertyGroup):

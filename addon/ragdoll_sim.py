@@ -12,10 +12,9 @@ Per frame, before the step (`RagdollRun.before_step`):
 * a part whose ragdoll or bone is not "simulated" (both animatable) is kinematic and
   follows its animated bone; switching it on turns it dynamic with the animated velocity;
 * with a drive strength above 0, each ragdoll joint is pulled toward the animated relative
-  orientation of its two bodies (`World.set_drive`, spring of strength x stiffness Hz); the
-  solver has no hinge drive, so elbows and knees get a servo through the hinge motor:
-  speed = gain x angle error toward the frame's animated angle, gain = 2 pi f but at most
-  1 / dt (a larger gain, set once per frame, would overshoot), capped like the drive.
+  orientation of its two bodies, and each elbow and knee (a hinge) toward its animated hinge
+  angle, by the solver's drives (`World.set_drive`: a spring of strength x stiffness Hz as
+  hung, its torque capped). Only the targets are computed here; the solver does the physics.
 """
 
 import math
@@ -26,8 +25,6 @@ from mathutils import Matrix, Quaternion
 
 from . import bridge, ragdoll
 from .bridge import SceneError
-
-FULL = 1e6   # torque cap (N m) standing in for "no cap" on hinge servos
 
 
 def _matrix16(values):
@@ -130,9 +127,8 @@ class Joint:
 class RagdollRun:
     """A ragdoll in a Simulation: its parts (body ids), joints, skeleton and switches."""
 
-    def __init__(self, arm, parts, joints, dt):
+    def __init__(self, arm, parts, joints):
         self.arm = arm
-        self.dt = dt
         self.name = arm.name
         self.parts = parts
         self.joints = joints
@@ -222,27 +218,13 @@ class RagdollRun:
             child = self.parts[j.b]
             f = 0.0 if poses is None else hertz * self.value(child.bone, "drive_strength", frame)
             torque = cap * f / hertz if cap > 0 and hertz > 0 else None
-            if j.hinge:
-                self._servo(world, j, f, torque, poses)
-                continue
             if f <= 0.0:
-                world.set_drive(j.id, (1, 0, 0, 0), 0.0)
+                world.set_drive(j.id, 0.0 if j.hinge else (1, 0, 0, 0), 0.0)
                 continue
             qa = poses[j.a].to_quaternion()
             qb = poses[j.b].to_quaternion()
-            world.set_drive(j.id, tuple(qa.inverted() @ qb), f, damping, torque)
-
-    def _servo(self, world, j, hertz, torque, poses):
-        """Hinge motor toward the animated hinge angle at the end of the step."""
-        if hertz <= 0.0:
-            world.set_motor(j.id, 0.0, 0.0)
-            return
-        ids = (self.parts[j.a].body.id, self.parts[j.b].body.id)
-        now = _hinge_angle(j, *(Quaternion(world.orientations[i]) for i in ids))
-        goal = _hinge_angle(j, poses[j.a].to_quaternion(), poses[j.b].to_quaternion())
-        error = math.remainder(goal - now, 2 * math.pi)
-        gain = min(2 * math.pi * hertz, 1.0 / self.dt)
-        world.set_motor(j.id, gain * error, FULL if torque is None else torque)
+            target = _hinge_angle(j, qa, qb) if j.hinge else tuple(qa.inverted() @ qb)
+            world.set_drive(j.id, target, f, damping, torque)
 
 
 def reference_matrix(obj, frame):
@@ -259,7 +241,8 @@ def is_body(obj):
 
 
 def _hinge_angle(j, qa, qb):
-    """Angle of B about the hinge (the joint frame's Z) relative to A, zero at rest."""
+    """Angle of B about the hinge (the joint frame's Z) relative to A, zero at rest: the
+    solver's hinge angle (the world is built at the rest pose), for the hinge drive's target."""
     rel = (qa @ j.frame_a).inverted() @ (qb @ j.frame_b)
     return 2.0 * math.atan2(rel.z, rel.w)
 
@@ -302,7 +285,7 @@ def attach(scene, sim):
                 j.frame_a = refs[js.object_a.name].to_quaternion().inverted() @ qj
                 j.frame_b = refs[js.object_b.name].to_quaternion().inverted() @ qj
             joints.append(j)
-        run = RagdollRun(arm, parts, joints, sim.dt)
+        run = RagdollRun(arm, parts, joints)
         for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
             starts[part.name] = m
         runs.append(run)

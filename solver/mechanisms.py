@@ -156,8 +156,9 @@ class Mechanisms:
         return j
 
     def add_line(self, a, b, anchor, axis, lower=None, upper=None, motor_speed=None,
-                 max_motor_force=0.0, spring_hz=0.0, spring_damping=0.0, collide_connected=False,
-                 break_force=None, break_torque=None):
+                 max_motor_force=0.0, spring_hz=0.0, spring_damping=0.0, spring_stiffness=None,
+                 spring_damper=None, collide_connected=False, break_force=None,
+                 break_torque=None):
         """B's anchor stays on the line of A through `anchor` along `axis`; every rotation is
         free (Nape's LineJoint). Displacement along the axis (m, 0 at creation) takes limits,
         a motor and a spring toward 0, as the prismatic's."""
@@ -167,13 +168,13 @@ class Mechanisms:
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
         self._set_motor(j, motor_speed, max_motor_force, "max_motor_force")
-        self._set_spring(j, spring_hz, spring_damping)
+        self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper)
         return j
 
     def add_wheel(self, chassis, wheel, anchor, suspension_axis, wheel_axis, lower=None,
                   upper=None, spring_hz=0.0, spring_damping=0.0, motor_speed=None,
-                  max_motor_torque=0.0, steering=0.0, collide_connected=False, break_force=None,
-                  break_torque=None):
+                  max_motor_torque=0.0, steering=0.0, spring_stiffness=None, spring_damper=None,
+                  collide_connected=False, break_force=None, break_torque=None):
         """A wheel on a chassis: the wheel's `anchor` (its centre) slides along
         `suspension_axis` (travel in m, 0 at creation, limited to [lower, upper], sprung
         toward 0 at spring_hz with spring_damping), the wheel spins freely about
@@ -191,7 +192,7 @@ class Mechanisms:
         j = self._new_joint(L.WHEEL, chassis, wheel, p, p, frame, collide_connected, break_force,
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
-        self._set_spring(j, spring_hz, spring_damping)
+        self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper)
         self._set_motor(j, motor_speed, max_motor_torque, "max_motor_torque")
         self._jf.data[j, L.STEERING] = _w._number("steering", steering)
         return j

@@ -64,6 +64,23 @@ def soft_coefficients(hertz, damping_ratio, h):
     return omega / a1, a2 * a3, a3
 
 
+@helper
+def spring_coefficients(stiffness, damper, mass, h):
+    """`soft_coefficients` of a spring given as stiffness k and damper c (N/m and N s/m, or
+    N m/rad and N m s/rad) on a row of effective mass m (docs/rows.md, "Stiffness and
+    damper"): with g = h (c + h k), bias rate = k / (c + h k), mass scale = g / (m + g),
+    impulse scale = m / (m + g). For k = m omega^2 and c = 2 zeta m omega these are
+    soft_coefficients(omega / 2 pi, zeta, h); k = 0 is a pure damper, k = c = 0 no spring
+    (the impulse leaks away)."""
+    g = h * (damper + h * stiffness)
+    if g <= 0.0:
+        return 0.0, 0.0, 1.0
+    rate = stiffness / (damper + h * stiffness)
+    if mass <= 0.0:
+        return rate, 1.0, 0.0
+    return rate, g / (mass + g), mass / (mass + g)
+
+
 # Reads of a row's two bodies are branch-free: the static world (-1) reads body 0 and
 # multiplies by 0. A branch on the body's sign makes numba keep the tuples in memory, which
 # made preparing a row several times slower.
@@ -298,8 +315,63 @@ def make_block(r0, n, rb, rj, rd, rp, rk, bs, binv, bI):
 
 
 @helper
+def hold(r0, m, e0, n, rb, rj, rd, rp, binv):
+    """Rows r0..r0+m-1 in their held form over the n equality rows e0.. of their joint (all on
+    the same two bodies):
+
+        J_r <- J_r - c^T J_e,   c = K_ee^-1 K_er,   K = J M^-1 J^T,
+
+    so K_r'e = 0 (their impulses leave the equality rows alone) and their K is the Schur
+    complement K_rr - K_re K_ee^-1 K_er: the free coordinates' mass with the joint's other
+    rows held, what a spring on them must use to oscillate at its hertz as hung (docs/rows.md,
+    "Springs as hung"). J_r' u is the rate a row will see once the equality rows are
+    projected. EFF becomes 1 / K_r'r'. Call it after filling the rows, before `set_spring`;
+    K_ee is reduced once for all m rows (one small allocation per call). A redundant or
+    inactive equality row holds nothing; a row the equality rows lock completely gets EFF 0
+    (it can do nothing)."""
+    if n == 0:
+        return
+    t = np.empty((n, n + m))        # [K_ee | K_er], reduced in place to [I | c]
+    big = 0.0
+    for i in range(n):
+        for k in range(i + 1):
+            t[i, k] = t[k, i] = _coupling(e0 + i, e0 + k, rb, rj, rd, binv)
+        for q in range(m):
+            t[i, n + q] = _coupling(e0 + i, r0 + q, rb, rj, rd, binv)
+        big = max(big, t[i, i])
+    for p in range(n):
+        pivot = t[p, p]
+        if not pivot > 1e-9 * big:
+            t[p, :] = 0.0
+            continue
+        for k in range(p, n + m):
+            t[p, k] /= pivot
+        for i in range(n):
+            f = t[i, p]
+            if i != p and f != 0.0:
+                for k in range(p, n + m):
+                    t[i, k] -= f * t[p, k]
+    for q in range(m):
+        r = r0 + q
+        if rp[r, ACTIVE] == 0.0:
+            continue
+        k_free = _coupling(r, r, rb, rj, rd, binv)
+        for i in range(n):
+            c = t[i, n + q]
+            if c != 0.0:
+                for k in range(12):
+                    rj[r, k] -= c * rj[e0 + i, k]
+                for k in range(6):
+                    rd[r, k] -= c * rd[e0 + i, k]
+        k_held = _coupling(r, r, rb, rj, rd, binv)
+        rp[r, EFF] = 1.0 / k_held if k_held > 1e-9 * k_free else 0.0
+
+
+@helper
 def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
-    """Solve n equality rows together: dlambda = -ms K^-1 (Cdot + bias) - is lambda."""
+    """Solve n rows together: dlambda = -ms K^-1 (Cdot + bias) - is lambda, each row's
+    accumulated impulse then clamped to its [lo, hi] (unbounded for equalities; a capped
+    drive's block clamps each axis on its own)."""
     rhs0 = 0.0
     rhs1 = 0.0
     rhs2 = 0.0
@@ -321,9 +393,10 @@ def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
     for i in range(n):
         r = r0 + i
         kc = rk[r0, 3 * i] * rhs0 + rk[r0, 3 * i + 1] * rhs1 + rk[r0, 3 * i + 2] * rhs2
-        d = -mass_scale * kc - impulse_scale * acc[r]
-        acc[r] += d
-        apply_impulse(r, d, rb, rj, rd, bs, binv)
+        old = acc[r]
+        new = min(max(old - mass_scale * kc - impulse_scale * old, rp[r, LO]), rp[r, HI])
+        acc[r] = new
+        apply_impulse(r, new - old, rb, rj, rd, bs, binv)
 
 
 @helper
@@ -368,11 +441,31 @@ def set_motor(r, speed, max_impulse, rp):
 
 
 @helper
-def set_spring(r, c, hertz, damping_ratio, h, rp):
-    """A spring-damper pulling C toward 0 in both solve and relax passes."""
-    soft = soft_coefficients(hertz, damping_ratio, h)
+def set_spring(r, c, first, second, stiffness, h, rp):
+    """A spring-damper pulling C toward 0 in both solve and relax passes: (first, second) are
+    (hertz, damping ratio), or with `stiffness` (stiffness k, damper c) over the row's
+    effective mass (`spring_coefficients`; set EFF first, e.g. by `hold`).
+
+    The substep's two passes damp the spring by themselves: the solve pass is implicit Euler
+    (damping ratio h omega / 2 of its own) and the relax pass solves the spring again at the
+    moved position x + h v, adding a damper h k (another h omega / 2). So the damping asked
+    for is reduced by h omega (the damper by 2 h k) down to 0, and the rig decays at the
+    ratio asked; below h omega it decays at h omega (docs/rows.md, "Springs as hung")."""
+    if stiffness:
+        damper = max(second - 2.0 * h * first, 0.0)
+        soft = spring_coefficients(first, damper, rp[r, EFF], h)
+    else:
+        zeta = max(second - 2.0 * math.pi * first * h, 0.0)
+        soft = soft_coefficients(first, zeta, h)
     set_equality(r, c, soft, rp)
     rp[r, SPRING] = 1.0
+
+
+@helper
+def clamp(r, max_impulse, rp):
+    """|lambda| <= max_impulse per substep (a drive's torque cap times h)."""
+    rp[r, LO] = -max_impulse
+    rp[r, HI] = max_impulse
 
 
 @helper

@@ -31,8 +31,9 @@ def ready():
 
 
 def every_feature_world():
-    """A small world with every shape, every joint kind, a drive, a kinematic target and
-    contacts (the scene bench/startup.py times)."""
+    """A small world with every shape, every joint kind, drives (orientation and hinge
+    angle), both spring modes, a kinematic target and contacts (the scene bench/startup.py
+    times)."""
     w = World()
     w.add_body(Plane((0, 0, 1), 0.0), (0, 0, 0), kind="static")
     verts = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float) + (20, 0, 0)
@@ -47,10 +48,11 @@ def every_feature_world():
     w.add_body(Box((0.2, 0.2, 0.2)), (1.0, 0, 0.3))
     g = w.add_body(Sphere(0.1), (3, 0, 1), kind="kinematic")
     w.add_ball_socket(None, a, (0, 0, 1.1))
-    w.add_hinge(a, b, (0, 0, 0.8), (0, 1, 0), lower=-1, upper=1, motor_speed=1,
-                max_motor_torque=1, spring_hz=1)
+    hinge = w.add_hinge(a, b, (0, 0, 0.8), (0, 1, 0), lower=-1, upper=1, motor_speed=1,
+                        max_motor_torque=1, spring_hz=1)
+    w.set_drive(hinge, 0.5, 2.0, max_torque=10.0)
     w.add_prismatic(b, c, (0.5, 0, 0.5), (1, 0, 0), lower=-1, upper=1, motor_speed=1,
-                    max_motor_force=1, spring_hz=1)
+                    max_motor_force=1, spring_stiffness=100.0, spring_damper=1.0)
     w.add_fixed(a, c, (0.2, 0, 0.8), break_force=1e6)
     w.add_distance(a, c, (0, 0, 1), (0.5, 0, 0.5), min_length=0.1, max_length=1, spring_hz=1)
     w.add_rope(None, c, (1, 0, 1), (0.5, 0, 0.5), 2.0)

@@ -572,14 +572,26 @@ class World(Mechanisms):
         self._jf.data[j, L.MOTOR_MAX] = _number(max_name, max_value, minimum=0.0)
         self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
 
-    def _set_spring(self, j, hertz, damping, rest=0.0):
+    def _set_spring(self, j, hertz, damping, stiffness, damper, rest=0.0):
+        """A spring as (spring_hz, spring_damping) or as (spring_stiffness, spring_damper),
+        never both. Either way its mass is the joint's free coordinate's with the joint's
+        other rows held (primitives/spring.py), so hertz is what the rig does as hung."""
         hz = _number("spring_hz", hertz, minimum=0.0)
         zeta = _number("spring_damping", damping, minimum=0.0)
-        if hz > 0.0:
-            self._jf.data[j, L.SPRING_HZ] = hz
-            self._jf.data[j, L.SPRING_DAMPING] = zeta
-            self._jf.data[j, L.REST] = rest
-            self._jt.data[j, L.FLAGS] |= L.HAS_SPRING
+        if stiffness is None and damper is None:
+            if hz > 0.0:
+                self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (hz, zeta, rest)
+                self._jt.data[j, L.FLAGS] |= L.HAS_SPRING
+            return
+        if hz != 0.0 or zeta != 0.0:
+            raise ValueError("give a spring either as spring_hz and spring_damping (frequency "
+                             "and damping ratio) or as spring_stiffness and spring_damper, "
+                             "not both")
+        k = _number("spring_stiffness", 0.0 if stiffness is None else stiffness, minimum=0.0)
+        c = _number("spring_damper", 0.0 if damper is None else damper, minimum=0.0)
+        if k > 0.0 or c > 0.0:
+            self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (k, c, rest)
+            self._jt.data[j, L.FLAGS] |= L.HAS_SPRING | L.SPRING_STIFFNESS
 
     def add_ball_socket(self, a, b, anchor, collide_connected=False, break_force=None,
                         break_torque=None):
@@ -590,29 +602,37 @@ class World(Mechanisms):
 
     def add_hinge(self, a, b, anchor, axis, lower=None, upper=None, motor_speed=None,
                   max_motor_torque=0.0, spring_hz=0.0, spring_damping=0.0,
-                  collide_connected=False, break_force=None, break_torque=None):
+                  collide_connected=False, break_force=None, break_torque=None,
+                  spring_stiffness=None, spring_damper=None):
         """One rotation about `axis` through `anchor`. Angles (radians) are B relative to A,
-        right-handed about `axis`, 0 at creation; the spring pulls toward 0."""
+        right-handed about `axis`, 0 at creation; the spring pulls toward 0.
+
+        The spring is (spring_hz, spring_damping): the frequency the hinge swings at as hung
+        (a door hinged at its edge included) and the damping ratio; or (spring_stiffness,
+        spring_damper) in N m/rad and N m s/rad, as in Blender's rigid body constraints."""
         p = _vector("anchor", anchor)
         frame = _frame_from_axis(_direction("axis", axis))
         j = self._new_joint(L.HINGE, a, b, p, p, frame, collide_connected, break_force,
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
         self._set_motor(j, motor_speed, max_motor_torque, "max_motor_torque")
-        self._set_spring(j, spring_hz, spring_damping)
+        self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper)
         return j
 
     def add_prismatic(self, a, b, anchor, axis, lower=None, upper=None, motor_speed=None,
                       max_motor_force=0.0, spring_hz=0.0, spring_damping=0.0,
-                      collide_connected=False, break_force=None, break_torque=None):
-        """One translation along `axis`; displacement (m) of B's anchor from A's, 0 at creation."""
+                      collide_connected=False, break_force=None, break_torque=None,
+                      spring_stiffness=None, spring_damper=None):
+        """One translation along `axis`; displacement (m) of B's anchor from A's, 0 at creation.
+        The spring pulls toward 0: (spring_hz, spring_damping) as for add_hinge, or
+        (spring_stiffness, spring_damper) in N/m and N s/m."""
         p = _vector("anchor", anchor)
         frame = _frame_from_axis(_direction("axis", axis))
         j = self._new_joint(L.PRISMATIC, a, b, p, p, frame, collide_connected, break_force,
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
         self._set_motor(j, motor_speed, max_motor_force, "max_motor_force")
-        self._set_spring(j, spring_hz, spring_damping)
+        self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper)
         return j
 
     def add_fixed(self, a, b, anchor, collide_connected=False, break_force=None,
@@ -624,10 +644,11 @@ class World(Mechanisms):
 
     def add_distance(self, a, b, anchor_a, anchor_b, min_length=None, max_length=None,
                      spring_hz=0.0, spring_damping=0.0, rest_length=None,
-                     collide_connected=False, break_force=None, break_torque=None):
+                     collide_connected=False, break_force=None, break_torque=None,
+                     spring_stiffness=None, spring_damper=None):
         """A rigid rod at the current distance when both lengths are None, a [min, max]
-        range otherwise; a spring (spring_hz > 0) pulls toward `rest_length` (default: the
-        distance at creation)."""
+        range otherwise; a spring (spring_hz > 0, or spring_stiffness / spring_damper in N/m
+        and N s/m) pulls toward `rest_length` (default: the distance at creation)."""
         pa = _vector("anchor_a", anchor_a)
         pb = _vector("anchor_b", anchor_b)
         d = float(np.linalg.norm(pb - pa))
@@ -638,7 +659,7 @@ class World(Mechanisms):
         self._set_range(j, min_length, max_length, "min_length", "max_length")
         self._jf.data[j, L.LENGTH] = d
         rest = d if rest_length is None else _number("rest_length", rest_length, minimum=0.0)
-        self._set_spring(j, spring_hz, spring_damping, rest)
+        self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper, rest)
         if not self._jt.data[j, L.FLAGS] & (L.HAS_LOWER | L.HAS_UPPER | L.HAS_SPRING) \
                 and d < 1e-9:
             raise ValueError("a rigid distance joint needs anchor_a and anchor_b apart: "
@@ -710,21 +731,36 @@ class World(Mechanisms):
         self._wake_if_changed(j, before)
 
     def set_drive(self, joint, target, hertz, damping_ratio=1.0, max_torque=None):
-        """Pull a ball-socket or ragdoll joint toward a relative orientation (pose matching).
+        """Pull a ball-socket or ragdoll joint toward a relative orientation (pose matching),
+        or a hinge toward an angle.
 
-        `target` is the wanted orientation of body B in body A's frame, qA^-1 qB, as a
-        quaternion (w, x, y, z) (for a joint to the world, the world orientation of the
-        body). Three soft angular rows pull toward it like a spring-damper of `hertz` and
-        `damping_ratio` (0 Hz switches the drive off), each capped at `max_torque` N m
-        (None: no cap) about its world axis. The joint's limits still apply. Call it every
-        frame to follow an animation. A change wakes the joint's bodies.
+        Ball-socket and ragdoll: `target` is the wanted orientation of body B in body A's
+        frame, qA^-1 qB, as a quaternion (w, x, y, z) (for a joint to the world, the world
+        orientation of the body). Three soft angular rows pull toward it like a
+        spring-damper of `hertz` and `damping_ratio` (0 Hz switches the drive off), each
+        capped at `max_torque` N m (None: no cap) about its world axis.
+
+        Hinge: `target` is the wanted hinge angle in radians (as the hinge counts it: B
+        relative to A, right-handed about the axis, 0 at creation); one soft row pulls the
+        angle toward it the short way round, its torque about the axis capped at
+        `max_torque`. It is a second spring beside the hinge's own (which pulls toward 0).
+
+        `hertz` is the frequency the joint swings at as hung (its mass is the inertia about
+        the anchor, not about the centre of mass). The joint's limits still apply. Call it
+        every frame to follow an animation. A change wakes the joint's bodies.
         """
         j = self._joint(joint)
         kind = self._jt.data[j, L.TYPE]
-        if kind not in (L.BALL, L.RAGDOLL):
+        if kind not in (L.BALL, L.RAGDOLL, L.HINGE):
             raise ValueError(f"joint {j} is a {L.TYPE_NAMES[kind]}: drives work on "
-                             f"ball_socket and ragdoll joints")
-        t = _quaternion("target", target)
+                             f"ball_socket, ragdoll and hinge joints")
+        if kind == L.HINGE:
+            if np.ndim(target) != 0:
+                raise ValueError(f"target of a hinge drive must be an angle in radians, got "
+                                 f"{target!r}")
+            t = _number("target", target)
+        else:
+            t = _quaternion("target", target)
         hz = _number("hertz", hertz, minimum=0.0)
         zeta = _number("damping_ratio", damping_ratio, minimum=0.0)
         cap = math.inf if max_torque is None else \
@@ -734,9 +770,13 @@ class World(Mechanisms):
             self._jt.data[j, L.FLAGS] &= ~L.HAS_DRIVE
         else:
             jf = self._jf.data[j]
-            frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
-            # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
-            jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t), frame_b)
+            if kind == L.HINGE:
+                jf[L.DRIVE_TARGET] = t
+            else:
+                frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
+                # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
+                jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t),
+                                                              frame_b)
             jf[L.DRIVE_HZ] = hz
             jf[L.DRIVE_DAMPING] = zeta
             jf[L.DRIVE_MAX] = cap

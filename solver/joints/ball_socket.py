@@ -25,4 +25,5 @@ def point_rows(r0, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
 def prepare_ball_socket(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k,
                         B_s, B_inv, B_I):
     point_rows(r0, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    prepare_drive(r0 + 3, j, flags, jf, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    prepare_drive(r0 + 3, j, flags, jf, a, b, fa, fb, r0, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                  B_I)

@@ -18,9 +18,10 @@ HAS_LOWER = 8
 HAS_UPPER = 16
 HAS_MOTOR = 32
 HAS_SPRING = 64
-HAS_DRIVE = 128     # orientation drive (ball-socket, ragdoll)
+HAS_DRIVE = 128     # orientation drive (ball-socket, ragdoll) or angle drive (hinge)
 CLOSED = 256        # path: the polyline closes on itself
 ALIGN = 512         # path: B's frame X stays along the tangent
+SPRING_STIFFNESS = 1024  # SPRING_HZ, SPRING_DAMPING hold a stiffness and a damper instead
 
 # jf columns: local anchors and frames (the frame's X axis is the joint axis)
 ANCHOR_A = 0        # 3
@@ -41,10 +42,11 @@ TWIST_UPPER = 24
 LENGTH = 25         # rigid distance or rope length
 BREAK_FORCE = 26    # 0 = unbreakable
 BREAK_TORQUE = 27
-DRIVE_TARGET = 28   # 4, target rotation of B's frame in A's frame (w, x, y, z)
+DRIVE_TARGET = 28   # 4, target rotation of B's frame in A's frame (w, x, y, z); for a
+                    # hinge, its first column is the target angle (rad)
 DRIVE_HZ = 32
 DRIVE_DAMPING = 33
-DRIVE_MAX = 34      # torque cap per world axis (inf = none)
+DRIVE_MAX = 34      # torque cap per world axis, or about a hinge's axis (inf = none)
 # mechanisms (issue 14)
 RATIO = 35          # gear, rack and pinion, pulley, angular motor (1 unless given)
 LINK_A = 36         # gear, rack and pinion: the coupled joints' ids (as floats)
@@ -60,7 +62,7 @@ PATH_COUNT = 49
 FRICTION = 50       # path: friction force along the path (N)
 JF_WIDTH = 51
 
-# One block of row slots per joint (a prismatic with limits, motor and spring uses 9).
+# One block of row slots per joint (a hinge with limits, motor, spring and drive uses 10).
 MAX_ROWS = 10
 
 # jimp columns: last frame's constraint impulse on B (linear, then angular about the anchor)

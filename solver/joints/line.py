@@ -9,7 +9,8 @@ A, so their rotation with A is part of C*):
     d   = t . p,  lower <= d <= upper  J = +-[-t, t x sA, t, rB x t]           (limit rows)
 
 and a motor (C* -> speed, |lambda| <= F_max h) and a spring toward d = 0 along t, on the same
-plane Jacobian. K is the plane row's (primitives/plane.py).
+plane Jacobian. K is the plane row's (primitives/plane.py); the spring's is held over the two
+line rows (primitives/spring.py), so it swings at its hertz whatever the arm.
 
 Rows: 0-1 the line, 2 lower, 3 upper, 4 spring, 5 motor.
 """
@@ -22,7 +23,7 @@ from ..primitives.motor import motor
 from ..primitives.plane import plane
 from ..primitives.spring import linear_spring
 from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_MAX, MOTOR_SPEED,
-                     SPRING_DAMPING, SPRING_HZ, UPPER)
+                     SPRING_DAMPING, SPRING_HZ, SPRING_STIFFNESS, UPPER)
 
 
 @helper
@@ -35,9 +36,10 @@ def travel_rows(r0, j, flags, jf, a, b, axis, sa, rb, d, S, R_b, R_j, R_d, R_p, 
     if flags & HAS_UPPER:
         limit(r0 + 1, a, b, neg(axis), sa, rb, jf[j, UPPER] - d, S, R_b, R_j, R_d, R_p, R_k, B_s,
               B_inv, B_I)
-    if flags & HAS_SPRING:
-        linear_spring(r0 + 2, a, b, axis, sa, rb, d, jf[j, SPRING_HZ], jf[j, SPRING_DAMPING], S,
-                      R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    if flags & HAS_SPRING:   # held over the line's two plane rows, r0 - 2 and r0 - 1
+        linear_spring(r0 + 2, a, b, axis, sa, rb, d, jf[j, SPRING_HZ], jf[j, SPRING_DAMPING],
+                      (flags & SPRING_STIFFNESS) != 0, r0 - 2, 2, S, R_b, R_j, R_d, R_p, R_k,
+                      B_s, B_inv, B_I)
 
 
 @helper

@@ -24,4 +24,5 @@ def prepare_ragdoll(r0, j, flags, jf, a, b, ra, rb, pa, pb, fa, fb, S, R_b, R_j,
     axis = twist_axis(qaxis(fa, 0), qaxis(fb, 0))
     twist_limit(r0 + 4, r0 + 5, a, b, axis, twist, jf[j, TWIST_LOWER], jf[j, TWIST_UPPER],
                 S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    prepare_drive(r0 + 6, j, flags, jf, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    prepare_drive(r0 + 6, j, flags, jf, a, b, fa, fb, r0, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                  B_I)

@@ -1,6 +1,8 @@
 """Live simulation through the frame-change handler: bodies from objects, joints from empties,
 and the per-frame cache."""
 
+import math
+
 import numpy as np
 
 
@@ -302,3 +304,61 @@ def test_only_what_the_simulation_reads_drops_the_cache(blender):
     assert out["prop"] == 0
     assert out["ground"] == 1
     assert out["parent"] == 2
+
+
+SPRUNG_DOOR = """
+    scene.gravity = (0, 0, 0)
+    # An animated post turns through 0.3 rad about Z over frames 1-3 and stays; a 1 m wide,
+    # 2 m tall, 10 kg door hangs on it by its edge (x = 0, 0.55 m from its centre) on a hinge
+    # about the empty's Z (world Z) with a spring. The spring pulls the door after the post
+    # and the door swings about its edge around the post's new angle, undamped.
+    post = box("Post", (0.1, 0.1, 2.0), (0, 0, 1), kind='ANIMATED')
+    post.keyframe_insert("rotation_euler", frame=1)
+    post.rotation_euler.z = 0.3
+    post.keyframe_insert("rotation_euler", frame=3)
+    door = box("Door", (1.0, 0.05, 2.0), (0.55, 0, 1), mass=10.0, linear_damping=0.0,
+               angular_damping=0.0)
+    hinge = joint("Hinge", 'HINGE', post, door, (0, 0, 1), use_spring=True, **SPRING)
+    angles = []
+    for f in range(1, 6 * 24 + 2):
+        scene.frame_set(f)
+        angles.append(door.matrix_world.to_euler().z - 0.3)
+    result({"angles": angles, "error": lig.addon.cache.error(scene)})
+"""
+
+# the door's inertia about its centre (a 1 x 0.05 x 2 m box, about the 2 m edge) and about
+# the hinge line 0.55 m away
+DOOR_I_EDGE = 10.0 * (1.0 ** 2 + 0.05 ** 2) / 12 + 10.0 * 0.55 ** 2
+
+
+def _frequency(angles, fps=24, first_frame=4):
+    """Mean frequency from the zero crossings of angles[first_frame - 1:] (frame 1 = index 0)."""
+    a = np.array(angles[first_frame - 1:])
+    t = np.arange(len(a)) / fps
+    i = np.nonzero(np.sign(a[:-1]) * np.sign(a[1:]) < 0)[0]
+    crossings = t[i] + a[i] / (a[i] - a[i + 1]) * (t[i + 1] - t[i])
+    assert len(crossings) >= 4, f"only {len(crossings)} zero crossings"
+    return (len(crossings) - 1) / (2.0 * (crossings[-1] - crossings[0]))
+
+
+def test_door_hung_at_its_edge_swings_at_its_hinge_spring_frequency(blender):
+    # About its edge the door is 4.6x as heavy as about its centre: a spring sized from the
+    # centre's inertia swung it at 0.47 of the frequency asked.
+    out = blender.run("SPRING = dict(spring_frequency=1.5, spring_damping=0.0)", SPRUNG_DOOR)
+    assert out["error"] is None
+    freq = _frequency(out["angles"])
+    print(f"door on a 1.5 Hz hinge spring: {freq:.4f} Hz")
+    assert np.abs(out["angles"][3:]).max() > 0.2
+    assert abs(freq - 1.5) / 1.5 < 0.03
+
+
+def test_hinge_spring_in_stiffness_mode_swings_at_sqrt_k_over_the_inertia_about_the_hinge(
+        blender):
+    k = 60.0                                                      # N m / rad
+    out = blender.run(f"SPRING = dict(spring_mode='STIFFNESS', spring_stiffness={k}, "
+                      f"spring_damper=0.0)", SPRUNG_DOOR)
+    assert out["error"] is None
+    expected = math.sqrt(k / DOOR_I_EDGE) / (2 * math.pi)
+    freq = _frequency(out["angles"])
+    print(f"door on a {k} N m/rad hinge spring: {freq:.4f} Hz, expected {expected:.4f}")
+    assert abs(freq - expected) / expected < 0.03

@@ -108,6 +108,24 @@ def period_from_crossings(t, x, skip=0):
     return 2.0 * (c[-1] - c[0]) / (len(c) - 1)
 
 
+def decay_rate(t, x):
+    """sigma of an envelope exp(-sigma t): a least-squares line through the logarithms of the
+    oscillation's peaks (|x| at its local maxima, each refined by a parabola through the
+    three samples around it)."""
+    t = np.asarray(t, dtype=float)
+    a = np.abs(np.asarray(x, dtype=float))
+    times, logs = [], []
+    for i in range(1, len(a) - 1):
+        if a[i] >= a[i - 1] and a[i] > a[i + 1]:
+            y0, y1, y2 = a[i - 1], a[i], a[i + 1]
+            curve = y0 - 2 * y1 + y2
+            shift = 0.5 * (y0 - y2) / curve if curve != 0 else 0.0
+            times.append(t[i] + shift * (t[i + 1] - t[i]))
+            logs.append(math.log(y1 - 0.25 * (y0 - y2) * shift))
+    assert len(times) >= 3, f"only {len(times)} peaks: no oscillation to measure"
+    return -float(np.polyfit(times, logs, 1)[0])
+
+
 def relative(measured, expected):
     return abs(measured - expected) / abs(expected)
 

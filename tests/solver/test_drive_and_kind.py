@@ -39,8 +39,8 @@ def test_drive_about_the_centre_oscillates_at_its_frequency():
 
 def test_drive_holds_an_arm_against_gravity_with_the_spring_sag():
     # A horizontal rod on a ball socket at one end, driven to stay horizontal. The drive is a
-    # spring of stiffness I_com omega^2 per axis (its row mass is the rod's inertia about the
-    # axis), so gravity's torque m g L/2 sags it by m g L/2 / (I_com omega^2).
+    # spring of stiffness I_anchor omega^2 (the rod's inertia about the anchor, where it
+    # swings), so gravity's torque m g L/2 sags it by m g L/2 / (I_anchor omega^2).
     half, radius, mass, hertz = 0.5, 0.05, 2.0, 8.0
     w = lg.World(gravity=(0, 0, -G))
     # the capsule lies along +x (its local z turned onto x)
@@ -50,9 +50,9 @@ def test_drive_holds_an_arm_against_gravity_with_the_spring_sag():
     w.set_drive(j, lying, hertz, damping_ratio=1.0)
     for _ in range(180):
         w.step(FRAME)
-    i_com = w.inertia(rod)[1, 1]
     arm = w.positions[rod][0]                   # COM distance from the anchor along x
-    expected = mass * G * arm / (i_com * (2 * math.pi * hertz) ** 2)
+    i_anchor = w.inertia(rod)[1, 1] + mass * arm ** 2
+    expected = mass * G * arm / (i_anchor * (2 * math.pi * hertz) ** 2)
     sag = _relative_angle(w, None, rod, lying)
     note("driven arm sag (deg)", math.degrees(sag), f"{math.degrees(expected):.3f}")
     assert abs(float(np.linalg.norm(w.angular_velocities[rod]))) < 1e-3
@@ -154,9 +154,14 @@ def test_drive_and_kind_reject_bad_input():
     a = w.add_body(lg.Sphere(0.1), (0, 0, 2))
     b = w.add_body(lg.Sphere(0.1), (0, 0, 3))
     hinge = w.add_hinge(a, b, (0, 0, 2.5), (1, 0, 0))
+    slider = w.add_prismatic(a, b, (0, 0, 2.5), (1, 0, 0))
     ball = w.add_ball_socket(a, b, (0, 0, 2.5))
-    with pytest.raises(ValueError, match="hinge.*ball_socket and ragdoll"):
+    with pytest.raises(ValueError, match="prismatic.*ball_socket, ragdoll and hinge"):
+        w.set_drive(slider, (1, 0, 0, 0), 5.0)
+    with pytest.raises(ValueError, match="hinge drive must be an angle in radians"):
         w.set_drive(hinge, (1, 0, 0, 0), 5.0)
+    with pytest.raises(ValueError, match="max_torque"):
+        w.set_drive(hinge, 0.5, 5.0, max_torque=-1.0)
     with pytest.raises(ValueError, match="hertz"):
         w.set_drive(ball, (1, 0, 0, 0), -1.0)
     with pytest.raises(ValueError, match="target"):
