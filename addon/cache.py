@@ -264,7 +264,7 @@ def signature(scene, moving=frozenset()):
     ws = scene.ligament_world
     r = scene.render
     return (tuple(names), links, basis.tobytes(), scale.tobytes(), _still_poses(objs),
-            ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
+            _path_curves(objs), ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
             scene.use_gravity, r.fps, r.fps_base)
 
 
@@ -278,6 +278,25 @@ def _still_poses(objs):
             basis = np.empty(len(bones) * 16, dtype=np.float32)
             bones.foreach_get("matrix_basis", basis)
             out.append(basis.tobytes())
+    return tuple(out)
+
+
+def _path_curves(objs):
+    """The splines of the curves path joints follow: editing one moves its path."""
+    out = []
+    for o in objs:
+        js = o.ligament_joint
+        if o.type != 'EMPTY' or not js.enabled or js.type != 'PATH' or js.curve is None \
+                or js.curve.type != 'CURVE':
+            continue
+        for sp in js.curve.data.splines:
+            points = sp.bezier_points if sp.type == 'BEZIER' else sp.points
+            keys = ("co", "handle_left", "handle_right") if sp.type == 'BEZIER' else ("co",)
+            for key in keys:
+                values = np.empty(len(points) * (3 if sp.type == 'BEZIER' else 4), np.float32)
+                points.foreach_get(key, values)
+                out.append(values.tobytes())
+            out.append((sp.type, sp.use_cyclic_u))
     return tuple(out)
 
 
