@@ -109,8 +109,8 @@ def test_rack_slides_the_pinion_radius_times_its_angle(blender):
 def test_pulley_lift_accelerates_as_an_atwood_machine_and_holds_its_rope(blender):
     m1, m2 = 3.0, 1.0
     out = blender.run(f"""
-        heavy = box("Heavy", (0.2, 0.2, 0.2), (0, 0, 2), mass={m1})
-        light = box("Light", (0.2, 0.2, 0.2), (1, 0, 2), mass={m2})
+        heavy = box("Heavy", (0.2, 0.2, 0.2), (0, 0, 2), mass={m1}, linear_damping=0.0)
+        light = box("Light", (0.2, 0.2, 0.2), (1, 0, 2), mass={m2}, linear_damping=0.0)
         top_a = bpy.data.objects.new("Top A", None)
         top_b = bpy.data.objects.new("Top B", None)
         for obj, x in ((top_a, 0), (top_b, 1)):
@@ -152,7 +152,7 @@ CAR = """
             # The empty turned like the wheel: axle local Z along -Y, suspension local Y up.
             joint(f"Wheel {x} {y}", 'WHEEL', chassis, wheel, (x, y, 0.3),
                   rotation=(math.pi / 2, 0, 0), use_limit_lin=True, limit_lin_lower=-0.1,
-                  limit_lin_upper=0.1, use_spring=True, spring_frequency=4.0,
+                  limit_lin_upper=0.1, use_spring=True, spring_frequency=10.0,
                   spring_damping=0.7, use_motor=DRIVEN, motor_velocity=5.0,
                   motor_max_force=100.0)
             wheels.append(wheel)
@@ -172,8 +172,9 @@ def test_wheel_suspension_holds_the_parked_car_up_on_its_springs(blender):
     out = blender.run("DRIVEN = False", CAR)
     assert out["skipped"] == {}
     z = np.array(out["z"])
-    # The chassis sinks on its springs, stays within the 0.1 m travel, and settles.
-    assert 0.55 - 0.1 < z[-1] < 0.55, f"the chassis ended at z = {z[-1]:.4f}"
+    # The chassis sinks on its stiff springs, clear of the bottom of the 0.1 m travel, and
+    # settles there.
+    assert 0.55 - 0.09 < z[-1] < 0.55, f"the chassis ended at z = {z[-1]:.4f}"
     assert np.ptp(z[-12:]) < 1e-3, "the chassis still bounces after 3 s"
     assert np.allclose(out["wheel_z"], 0.3, atol=0.01), "the wheels left the ground"
     assert abs(out["x"][-1]) < 1e-3, "a parked car rolled"
@@ -197,7 +198,7 @@ def test_line_joint_body_slides_down_the_sloped_line_at_g_sin_slope(blender):
     slope = math.radians(30)
     out = blender.run(f"""
         post = box("Post", (0.1, 0.1, 0.1), (0, 0, 3), kind='STATIC')
-        bead = box("Bead", (0.1, 0.1, 0.1), (0, 0, 2), shape='SPHERE')
+        bead = box("Bead", (0.1, 0.1, 0.1), (0, 0, 2), shape='SPHERE', linear_damping=0.0)
         # Local X of the empty turned down by the slope about Y.
         joint("Line", 'LINE', post, bead, (0, 0, 2), rotation=(0, {slope}, 0))
         ps = []
@@ -243,3 +244,80 @@ def test_bead_on_a_bezier_circle_curve_stays_on_it(blender):
     assert max(out["off"]) < 3e-3, f"the bead left the wire by {1e3 * max(out['off']):.2f} mm"
     # The overlay draws the closed curve (4 Bezier segments sampled) and the line to the bead.
     assert out["segments"] == 4 * 64 + 1 and out["bad"] == 0
+
+
+def test_add_joint_builds_each_mechanism_from_the_selection(blender):
+    out = blender.run("""
+        def select(*objs):
+            bpy.ops.object.select_all(action='DESELECT')
+            for o in objs:
+                o.select_set(True)
+            bpy.context.view_layer.objects.active = objs[-1]
+
+        post = box("Post", (0.1, 0.1, 0.1), (0.25, 0, 0), kind='STATIC')
+        plate_a = box("Plate A", (0.4, 0.4, 0.05), (0, 0, 1), mass=2.0)
+        plate_b = box("Plate B", (0.2, 0.2, 0.05), (0.5, 0, 1), mass=1.0)
+        ha = joint("Hinge A", 'HINGE', post, plate_a, (0, 0, 1))
+        hb = joint("Hinge B", 'HINGE', post, plate_b, (0.5, 0, 1))
+        out = {}
+        select(plate_a, plate_b)
+        try:
+            out["gear_on_bodies"] = list(bpy.ops.ligament.add_joint(type='GEAR'))
+        except RuntimeError as exc:       # the operator's error report
+            out["gear_on_bodies"] = str(exc)
+        select(ha, hb)
+        bpy.ops.ligament.add_joint(type='GEAR')
+        gear = next(o for o in scene.objects if o.ligament_joint.type == 'GEAR')
+        g = gear.ligament_joint
+        out["gear"] = [g.joint_a.name, g.joint_b.name]
+        bpy.context.view_layer.objects.active = gear
+        bpy.ops.ligament.measure_radii()
+        out["radii"] = [g.radius_a, g.radius_b, g.ratio_mode]
+
+        bpy.ops.curve.primitive_bezier_circle_add(radius=1.0, location=(3, 0, 2),
+                                                  rotation=(math.pi / 2, 0, 0))
+        wire = bpy.context.active_object
+        bead = box("Bead", (0.05, 0.05, 0.05), (4, 0, 2), shape='SPHERE')
+        select(bead, wire)              # either one active
+        bpy.ops.ligament.add_joint(type='PATH')
+        path = next(o for o in scene.objects if o.ligament_joint.type == 'PATH')
+        out["path"] = [path.ligament_joint.curve.name, path.ligament_joint.object_b.name,
+                       list(path.location)]
+
+        heavy = box("Heavy", (0.2, 0.2, 0.2), (-3, 0, 2), mass=3.0)
+        light = box("Light", (0.2, 0.2, 0.2), (-2, 0, 2))
+        select(heavy, light)
+        bpy.ops.ligament.add_joint(type='PULLEY')
+        pulley = next(o for o in scene.objects if o.ligament_joint.type == 'PULLEY')
+        pj = pulley.ligament_joint
+        out["pulley"] = [list(pj.fixed_a.location), list(pj.fixed_b.location)]
+
+        bpy.ops.mesh.primitive_cylinder_add(radius=0.3, depth=0.15, location=(0, 3, 0.3),
+                                            rotation=(math.pi / 2, 0, 0))
+        wheel = bpy.context.active_object
+        wheel.ligament_body.enabled = True
+        chassis = box("Chassis", (1, 0.5, 0.2), (0, 2.4, 0.55))
+        select(chassis, wheel)
+        bpy.ops.ligament.add_joint(type='WHEEL')
+        wj = next(o for o in scene.objects if o.ligament_joint.type == 'WHEEL')
+        m = wj.matrix_world
+        out["wheel"] = [list(m.translation), list(m.col[2].xyz), list(m.col[1].xyz),
+                        wj.ligament_joint.use_spring]
+        for f in range(1, 4):
+            scene.frame_set(f)
+        out["skipped"] = lig.addon.cache.get(scene).skipped
+        out["error"] = lig.addon.cache.error(scene)
+        result(out)
+    """)
+    assert "Select two hinge joint empties" in str(out["gear_on_bodies"])
+    assert out["gear"] == ["Hinge A", "Hinge B"]
+    # The plates' corners about their hinge axes: half the diagonal of 0.4 and 0.2 m squares.
+    assert np.allclose(out["radii"][:2], [0.2 * math.sqrt(2), 0.1 * math.sqrt(2)], rtol=1e-4)
+    assert out["radii"][2] == 'RADII'
+    assert out["path"][1] == "Bead" and np.allclose(out["path"][2], (4, 0, 2))
+    fa, fb = np.array(out["pulley"])
+    assert np.allclose(fa[:2], (-3, 0)) and np.allclose(fb[:2], (-2, 0)) and fa[2] > 2.5
+    position, axle, suspension, sprung = out["wheel"]
+    assert np.allclose(position, (0, 3, 0.3), atol=1e-6) and sprung
+    assert abs(abs(axle[1]) - 1) < 1e-6 and abs(suspension[2] - 1) < 1e-6
+    assert out["error"] is None and out["skipped"] == {}
