@@ -80,6 +80,24 @@ def test_gear_refuses_a_joint_that_is_not_a_hinge_and_follows_a_skipped_hinge(bl
     assert "object B is not set" in out["follows"]["0 Gear"], out["follows"]["0 Gear"]
 
 
+def test_motor_with_a_ratio_from_radii_drives_wb_minus_ratio_wa(blender):
+    out = blender.run(GEARS, """
+        gear.ligament_joint.enabled = False
+        belt = joint("Belt", 'MOTOR', plate_a, plate_b, (0.5, 0, 1), motor_velocity=0.5,
+                     motor_max_force=50.0, ratio_mode='RADII', radius_a=0.3, radius_b=0.1)
+        zs = []
+        for f in range(1, 49):
+            scene.frame_set(f)
+            zs.append([plate_a.matrix_world.to_euler().z, plate_b.matrix_world.to_euler().z])
+        result({"z": zs, "skipped": lig.addon.cache.get(scene).skipped})
+    """)
+    assert out["skipped"] == {}
+    z = np.unwrap(np.array(out["z"]), axis=0)
+    wa, wb = (z[-1] - z[-13]) * 24.0 / 12.0        # over the last half second
+    assert abs(wa - 2.0) < 0.01, f"A spins at {wa:.4f} rad/s, its hinge motor at 2"
+    assert abs(wb - 3.0 * wa - 0.5) < 0.01, f"wb - 3 wa = {wb - 3.0 * wa:.4f}, asked 0.5"
+
+
 def test_rack_slides_the_pinion_radius_times_its_angle(blender):
     out = blender.run("""
         base = box("Base", (0.2, 0.2, 0.2), (0, 0, 0), kind='STATIC')
