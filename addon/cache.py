@@ -248,7 +248,7 @@ def _action_name(obj):
 
 def signature(scene, moving=frozenset()):
     """Transforms (except of `moving` objects: simulated or animated), scales, parents,
-    data, actions, names, world settings, gravity and frame rate."""
+    data, actions, names, the curves of paths, world settings, gravity and frame rate."""
     objs = scene.objects
     names = objs.keys()
     n = len(names)
@@ -264,8 +264,8 @@ def signature(scene, moving=frozenset()):
     ws = scene.ligament_world
     r = scene.render
     return (tuple(names), links, basis.tobytes(), scale.tobytes(), _still_poses(objs),
-            _path_curves(objs), ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
-            scene.use_gravity, r.fps, r.fps_base)
+            _path_curves(objs), ws.substeps, ws.iterations, ws.frame_start, ws.frame_end,
+            tuple(scene.gravity), scene.use_gravity, r.fps, r.fps_base)
 
 
 def _still_poses(objs):

@@ -252,8 +252,13 @@ def test_bead_on_a_bezier_circle_curve_stays_on_it(blender):
             off.append(abs(math.hypot(p.x, p.z - 2) - 1.0) + abs(p.y))
             ps.append(list(p))
         lines, bad = lig.addon.mechanisms.overlay_lines(scene.objects["Path"])
+        # Editing the curve's points drops the simulation: the next frame rebuilds it.
+        builds = lig.addon.cache.stats["builds"]
+        wire.data.splines[0].bezier_points[0].co.x += 0.2
+        scene.frame_set(10)
         result({"off": off, "p": ps, "skipped": lig.addon.cache.get(scene).skipped,
-                "segments": len(lines) // 2, "bad": len(bad)})
+                "segments": len(lines) // 2, "bad": len(bad),
+                "rebuilt": lig.addon.cache.stats["builds"] - builds})
     """)
     assert out["skipped"] == {}
     p = np.array(out["p"])
@@ -262,6 +267,7 @@ def test_bead_on_a_bezier_circle_curve_stays_on_it(blender):
     assert max(out["off"]) < 3e-3, f"the bead left the wire by {1e3 * max(out['off']):.2f} mm"
     # The overlay draws the closed curve (4 Bezier segments sampled) and the line to the bead.
     assert out["segments"] == 4 * 64 + 1 and out["bad"] == 0
+    assert out["rebuilt"] == 1
 
 
 def test_add_joint_builds_each_mechanism_from_the_selection(blender):
