@@ -13,6 +13,7 @@ import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
 from .kernels import solver as lg
+from . import mechanisms  # it imports bridge back and uses it at call time only
 
 
 class SceneError(Exception):
@@ -345,10 +346,11 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None):
                            kind == 'ANIMATED', o.rotation_mode))
 
     ids = {b.name: b.id for b in bodies}
-    joints = []
-    for e in scene_joints(scene):
+    joints, built = [], {}
+    for e in mechanisms.build_order(scene_joints(scene)):  # couplings after their joints
         try:
-            joints.append((e.name, _add_joint(world, e, ids, start, known, bodies)))
+            built[e.name] = _add_joint(world, e, ids, start, known, bodies, built, skipped)
+            joints.append((e.name, built[e.name]))
         except SceneError as exc:
             if skipped is None:
                 raise
@@ -381,13 +383,10 @@ def _joint_object(empty, which, ids):
     return ids[obj.name]
 
 
-def _add_joint(world, empty, ids, start, known, bodies):
+def _add_joint(world, empty, ids, start, known, bodies, built=None, skipped=None):
+    """`built`: {empty name: joint id} of the joints built so far (couplings read it),
+    `skipped`: build_world's."""
     js = empty.ligament_joint
-    a = _joint_object(empty, "a", ids)
-    b = _joint_object(empty, "b", ids)
-    if a == b:
-        raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
-                         "pick two different bodies")
     m = matrix_world_at(empty, start, known)
     anchor = tuple(m.translation)
     r = m.to_3x3().normalized()
@@ -404,6 +403,17 @@ def _add_joint(world, empty, ids, start, known, bodies):
     elif js.use_spring:
         spring = dict(spring_hz=js.spring_frequency, spring_damping=js.spring_damping)
     t = js.type
+    if t in mechanisms.TYPES:
+        try:
+            return mechanisms.add(world, empty, m, ids, start, known, built or {}, skipped,
+                                  common, lim_a, lim_l, spring)
+        except (ValueError, TypeError) as exc:
+            raise SceneError(f"Joint '{empty.name}': {exc}") from None
+    a = _joint_object(empty, "a", ids)
+    b = _joint_object(empty, "b", ids)
+    if a == b:
+        raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
+                         "pick two different bodies")
     try:
         if t == 'BALL':
             return world.add_ball_socket(a, b, anchor, **common)
@@ -427,7 +437,8 @@ def _add_joint(world, empty, ids, start, known, bodies):
                                      **common)
         if t == 'MOTOR':
             return world.add_angular_motor(a, b, z, speed=js.motor_velocity,
-                                           max_torque=js.motor_max_force, **common)
+                                           max_torque=js.motor_max_force,
+                                           ratio=mechanisms.ratio(js), **common)
         anchor_b = tuple(world.positions[b])
         if t == 'DISTANCE':
             return world.add_distance(a, b, anchor, anchor_b, min_length=lim_l[0] if js.use_limit_lin else None,

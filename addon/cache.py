@@ -372,8 +372,8 @@ def watched_objects(scene, sim):
 
 def signature(scene, moving=frozenset(), watched=None):
     """Of the `watched` objects (default: all): names, transforms (except of `moving`
-    objects: simulated or animated), scales, parents, data, actions; which objects the scene
-    has; the world settings, gravity and frame rate."""
+    objects: simulated or animated), scales, parents, data, actions, the curves of paths;
+    which objects the scene has; the world settings, gravity and frame rate."""
     objs = scene.objects
     n = len(objs)
     uids = np.empty(n, dtype=np.int64)
@@ -391,9 +391,10 @@ def signature(scene, moving=frozenset(), watched=None):
                    None if o.data is None else o.data.name, _action_name(o)) for o in watched)
     ws = scene.ligament_world
     r = scene.render
-    return (bool((index < 0).any()), links, basis.tobytes(), scale.tobytes(), _still_poses(watched),
-            ws.substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
-            scene.use_gravity, r.fps, r.fps_base)
+    return (bool((index < 0).any()), links, basis.tobytes(), scale.tobytes(),
+            _still_poses(watched), _path_curves(watched), ws.substeps, ws.iterations,
+            ws.frame_start, ws.frame_end, tuple(scene.gravity), scene.use_gravity, r.fps,
+            r.fps_base)
 
 
 def _indices(uids, wanted):
@@ -417,6 +418,25 @@ def _still_poses(objs):
             basis = np.empty(len(bones) * 16, dtype=np.float32)
             bones.foreach_get("matrix_basis", basis)
             out.append(basis.tobytes())
+    return tuple(out)
+
+
+def _path_curves(objs):
+    """The splines of the curves path joints follow: editing one moves its path."""
+    out = []
+    for o in objs:
+        js = o.ligament_joint
+        if o.type != 'EMPTY' or not js.enabled or js.type != 'PATH' or js.curve is None \
+                or js.curve.type != 'CURVE':
+            continue
+        for sp in js.curve.data.splines:
+            points = sp.bezier_points if sp.type == 'BEZIER' else sp.points
+            keys = ("co", "handle_left", "handle_right") if sp.type == 'BEZIER' else ("co",)
+            for key in keys:
+                values = np.empty(len(points) * (3 if sp.type == 'BEZIER' else 4), np.float32)
+                points.foreach_get(key, values)
+                out.append(values.tobytes())
+            out.append((sp.type, sp.use_cyclic_u))
     return tuple(out)
 
 

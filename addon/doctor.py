@@ -23,7 +23,7 @@ import numpy as np
 
 from mathutils import Matrix, Quaternion, Vector
 
-from . import bridge, cache, kernels, ragdoll_sim
+from . import bridge, cache, kernels, mechanisms, ragdoll_sim
 
 ERROR, WARNING, INFO = 'ERROR', 'WARNING', 'INFO'
 SEVERITIES = (ERROR, WARNING, INFO)
@@ -191,7 +191,9 @@ def joint_objects(scene, joints):
     for e in joints:
         js = e.ligament_joint
         objs = {}
-        for which in ("a", "b"):
+        if js.type in mechanisms.COUPLINGS:
+            continue   # a gear or rack couples joints: the build names what is wrong
+        for which in ("b",) if js.type == 'PATH' else ("a", "b"):
             obj = getattr(js, "object_" + which)
             label = which.upper()
             if obj is None:
@@ -427,7 +429,7 @@ def anchors(scene, joints, mats):
     for e in joints:
         js = e.ligament_joint
         pair = _body_pair(js, mats)
-        if pair is None or js.type == 'MOTOR':
+        if pair is None or js.type in {'MOTOR', 'PULLEY'}:   # no shared anchor
             continue
         try:
             anchor = bridge.matrix_world_at(e, start, dict(mats)).translation

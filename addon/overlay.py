@@ -1,8 +1,11 @@
 """Viewport overlay: a line from each joint empty to the origins of its two objects, so the
-joint graph of a ragdoll or a chain can be read at a glance. Not drawn in background mode
-(no GPU there)."""
+joint graph of a ragdoll or a chain can be read at a glance; mechanisms draw their own lines
+(mechanisms.overlay_lines: a gear's two hinges, a pulley's rope, a path's curve, a wheel's
+axle and suspension). Not drawn in background mode (no GPU there)."""
 
 import bpy
+
+from . import mechanisms
 
 _handle = None
 JOINT_COLOR = (1.0, 0.55, 0.1, 0.9)
@@ -25,6 +28,11 @@ def _draw():
         if e.type != 'EMPTY' or not e.ligament_joint.enabled or not e.visible_get():
             continue
         j = e.ligament_joint
+        if j.type in mechanisms.TYPES:
+            good, missing = mechanisms.overlay_lines(e)
+            ok += good
+            bad += missing
+            continue
         p = e.matrix_world.translation
         for obj in (j.object_a, j.object_b):
             if obj is None or obj.name not in scene.objects or not obj.ligament_body.enabled:

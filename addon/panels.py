@@ -4,7 +4,7 @@ tab of the 3D View sidebar for the workflow."""
 
 import bpy
 
-from . import bridge, cache, doctor, kernels, ragdoll
+from . import bridge, cache, doctor, kernels, mechanisms, ragdoll
 from .operators.bodies import GEOMETRY_TYPES
 
 
@@ -114,12 +114,15 @@ class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
         layout.active = j.enabled
         layout.prop(j, "type")
         col = layout.column(align=True)
-        col.prop(j, "object_a")
-        col.prop(j, "object_b")
-        for which in ("a", "b"):
+        fields = BODY_FIELDS.get(j.type, (("a", "Object A"), ("b", "Object B")))
+        for which, text in fields:
+            col.prop(j, "object_" + which, text=text)
+        for which, _ in fields:
             obj = getattr(j, "object_" + which)
             if j.enabled and obj is not None and not obj.ligament_body.enabled:
                 layout.label(text=f"'{obj.name}' is not a Ligament body", icon='ERROR')
+        if j.type in mechanisms.TYPES or j.type == 'MOTOR':
+            draw_mechanism(layout, context.scene, j)
         layout.prop(j, "disable_collisions")
         row = layout.row(heading="Breakable")
         row.prop(j, "breakable", text="")
@@ -133,9 +136,64 @@ class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
             for i, line in enumerate(_wrap(f"Not acting: {problem}", 44)):
                 box.label(text=line, icon='UNLINKED' if i == 0 else 'BLANK1')
         axis = {'HINGE': "Rotates about the empty's local Z", 'PRISMATIC': "Slides along local X",
-                'RAGDOLL': "Twists about local Y", 'MOTOR': "Spins about local Z"}.get(j.type)
+                'RAGDOLL': "Twists about local Y", 'MOTOR': "Spins about local Z",
+                'WHEEL': "Spins about local Z, suspension along local Y",
+                'LINE': "B's point slides along local X, turns freely",
+                'PATH': "B's point at the empty follows the curve",
+                'PULLEY': "Rope: A's centre, Fixed A, Fixed B, B's centre"}.get(j.type)
         if axis:
             layout.label(text=axis, icon='EMPTY_ARROWS')
+
+
+# Which of Object A / B each joint type uses, and what they are called there.
+BODY_FIELDS = {'GEAR': (), 'RACK_AND_PINION': (), 'PATH': (("b", "Body"),),
+               'WHEEL': (("a", "Chassis"), ("b", "Wheel"))}
+
+
+def draw_mechanism(layout, scene, j):
+    """The mechanism joints' own settings (addon/mechanisms.py has the conventions)."""
+    t = j.type
+    if t in mechanisms.COUPLINGS:
+        col = layout.column(align=True)
+        col.prop(j, "joint_a")
+        col.prop(j, "joint_b", text="Hinge B" if t == 'GEAR' else "Slider B")
+    elif t == 'PULLEY':
+        col = layout.column(align=True)
+        col.prop(j, "fixed_a")
+        col.prop(j, "fixed_b")
+        layout.prop(j, "ratio")
+    elif t == 'WHEEL':
+        layout.prop(j, "steering")
+    elif t == 'PATH':
+        layout.prop(j, "curve")
+        if j.curve is not None and mechanisms.curve_is_animated(j.curve):
+            start = scene.ligament_world.frame_start
+            layout.label(text=f"Not followed when animated: read at frame {start}",
+                         icon='ERROR')
+        layout.prop(j, "path_align")
+        layout.prop(j, "path_friction")
+    if t in {'GEAR', 'RACK_AND_PINION', 'MOTOR'}:
+        row = layout.row(align=True)
+        for mode in ('VALUE', 'TEETH', 'RADII'):
+            if not (mode == 'TEETH' and t == 'RACK_AND_PINION'):
+                row.prop_enum(j, "ratio_mode", mode)
+        col = layout.column(align=True)
+        if j.ratio_mode == 'TEETH' and t != 'RACK_AND_PINION':
+            col.prop(j, "teeth_a")
+            col.prop(j, "teeth_b")
+        elif j.ratio_mode == 'RADII':
+            if t == 'RACK_AND_PINION':
+                col.prop(j, "radius_a", text="Pinion Radius")
+            else:
+                col.prop(j, "radius_a")
+                col.prop(j, "radius_b")
+            col.operator("ligament.measure_radii", icon='DRIVER_DISTANCE')
+        else:
+            col.prop(j, "ratio")
+        r = mechanisms.ratio(j)
+        layout.label(text={'GEAR': f"B turns {-r:.4g} x A",
+                           'RACK_AND_PINION': f"Slides {r:.4g} m per radian",
+                           'MOTOR': f"Drives wB - {r:.4g} wA"}[t], icon='INFO')
 
 
 class PHYSICS_PT_ligament_joint_limits(JointPanel, bpy.types.Panel):
@@ -145,15 +203,17 @@ class PHYSICS_PT_ligament_joint_limits(JointPanel, bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         return super().poll(context) and context.object.ligament_joint.type in {
-            'HINGE', 'PRISMATIC', 'DISTANCE', 'ROPE', 'RAGDOLL'}
+            'HINGE', 'PRISMATIC', 'DISTANCE', 'ROPE', 'RAGDOLL', 'GEAR', 'PULLEY', 'WHEEL',
+            'LINE'}
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
         j = context.object.ligament_joint
         layout.active = j.enabled
-        if j.type in {'HINGE', 'RAGDOLL'}:
-            col = layout.column(align=True, heading="Twist" if j.type == 'RAGDOLL' else "Angle")
+        if j.type in {'HINGE', 'RAGDOLL', 'GEAR'}:
+            col = layout.column(align=True, heading={'RAGDOLL': "Twist", 'GEAR': "Play"}.get(
+                j.type, "Angle"))
             col.prop(j, "use_limit_ang", text="Limit")
             sub = col.column(align=True)
             sub.active = j.use_limit_ang
@@ -163,14 +223,14 @@ class PHYSICS_PT_ligament_joint_limits(JointPanel, bpy.types.Panel):
             col = layout.column(align=True, heading="Swing Cone")
             col.prop(j, "swing_1")
             col.prop(j, "swing_2")
-        if j.type in {'PRISMATIC', 'DISTANCE'}:
-            col = layout.column(align=True, heading="Distance")
+        if j.type in {'PRISMATIC', 'DISTANCE', 'WHEEL', 'LINE'}:
+            col = layout.column(align=True, heading="Travel" if j.type == 'WHEEL' else "Distance")
             col.prop(j, "use_limit_lin", text="Limit")
             sub = col.column(align=True)
             sub.active = j.use_limit_lin
             sub.prop(j, "limit_lin_lower")
             sub.prop(j, "limit_lin_upper")
-        if j.type == 'ROPE':
+        if j.type in {'ROPE', 'PULLEY'}:
             layout.prop(j, "rope_length")
 
 
@@ -182,7 +242,7 @@ class PHYSICS_PT_ligament_joint_motor(JointPanel, bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         return super().poll(context) and context.object.ligament_joint.type in {
-            'HINGE', 'PRISMATIC', 'MOTOR'}
+            'HINGE', 'PRISMATIC', 'MOTOR', 'WHEEL', 'LINE', 'PATH'}
 
     def draw_header(self, context):
         j = context.object.ligament_joint
@@ -206,7 +266,7 @@ class PHYSICS_PT_ligament_joint_spring(JointPanel, bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         return super().poll(context) and context.object.ligament_joint.type in {
-            'HINGE', 'PRISMATIC', 'DISTANCE'}
+            'HINGE', 'PRISMATIC', 'DISTANCE', 'WHEEL', 'LINE'}
 
     def draw_header(self, context):
         self.layout.prop(context.object.ligament_joint, "use_spring", text="")

@@ -91,7 +91,44 @@ JOINT_TYPES = (
     ('ROPE', "Rope", "The empty (on A) and B's origin at most the rope length apart"),
     ('RAGDOLL', "Ragdoll", "Ball and socket with a swing cone and a twist range about local Y"),
     ('MOTOR', "Motor", "Drive the relative spin about the empty's local Z axis"),
+    # Mechanisms (addon/mechanisms.py has their conventions). 'CUSTOM' (add_custom) goes here.
+    ('GEAR', "Gear", "Couple two hinge joints: B's hinge turns at -ratio x A's"),
+    ('RACK_AND_PINION', "Rack and Pinion", "Couple a hinge (pinion) and a slider (rack): "
+                                           "slide = ratio x angle"),
+    ('PULLEY', "Pulley", "A rope from A over two fixed points down to B"),
+    ('WHEEL', "Wheel", "B spins about local Z on A, sprung along local Y (suspension)"),
+    ('LINE', "Line", "B's point stays on A's line along local X; rotation free"),
+    ('PATH', "Path", "B's point stays on a Curve object's spline"),
 )
+
+
+RATIO_MODES = (
+    ('VALUE', "Ratio", "Type the ratio"),
+    ('TEETH', "Teeth", "Ratio from the two gears' teeth counts (A / B)"),
+    ('RADII', "Radii", "Ratio from the two radii (A / B; a rack and pinion: the pinion's "
+                       "radius)"),
+)
+
+
+def _is_joint_type(obj, types):
+    return obj.type == 'EMPTY' and obj.ligament_joint.type in types
+
+
+def _poll_joint_a(self, obj):
+    return obj != self.id_data and _is_joint_type(obj, {'HINGE'})
+
+
+def _poll_joint_b(self, obj):
+    return obj != self.id_data and _is_joint_type(
+        obj, {'PRISMATIC'} if self.type == 'RACK_AND_PINION' else {'HINGE'})
+
+
+def _poll_curve(self, obj):
+    return obj.type == 'CURVE'
+
+
+def _poll_fixed(self, obj):
+    return obj != self.id_data
 
 
 class BakeState:
@@ -199,6 +236,52 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
                                  update=_changed,
                                  description="Damping coefficient: N s/m for sliders and "
                                              "distances, N m s/rad for hinges")
+
+    # Mechanisms (addon/mechanisms.py). The pickers' polls filter the UI's lists; the build
+    # checks again (scripts can set anything) and skips a joint given the wrong object.
+    joint_a: PointerProperty(name="Hinge A", type=bpy.types.Object, poll=_poll_joint_a,
+                             update=_changed, description="The hinge joint empty that drives")
+    joint_b: PointerProperty(name="Joint B", type=bpy.types.Object, poll=_poll_joint_b,
+                             update=_changed,
+                             description="The coupled joint empty: a hinge for a gear, a "
+                                         "slider for a rack and pinion")
+    ratio: FloatProperty(name="Ratio", default=1.0, soft_min=-10.0, soft_max=10.0,
+                         update=_changed,
+                         description="Gear: B turns at -ratio x A (negative: the same way, "
+                                     "as a belt). Rack: metres of slide per radian. Pulley: "
+                                     "times the rope is reeved on B's side. Motor: drives "
+                                     "wB - ratio x wA")
+    ratio_mode: EnumProperty(name="Ratio From", items=RATIO_MODES, default='VALUE',
+                             update=_changed)
+    teeth_a: IntProperty(name="Teeth A", default=20, min=1, update=_changed)
+    teeth_b: IntProperty(name="Teeth B", default=10, min=1, update=_changed)
+    radius_a: FloatProperty(name="Radius A", default=0.2, min=1e-4, unit='LENGTH',
+                            update=_changed)
+    radius_b: FloatProperty(name="Radius B", default=0.1, min=1e-4, unit='LENGTH',
+                            update=_changed)
+    fixed_a: PointerProperty(name="Fixed A", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="The pulley point A's rope runs over (where this "
+                                         "object is at the start frame)")
+    fixed_b: PointerProperty(name="Fixed B", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="The pulley point B's rope runs over (where this "
+                                         "object is at the start frame)")
+    curve: PointerProperty(name="Curve", type=bpy.types.Object, poll=_poll_curve,
+                           update=_changed,
+                           description="The Curve object the path follows (its spline "
+                                       "nearest the empty, Bezier or Poly)")
+    path_align: BoolProperty(name="Align", default=False, update=_changed,
+                             description="Keep B's axis that lies along the curve at the start "
+                                         "along the curve's tangent")
+    path_friction: FloatProperty(name="Friction", default=0.0, min=0.0, unit='NONE',
+                                 update=_changed,
+                                 description="Force (N) that brakes B along the path (without "
+                                             "a motor)")
+    steering: FloatProperty(name="Steering", default=0.0, unit='ROTATION',
+                            soft_min=-math.pi / 2, soft_max=math.pi / 2, update=_changed,
+                            description="Wheel: the axle's turn about the suspension axis "
+                                        "(local Y)")
 
 
 class LigamentWorldSettings(bpy.types.PropertyGroup):

@@ -1,10 +1,11 @@
 """Create joint empties between bodies: one pair (`add_joint`) or a chain (`connect`)."""
 
 import bpy
+import numpy as np
 from bpy.props import EnumProperty
 from mathutils import Matrix, Vector
 
-from .. import cache
+from .. import bridge, cache, mechanisms
 from ..properties import JOINT_TYPES
 
 COLLECTION = "Ligament Joints"
@@ -15,7 +16,15 @@ PIVOTS = (
     ('SELECTED', "Selected", "Pivot at the other selected object (A)"),
 )
 
-DISPLAY = {'BALL': 'SPHERE', 'FIXED': 'CUBE', 'DISTANCE': 'PLAIN_AXES', 'ROPE': 'PLAIN_AXES'}
+DISPLAY = {'BALL': 'SPHERE', 'FIXED': 'CUBE', 'DISTANCE': 'PLAIN_AXES', 'ROPE': 'PLAIN_AXES',
+           'GEAR': 'PLAIN_AXES', 'RACK_AND_PINION': 'PLAIN_AXES', 'PULLEY': 'PLAIN_AXES',
+           'PATH': 'SPHERE'}
+# What Add Joint wants selected for the types that do not join two bodies (A, then active B).
+SELECTION = {'GEAR': "Select two hinge joint empties; the active one becomes Hinge B",
+             'RACK_AND_PINION': "Select a hinge empty (the pinion) and a slider empty (the rack)",
+             'PATH': "Select a Curve object and a body"}
+# Connect chains bodies pairwise: the types that join two bodies at a pivot.
+CHAIN_TYPES = tuple(t for t in JOINT_TYPES if t[0] not in {'PULLEY', 'PATH', *SELECTION})
 
 
 def joint_collection(scene):
@@ -29,9 +38,13 @@ def joint_collection(scene):
 
 
 def create_joint(scene, a, b, joint_type, pivot):
-    """A joint empty between bodies `a` and `b` (B is the active one)."""
+    """A joint empty between bodies `a` and `b` (B is the active one); for a gear or a rack
+    and pinion `a` and `b` are the joint empties it couples, for a path the curve and the
+    body."""
     pa, pb = a.matrix_world.translation, b.matrix_world.translation
     location = {'CENTER': (pa + pb) / 2, 'ACTIVE': pb.copy(), 'SELECTED': pa.copy()}[pivot]
+    if joint_type in {'WHEEL', 'PATH'}:
+        location = pb.copy()          # the wheel's centre; the bead's point
     empty = bpy.data.objects.new(f"{joint_type.title()} {a.name}-{b.name}", None)
     empty.empty_display_type = DISPLAY.get(joint_type, 'ARROWS')
     size = min(max(a.dimensions), max(b.dimensions)) * 0.35
@@ -40,14 +53,62 @@ def create_joint(scene, a, b, joint_type, pivot):
     if joint_type == 'RAGDOLL' and (pb - pa).length > 1e-6:
         # Ragdoll twist runs along the empty's local Y: point it from A to B, like a bone.
         rot = (pb - pa).normalized().to_track_quat('Y', 'Z').to_matrix()
+    if joint_type == 'WHEEL':
+        rot = _wheel_frame(b)
     empty.matrix_world = Matrix.Translation(location) @ rot.to_4x4()
-    joint_collection(scene).objects.link(empty)
+    coll = joint_collection(scene)
+    coll.objects.link(empty)
     js = empty.ligament_joint
     js.type = joint_type
-    js.object_a = a
-    js.object_b = b
+    if joint_type in mechanisms.COUPLINGS:
+        js.joint_a, js.joint_b = a, b
+    elif joint_type == 'PATH':
+        js.curve, js.object_b = a, b
+    else:
+        js.object_a, js.object_b = a, b
+    if joint_type == 'PULLEY':
+        # Two points to hang the rope from, above the bodies (move them where the pulley is).
+        top = max(pa.z + a.dimensions.z, pb.z + b.dimensions.z) + 1.0
+        for which, p in (("a", pa), ("b", pb)):
+            fixed = bpy.data.objects.new(f"{empty.name} Fixed {which.upper()}", None)
+            fixed.empty_display_type = 'SPHERE'
+            fixed.empty_display_size = 0.1
+            fixed.location = (p.x, p.y, top)
+            coll.objects.link(fixed)
+            setattr(js, "fixed_" + which, fixed)
+    if joint_type == 'WHEEL':
+        radius = max(b.dimensions) / 2
+        js.use_spring, js.spring_damping = True, 0.7
+        js.use_limit_lin, js.limit_lin_lower, js.limit_lin_upper = True, -radius / 2, radius / 2
     js.enabled = True
     return empty
+
+
+def _wheel_frame(wheel):
+    """Axle (local Z) along the wheel's thinnest axis, suspension (local Y) as near the world's
+    up as it can be."""
+    i = min(range(3), key=lambda k: wheel.dimensions[k])
+    axle = wheel.matrix_world.col[i].xyz.normalized()
+    up = Vector((0, 0, 1)) if abs(axle.z) < 0.9 else Vector((1, 0, 0))
+    suspension = (up - axle * up.dot(axle)).normalized()
+    return Matrix((suspension.cross(axle), suspension, axle)).transposed()
+
+
+def _selection_problem(joint_type, a, b):
+    """Why the selection (A, active B) cannot take a joint of this type, or None."""
+    if joint_type in mechanisms.COUPLINGS:
+        want = mechanisms.COUPLINGS[joint_type]
+        if not all(o.type == 'EMPTY' and o.ligament_joint.enabled and o.ligament_joint.type == t
+                   for o, t in zip((a, b), want)):
+            return SELECTION[joint_type]
+        return None
+    if joint_type == 'PATH':
+        return None if a.type == 'CURVE' and b.ligament_body.enabled else SELECTION['PATH']
+    for o in (a, b):
+        if not o.ligament_body.enabled:
+            return (f"Object '{o.name}' is not a Ligament body; select it and use Ligament > "
+                    "Add Body first")
+    return None
 
 
 def _check_bodies(op, objs):
@@ -79,7 +140,14 @@ class LIGAMENT_OT_add_joint(bpy.types.Operator):
     def execute(self, context):
         b = context.active_object
         a = next(o for o in context.selected_objects if o != b)
-        if not _check_bodies(self, (a, b)):
+        if self.type == 'RACK_AND_PINION' and a.type == 'EMPTY' and \
+                a.ligament_joint.type == 'PRISMATIC':
+            a, b = b, a               # the hinge first, whichever is active
+        if self.type == 'PATH' and b.type == 'CURVE':
+            a, b = b, a
+        problem = _selection_problem(self.type, a, b)
+        if problem:
+            self.report({'ERROR'}, problem)
             return {'CANCELLED'}
         empty = create_joint(context.scene, a, b, self.type, self.pivot)
         cache.invalidate(context.scene)
@@ -94,7 +162,7 @@ class LIGAMENT_OT_connect(bpy.types.Operator):
     bl_label = "Connect"
     bl_options = {'REGISTER', 'UNDO'}
 
-    type: EnumProperty(name="Type", items=JOINT_TYPES, default='BALL')
+    type: EnumProperty(name="Type", items=CHAIN_TYPES, default='BALL')
     pivot: EnumProperty(name="Pivot", items=PIVOTS, default='CENTER')
     connection_pattern: EnumProperty(
         name="Connection Pattern",
@@ -133,5 +201,53 @@ class LIGAMENT_OT_connect(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_add_joint, LIGAMENT_OT_connect)
+class LIGAMENT_OT_measure_radii(bpy.types.Operator):
+    """Set the ratio from the radii of the turning bodies, measured from their geometry about
+    each joint's axis (a gear's hinges, a rack's pinion, a motor's two bodies)"""
+    bl_idname = "ligament.measure_radii"
+    bl_label = "Measure Radii"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'EMPTY' and \
+            obj.ligament_joint.type in {'GEAR', 'RACK_AND_PINION', 'MOTOR'}
+
+    def execute(self, context):
+        empty = context.object
+        js = empty.ligament_joint
+        if js.type == 'MOTOR':       # about the motor's axis through each body's origin
+            pairs = [(o, empty, o) for o in (js.object_a, js.object_b)]
+        else:                        # about each hinge's axis
+            hinges = [js.joint_a] if js.type == 'RACK_AND_PINION' else [js.joint_a, js.joint_b]
+            pairs = [(None if h is None else h.ligament_joint.object_b, h, h) for h in hinges]
+        depsgraph = context.evaluated_depsgraph_get()
+        radii = []
+        for body, frame, centre in pairs:
+            if body is None or frame is None:
+                self.report({'ERROR'}, "Pick the joints and their bodies first")
+                return {'CANCELLED'}
+            radii.append(turning_radius(body, frame.matrix_world.col[2].xyz,
+                                        centre.matrix_world.translation, depsgraph))
+        js.radius_a = radii[0]
+        if len(radii) > 1:
+            js.radius_b = radii[1]
+        js.ratio_mode = 'RADII'
+        self.report({'INFO'}, "Radii " + ", ".join(f"{r:.4g}" for r in radii))
+        return {'FINISHED'}
+
+
+def turning_radius(body, axis, centre, depsgraph):
+    """The largest distance of the body's evaluated geometry from the line through `centre`
+    along `axis` (world)."""
+    v, _ = bridge._local_vertices(body, depsgraph)
+    m = np.array(body.matrix_world)
+    world = v @ m[:3, :3].T + m[:3, 3]
+    axis = np.array(axis.normalized())
+    rel = world - np.array(centre)
+    return float(np.max(np.linalg.norm(rel - np.outer(rel @ axis, axis), axis=1)))
+
+
+classes = (LIGAMENT_OT_add_joint, LIGAMENT_OT_connect, LIGAMENT_OT_measure_radii)
 register, unregister = bpy.utils.register_classes_factory(classes)

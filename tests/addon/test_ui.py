@@ -22,6 +22,10 @@ def test_every_panel_draws_real_properties_and_operators(blender):
                 drawn.append(("prop", name))
                 if name not in data.bl_rna.properties:
                     problems.append(f"{type(data).__name__} has no property {name}")
+            def prop_enum(self, data, name, value, **k):
+                self.prop(data, name)
+                if value not in data.bl_rna.properties[name].enum_items:
+                    problems.append(f"{name} has no item {value}")
             def operator(self, idname, **k):
                 drawn.append(("operator", idname))
                 mod, op = idname.split(".")
@@ -40,8 +44,10 @@ def test_every_panel_draws_real_properties_and_operators(blender):
         scene.frame_set(2)
         panels = [c for name in dir(bpy.types) if "ligament" in name.lower()
                   and isinstance(c := getattr(bpy.types, name), type) and issubclass(c, bpy.types.Panel)]
-        for jtype in ('HINGE', 'PRISMATIC', 'RAGDOLL', 'MOTOR', 'DISTANCE', 'ROPE'):
-            hinge.ligament_joint.type = jtype
+        cases = [(t, m) for t, *_ in lig.addon.properties.JOINT_TYPES
+                 for m in ('VALUE', 'TEETH', 'RADII')]
+        for jtype, mode in cases:
+            hinge.ligament_joint.type, hinge.ligament_joint.ratio_mode = jtype, mode
             for obj in (cube, hinge):
                 ctx = types.SimpleNamespace(object=obj, active_object=obj, scene=scene)
                 for cls in panels:
@@ -59,5 +65,6 @@ def test_every_panel_draws_real_properties_and_operators(blender):
     for name in ("kind", "shape", "mass", "friction", "restitution", "object_a", "object_b",
                  "limit_ang_lower", "swing_1", "motor_velocity", "spring_frequency", "substeps",
                  "ligament.bake", "ligament.clear_bake", "ligament.add_joint", "ligament.connect",
-                 "ligament.quality_preset"):
+                 "ligament.quality_preset", "joint_a", "joint_b", "teeth_a", "radius_b",
+                 "ligament.measure_radii", "fixed_a", "curve", "path_align", "steering"):
         assert name in out["drawn"], name

@@ -1,0 +1,347 @@
+"""Mechanism joints (issue 14) built from empties in real Blender: each behaves as the
+mechanics says (the headless counterparts are tests/solver/test_mechanisms.py), the pickers
+take only what fits, and a coupling whose joint is wrong or skipped is skipped with a message.
+24 fps, World defaults of the add-on."""
+
+import math
+
+import numpy as np
+
+G = 9.81
+
+GEARS = """
+    # Two plates on vertical hinges to a static post; A driven by its motor, B geared to A
+    # by teeth counts 20:10. The gear empty is made first, so a build in scene order would
+    # meet it before its hinges.
+    gear = joint("0 Gear", 'GEAR', None, None, (0.25, 0, 1))
+    post = box("Post", (0.1, 0.1, 0.1), (0.25, 0, 0), kind='STATIC')
+    plate_a = box("Plate A", (0.4, 0.4, 0.05), (0, 0, 1), mass=2.0)
+    plate_b = box("Plate B", (0.2, 0.2, 0.05), (0.5, 0, 1), mass=1.0)
+    ha = joint("Hinge A", 'HINGE', post, plate_a, (0, 0, 1), use_motor=True,
+               motor_velocity=2.0, motor_max_force=50.0)
+    hb = joint("Hinge B", 'HINGE', post, plate_b, (0.5, 0, 1))
+    g = gear.ligament_joint
+    g.joint_a, g.joint_b = ha, hb
+    g.ratio_mode, g.teeth_a, g.teeth_b = 'TEETH', 20, 10
+"""
+
+
+def test_gear_from_teeth_turns_b_at_minus_ratio_times_a(blender):
+    out = blender.run(GEARS, """
+        turns = {"a": [0.0], "b": [0.0]}
+        last = {"a": 0.0, "b": 0.0}
+        for f in range(2, 50):
+            scene.frame_set(f)
+            for key, obj in (("a", plate_a), ("b", plate_b)):
+                z = obj.matrix_world.to_euler().z
+                turns[key].append(turns[key][-1] + (z - last[key] + math.pi) % (2 * math.pi)
+                                  - math.pi)
+                last[key] = z
+        lines, bad = lig.addon.mechanisms.overlay_lines(gear)
+        result({"turns": turns, "error": lig.addon.cache.error(scene),
+                "skipped": lig.addon.cache.get(scene).skipped,
+                "lines": [list(v) for v in lines[:2]], "bad": len(bad)})
+    """)
+    assert out["error"] is None and out["skipped"] == {}
+    a, b = np.array(out["turns"]["a"]), np.array(out["turns"]["b"])
+    assert a[-1] > 3.0, f"the motor turned A by only {a[-1]:.3f} rad in 2 s"
+    err = abs(b[-1] + 2.0 * a[-1]) / (2.0 * a[-1])
+    assert err < 0.005, f"B turned {b[-1]:.4f} rad, -2 x A is {-2 * a[-1]:.4f}"
+    assert np.max(np.abs(b + 2.0 * a)) < 0.005 * 2.0 * a[-1]
+    # The overlay's gear line joins the two hinges' anchors.
+    assert np.allclose(out["lines"], [[0, 0, 1], [0.5, 0, 1]]) and out["bad"] == 0
+
+
+def test_gear_refuses_a_joint_that_is_not_a_hinge_and_follows_a_skipped_hinge(blender):
+    out = blender.run(GEARS, """
+        ball = joint("Ball", 'BALL', post, plate_b, (0.6, 0, 1))
+        # The picker's poll hides a ball joint from the Hinge B list ...
+        refused = not lig.addon.properties._poll_joint_b(g, ball)
+        accepted = lig.addon.properties._poll_joint_b(g, hb)
+        # ... and a script that sets it anyway gets the gear skipped, saying why.
+        g.joint_b = ball
+        scene.frame_set(2)
+        wrong = dict(lig.addon.cache.get(scene).skipped)
+        # A gear whose hinge is skipped (its object B deleted) is skipped too, naming it.
+        g.joint_b = hb
+        hb.ligament_joint.object_b = None
+        scene.frame_set(1)
+        scene.frame_set(2)
+        follows = dict(lig.addon.cache.get(scene).skipped)
+        result({"refused": refused, "accepted": accepted, "wrong": wrong, "follows": follows,
+                "error": lig.addon.cache.error(scene)})
+    """)
+    assert out["refused"] and out["accepted"]
+    assert out["error"] is None
+    assert list(out["wrong"]) == ["0 Gear"]
+    assert "Hinge B 'Ball' is a ball joint, not a hinge" in out["wrong"]["0 Gear"]
+    assert set(out["follows"]) == {"0 Gear", "Hinge B"}
+    assert "Hinge B 'Hinge B' is not acting" in out["follows"]["0 Gear"]
+    assert "object B is not set" in out["follows"]["0 Gear"], out["follows"]["0 Gear"]
+
+
+def test_motor_with_a_ratio_from_radii_drives_wb_minus_ratio_wa(blender):
+    out = blender.run(GEARS, """
+        gear.ligament_joint.enabled = False
+        belt = joint("Belt", 'MOTOR', plate_a, plate_b, (0.5, 0, 1), motor_velocity=0.5,
+                     motor_max_force=50.0, ratio_mode='RADII', radius_a=0.3, radius_b=0.1)
+        zs = []
+        for f in range(1, 49):
+            scene.frame_set(f)
+            zs.append([plate_a.matrix_world.to_euler().z, plate_b.matrix_world.to_euler().z])
+        result({"z": zs, "skipped": lig.addon.cache.get(scene).skipped})
+    """)
+    assert out["skipped"] == {}
+    z = np.unwrap(np.array(out["z"]), axis=0)
+    wa, wb = (z[-1] - z[-13]) * 24.0 / 12.0        # over the last half second
+    assert abs(wa - 2.0) < 0.01, f"A spins at {wa:.4f} rad/s, its hinge motor at 2"
+    assert abs(wb - 3.0 * wa - 0.5) < 0.01, f"wb - 3 wa = {wb - 3.0 * wa:.4f}, asked 0.5"
+
+
+def test_rack_slides_the_pinion_radius_times_its_angle(blender):
+    out = blender.run("""
+        base = box("Base", (0.2, 0.2, 0.2), (0, 0, 0), kind='STATIC')
+        pinion = box("Pinion", (0.2, 0.2, 0.05), (0, 0, 1))
+        rack = box("Rack", (1.0, 0.05, 0.05), (0, -0.15, 1), mass=0.5)
+        hinge = joint("Pinion Hinge", 'HINGE', base, pinion, (0, 0, 1), use_motor=True,
+                      motor_velocity=1.0, motor_max_force=20.0)
+        slider = joint("Rack Slider", 'PRISMATIC', base, rack, (0, -0.15, 1))
+        rp = joint("Rack and Pinion", 'RACK_AND_PINION', None, None, (0, -0.1, 1),
+                   joint_a=hinge, joint_b=slider, ratio_mode='RADII', radius_a=0.1)
+        angles, slides, last = [0.0], [0.0], 0.0
+        for f in range(2, 26):
+            scene.frame_set(f)
+            z = pinion.matrix_world.to_euler().z
+            angles.append(angles[-1] + (z - last + math.pi) % (2 * math.pi) - math.pi)
+            last = z
+            slides.append(rack.matrix_world.translation.x)
+        result({"angles": angles, "slides": slides, "skipped": lig.addon.cache.get(scene).skipped})
+    """)
+    assert out["skipped"] == {}
+    angle, slide = np.array(out["angles"]), np.array(out["slides"])
+    assert angle[-1] > 0.8, f"the pinion turned {angle[-1]:.3f} rad in 1 s"
+    worst = np.max(np.abs(slide - 0.1 * angle))
+    assert worst < 1e-4, f"slide and 0.1 m x angle differ by {1e3 * worst:.3f} mm"
+
+
+def test_pulley_lift_accelerates_as_an_atwood_machine_and_holds_its_rope(blender):
+    m1, m2 = 3.0, 1.0
+    out = blender.run(f"""
+        heavy = box("Heavy", (0.2, 0.2, 0.2), (0, 0, 2), mass={m1}, linear_damping=0.0)
+        light = box("Light", (0.2, 0.2, 0.2), (1, 0, 2), mass={m2}, linear_damping=0.0)
+        top_a = bpy.data.objects.new("Top A", None)
+        top_b = bpy.data.objects.new("Top B", None)
+        for obj, x in ((top_a, 0), (top_b, 1)):
+            scene.collection.objects.link(obj)
+            obj.location = (x, 0, 5)
+        joint("Pulley", 'PULLEY', heavy, light, (0.5, 0, 5), fixed_a=top_a, fixed_b=top_b)
+        zs, lengths = [], []
+        for f in range(1, 25):
+            scene.frame_set(f)
+            pa, pb = heavy.matrix_world.translation, light.matrix_world.translation
+            zs.append([pa.z, pb.z])
+            lengths.append((pa - top_a.location).length + (pb - top_b.location).length)
+        result({{"z": zs, "lengths": lengths, "skipped": lig.addon.cache.get(scene).skipped}})
+    """)
+    assert out["skipped"] == {}
+    z = np.array(out["z"])
+    t = np.arange(len(z)) / 24.0
+    a1 = -2.0 * np.polyfit(t, z[:, 0], 2)[0]
+    a2 = -2.0 * np.polyfit(t, z[:, 1], 2)[0]
+    expected = G * (m1 - m2) / (m1 + m2)
+    assert abs(a1 - expected) < 0.01 * expected, f"the heavy side falls at {a1:.4f} m/s^2"
+    assert abs(a2 + expected) < 0.01 * expected, f"the light side rises at {-a2:.4f} m/s^2"
+    stretch = np.max(np.abs(np.array(out["lengths"]) - out["lengths"][0]))
+    assert stretch < 1e-3, f"the rope's length changed by {1e3 * stretch:.3f} mm"
+
+
+CAR = """
+    box("Ground", (40, 10, 1), (0, 0, -0.5), kind='STATIC', friction=1.0)
+    chassis = box("Chassis", (2.0, 1.0, 0.2), (0, 0, 0.55), mass=100.0, friction=1.0)
+    wheels = []
+    for x in (-0.7, 0.7):
+        for y in (-0.65, 0.65):
+            # A cylinder on its side: its axis (local Z) along world -Y.
+            bpy.ops.mesh.primitive_cylinder_add(radius=0.3, depth=0.15, location=(x, y, 0.3),
+                                                rotation=(math.pi / 2, 0, 0))
+            wheel = bpy.context.active_object
+            wheel.ligament_body.enabled = True
+            wheel.ligament_body.mass, wheel.ligament_body.friction = 5.0, 1.0
+            # The empty turned like the wheel: axle local Z along -Y, suspension local Y up.
+            joint(f"Wheel {x} {y}", 'WHEEL', chassis, wheel, (x, y, 0.3),
+                  rotation=(math.pi / 2, 0, 0), use_limit_lin=True, limit_lin_lower=-0.1,
+                  limit_lin_upper=0.1, use_spring=True, spring_frequency=10.0,
+                  spring_damping=0.7, use_motor=DRIVEN, motor_velocity=5.0,
+                  motor_max_force=100.0)
+            wheels.append(wheel)
+    xs, zs = [], []
+    for f in range(1, 73):
+        scene.frame_set(f)
+        xs.append(chassis.matrix_world.translation.x)
+        zs.append(chassis.matrix_world.translation.z)
+    lines, bad = lig.addon.mechanisms.overlay_lines(scene.objects["Wheel -0.7 -0.65"])
+    result({"x": xs, "z": zs, "skipped": lig.addon.cache.get(scene).skipped,
+            "wheel_z": [w.matrix_world.translation.z for w in wheels],
+            "lines": [list(v) for v in lines], "bad": len(bad)})
+"""
+
+
+def test_wheel_suspension_holds_the_parked_car_up_on_its_springs(blender):
+    out = blender.run("DRIVEN = False", CAR)
+    assert out["skipped"] == {}
+    z = np.array(out["z"])
+    # The chassis sinks on its stiff springs, clear of the bottom of the 0.1 m travel, and
+    # settles there.
+    assert 0.55 - 0.09 < z[-1] < 0.55, f"the chassis ended at z = {z[-1]:.4f}"
+    assert np.ptp(z[-12:]) < 1e-3, "the chassis still bounces after 3 s"
+    assert np.allclose(out["wheel_z"], 0.3, atol=0.01), "the wheels left the ground"
+    assert abs(out["x"][-1]) < 1e-3, "a parked car rolled"
+    # The overlay: lines to both bodies, then the axle along -Y and the suspension along Z.
+    axle = np.subtract(out["lines"][5], out["lines"][4])
+    suspension = np.subtract(out["lines"][7], out["lines"][6])
+    assert abs(axle[1]) > 0.99 * np.linalg.norm(axle) and out["bad"] == 0
+    assert abs(suspension[2]) > 0.99 * np.linalg.norm(suspension)
+
+
+def test_car_driven_on_its_wheel_motors_moves_at_w_r(blender):
+    out = blender.run("DRIVEN = True", CAR)
+    assert out["skipped"] == {}
+    x = np.array(out["x"])
+    v = (x[-1] - x[-25]) * 24.0 / 24.0
+    # Spin +5 rad/s about the axle, world -Y: the wheels roll the car toward -X at w r.
+    assert abs(v + 5.0 * 0.3) < 0.02 * 1.5, f"the car moves at {v:.4f} m/s, w r = -1.5"
+
+
+def test_line_joint_body_slides_down_the_sloped_line_at_g_sin_slope(blender):
+    slope = math.radians(30)
+    out = blender.run(f"""
+        post = box("Post", (0.1, 0.1, 0.1), (0, 0, 3), kind='STATIC')
+        bead = box("Bead", (0.1, 0.1, 0.1), (0, 0, 2), shape='SPHERE', linear_damping=0.0)
+        # Local X of the empty turned down by the slope about Y.
+        joint("Line", 'LINE', post, bead, (0, 0, 2), rotation=(0, {slope}, 0))
+        ps = []
+        for f in range(1, 25):
+            scene.frame_set(f)
+            ps.append(list(bead.matrix_world.translation))
+        result({{"p": ps, "skipped": lig.addon.cache.get(scene).skipped}})
+    """)
+    assert out["skipped"] == {}
+    p = np.array(out["p"]) - (0, 0, 2)
+    along = np.array([math.cos(slope), 0.0, -math.sin(slope)])
+    s = p @ along
+    off = np.linalg.norm(p - np.outer(s, along), axis=1)
+    t = np.arange(len(s)) / 24.0
+    a = 2.0 * np.polyfit(t, s, 2)[0]
+    assert off.max() < 1e-3, f"the bead left the line by {1e3 * off.max():.3f} mm"
+    assert abs(a - G * math.sin(slope)) < 0.01 * G * math.sin(slope), f"a = {a:.4f} m/s^2"
+
+
+def test_bead_on_a_bezier_circle_curve_stays_on_it(blender):
+    out = blender.run("""
+        # A Bezier circle of radius 1 standing in the XZ plane around (0, 0, 2); the bead
+        # starts on it at the side and swings through the bottom to the other side.
+        bpy.ops.curve.primitive_bezier_circle_add(radius=1.0, location=(0, 0, 2),
+                                                  rotation=(math.pi / 2, 0, 0))
+        wire = bpy.context.active_object
+        bead = box("Bead", (0.05, 0.05, 0.05), (1, 0, 2), shape='SPHERE', mass=0.1)
+        joint("Path", 'PATH', None, bead, (1, 0, 2), curve=wire)
+        off, ps = [], []
+        for f in range(1, 49):
+            scene.frame_set(f)
+            p = bead.matrix_world.translation
+            off.append(abs(math.hypot(p.x, p.z - 2) - 1.0) + abs(p.y))
+            ps.append(list(p))
+        lines, bad = lig.addon.mechanisms.overlay_lines(scene.objects["Path"])
+        # Editing the curve's points drops the simulation: the next frame rebuilds it.
+        builds = lig.addon.cache.stats["builds"]
+        wire.data.splines[0].bezier_points[0].co.x += 0.2
+        scene.frame_set(10)
+        result({"off": off, "p": ps, "skipped": lig.addon.cache.get(scene).skipped,
+                "segments": len(lines) // 2, "bad": len(bad),
+                "rebuilt": lig.addon.cache.stats["builds"] - builds})
+    """)
+    assert out["skipped"] == {}
+    p = np.array(out["p"])
+    assert p[:, 2].min() < 1.02, "the bead did not reach the bottom of the wire"
+    assert p[:, 0].min() < -0.9, "the bead did not swing up the other side"
+    assert max(out["off"]) < 3e-3, f"the bead left the wire by {1e3 * max(out['off']):.2f} mm"
+    # The overlay draws the closed curve (4 Bezier segments sampled) and the line to the bead.
+    assert out["segments"] == 4 * 64 + 1 and out["bad"] == 0
+    assert out["rebuilt"] == 1
+
+
+def test_add_joint_builds_each_mechanism_from_the_selection(blender):
+    out = blender.run("""
+        def select(*objs):
+            bpy.ops.object.select_all(action='DESELECT')
+            for o in objs:
+                o.select_set(True)
+            bpy.context.view_layer.objects.active = objs[-1]
+
+        post = box("Post", (0.1, 0.1, 0.1), (0.25, 0, 0), kind='STATIC')
+        plate_a = box("Plate A", (0.4, 0.4, 0.05), (0, 0, 1), mass=2.0)
+        plate_b = box("Plate B", (0.2, 0.2, 0.05), (0.5, 0, 1), mass=1.0)
+        ha = joint("Hinge A", 'HINGE', post, plate_a, (0, 0, 1))
+        hb = joint("Hinge B", 'HINGE', post, plate_b, (0.5, 0, 1))
+        out = {}
+        select(plate_a, plate_b)
+        try:
+            out["gear_on_bodies"] = list(bpy.ops.ligament.add_joint(type='GEAR'))
+        except RuntimeError as exc:       # the operator's error report
+            out["gear_on_bodies"] = str(exc)
+        select(ha, hb)
+        bpy.ops.ligament.add_joint(type='GEAR')
+        gear = next(o for o in scene.objects if o.ligament_joint.type == 'GEAR')
+        g = gear.ligament_joint
+        out["gear"] = [g.joint_a.name, g.joint_b.name]
+        bpy.context.view_layer.objects.active = gear
+        bpy.ops.ligament.measure_radii()
+        out["radii"] = [g.radius_a, g.radius_b, g.ratio_mode]
+
+        bpy.ops.curve.primitive_bezier_circle_add(radius=1.0, location=(3, 0, 2),
+                                                  rotation=(math.pi / 2, 0, 0))
+        wire = bpy.context.active_object
+        bead = box("Bead", (0.05, 0.05, 0.05), (4, 0, 2), shape='SPHERE')
+        select(bead, wire)              # either one active
+        bpy.ops.ligament.add_joint(type='PATH')
+        path = next(o for o in scene.objects if o.ligament_joint.type == 'PATH')
+        out["path"] = [path.ligament_joint.curve.name, path.ligament_joint.object_b.name,
+                       list(path.location)]
+
+        heavy = box("Heavy", (0.2, 0.2, 0.2), (-3, 0, 2), mass=3.0)
+        light = box("Light", (0.2, 0.2, 0.2), (-2, 0, 2))
+        select(heavy, light)
+        bpy.ops.ligament.add_joint(type='PULLEY')
+        pulley = next(o for o in scene.objects if o.ligament_joint.type == 'PULLEY')
+        pj = pulley.ligament_joint
+        out["pulley"] = [list(pj.fixed_a.location), list(pj.fixed_b.location)]
+
+        bpy.ops.mesh.primitive_cylinder_add(radius=0.3, depth=0.15, location=(0, 3, 0.3),
+                                            rotation=(math.pi / 2, 0, 0))
+        wheel = bpy.context.active_object
+        wheel.ligament_body.enabled = True
+        chassis = box("Chassis", (1, 0.5, 0.2), (0, 2.4, 0.55))
+        select(chassis, wheel)
+        bpy.ops.ligament.add_joint(type='WHEEL')
+        wj = next(o for o in scene.objects if o.ligament_joint.type == 'WHEEL')
+        m = wj.matrix_world
+        out["wheel"] = [list(m.translation), list(m.col[2].xyz), list(m.col[1].xyz),
+                        wj.ligament_joint.use_spring]
+        for f in range(1, 4):
+            scene.frame_set(f)
+        out["skipped"] = lig.addon.cache.get(scene).skipped
+        out["error"] = lig.addon.cache.error(scene)
+        result(out)
+    """)
+    assert "Select two hinge joint empties" in str(out["gear_on_bodies"])
+    assert out["gear"] == ["Hinge A", "Hinge B"]
+    # The plates' corners about their hinge axes: half the diagonal of 0.4 and 0.2 m squares.
+    assert np.allclose(out["radii"][:2], [0.2 * math.sqrt(2), 0.1 * math.sqrt(2)], rtol=1e-4)
+    assert out["radii"][2] == 'RADII'
+    assert out["path"][1] == "Bead" and np.allclose(out["path"][2], (4, 0, 2))
+    fa, fb = np.array(out["pulley"])
+    assert np.allclose(fa[:2], (-3, 0)) and np.allclose(fb[:2], (-2, 0)) and fa[2] > 2.5
+    position, axle, suspension, sprung = out["wheel"]
+    assert np.allclose(position, (0, 3, 0.3), atol=1e-6) and sprung
+    assert abs(abs(axle[1]) - 1) < 1e-6 and abs(suspension[2] - 1) < 1e-6
+    assert out["error"] is None and out["skipped"] == {}
