@@ -17,10 +17,10 @@ Rows: 0-1 the line, 2 lower, 3 upper, 4 spring, 5 motor.
 
 from ..jit import helper
 
-from ..mathx import dot, neg, qaxis, sub
+from ..mathx import neg
 from ..primitives.limit import limit
 from ..primitives.motor import motor
-from ..primitives.plane import plane
+from ..primitives.line import line_rows
 from ..primitives.spring import linear_spring
 from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_MAX, MOTOR_SPEED,
                      SPRING_DAMPING, SPRING_HZ, SPRING_STIFFNESS, UPPER)
@@ -45,15 +45,10 @@ def travel_rows(r0, j, flags, jf, a, b, axis, sa, rb, d, S, R_b, R_j, R_d, R_p, 
 @helper
 def prepare_line(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, S, R_b, R_j, R_d, R_p, R_k, B_s,
                  B_inv, B_I):
-    p = sub(pb, pa)
-    sa = sub(pb, xa)
-    axis = qaxis(fa, 0)
-    t0 = qaxis(fa, 1)
-    t1 = qaxis(fa, 2)
-    plane(r0, a, b, t0, sa, rb, dot(t0, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    plane(r0 + 1, a, b, t1, sa, rb, dot(t1, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    travel_rows(r0 + 2, j, flags, jf, a, b, axis, sa, rb, dot(axis, p), S, R_b, R_j, R_d, R_p,
-                R_k, B_s, B_inv, B_I)
+    axis, sa, d = line_rows(r0, a, b, xa, rb, pa, pb, fa, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                            B_inv, B_I)
+    travel_rows(r0 + 2, j, flags, jf, a, b, axis, sa, rb, d, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                B_inv, B_I)
     if flags & HAS_MOTOR:
         motor(r0 + 5, a, b, axis, sa, rb, jf[j, MOTOR_SPEED], jf[j, MOTOR_MAX], S, R_b, R_j, R_d,
               R_p, R_k, B_s, B_inv, B_I)

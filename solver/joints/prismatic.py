@@ -8,11 +8,11 @@ I^-1 (rB x t))). The axis and its perpendiculars ride on A, so the arm on A is s
 
 from ..jit import helper
 
-from ..mathx import dot, neg, qaxis, sub
+from ..mathx import neg
 from ..primitives.limit import limit
 from ..primitives.motor import motor
 from ..primitives.orientation_lock import orientation_lock
-from ..primitives.plane import plane
+from ..primitives.line import line_rows
 from ..primitives.spring import linear_spring
 from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_MAX,
                      MOTOR_SPEED, SPRING_DAMPING, SPRING_HZ, SPRING_STIFFNESS, UPPER)
@@ -21,15 +21,9 @@ from .layout import (HAS_LOWER, HAS_MOTOR, HAS_SPRING, HAS_UPPER, LOWER, MOTOR_M
 @helper(inline=True)
 def prepare_prismatic(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k,
                       B_s, B_inv, B_I):
-    p = sub(pb, pa)
-    sa = sub(pb, xa)
-    axis = qaxis(fa, 0)
-    t0 = qaxis(fa, 1)
-    t1 = qaxis(fa, 2)
-    plane(r0, a, b, t0, sa, rb, dot(t0, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    plane(r0 + 1, a, b, t1, sa, rb, dot(t1, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    axis, sa, d = line_rows(r0, a, b, xa, rb, pa, pb, fa, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                            B_inv, B_I)
     orientation_lock(r0 + 2, a, b, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    d = dot(axis, p)
     if flags & HAS_LOWER:
         limit(r0 + 5, a, b, axis, sa, rb, d - jf[j, LOWER], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
               B_I)

@@ -20,10 +20,10 @@ import math
 
 from ..jit import helper
 
-from ..mathx import dot, qaxis, qmul, sub
+from ..mathx import qaxis, qmul
 from ..primitives.hinge_axis import hinge_axis
 from ..primitives.hinge_motor import hinge_motor
-from ..primitives.plane import plane
+from ..primitives.line import line_rows
 from .layout import HAS_MOTOR, MOTOR_MAX, MOTOR_SPEED, STEERING
 from .line import travel_rows
 
@@ -31,15 +31,10 @@ from .line import travel_rows
 @helper
 def prepare_wheel(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s,
                   B_inv, B_I):
-    p = sub(pb, pa)
-    sa = sub(pb, xa)
-    s = qaxis(fa, 0)
-    t0 = qaxis(fa, 1)
-    t1 = qaxis(fa, 2)
-    plane(r0, a, b, t0, sa, rb, dot(t0, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    plane(r0 + 1, a, b, t1, sa, rb, dot(t1, p), S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
-    travel_rows(r0 + 2, j, flags, jf, a, b, s, sa, rb, dot(s, p), S, R_b, R_j, R_d, R_p, R_k,
-                B_s, B_inv, B_I)
+    s, sa, d = line_rows(r0, a, b, xa, rb, pa, pb, fa, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                         B_I)
+    travel_rows(r0 + 2, j, flags, jf, a, b, s, sa, rb, d, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                B_inv, B_I)
     half = 0.5 * jf[j, STEERING]
     steered = qmul(fa, (math.cos(half), math.sin(half), 0.0, 0.0))
     hinge_axis(r0 + 5, a, b, s, qaxis(steered, 2), qaxis(fb, 1), S, R_b, R_j, R_d, R_p, R_k, B_s,
