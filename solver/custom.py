@@ -60,8 +60,8 @@ from . import jit
 from . import world as _w            # circular import: used at call time only
 from .joints import layout as L
 from .joints.custom import (CF_ANCHOR, CF_AXIS, CF_DAMPING, CF_NUMBERS, CF_STIFFNESS,
-                            CF_WIDTH, CI_FUNCTION, CI_JOINT, CI_NUMBERS, CI_SIDE, CI_WIDTH,
-                            LETTERS, MAX_NUMBERS, PER_LETTER, Q_NUMBERS)
+                            CF_WIDTH, CI_FUNCTION, CI_JOINT, CI_NUMBERS, CI_SIDE, CI_USED,
+                            CI_WIDTH, LETTERS, MAX_NUMBERS, PER_LETTER, Q_NUMBERS)
 
 SCALAR, VECTOR = "a scalar", "a vector"
 VECTOR_NAMES = "pxuXYZ"              # their order in a letter's block of q (joints/custom.py)
@@ -279,18 +279,15 @@ def key(expression):
 
 def generate(expression):
     """Python source of the numba C function void constraint(double *q, double *g) that
-    writes g[0] = C and g[1 + i] = dC/dq[i] for the q the expression reads."""
+    writes g[0] = C and g[1 + i] = dC/dq[i] for every q the expression reads (0 included:
+    the step reads them without clearing g)."""
     import sympy as sp
     from sympy.printing.pycode import PythonCodePrinter
 
     c = expression.value(sp)
     inputs = [sp.Symbol(f"q{PER_LETTER * letter + 3 * vector + k}", real=True)
               for letter, vector in sorted(expression.used) for k in range(3)]
-    outputs = [(0, c)]
-    for s in inputs:
-        d = sp.diff(c, s)
-        if d != 0:
-            outputs.append((1 + int(s.name[1:]), d))
+    outputs = [(0, c)] + [(1 + int(s.name[1:]), sp.diff(c, s)) for s in inputs]
     shared, reduced = sp.cse([e for _, e in outputs])
     printer = PythonCodePrinter({"standard": "python3"})
     free = set().union(*(e.free_symbols for e in reduced), *(e.free_symbols for _, e in shared))
@@ -435,6 +432,8 @@ class CustomConstraints:
         ci = np.zeros(CI_WIDTH, dtype=np.int64)
         cf = np.zeros(CF_WIDTH)
         ci[[CI_JOINT, CI_FUNCTION, CI_NUMBERS]] = (j, function.address, len(expr.numbers))
+        for letter, vector in expr.used:
+            ci[CI_USED + letter] |= 1 << vector
         for i, body in enumerate(ids):
             ci[CI_SIDE + i] = -1 if body < 0 else (0 if body == a else 1)
             x, rot = (np.zeros(3), np.eye(3)) if body < 0 else \

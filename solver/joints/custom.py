@@ -47,7 +47,7 @@ differently from everything else.
 
 How the kernels reach the user's code. The expression's function is compiled by numba as a
 `cfunc` (a C function void f(double *q, double *g): q the letters' vectors and the
-expression's numbers, g = (C, dC/dq)) in a generated file cached by the hash of the
+expression's numbers, g = (C, dC/dq), written for the vectors it reads) in a generated file cached by the hash of the
 expression's structure (solver/custom.py), and each custom constraint stores the function's
 address. `prepare_custom` calls it through that address (`_call`, an indirect call of a few
 nanoseconds), so the step kernel is compiled once for any set of expressions, and adding a
@@ -56,8 +56,12 @@ custom constraint compiles only its own small function. Measured alternatives:
     the compiled function up again on every call from Python, 87 us per World.step even
     for a world without custom constraints;
   * a step kernel generated per set of expressions: recompiles the whole step (tens of s).
-Rows of custom constraints are filled after `prepare_joints` (which has left them inactive,
-joints/prepare.py knows nothing of this kind), each time the joints' rows are prepared.
+The stage `prepare_custom` runs after `prepare_joints` each time the joints' rows are
+prepared (step.py); joints/prepare.py only clears a custom joint's rows. Measured (a chain of
+100 links, bench/custom.py and a loop over the stage alone): the stage costs about 70 ns a
+constraint, of which about 40 ns are the call of the compiled function and the function
+itself; a distance joint's prepare costs about as much, and a frame of the chain held by
+custom constraints takes about as long as one held by distance joints (README).
 """
 
 import math
@@ -87,7 +91,8 @@ G_WIDTH = 1 + Q_NUMBERS                   # g[0] = C, g[1 + i] = dC/dq[i]
 # ci columns (int64, one row per custom constraint)
 CI_JOINT, CI_FUNCTION, CI_NUMBERS = range(3)
 CI_SIDE = 3                 # 4: per letter 0 = the joint's body a, 1 = body b, -1 = the world
-CI_WIDTH = CI_SIDE + LETTERS
+CI_USED = CI_SIDE + LETTERS  # 4: per letter the vectors the expression reads, bit k = vector k
+CI_WIDTH = CI_USED + LETTERS
 # cf columns (float64)
 CF_ANCHOR = 0               # 3 per letter: the anchor in the body's frame (world: the point)
 CF_AXIS = 3 * LETTERS       # 3 per letter: the axis in the body's frame
@@ -132,35 +137,72 @@ def _letter_pose(side, xa, qa, xb, qb):
 
 
 @helper
-def _inputs(c, ci, cf, xa, qa, xb, qb, q):
-    """The letters' vectors (p, x, u, X, Y, Z) and the expression's numbers into q."""
-    for i in range(LETTERS):
-        x, rot = _letter_pose(ci[c, CI_SIDE + i], xa, qa, xb, qb)
-        o = PER_LETTER * i
-        _store3(q, o, add(x, qrotate(rot, vec3_at(cf, c, CF_ANCHOR + 3 * i))))
+def _letter_inputs(used, o, anchor, axis, x, rot, q):
+    """Letter's vectors into q[o:o + 18] (those the expression reads: bit k of `used`)."""
+    if used & 1:
+        _store3(q, o, add(x, qrotate(rot, anchor)))
+    if used & 2:
         _store3(q, o + 3, x)
-        _store3(q, o + 6, qrotate(rot, vec3_at(cf, c, CF_AXIS + 3 * i)))
-        _store3(q, o + 9, qaxis(rot, 0))
-        _store3(q, o + 12, qaxis(rot, 1))
-        _store3(q, o + 15, qaxis(rot, 2))
+    if used & 4:
+        _store3(q, o + 6, qrotate(rot, axis))
+    for k in range(3):
+        if used & (8 << k):
+            _store3(q, o + 9 + 3 * k, qaxis(rot, k))
+
+
+@helper
+def _inputs(c, ci, cf, xa, qa, xb, qb, q):
+    """The vectors the expression reads (p, x, u, X, Y, Z of each letter) and its numbers
+    into q."""
+    for i in range(LETTERS):
+        used = ci[c, CI_USED + i]
+        if used != 0:
+            x, rot = _letter_pose(ci[c, CI_SIDE + i], xa, qa, xb, qb)
+            _letter_inputs(used, PER_LETTER * i, vec3_at(cf, c, CF_ANCHOR + 3 * i),
+                           vec3_at(cf, c, CF_AXIS + 3 * i), x, rot, q)
     for k in range(ci[c, CI_NUMBERS]):
         q[Q_NUMBERS + k] = cf[c, CF_NUMBERS + k]
 
 
 @helper
-def _jacobian(c, ci, q, g, side):
-    """(Jv, Jw) of the constraint for the body on `side` (0: a, 1: b), from the gradient."""
+def _gradient_finite(c, ci, g):
+    """Whether C and every derivative the function wrote are finite (a length of a zero
+    vector divides by 0)."""
+    total = g[0] * 0.0
+    for i in range(LETTERS):
+        used = ci[c, CI_USED + i]
+        for k in range(VECTORS):
+            if used & (1 << k):
+                o = 1 + PER_LETTER * i + 3 * k
+                total += (g[o] + g[o + 1] + g[o + 2]) * 0.0
+    return total == 0.0
+
+
+@helper
+def _letter_jacobian(used, o, q, g, centre, jv, jw):
+    """(Jv, Jw) plus one letter's part (its vectors at q[o:], their gradient at g[1 + o:])."""
+    if used & 1:
+        gp = _load3(g, 1 + o)
+        jv = add(jv, gp)
+        jw = add(jw, cross(sub(_load3(q, o), centre), gp))
+    if used & 2:
+        jv = add(jv, _load3(g, 1 + o + 3))
+    for k in range(2, VECTORS):
+        if used & (1 << k):
+            jw = add(jw, cross(_load3(q, o + 3 * k), _load3(g, 1 + o + 3 * k)))
+    return jv, jw
+
+
+@helper
+def _jacobian(c, ci, q, g, side, centre):
+    """(Jv, Jw) of the constraint for the body on `side` (0: a, 1: b) whose centre of mass
+    is `centre`, from the gradient g (the derivation in the header)."""
     jv = (0.0, 0.0, 0.0)
     jw = (0.0, 0.0, 0.0)
     for i in range(LETTERS):
-        if ci[c, CI_SIDE + i] != side:
-            continue
-        o = PER_LETTER * i
-        gp = _load3(g, 1 + o)
-        jv = add(jv, add(gp, _load3(g, 1 + o + 3)))
-        jw = add(jw, cross(sub(_load3(q, o), _load3(q, o + 3)), gp))
-        for k in range(2, VECTORS):
-            jw = add(jw, cross(_load3(q, o + 3 * k), _load3(g, 1 + o + 3 * k)))
+        used = ci[c, CI_USED + i]
+        if ci[c, CI_SIDE + i] == side and used != 0:
+            jv, jw = _letter_jacobian(used, PER_LETTER * i, q, g, centre, jv, jw)
     return jv, jw
 
 
@@ -215,15 +257,11 @@ def prepare_custom(ci, cf, jt, jf, bkind, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv
         xa, qa = body_pose(B_s, a)
         xb, qb = body_pose(B_s, b)
         _inputs(c, ci, cf, xa, qa, xb, qb, q)
-        g[:] = 0.0
         _call(ci[c, CI_FUNCTION], q, g)
-        total = 0.0
-        for k in range(G_WIDTH):
-            total += g[k] * 0.0
-        if total != 0.0:           # NaN or inf somewhere (length of a zero vector ...)
-            continue
-        jva, jwa = _jacobian(c, ci, q, g, 0)
-        jvb, jwb = _jacobian(c, ci, q, g, 1)
+        if not _gradient_finite(c, ci, g):
+            continue                # the rows stay inactive this time
+        jva, jwa = _jacobian(c, ci, q, g, 0, xa)
+        jvb, jwb = _jacobian(c, ci, q, g, 1, xb)
         r0 = j * MAX_ROWS
         value = g[0]
         has_lower = (flags & HAS_LOWER) != 0
