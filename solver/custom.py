@@ -96,13 +96,12 @@ class Expression:
     def __init__(self, text, letters):
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"expression must be a non-empty string, got {text!r}")
-        self.text, self.letters = text, letters
+        self.text, self.letters = text.strip(), letters
         try:
-            tree = ast.parse(text.strip(), mode="eval")
+            tree = ast.parse(self.text, mode="eval")
         except SyntaxError as e:
-            raise ValueError(f"expression {text!r}: invalid syntax at column {e.offset}: "
+            raise ValueError(f"expression {self.text!r}: invalid syntax at column {e.offset}: "
                              f"{e.msg}") from None
-        self.text = text.strip()
         self._tree = tree.body
         kind, self.canonical, _ = self._walk(self._tree, None)
         if kind is VECTOR:
@@ -281,8 +280,13 @@ def generate(expression):
     """Python source of the numba C function void constraint(double *q, double *g) that
     writes g[0] = C and g[1 + i] = dC/dq[i] for every q the expression reads (0 included:
     the step reads them without clearing g)."""
-    import sympy as sp
-    from sympy.printing.pycode import PythonCodePrinter
+    try:
+        import sympy as sp
+        from sympy.printing.pycode import PythonCodePrinter
+    except ImportError:
+        raise ImportError(f"the custom constraint {expression.text!r} is new and deriving it "
+                          f"needs sympy (pip install sympy); expressions derived before are "
+                          f"loaded from {cache_folder()} without it") from None
 
     c = expression.value(sp)
     inputs = [sp.Symbol(f"q{PER_LETTER * letter + 3 * vector + k}", real=True)
@@ -353,7 +357,7 @@ class CustomConstraints:
     def _custom_args(self):
         return self._ci.view, self._cf.view
 
-    def _letter_vectors(self, name, values, n, bodies):
+    def _letter_vectors(self, name, values, n):
         """anchors or axes: None, or n entries of None or 3 numbers."""
         if values is None:
             return [None] * n
@@ -409,8 +413,8 @@ class CustomConstraints:
         if not any(ids[letter] >= 0 for letter, _ in expr.used):
             raise ValueError(f"expression {expr.text!r} reads no letter of a body (only the "
                              f"world's), so it constrains nothing")
-        points = self._letter_vectors("anchors", anchors, n, ids)
-        directions = self._letter_vectors("axes", axes, n, ids)
+        points = self._letter_vectors("anchors", anchors, n)
+        directions = self._letter_vectors("axes", axes, n)
         k = _w._optional_number("stiffness", stiffness, minimum=0.0)
         b = _w._number("damping", damping, minimum=0.0)
         if k is None and b > 0.0:

@@ -114,6 +114,22 @@ def test_one_sided_custom_constraint_is_a_rope():
     assert w.positions[ball][2] < pivot[2] - 1.0, "the ball did not swing down on the rope"
 
 
+def test_custom_range_stops_a_ball_at_both_bounds():
+    # "pA.z" in [1, 2.3]: thrown up at 3 m/s from z = 2 (free flight would reach
+    # 2 + 9 / 2g = 2.46 m) the ball stops at 2.3, then falls and rests on the lower bound.
+    w = lg.World()
+    ball = w.add_body(lg.Sphere(0.1), (0, 0, 2), mass=1.0, linear_velocity=(0, 0, 3.0))
+    w.add_custom([ball], "pA.z", lower=1.0, upper=2.3)
+    highest = 0.0
+    while w.time < 2.0:
+        w.step(FRAME)
+        highest = max(highest, w.positions[ball][2])
+    note("custom range [1, 2.3]: highest z (m)", highest, "2.3 + < 1 mm")
+    note("custom range [1, 2.3]: z after 2 s (m)", w.positions[ball][2], "1 within 1 mm")
+    assert 2.3 - 1e-3 < highest < 2.3 + 1e-3, f"the ball rose to {highest:.4f} m"
+    assert abs(w.positions[ball][2] - 1.0) < 1e-3, f"it rests at {w.positions[ball][2]:.4f} m"
+
+
 @pytest.mark.parametrize("stiffness", [100.0, 400.0])
 def test_soft_custom_constraint_oscillates_at_sqrt_k_over_m(stiffness):
     # A 2 kg ball hangs on a spring C = length - 1 from a world point, released at rest with
@@ -242,10 +258,12 @@ print(json.dumps(dict(custom.last_build, seconds=seconds, sympy="sympy" in sys.m
 
 
 def test_first_use_compiles_and_a_second_process_loads_from_the_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("LIGAMENT_CUSTOM_CACHE", str(tmp_path))
-    expression = "length(pA - pB) + 0 * atan2(pB.x, pB.y + 3) - 1"   # new to this folder
+    monkeypatch.setenv("LIGAMENT_CUSTOM_CACHE", str(tmp_path))    # an empty cache
+    monkeypatch.setattr(custom, "_loaded", {})                      # and nothing in memory
+    expression = "length(pA - pB) + 0 * atan2(pB.x, pB.y + 3) - 1"
     w = lg.World()
     a = w.add_body(lg.Sphere(0.1), (0, 0, 4), mass=1.0)
+    w.step(FRAME)                     # the solver's kernels are cached for the second process
     t = time.perf_counter()
     w.add_custom([None, a], expression, anchors=[(0, 0, 5), None])
     first = time.perf_counter() - t
