@@ -152,6 +152,28 @@ def test_soft_custom_constraint_oscillates_at_sqrt_k_over_m(stiffness):
     assert abs(max(x) - sag) < 0.1 * sag, f"amplitude {max(x):.4f} m, expected about {sag:.4f}"
 
 
+def test_soft_one_sided_custom_constraint_is_an_elastic_rope():
+    # "2 - length" >= 0 with stiffness k and damping 0.7 of critical: a 2 kg ball hanging on
+    # it settles with the rope stretched by m g / k; raised above the rope's reach it falls
+    # freely (the bound only pushes while it is violated).
+    m, k = 2.0, 500.0
+    w = lg.World()
+    top = np.array([0.0, 0.0, 5.0])
+    ball = w.add_body(lg.Sphere(0.05), top - (0, 0, 2), mass=m)
+    w.add_custom([None, ball], "2 - length(pA - pB)", lower=0.0, stiffness=k,
+                 damping=2 * 0.7 * math.sqrt(k * m), anchors=[top, None])
+    while w.time < 4.0:
+        w.step(FRAME)
+    stretch = np.linalg.norm(w.positions[ball] - top) - 2.0
+    note("soft custom rope: stretch at rest (m)", stretch, f"{m * G / k:.4f} within 2 %")
+    assert relative(stretch, m * G / k) < 0.02, f"stretch {stretch:.5f}, m g / k {m * G / k:.5f}"
+    w.positions[ball] = top - (0, 0, 1)
+    w.linear_velocities[ball] = (0, 0, 0)
+    for _ in range(10):
+        w.step(FRAME)
+    assert abs(w.linear_velocities[ball][2] + G * 10 * FRAME) < 1e-9, "a slack rope pulled"
+
+
 def _decay_rate(damping, m=1.0, k=200.0):
     """Peaks' decay rate (1/s) of a ball pulled 0.1 m out on a custom spring, no gravity."""
     w = lg.World(gravity=(0, 0, 0))
