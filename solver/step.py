@@ -37,6 +37,7 @@ from .joints.layout import (BALL, BODY_A, BODY_B, BREAK_FORCE, BREAK_TORQUE, BRO
                             FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
 from .joints.prepare import prepare_joint_rows
+from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
 from .direct import factor_islands, plan_islands, project_positions, scratch, solve_direct
@@ -263,7 +264,7 @@ def break_joints(jt, jf, jimp, acc, bkind, dt):
 
 @kernel
 def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, joint_hertz,
-               joint_damping, C):
+               joint_damping, C, X):
     """Advance the world by one frame of length dt.
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
@@ -274,6 +275,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     K = (ktarget, khas)                          kinematic targets for this frame
     C = (mi, mf, acc, rows, params)              this frame's awake contact manifolds
                                                  (contacts.py)
+    X = (ci, cf)                                 custom constraints (joints/custom.py)
     """
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jimp, jpts = J
@@ -291,6 +293,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     kg = np.zeros(bs.shape[0])
     update_world_inertia(bs, bil, bkind, bI)
     prepare_joints(jt, jf, jpts, bkind, S, R, body)
+    prepare_custom_rows(X, jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
     plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
     W = scratch(plan)
@@ -301,6 +304,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, jpts, bkind, S, R, body)
+        prepare_custom_rows(X, jt, jf, bkind, S, R, body)
         update_contacts(C, SC, body)
         factor_islands(plan, R, binv)
         n_sweep = list_sweep_rows(R, sweep)
@@ -312,6 +316,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         update_world_inertia(bs, bil, bkind, bI)
         stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
         prepare_joints(jt, jf, jpts, bkind, S_error, R, body)
+        prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
         n_sweep = list_sweep_rows(R, sweep)
         project_positions(plan, R, bs, binv, W)

@@ -12,6 +12,7 @@ import numpy as np
 from . import bodies as bodies_mod
 from .bodies import ASLEEP, DYNAMIC, KIND_NAMES, KINEMATIC, STATE_WIDTH
 from .joints import layout as L
+from .custom import CustomConstraints
 from .mechanisms import Mechanisms
 from .rows import new_rows
 from .shapes import Box, Capsule, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
@@ -179,7 +180,7 @@ class _Table:
         return self.data[:self.n]
 
 
-class World(Mechanisms):
+class World(Mechanisms, CustomConstraints):
     """A rigid-body world: bodies, joints, and the soft-step solver that moves them.
 
     gravity     (3,) m/s^2
@@ -251,6 +252,7 @@ class World(Mechanisms):
         self._jacc = _Table(L.MAX_ROWS, np.float64)
         self._jimp = _Table(L.JIMP_WIDTH, np.float64)
         self._jpts = _Table(3, np.float64)                 # the paths' points (add_path)
+        self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
         self._bfilter = _Table(2, np.int64)                # collision group, mask
         self._shape_tables = None
@@ -846,7 +848,7 @@ class World(Mechanisms):
         g = self.gravity
         step_frame(B, J, R, K, dt, self.substeps, self.iterations, self.relax_iterations,
                    (g[0], g[1], g[2]),
-                   self.joint_hertz, self.joint_damping_ratio, C)
+                   self.joint_hertz, self.joint_damping_ratio, C, self._custom_args())
         if self._sleeping:
             fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
                         self._bisland.view, self._btimer.view, self._bfrozen.view,

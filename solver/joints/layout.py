@@ -7,8 +7,10 @@ JT_WIDTH = 4
 # joint types
 BALL, HINGE, PRISMATIC, FIXED, DISTANCE, ROPE, RAGDOLL, ANGULAR_MOTOR = range(8)
 GEAR, RACK_AND_PINION, PULLEY, LINE, WHEEL, PATH = range(8, 14)       # mechanisms (issue 14)
+CUSTOM = 14         # World.add_custom: rows filled by joints/custom.py, not joints/prepare.py
 TYPE_NAMES = ("ball_socket", "hinge", "prismatic", "fixed", "distance", "rope", "ragdoll",
-              "angular_motor", "gear", "rack_and_pinion", "pulley", "line", "wheel", "path")
+              "angular_motor", "gear", "rack_and_pinion", "pulley", "line", "wheel", "path",
+              "custom")
 
 # flag bits
 ENABLED = 1

@@ -13,6 +13,7 @@ from .hinge import prepare_hinge
 from .layout import (ANGULAR_MOTOR, BALL, BROKEN, DISTANCE, ENABLED, FIXED, FLAGS, GEAR, HINGE,
                      LINE, MAX_ROWS, PATH, PRISMATIC, PULLEY, RACK_AND_PINION, RAGDOLL, ROPE,
                      TYPE, WHEEL)
+from .layout import CUSTOM
 from .line import prepare_line
 from .path import prepare_path
 from .prismatic import prepare_prismatic
@@ -43,7 +44,7 @@ def prepare_joint_rows(j, jt, jf, jpts, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, 
     for k in range(MAX_ROWS):
         R_p[r0 + k, ACTIVE] = 0.0
     flags = jt[j, FLAGS]
-    if not flags & ENABLED or flags & BROKEN:
+    if not flags & ENABLED or flags & BROKEN or jt[j, TYPE] == CUSTOM:   # custom: custom.py
         return
     a, b, xa, xb, ra, rb, pa, pb, fa, fb = joint_pose(j, jt, jf, B_s)
     kind = jt[j, TYPE]
