@@ -33,7 +33,9 @@ def build_zip():
     return proc.stdout.strip().splitlines()[-1]
 
 
-def main():
+def install():
+    """Build the zip, install and enable it in a private user folder the way a user does,
+    open an empty file. Returns (bpy, the extension's module)."""
     os.makedirs(USER, exist_ok=True)
     os.environ["BLENDER_USER_RESOURCES"] = USER
     os.environ.pop("NUMBA_CACHE_DIR", None)
@@ -42,10 +44,13 @@ def main():
     result = bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
                                                       enable_on_install=True)
     assert result == {"FINISHED"}, result
-    lig = sys.modules[MODULE]
     print(f"Installed {os.path.basename(zip_path)} into {USER}")
-
     bpy.ops.wm.read_homefile(use_empty=True)
+    return bpy, sys.modules[MODULE]
+
+
+def main():
+    bpy, lig = install()
     scene = bpy.context.scene
     scene.render.fps = 24
     scene.frame_start, scene.frame_end = 1, 96

@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from demo import BUILD, MODULE, USER, build_zip  # noqa: E402  (the same install as demo.py)
+from demo import BUILD, install  # noqa: E402  (the same install as demo.py)
 
 G = 9.81
 FPS = 24
@@ -24,19 +24,8 @@ FRAMES = 120
 
 
 def main():
-    os.makedirs(USER, exist_ok=True)
-    os.environ["BLENDER_USER_RESOURCES"] = USER
-    os.environ.pop("NUMBA_CACHE_DIR", None)
-    zip_path = build_zip()
-    import bpy
+    bpy, lig = install()
     from mathutils import Euler, Matrix, Vector
-    result = bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
-                                                      enable_on_install=True)
-    assert result == {"FINISHED"}, result
-    lig = sys.modules[MODULE]
-    print(f"Installed {os.path.basename(zip_path)} into {USER}")
-
-    bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps = FPS
     scene.frame_start, scene.frame_end = 1, FRAMES
