@@ -11,6 +11,9 @@ The cache is runtime data (never saved). The rest pose, the transform each dynam
 from, is kept on the object (`ligament_body.rest_*`) because live simulation moves the object.
 """
 
+import time
+import traceback
+
 import bpy
 import numpy as np
 
@@ -179,6 +182,14 @@ class Simulation:
         self.poses = {self.start: rest_poses}             # frame -> {name: (loc, rot)}
         self.states = {self.start: self.world.save_state()}
         self.world_frame = self.start
+
+    def joints_not_acting(self, frame):
+        """{joint empty name: why it does not act at `frame`}: skipped when the simulation
+        was built, or broken at a frame up to `frame`."""
+        out = dict(self.skipped)
+        out.update((name, f"broke at frame {f}") for name, f in self.broken.items()
+                   if f <= frame)
+        return out
 
     @property
     def last_frame(self):
@@ -560,12 +571,10 @@ def _preflight(scene, st, sim):
     """The scene check before a simulation starts: its errors and warnings are printed once
     each and shown in the sidebar's Scene Check panel; they do not stop the simulation."""
     from . import doctor   # doctor builds Simulations of its own: imported when needed
-    import time
     t = time.perf_counter()
     try:
         findings = doctor.preflight(scene, sim)
     except Exception:      # a bug in the check must never stop playback
-        import traceback
         traceback.print_exc()
         findings = []
     sim.findings, sim.check_seconds = findings, time.perf_counter() - t
@@ -628,17 +637,9 @@ def restore_rest(scene, objects=None):
 
 
 def joint_status(scene, name):
-    """Why the joint `name` does not act at the current frame (skipped when the simulation
-    was built, or broken at a frame up to now), or None."""
+    """Why the joint `name` does not act at the current frame, or None."""
     sim = get(scene)
-    if sim is None:
-        return None
-    if name in sim.skipped:
-        return sim.skipped[name]
-    broke = sim.broken.get(name)
-    if broke is not None and broke <= scene.frame_current:
-        return f"broke at frame {broke}"
-    return None
+    return None if sim is None else sim.joints_not_acting(scene.frame_current).get(name)
 
 
 def frame_info(scene):

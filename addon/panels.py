@@ -558,15 +558,9 @@ class VIEW3D_PT_ligament_doctor(View3DLigamentPanel, bpy.types.Panel):
 
 
 def joint_problems(scene):
-    """[(joint empty name, why it is not acting)] at the current frame: joints skipped when
-    the simulation was built and joints broken by then."""
+    """[(joint empty name, why it is not acting)] at the current frame."""
     sim = cache.get(scene)
-    if sim is None:
-        return []
-    out = list(sim.skipped.items())
-    out += [(name, f"broke at frame {f}") for name, f in sim.broken.items()
-            if f <= scene.frame_current]
-    return out
+    return [] if sim is None else list(sim.joints_not_acting(scene.frame_current).items())
 
 
 def _wrap(text, width):

@@ -138,8 +138,9 @@ def _report_done(op, scene, message):
     """The bake's summary; a warning that names the joints that did not act (skipped when the
     simulation was built, or broken, with the frame)."""
     sim = bake.last_simulation(scene)
-    problems = [] if sim is None else [f"'{n}' skipped ({m})" for n, m in sim.skipped.items()]
-    problems += [] if sim is None else [f"'{n}' broke at frame {f}" for n, f in sim.broken.items()]
+    problems = [] if sim is None else [
+        f"'{n}' {m if n in sim.broken else f'skipped ({m})'}"
+        for n, m in sim.joints_not_acting(sim.end).items()]
     if problems:
         op.report({'WARNING'}, f"{message}; joints not acting: " + "; ".join(problems))
     else:
