@@ -7,7 +7,9 @@ extension's first frame, with the compile seconds per kernel.
 Each figure is a fresh process from its start to the end of its first simulated frame of
 `solver.warmup.every_feature_world()` (every shape, every joint kind, a drive, contacts):
 * cold: a copy of the solver's sources without solver/_kernels/ and a fresh
-  NUMBA_CACHE_DIR, so every kernel compiles (numba's compile events give the seconds per
+  NUMBA_CACHE_DIR, so every kernel compiles: as a user gets it (the first step compiles the
+  collision kernels in a worker process while this one compiles the step: warmup.prepare),
+  and on one core (LIGAMENT_COMPILE_WORKERS=0; numba's compile events give the seconds per
   kernel: time in the kernel itself, not in the kernels it calls);
 * warm: the same cache again (every kernel loads);
 * installed: the linux-x64 zip built by tools/build_extension.py (kernels inside) installed
@@ -51,7 +53,10 @@ for ts, ev in rec.buffer:
         own[name] += ts - start - inner
         if stack:
             stack[-1][2] += ts - start
-print(json.dumps({{"import": t1 - t0, "frame": t2 - t1, "total": t2 - t0,
+import resource
+cpu = [r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                         resource.getrusage(resource.RUSAGE_CHILDREN))]
+print(json.dumps({{"import": t1 - t0, "frame": t2 - t1, "total": t2 - t0, "cpu": cpu,
                   "compiles": sum(1 for _, ev in rec.buffer if ev.is_start),
                   "kernels": own.most_common()}}))
 """
@@ -97,9 +102,12 @@ def fresh_copy(tmp):
     return root
 
 
-def run_frame(root, cache):
+def run_frame(root, cache, workers=None):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    env.pop("LIGAMENT_KERNEL_CACHE", None)
+    for k in ("LIGAMENT_KERNEL_CACHE", "LIGAMENT_COMPILE_WORKERS"):
+        env.pop(k, None)
+    if workers is not None:
+        env["LIGAMENT_COMPILE_WORKERS"] = str(workers)
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", FRAME.format(root=root)], env=env,
                          capture_output=True, text=True, check=True).stdout
@@ -134,10 +142,15 @@ def main():
         root = fresh_copy(tmp)
         cold = run_frame(root, cache)
         warm = run_frame(root, cache)
-        print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}{'compiles':>10}")
-        for name, r in (("cold (fresh NUMBA_CACHE_DIR)", cold), ("warm (same cache)", warm)):
+        one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0)
+        print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}{'compiles':>10}"
+              f"{'cpu s':>8}{'worker cpu s':>14}")
+        for name, r in (("cold (fresh NUMBA_CACHE_DIR)", cold), ("warm (same cache)", warm),
+                        ("cold, one core (no worker)", one)):
             print(f"{name:36}{r['import']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
-                  f"{r['compiles']:10d}")
+                  f"{r['compiles']:10d}{r['cpu'][0]:8.1f}{r['cpu'][1]:14.1f}")
+        print("(cpu s: this process's CPU seconds, worker cpu s: the compile worker's; on a "
+              "quiet machine the cold process time is about the larger of the two)")
         if not args.skip_blender:
             dist = os.path.join(tmp, "dist")
             t0 = time.perf_counter()
@@ -156,9 +169,10 @@ def main():
             for name, r in (("fresh install", fresh), ("reinstall of the same zip", again)):
                 print(f"{name:36}{r['install']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
                       f"{r['compiled']:10d}")
-        print(f"\ncold compile: seconds per kernel (its own time; {len(cold['kernels'])} kernels,"
-              f" {cold['compiles']} compiles)")
-        for name, seconds in cold["kernels"][:args.kernels]:
+        print("(compiles: this process's only; the worker compiles the rest)")
+        print(f"\ncold compile on one core: seconds per kernel (its own time; "
+              f"{len(one['kernels'])} kernels, {one['compiles']} compiles)")
+        for name, seconds in one["kernels"][:args.kernels]:
             print(f"  {seconds:6.2f}  {name}")
 
 

@@ -46,10 +46,11 @@ A cache folder elsewhere than beside the sources is seeded from the one beside t
 that one holds kernels of the same hash (the shipped kernels of an installed extension).
 """
 
-import inspect
+import linecache
 import os
 import shutil
 import tempfile
+import types as pytypes
 
 from numba.core import config as _numba_config
 from numba.core import types
@@ -183,9 +184,17 @@ SHORT_HELPER = 15     # lines; 25 or 40 changed neither compile nor frame time (
 
 def _short(py_func):
     """Whether a helper is short enough to inline wherever it is called (lines after the
-    decorator and the def line, blank lines and comments left out: a rough measure)."""
-    lines = [l for l in inspect.getsource(py_func).splitlines()[2:]
-             if l.strip() and not l.strip().startswith(("#", '"""'))]
+    decorator and the def line, blank lines and comments left out: a rough measure). Its
+    last line is the last its bytecode names (inspect.getsource tokenized the file again
+    for every helper: a sixth of the solver's import)."""
+    code = py_func.__code__
+    stack, last = [code], code.co_firstlineno
+    while stack:
+        c = stack.pop()
+        last = max([last] + [line for _, _, line in c.co_lines() if line])
+        stack.extend(k for k in c.co_consts if isinstance(k, pytypes.CodeType))
+    body = linecache.getlines(code.co_filename)[code.co_firstlineno + 1:last]
+    lines = [l for l in body if l.strip() and not l.strip().startswith(("#", '"""'))]
     return len(lines) <= SHORT_HELPER
 
 

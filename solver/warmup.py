@@ -1,4 +1,4 @@
-"""Compile (or load) every kernel a simulation uses, with progress.
+"""Compile (or load) every kernel a simulation uses, with progress, on two cores.
 
     python -m solver.warmup          (from the repository root) prints progress lines
 
@@ -7,18 +7,34 @@ and contacts, and lets an island fall asleep and wake, so every kernel that `Wor
 compiled (the first time, about a minute on one core) or loaded from the kernel cache
 (jit.py). When it finishes it writes READY into the cache folder: the Blender extension ships
 that folder for linux-x64, and checks READY to know that simulating will not compile.
+
+`prepare` does the same in two processes when the machine has a second core: the kernels
+fall into two trees that share almost nothing, the step (`step_frame`: joints, rows, the
+exact island solve, contact solving; ~36 s alone on this 2-core machine) and the collision
+(`ContactState.collide`: narrow phase, meshes, hulls, manifolds; ~27 s). A worker process
+compiles the collision tree while this one compiles the step; both write the same kernel
+cache (numba writes each file atomically), then `warm_up` loads both and compiles the few
+kernels left (waking, removing a joint). `World.step` calls `prepare` on its first call in a
+process whose cache is not READY, so a new user's first frame costs the longer tree, not
+both. LIGAMENT_COMPILE_WORKERS=0 turns the worker off (then kernels compile one by one as
+the first frame needs them, as numba does by default).
 """
 
 import os
+import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
+from numba import typeof
+from numba.core import config as numba_config
 from numba.core import event
 
 from . import jit
 from .contacts import MF_WIDTH, MI_WIDTH, awake_first
 from .sleep import wake_marked
+from .step import step_frame
 from .shapes import Box, Capsule, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh
 from .world import World
 
@@ -101,14 +117,21 @@ def _expected():
 
 
 class _Progress(event.Listener):
+    """Counts the solver's compiles in this process and the worker's, reporting percent."""
+
     def __init__(self, total, report):
         self.total, self.report, self.done, self.last = total, report, 0, -1
+        self.lock = threading.Lock()
 
     def on_start(self, ev):
         pass
 
     def on_end(self, ev):
         if ev.data["dispatcher"].py_func.__module__.startswith(__package__ + "."):
+            self.add()
+
+    def add(self):
+        with self.lock:
             self.done += 1
             percent = min(99, 100 * self.done // max(self.total, 1))
             if percent != self.last:
@@ -116,11 +139,11 @@ class _Progress(event.Listener):
                 self.report(percent)
 
 
-def warm_up(report=None):
+def warm_up(report=None, progress=None):
     """Compile or load every kernel; report(percent) is called as kernels compile. Returns
     the seconds it took. Writes READY into the kernel cache folder at the end."""
     t0 = time.perf_counter()
-    listener = _Progress(_expected(), report or (lambda percent: None))
+    listener = progress or _Progress(_expected(), report or (lambda percent: None))
     with event.install_listener("numba:compile", listener):
         w = every_feature_world()
         for _ in range(3):
@@ -139,9 +162,146 @@ def warm_up(report=None):
     return time.perf_counter() - t0
 
 
+# --- two processes --------------------------------------------------------------------
+
+WORKERS = "LIGAMENT_COMPILE_WORKERS"
+
+
+def workers():
+    """Compile workers beside this process: 1 when a second core is free to this process,
+    0 on one core or when LIGAMENT_COMPILE_WORKERS=0."""
+    asked = os.environ.get(WORKERS, "").strip()
+    if asked:
+        try:
+            return min(1, max(0, int(asked)))
+        except ValueError:
+            raise ValueError(f"{WORKERS}={asked!r}: give 0 (no worker) or 1") from None
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:                        # macOS, Windows
+        cores = os.cpu_count() or 1
+    return 1 if cores >= 2 else 0
+
+
+# The worker imports this solver under the same package name from the same folder (numba's
+# cached kernels record their module) and reads and writes the same cache folder.
+_WORKER = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location({name!r}, {init!r},
+                                              submodule_search_locations=[{folder!r}])
+module = importlib.util.module_from_spec(spec)
+sys.modules[{name!r}] = module
+spec.loader.exec_module(module)
+sys.exit(importlib.import_module({name!r} + ".warmup")._worker_main())
+"""
+
+
+class _Worker:
+    """The second process, compiling the collision tree; each line it prints is a compile."""
+
+    def __init__(self, progress):
+        self.progress, self.lines = progress, []
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+                   LIGAMENT_KERNEL_CACHE=os.path.dirname(jit.CACHE_FOLDER))
+        if numba_config.CPU_NAME != jit.PORTABLE_CPU:
+            env["LIGAMENT_CPU"] = "host"          # the same code generation as this process
+        code = _WORKER.format(name=__package__, folder=jit.SOLVER_DIR,
+                              init=os.path.join(jit.SOLVER_DIR, "__init__.py"))
+        self.process = subprocess.Popen([sys.executable, "-c", code], env=env, text=True,
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            if line.startswith("compiled "):
+                self.progress.add()
+            else:
+                self.lines.append(line.rstrip())
+
+    def finish(self):
+        """Wait for it; True when it compiled its tree (if not, warm_up compiles the rest)."""
+        code = self.process.wait()
+        self.reader.join(timeout=10.0)
+        return code == 0
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def _compile_collision():
+    """The worker's half: every kernel `ContactState.collide` and the sleeping pass call."""
+    w = every_feature_world()
+    w._collide(1 / 60)
+
+
+def _compile_step():
+    """This process's half: step_frame for a world's argument types (compiled, not run)."""
+    w = every_feature_world()
+    args = w._step_args(1 / 60, w._contacts.kernel_args())
+    step_frame.compile(tuple(typeof(a) for a in args))
+
+
+def _watch_parent():
+    """The worker ends when the process that started it is gone (Esc, a closed Blender)."""
+    parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+class _PrintCompiles(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        if ev.data["dispatcher"].py_func.__module__.startswith(__package__ + "."):
+            print("compiled", flush=True)
+
+
+def _worker_main():
+    threading.Thread(target=_watch_parent, daemon=True).start()
+    print(f"worker {__package__} {jit.CACHE_FOLDER}", flush=True)
+    with event.install_listener("numba:compile", _PrintCompiles()):
+        _compile_collision()
+    return 0
+
+
+def prepare(report=None):
+    """Compile or load every kernel, the collision tree in a worker process when a second
+    core is free (see the module docstring), then write READY. Returns the seconds it took;
+    0 when the kernels were READY already."""
+    if ready():
+        return 0.0
+    t0 = time.perf_counter()
+    progress = _Progress(_expected(), report or (lambda percent: None))
+    worker = None
+    if workers():
+        try:
+            worker = _Worker(progress)
+        except OSError as e:                    # no Python to start: compile it all here
+            print(f"Ligament: no compile worker ({e}); compiling on one core",
+                  file=sys.stderr, flush=True)
+    try:
+        with event.install_listener("numba:compile", progress):
+            _compile_step()
+        if worker is not None and not worker.finish():
+            print("Ligament: the compile worker failed (compiling its kernels here):\n" +
+                  "\n".join(worker.lines[-12:]), file=sys.stderr, flush=True)
+        warm_up(report, progress)
+    finally:
+        if worker is not None:
+            worker.stop()
+    return time.perf_counter() - t0
+
+
 def main():
     print(f"Ligament: preparing the solver's kernels in {jit.CACHE_FOLDER}", flush=True)
-    seconds = warm_up(lambda p: print(f"Ligament: preparing the solver: {p}%", flush=True))
+    seconds = prepare(lambda p: print(f"Ligament: preparing the solver: {p}%", flush=True))
     print(f"Ligament: solver ready ({seconds:.1f} s)", flush=True)
 
 

@@ -180,6 +180,18 @@ class _Table:
         return self.data[:self.n]
 
 
+
+_kernels_prepared = [False]
+
+
+def _prepare_kernels():
+    """The first step in a process whose kernel cache is not complete compiles every kernel
+    on two cores (warmup.prepare) instead of one by one as the frame reaches them."""
+    _kernels_prepared[0] = True
+    from . import warmup
+    if warmup.workers() and not warmup.ready():
+        warmup.prepare()
+
 class World(Mechanisms, CustomConstraints):
     """A rigid-body world: bodies, joints, and the soft-step solver that moves them.
 
@@ -833,22 +845,28 @@ class World(Mechanisms, CustomConstraints):
         K = (self._ktarget.view, self._khas.view)
         return B, J, self._row_storage(), K
 
+    def _step_args(self, dt, C):
+        """step_frame's arguments (warmup.prepare compiles it for their types)."""
+        B, J, R, K = self._kernel_args()
+        g = self.gravity
+        return (B, J, R, K, dt, self.substeps, self.iterations, self.relax_iterations,
+                (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio, C,
+                self._custom_args())
+
     def step(self, dt=1.0 / 60.0):
         """Advance one frame of `dt` seconds (substeps happen inside)."""
         dt = _number("dt", dt, minimum=0.0, strict=True)
         if self._bs.n == 0:
             self.time += dt
             return
-        B, J, R, K = self._kernel_args()
+        if not _kernels_prepared[0]:
+            _prepare_kernels()
         if self._sleeping:
             wake_disturbed(self._bs.view, self._bmotion.view, self._bisland.view,
                            self._btimer.view, self._bfrozen.view, self._khas.view,
                            self._jt.view, self._marks())
         C = self._collide(dt)
-        g = self.gravity
-        step_frame(B, J, R, K, dt, self.substeps, self.iterations, self.relax_iterations,
-                   (g[0], g[1], g[2]),
-                   self.joint_hertz, self.joint_damping_ratio, C, self._custom_args())
+        step_frame(*self._step_args(dt, C))
         if self._sleeping:
             fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
                         self._bisland.view, self._btimer.view, self._bfrozen.view,

@@ -40,3 +40,17 @@ def test_kernels_are_stamped_by_the_sources_contents_not_their_files(tmp_path):
         f.write("\n# an edit in a callee's file\n")
     assert source_hash(str(copy)) != jit.STAMP          # an edit anywhere: all recompile
     assert os.path.basename(jit.CACHE_FOLDER) == jit.STAMP[:16]
+
+
+def test_the_compile_worker_shares_this_solver_and_its_cache():
+    """warmup.prepare's second process imports this solver under the same package name and
+    reads the same kernel folder, so what it compiles this process loads (with every kernel
+    ready, the worker loads all of its own and compiles none)."""
+    from solver import warmup
+    if not warmup.ready():
+        warmup.warm_up()                          # compiles (or loads) every kernel here
+    progress = warmup._Progress(1000, lambda percent: None)
+    worker = warmup._Worker(progress)
+    assert worker.finish(), worker.lines
+    assert f"worker solver {jit.CACHE_FOLDER}" in worker.lines
+    assert progress.done == 0                     # every collision kernel loaded from the cache
