@@ -11,7 +11,7 @@ that folder for linux-x64, and checks READY to know that simulating will not com
 `prepare` does the same in two processes when the machine has a second core: the kernels
 fall into two trees that share almost nothing, the step (`step_frame`: joints, rows, the
 exact island solve, contact solving; ~36 s alone on this 2-core machine) and the collision
-(`ContactState.collide`: narrow phase, meshes, hulls, manifolds; ~27 s). A worker process
+(`ContactState.collide`: narrow phase, meshes, hulls, manifolds, and sleeping; ~27 s). A worker process
 compiles the collision tree while this one compiles the step; both write the same kernel
 cache (numba writes each file atomically), then `warm_up` loads both and compiles the few
 kernels left (waking, removing a joint). `World.step` calls `prepare` on its first call in a
@@ -139,6 +139,14 @@ class _Progress(event.Listener):
                 self.report(percent)
 
 
+def _compile_waking():
+    """The kernels that run only when an island wakes, on empty tables of the same types."""
+    none = np.zeros(0, dtype=np.int64)
+    wake_marked(np.zeros(0, dtype=np.bool_), none, none, np.zeros(0))
+    awake_first(np.zeros((0, MI_WIDTH), dtype=np.int64), np.zeros((0, MF_WIDTH)),
+                np.zeros(0), 0, 0, none)
+
+
 def warm_up(report=None, progress=None):
     """Compile or load every kernel; report(percent) is called as kernels compile. Returns
     the seconds it took. Writes READY into the kernel cache folder at the end."""
@@ -150,11 +158,7 @@ def warm_up(report=None, progress=None):
             w.step(1 / 60)
         w.remove_joint(0)
         w.step(1 / 60)
-        # the kernels that run only when an island wakes, on empty tables of the same types
-        none = np.zeros(0, dtype=np.int64)
-        wake_marked(np.zeros(0, dtype=np.bool_), none, none, np.zeros(0))
-        awake_first(np.zeros((0, MI_WIDTH), dtype=np.int64), np.zeros((0, MF_WIDTH)),
-                    np.zeros(0), 0, 0, none)
+        _compile_waking()
     with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
         f.write(jit.STAMP + "\n")
     if report:
@@ -200,7 +204,7 @@ class _Worker:
     """The second process, compiling the collision tree; each line it prints is a compile."""
 
     def __init__(self, progress):
-        self.progress, self.lines = progress, []
+        self.progress, self.lines, self.compiled = progress, [], []
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
                    LIGAMENT_KERNEL_CACHE=os.path.dirname(jit.CACHE_FOLDER))
         if numba_config.CPU_NAME != jit.PORTABLE_CPU:
@@ -217,6 +221,7 @@ class _Worker:
         for line in self.process.stdout:
             if line.startswith("compiled "):
                 self.progress.add()
+                self.compiled.append(line.split()[1])
             else:
                 self.lines.append(line.rstrip())
 
@@ -233,9 +238,12 @@ class _Worker:
 
 
 def _compile_collision():
-    """The worker's half: every kernel `ContactState.collide` and the sleeping pass call."""
+    """The worker's half: every kernel `ContactState.collide` and the sleeping passes call
+    (run on a world of its own; everything but step_frame)."""
     w = every_feature_world()
-    w._collide(1 / 60)
+    w._wake_disturbed()
+    w._fall_asleep(1 / 60, w._collide(1 / 60))
+    _compile_waking()
 
 
 def _compile_step():
@@ -259,8 +267,10 @@ class _PrintCompiles(event.Listener):
         pass
 
     def on_end(self, ev):
-        if ev.data["dispatcher"].py_func.__module__.startswith(__package__ + "."):
-            print("compiled", flush=True)
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith(__package__ + "."):
+            print("compiled", f.__module__[len(__package__) + 1:] + "." + f.__qualname__,
+                  flush=True)
 
 
 def _worker_main():

@@ -845,6 +845,17 @@ class World(Mechanisms, CustomConstraints):
         K = (self._ktarget.view, self._khas.view)
         return B, J, self._row_storage(), K
 
+    def _wake_disturbed(self):
+        wake_disturbed(self._bs.view, self._bmotion.view, self._bisland.view,
+                       self._btimer.view, self._bfrozen.view, self._khas.view,
+                       self._jt.view, self._marks())
+
+    def _fall_asleep(self, dt, C):
+        fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
+                    self._bisland.view, self._btimer.view, self._bfrozen.view,
+                    self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold,
+                    self.time_to_sleep)
+
     def _step_args(self, dt, C):
         """step_frame's arguments (warmup.prepare compiles it for their types)."""
         B, J, R, K = self._kernel_args()
@@ -862,16 +873,11 @@ class World(Mechanisms, CustomConstraints):
         if not _kernels_prepared[0]:
             _prepare_kernels()
         if self._sleeping:
-            wake_disturbed(self._bs.view, self._bmotion.view, self._bisland.view,
-                           self._btimer.view, self._bfrozen.view, self._khas.view,
-                           self._jt.view, self._marks())
+            self._wake_disturbed()
         C = self._collide(dt)
         step_frame(*self._step_args(dt, C))
         if self._sleeping:
-            fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
-                        self._bisland.view, self._btimer.view, self._bfrozen.view,
-                        self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold,
-                        self.time_to_sleep)
+            self._fall_asleep(dt, C)
         self.time += dt
         if not np.all(np.isfinite(self._bs.view)):
             bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
