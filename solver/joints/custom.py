@@ -78,8 +78,8 @@ from numba.extending import intrinsic
 
 from ..bodies import DYNAMIC
 from ..jit import helper
-from ..mathx import add, cross, neg, qaxis, qrotate, sub, vec3_at
-from ..primitives.coupling import coupling_range4
+from ..mathx import add, cross, qaxis, qrotate, sub, vec3_at
+from ..primitives.coupling import coupling_range4, negated
 from ..rows import ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING, row_jacobian4
 from .frames import body_pose
 from .layout import (BODY_A, BODY_C, BROKEN, ENABLED, FLAGS, HAS_LOWER, HAS_SPRING, HAS_UPPER,
@@ -237,12 +237,6 @@ def _soft_bound(r, bodies, jac, c, stiffness, damping, h, R_b, R_j, R_d, R_p, R_
 
 
 @helper
-def _negated(jac):
-    return (neg(jac[0]), neg(jac[1]), neg(jac[2]), neg(jac[3]), neg(jac[4]), neg(jac[5]),
-            neg(jac[6]), neg(jac[7]))
-
-
-@helper
 def _awake(i, bkind):
     return i >= 0 and bkind[i] == DYNAMIC
 
@@ -287,7 +281,7 @@ def prepare_custom(ci, cf, jt, jf, bkind, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv
                 _soft_bound(r0, bodies, jac, value - jf[j, LOWER], k_, b_, S[3], R_b, R_j, R_d,
                             R_p, R_k, B_s, B_inv, B_I)
             if has_upper:
-                _soft_bound(r0 + 2, bodies, _negated(jac), jf[j, UPPER] - value, k_, b_, S[3],
+                _soft_bound(r0 + 2, bodies, negated(jac), jf[j, UPPER] - value, k_, b_, S[3],
                             R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
         else:
             coupling_range4(r0, bodies, jac, value, 0.0, has_lower, jf[j, LOWER], has_upper,

@@ -65,7 +65,8 @@ def coupling_range(r, a, b, jva, jwa, jvb, jwb, c, held, has_lower, lower, has_u
 
 
 @helper
-def _negated(jac):
+def negated(jac):
+    """-J of a four-body Jacobian (JvA, JwA, ..., JvD, JwD): the upper bound's row."""
     return (neg(jac[0]), neg(jac[1]), neg(jac[2]), neg(jac[3]), neg(jac[4]), neg(jac[5]),
             neg(jac[6]), neg(jac[7]))
 
@@ -84,5 +85,5 @@ def coupling_range4(r, bodies, jac, c, held, has_lower, lower, has_upper, upper,
         row_jacobian4(r, bodies, jac, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
         set_lower_limit(r, c - lower, soft, S[4], R_p)
     if has_upper:
-        row_jacobian4(r + 2, bodies, _negated(jac), R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+        row_jacobian4(r + 2, bodies, negated(jac), R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
         set_lower_limit(r + 2, upper - c, soft, S[4], R_p)
