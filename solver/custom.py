@@ -24,13 +24,14 @@ The vocabulary:
     sqrt sin cos tan asin acos atan exp log abs   (of a scalar)   atan2(y, x)
 
 e.g. "length(pA - pB) - 1.5" (a rod), "length(pA - pC) + 2 * length(pB - pD) - 9" (a pulley
-from bodies A and B over the world points C and D), "dot(uA, uB)" (two axes kept
-perpendicular), "pA.z - 2" (a point kept at height 2). With no bound the constraint holds
+from bodies A and B over the points C and D, in the world or on bodies), "dot(uA, uB)" (two
+axes kept perpendicular), "pA.z - 2" (a point kept at height 2), "pA.z + pB.z + pC.z - 3"
+(three bodies' heights summed). With no bound the constraint holds
 C = 0 (a constraint not at 0 when created is pulled there); with `lower` and/or `upper` it
 keeps lower <= C <= upper (one-sided or a range).
 
-At most two different bodies take part (the other letters on the world): joints/custom.py
-says why and derives the rows. An expression that is not a scalar, an unknown name, a vector
+Up to four different bodies take part, one per letter at most (joints/custom.py derives the
+rows: over three or four bodies the constraint is one row over all of them). An expression that is not a scalar, an unknown name, a vector
 where a scalar belongs (or the reverse) is refused with a ValueError naming it and its column.
 
 Compiling. The expression's gradient is derived by sympy and written as a small Python
@@ -383,8 +384,9 @@ class CustomConstraints:
                    damping=0.0, anchors=None, axes=None, collide_connected=False,
                    break_force=None, break_torque=None):
         """A constraint written as an expression over the letters A..D of `bodies` (body ids,
-        None for the static world; at most two different bodies): see solver/custom.py
-        for the symbols (pA anchors, xA centres, uA axes, XA YA ZA body axes) and functions.
+        None for the static world; a body may stand for several letters): see
+        solver/custom.py for the symbols (pA anchors, xA centres, uA axes, XA YA ZA body
+        axes) and functions.
 
         The expression C is held at 0, or with `lower` / `upper` kept in [lower, upper].
         `anchors` and `axes` give each letter's anchor point and axis in world coordinates
@@ -393,7 +395,8 @@ class CustomConstraints:
         compliance 1/k, and `damping` (N s/m) a damper on C's rate; a soft bound pushes only
         while it is violated. The first use of an expression derives and compiles it (about a
         second, see README), later uses and later processes load it. The joint's impulse
-        (joint_impulse) is reported on its second body, about that body's centre of mass."""
+        (joint_impulse) is reported on its second body (the second different body of
+        `bodies`), about that body's centre of mass; all its bodies are one island."""
         if isinstance(bodies, (str, bytes)) or not hasattr(bodies, "__len__"):
             raise ValueError(f"bodies must be a list of 1 to {LETTERS} body ids (None for the "
                              f"static world), got {bodies!r}")
@@ -405,10 +408,6 @@ class CustomConstraints:
         if not moving:
             raise ValueError("bodies must name at least one body: all entries are None (the "
                              "static world), so there is nothing to constrain")
-        if len(moving) > 2:
-            raise ValueError(f"bodies names {len(moving)} different bodies ({moving}); a custom "
-                             f"constraint acts on at most two (the other letters may be None, "
-                             f"the world)")
         expr = Expression(expression, n)
         if not any(ids[letter] >= 0 for letter, _ in expr.used):
             raise ValueError(f"expression {expr.text!r} reads no letter of a body (only the "
@@ -428,10 +427,12 @@ class CustomConstraints:
         if lo is not None and hi is not None and lo > hi:
             raise ValueError(f"lower ({lo:g}) must not be greater than upper ({hi:g})")
         function = compiled(expr)
-        a, bb = (None, moving[0]) if len(moving) == 1 else (moving[0], moving[1])
+        joint_bodies = ([None] if len(moving) == 1 else []) + moving + [-1] * (4 - len(moving))
+        a, bb = joint_bodies[:2]
         centre = lambda i: np.zeros(3) if i is None else self._bs.view[i, 0:3].copy()
         j = self._new_joint(L.CUSTOM, a, bb, centre(a), centre(bb), np.array([1.0, 0, 0, 0]),
-                            collide_connected, break_force, break_torque)
+                            collide_connected, break_force, break_torque,
+                            more=tuple(joint_bodies[2:4]))
         self._set_range(j, lower, upper, "lower", "upper")
         ci = np.zeros(CI_WIDTH, dtype=np.int64)
         cf = np.zeros(CF_WIDTH)
@@ -439,7 +440,7 @@ class CustomConstraints:
         for letter, vector in expr.used:
             ci[CI_USED + letter] |= 1 << vector
         for i, body in enumerate(ids):
-            ci[CI_SIDE + i] = -1 if body < 0 else (0 if body == a else 1)
+            ci[CI_SIDE + i] = -1 if body < 0 else joint_bodies.index(body)
             x, rot = (np.zeros(3), np.eye(3)) if body < 0 else \
                 (self._bs.view[body, 0:3], _w._qmat(self._bs.view[body, 3:7]))
             p = x if points[i] is None else points[i]

@@ -129,13 +129,21 @@ class Mechanisms:
         return j
 
     def add_pulley(self, a, b, anchor_a, anchor_b, fixed_a, fixed_b, ratio=1.0, lower=None,
-                   upper=None, collide_connected=False, break_force=None, break_torque=None):
-        """A rope from anchor_a (on a) over the world point fixed_a, then over fixed_b down to
+                   upper=None, fixed_bodies=(None, None), collide_connected=False,
+                   break_force=None, break_torque=None):
+        """A rope from anchor_a (on a) over the point fixed_a, then over fixed_b down to
         anchor_b (on b), the b side reeved `ratio` times (a block and tackle):
         |anchor_a - fixed_a| + ratio |anchor_b - fixed_b| keeps its length at creation, or
         with `lower` / `upper` stays in that range; only `upper` gives a rope that goes slack
-        below it and never pushes. The fixed points are in the world (Nape's 4-body pulley,
-        with the fixed points on bodies, is not supported)."""
+        below it and never pushes.
+
+        The fixed points are world points, or points on bodies (Nape's 4-body pulley):
+        fixed_bodies = (the body carrying fixed_a, the body carrying fixed_b), None for the
+        world; both may be one body (a block with two wheels). The rope then pulls on those
+        bodies too, and all the pulley's bodies are one island (they sleep and wake together,
+        and do not collide with each other unless collide_connected). A rope's two ends may
+        not sit on one body: fixed_bodies[0] must differ from a, fixed_bodies[1] from b.
+        joint_impulse reports the impulse on b."""
         pa, pb = _w._vector("anchor_a", anchor_a), _w._vector("anchor_b", anchor_b)
         fa, fb = _w._vector("fixed_a", fixed_a), _w._vector("fixed_b", fixed_b)
         rho = self._ratio(ratio, positive=True)
@@ -145,11 +153,26 @@ class Mechanisms:
                                  f"needs a direction")
         for name, value in (("lower", lower), ("upper", upper)):
             _w._optional_number(name, value, minimum=0.0)
+        if isinstance(fixed_bodies, (str, bytes)) or not hasattr(fixed_bodies, "__len__") \
+                or len(fixed_bodies) != 2:
+            raise ValueError(f"fixed_bodies must be a pair (body carrying fixed_a, body "
+                             f"carrying fixed_b), None for the world, got {fixed_bodies!r}")
+        ia = self._body("a", a, allow_world=True)
+        ib = self._body("b", b, allow_world=True)
+        ic, id_ = (self._body(f"fixed_bodies[{i}]", body, allow_world=True)
+                   for i, body in enumerate(fixed_bodies))
+        for end, load, carrier, name in (("fixed_a", ia, ic, "a"), ("fixed_b", ib, id_, "b")):
+            if carrier >= 0 and carrier == load:
+                raise ValueError(f"fixed_bodies: body {carrier} carries both ends of rope "
+                                 f"{name} ({end} and anchor_{name}); hang {end} on another "
+                                 f"body or in the world (None)")
         j = self._new_joint(L.PULLEY, a, b, pa, pb, _IDENTITY, collide_connected, break_force,
-                            break_torque)
+                            break_torque, more=(ic, id_))
         jf = self._jf.data[j]
-        jf[L.FIXED_A:L.FIXED_A + 3] = fa
-        jf[L.FIXED_B:L.FIXED_B + 3] = fb
+        for col, body, point in ((L.FIXED_A, ic, fa), (L.FIXED_B, id_, fb)):
+            if body >= 0:           # stored in the carrying body's frame
+                point = _w._qmat(self._bs.view[body, 3:7]).T @ (point - self._bs.view[body, 0:3])
+            jf[col:col + 3] = point
         jf[L.RATIO] = rho
         jf[L.LENGTH] = np.linalg.norm(pa - fa) + rho * np.linalg.norm(pb - fb)
         self._set_range(j, lower, upper, "lower", "upper")

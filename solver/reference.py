@@ -5,7 +5,8 @@ rows all at once, in the global form of constrained-dynamics-blog.md ("Ax = b"):
 
     u        the stacked body velocities [v_0, w_0, v_1, w_1, ...]          (6n)
     J        one row per active constraint row, its 12 numbers placed at the
-             columns of its two bodies (the static world has no columns)    (m x 6n)
+             columns of its two bodies (the static world has no columns);
+             a row over three or four bodies places its second slot's 12 too  (m x 6n)
     W        M^-1: 1/m_i I_3 and the world inverse inertia per dynamic body (6n x 6n)
     A        J W J^T + D,   b = -(J u + bias),   A lambda = b
 
@@ -27,8 +28,8 @@ import numpy as np
 from .bodies import update_world_inertia
 from .joints.layout import MAX_ROWS
 from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
-                   TARGET, new_rows)
-from .step import prepare_joints
+                   TARGET, WIDE, new_rows)
+from .step import prepare_customs, prepare_joints
 
 RIGID = (0.0, 1.0, 0.0)        # (bias rate, mass scale, impulse scale) of a rigid row
 
@@ -48,6 +49,8 @@ def build_rows(world, h, softness=RIGID):
     S = (float(softness[0]), float(softness[1]), float(softness[2]), float(h), 1.0 / h)
     prepare_joints(world._jt.view, world._jf.view, world._jpts.view, world._bkind.view, S, R,
                    (bs, binv, bI))
+    prepare_customs(world._custom_args(), world._jt.view, world._jf.view, world._bkind.view, S,
+                    R, (bs, binv, bI))
     return R, bI
 
 
@@ -71,14 +74,15 @@ def body_velocities(world):
 
 def global_jacobian(world, R, rows):
     """J (len(rows) x 6n): each row's 12 numbers at its bodies' columns."""
-    rb, rj = R[0], R[1]
+    rb, rj, rp = R[0], R[1], R[3]
     J = np.zeros((len(rows), 6 * world.body_count))
     for k, r in enumerate(rows):
-        a, b = rb[r]
-        if a >= 0:
-            J[k, 6 * a:6 * a + 6] = rj[r, 0:6]
-        if b >= 0:
-            J[k, 6 * b:6 * b + 6] = rj[r, 6:12]
+        for slot in ((r, r + 1) if rp[r, ACTIVE] == WIDE else (r,)):
+            a, b = rb[slot]
+            if a >= 0:
+                J[k, 6 * a:6 * a + 6] += rj[slot, 0:6]
+            if b >= 0:
+                J[k, 6 * b:6 * b + 6] += rj[slot, 6:12]
     return J
 
 

@@ -27,6 +27,23 @@ is the same update with inv_A_soft = EFF * MASS_SCALE and softness = IMPULSE_SCA
 A row's bias has two parts. TARGET is a velocity the row always aims at (a motor's speed, a
 speculative limit's closing speed C/h); BIAS is the soft position correction that the solve
 pass uses and the relax pass drops. Springs (SPRING=1) keep their softness in both passes.
+
+Rows over three or four bodies (`row_jacobian4`: a pulley whose wheels hang on bodies, a
+custom constraint over pA..pD). A scalar C(xA, xB, xC, xD) has a linear and an angular block
+per body, J = [JvA, JwA, JvB, JwB, JvC, JwC, JvD, JwD], so
+
+    C* = sum_i (Jv_i . v_i + Jw_i . w_i),   K = sum_i (|Jv_i|^2 / m_i + Jw_i . I_i^-1 Jw_i),
+    dlambda as for any row, applied to every body: v_i += Jv_i dlambda / m_i,
+    w_i += I_i^-1 Jw_i dlambda
+
+(each body once: a body named twice gets the sum of its blocks, so K keeps the cross term
+Nape's 3-body pulley writes out). Such a row takes two consecutive slots: slot r holds a, b
+and their 12 numbers like any row, slot r + 1 holds c, d and theirs. rp[r, ACTIVE] = WIDE
+marks it; slot r + 1 stays inactive, so everything that walks rows one at a time skips it;
+EFF of slot r is the whole 1/K and acc[r] the one impulse. The leader has BLOCK = 1 (a block
+of one row): the sweep sends it to its block branch, out of the two-body rows' hot path,
+which solves it with `wide_solve`; `row_cdot`, `row_apply` and warm starting read both slots,
+as the direct solver does (direct.py).
 """
 
 import math
@@ -38,6 +55,7 @@ from .mathx import add, cross, dot, mat_vec, scale
 
 EFF, BIAS, TARGET, MASS_SCALE, IMPULSE_SCALE, LO, HI, ACTIVE, SPRING, BLOCK = range(10)
 ROW_PARAMS = 10
+WIDE = 2.0          # ACTIVE of a row over three or four bodies (its c, d in the next slot)
 INF = math.inf
 
 
@@ -106,8 +124,8 @@ def _inverse_inertia_times(bI, i, s, v):
 
 
 @helper
-def row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI):
-    """Store J for row r and compute its effective mass 1 / (J M^-1 J^T)."""
+def _store_pair(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, binv, bI):
+    """Bodies a, b and their Jacobian blocks into slot r; returns their part of K."""
     rb[r, 0] = a
     rb[r, 1] = b
     for k in range(3):
@@ -119,11 +137,22 @@ def row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI):
     ib, sb = _side(b)
     da = _inverse_inertia_times(bI, ia, sa, jwa)
     db = _inverse_inertia_times(bI, ib, sb, jwb)
-    k_sum = (sa * binv[ia] * dot(jva, jva) + dot(jwa, da)
-             + sb * binv[ib] * dot(jvb, jvb) + dot(jwb, db))
     for k in range(3):
         rd[r, k] = da[k]
         rd[r, 3 + k] = db[k]
+    return (sa * binv[ia] * dot(jva, jva) + dot(jwa, da)
+            + sb * binv[ib] * dot(jvb, jvb) + dot(jwb, db))
+
+
+@helper
+def row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI):
+    """Store J for row r and compute its effective mass 1 / (J M^-1 J^T)."""
+    _row_defaults(r, _store_pair(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, binv, bI), rp)
+
+
+@helper
+def _row_defaults(r, k_sum, rp):
+    """Row r's effective mass from its K, and the parameters of a rigid equality row."""
     rp[r, EFF] = 1.0 / k_sum if k_sum > 1e-300 else 0.0
     rp[r, ACTIVE] = 1.0 if k_sum > 1e-300 else 0.0
     rp[r, SPRING] = 0.0
@@ -134,6 +163,47 @@ def row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI):
     rp[r, LO] = -INF
     rp[r, HI] = INF
     rp[r, BLOCK] = 0.0
+
+
+@helper
+def _fold(x, jv, jw, y, jvy, jwy):
+    """Body y's blocks added to body x's when they are the same body: (y, Jv, Jw) after."""
+    if y >= 0 and y == x:
+        return -1, add(jv, jvy), add(jw, jwy)
+    return y, jv, jw
+
+
+@helper(outline=True)
+def row_jacobian4(r, bodies, jac, rb, rj, rd, rp, rk, bs, binv, bI):
+    """Store J for row r over up to four bodies (a, b, c, d) = bodies (-1: the world or
+    none) with jac = (JvA, JwA, JvB, JwB, JvC, JwC, JvD, JwD), and its effective mass (the
+    header's rows over three or four bodies). c and d fold into a body named before them
+    (the sum of the blocks; a and b must differ); a row left with a and b only is an
+    ordinary row, otherwise slot r + 1 holds c and d and the row is WIDE."""
+    a, b, c, d = bodies
+    jva, jwa, jvb, jwb, jvc, jwc, jvd, jwd = jac
+    d, jvc, jwc = _fold(c, jvc, jwc, d, jvd, jwd)
+    c, jva, jwa = _fold(a, jva, jwa, c, jvc, jwc)
+    if c >= 0:
+        c, jvb, jwb = _fold(b, jvb, jwb, c, jvc, jwc)
+    d, jva, jwa = _fold(a, jva, jwa, d, jvd, jwd)
+    if d >= 0:
+        d, jvb, jwb = _fold(b, jvb, jwb, d, jvd, jwd)
+    if c < 0:
+        c, jvc, jwc, d = d, jvd, jwd, -1
+    if c < 0:
+        row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI)
+        return
+    z = (0.0, 0.0, 0.0)
+    if d < 0:
+        jvd, jwd = z, z
+    k_sum = (_store_pair(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, binv, bI)
+             + _store_pair(r + 1, c, d, jvc, jwc, jvd, jwd, rb, rj, rd, binv, bI))
+    _row_defaults(r, k_sum, rp)
+    rp[r + 1, ACTIVE] = 0.0
+    if rp[r, ACTIVE] != 0.0:
+        rp[r, ACTIVE] = WIDE
+        rp[r, BLOCK] = 1.0
 
 
 @helper
@@ -198,6 +268,30 @@ def row_impulse(r, use_bias, cdot, rp, acc):
         new = rp[r, HI]
     acc[r] = new
     return new - old
+
+
+@helper
+def row_cdot(r, rb, rj, rp, bs):
+    """Cdot = J . u of any row (both slots of a wide one)."""
+    v = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+    if rp[r, ACTIVE] == WIDE:
+        v += row_velocity(r + 1, rj, bs, rb[r + 1, 0], rb[r + 1, 1])
+    return v
+
+
+@helper
+def row_apply(r, impulse, rb, rj, rd, rp, bs, binv):
+    """apply_impulse for any row (to all the bodies of a wide one)."""
+    apply_impulse(r, impulse, rb, rj, rd, bs, binv)
+    if rp[r, ACTIVE] == WIDE:
+        apply_impulse(r + 1, impulse, rb, rj, rd, bs, binv)
+
+
+@helper
+def wide_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
+    """row_solve for a row over three or four bodies."""
+    row_apply(r, row_impulse(r, use_bias, row_cdot(r, rb, rj, rp, bs), rp, acc), rb, rj, rd, rp,
+              bs, binv)
 
 
 @helper
@@ -406,7 +500,7 @@ def warm_start(r, rb, rj, rd, rp, acc, bs, binv):
         acc[r] = 0.0
         return
     if acc[r] != 0.0:
-        apply_impulse(r, acc[r], rb, rj, rd, bs, binv)
+        row_apply(r, acc[r], rb, rj, rd, rp, bs, binv)
 
 
 # --- how a filled row is driven: equality, one-sided limit, motor, spring -----------------

@@ -5,7 +5,8 @@ dynamic body keeps a timer that grows while its sleep speed |v| + r |w| stays be
 threshold and restarts at 0 otherwise; r is the body's reach (its farthest surface point
 from the centre of mass), so the angular part is the speed of its surface and the test does
 not depend on the body's size. Bodies touching (last step's manifolds, speculative ones
-included) or joined by an enabled joint form islands; static and kinematic bodies do not
+included) or joined by an enabled joint (all three or four bodies of a pulley on bodies or of
+a custom constraint over them) form islands; static and kinematic bodies do not
 link islands (a floor would glue the world into one). When every body of an island has been
 still for `time_to_sleep`, the island falls asleep: velocities 0, the step sees its bodies
 as ASLEEP (fixed, outside every solve, see bodies.py), and each remembers the island's label
@@ -30,7 +31,7 @@ from .jit import helper, kernel
 
 from .bodies import ASLEEP, DYNAMIC, moving_kinematic
 from .direct import body_islands
-from .joints.layout import BODY_A, BODY_B, BROKEN, ENABLED, FLAGS
+from .joints.layout import BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS
 
 
 @kernel
@@ -64,6 +65,36 @@ def _awake_or_moving(i, bs, bkind, khas):
     return i >= 0 and (bkind[i] == DYNAMIC or moving_kinematic(i, bs, bkind, khas))
 
 
+@helper
+def _joint_body(jt, j, k):
+    """Body k (0..3: A, B, C, D) of joint j."""
+    return jt[j, BODY_A + k] if k < 2 else jt[j, BODY_C + k - 2]
+
+
+@helper
+def _many_bodies(jt, j):
+    """The joint acts on more than its bodies A and B (a pulley on bodies, a custom
+    constraint over three or four bodies): all of them are one island."""
+    return jt[j, BODY_C] >= 0 or jt[j, BODY_D] >= 0
+
+
+@helper
+def _mark_joint(j, jt, bs, bkind, bisland, mark, khas):
+    """_mark_pair for a joint over three or four bodies: its sleeping bodies' islands when
+    another of its bodies is awake or moving."""
+    awake = False
+    for k in range(4):
+        if _awake_or_moving(_joint_body(jt, j, k), bs, bkind, khas):
+            awake = True
+    found = False
+    for k in range(4):
+        i = _joint_body(jt, j, k)
+        if awake and i >= 0 and bkind[i] == ASLEEP:
+            mark[bisland[i]] = True
+            found = True
+    return found
+
+
 @kernel
 def wake_disturbed(bs, bkind, bisland, btimer, bfrozen, khas, jt, mark):
     """Before collision: wake islands whose bodies were moved or pushed from outside, or
@@ -84,6 +115,10 @@ def wake_disturbed(bs, bkind, bisland, btimer, bfrozen, khas, jt, mark):
     for j in range(jt.shape[0]):
         flags = jt[j, FLAGS]
         if not flags & ENABLED or flags & BROKEN:
+            continue
+        if _many_bodies(jt, j):
+            if _mark_joint(j, jt, bs, bkind, bisland, mark, khas):
+                found = True
             continue
         a = jt[j, BODY_A]
         b = jt[j, BODY_B]
@@ -139,7 +174,13 @@ def fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, t
         _still_with_mover(mi[m, 0], mi[m, 1], bs, bkind, khas, btimer)
     for j in range(jt.shape[0]):
         if jt[j, FLAGS] & ENABLED and not jt[j, FLAGS] & BROKEN:
-            _still_with_mover(jt[j, BODY_A], jt[j, BODY_B], bs, bkind, khas, btimer)
+            if not _many_bodies(jt, j):
+                _still_with_mover(jt[j, BODY_A], jt[j, BODY_B], bs, bkind, khas, btimer)
+                continue
+            for k in range(4):
+                for m in range(k + 1, 4):
+                    _still_with_mover(_joint_body(jt, j, k), _joint_body(jt, j, m), bs, bkind,
+                                      khas, btimer)
     ripe = False
     for i in range(n):
         if bkind[i] == DYNAMIC and btimer[i] >= time_to_sleep:
@@ -147,7 +188,7 @@ def fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, t
             break
     if not ripe:
         return 0
-    pairs = np.empty((mi.shape[0] + jt.shape[0], 2), dtype=np.int64)
+    pairs = np.empty((mi.shape[0] + 6 * jt.shape[0], 2), dtype=np.int64)
     count = 0
     for m in range(mi.shape[0]):
         pairs[count, 0] = mi[m, 0]
@@ -158,6 +199,12 @@ def fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, t
             pairs[count, 0] = jt[j, BODY_A]
             pairs[count, 1] = jt[j, BODY_B]
             count += 1
+            if _many_bodies(jt, j):
+                for k in range(4):
+                    for m in range(max(k + 1, 2), 4):
+                        pairs[count, 0] = _joint_body(jt, j, k)
+                        pairs[count, 1] = _joint_body(jt, j, m)
+                        count += 1
     root = body_islands(n, pairs, count, bkind)
     least = np.full(n, np.inf)      # per island, the shortest time one of its bodies was still
     for i in range(n):

@@ -33,16 +33,16 @@ from .jit import helper, kernel
 
 from .bodies import (DYNAMIC, KINEMATIC, integrate_positions, integrate_velocities,
                      stiffen_world_inertia, update_world_inertia)
-from .joints.layout import (BALL, BODY_A, BODY_B, BREAK_FORCE, BREAK_TORQUE, BROKEN, ENABLED,
-                            FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
+from .joints.layout import (BALL, BODY_A, BODY_B, BODY_C, BODY_D, BREAK_FORCE, BREAK_TORQUE,
+                            BROKEN, ENABLED, FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
 from .joints.prepare import prepare_joint_rows
 from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
 from .direct import factor_islands, plan_islands, project_positions, scratch, solve_direct
-from .rows import (ACTIVE, BLOCK, block_solve, deactivate, row_solve, soft_coefficients,
-                   warm_start)
+from .rows import (ACTIVE, BLOCK, WIDE, block_solve, deactivate, row_solve, soft_coefficients,
+                   warm_start, wide_solve)
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
                        refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
@@ -75,11 +75,15 @@ def snap_kinematic(bs, bkind, ktarget, khas):
 
 
 @helper
+def _awake(i, bkind):
+    return i >= 0 and bkind[i] == DYNAMIC
+
+
+@helper
 def joint_awake(j, jt, bkind):
     """A joint takes part in the step while one of its bodies is awake and dynamic."""
-    a = jt[j, BODY_A]
-    b = jt[j, BODY_B]
-    return (a >= 0 and bkind[a] == DYNAMIC) or (b >= 0 and bkind[b] == DYNAMIC)
+    return (_awake(jt[j, BODY_A], bkind) or _awake(jt[j, BODY_B], bkind)
+            or _awake(jt[j, BODY_C], bkind) or _awake(jt[j, BODY_D], bkind))
 
 
 @helper(outline=True)
@@ -114,6 +118,13 @@ def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
 @kernel(inline=True)
 def prepare_joints(jt, jf, jpts, bkind, S, R, B):
     _prepare_joints(jt, jf, jpts, bkind, S, *R, *B)
+
+
+@kernel
+def prepare_customs(X, jt, jf, bkind, S, R, B):
+    """The custom constraints' rows (the step's `prepare_custom_rows`), for Python: the
+    reference solver and the tests."""
+    prepare_custom_rows(X, jt, jf, bkind, S, R, B)
 
 
 @helper(outline=True)
@@ -180,9 +191,13 @@ def solve_listed_rows(sweep, R, acc, B, use_bias, iterations):
 
 @helper(outline=True)
 def _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
-    """A block leader's solve, kept out of line: inlined next to the scalar row's solve it
-    made the sweep's loop about three times slower."""
-    block_solve(r, int(rp[r, BLOCK]), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
+    """A block leader's solve, or a row over three or four bodies (rows.py), kept out of
+    line: inlined next to the scalar row's solve it made the sweep's loop about three times
+    slower."""
+    if rp[r, ACTIVE] == WIDE:
+        wide_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv)
+    else:
+        block_solve(r, int(rp[r, BLOCK]), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
 
 
 @helper(outline=True)
@@ -212,7 +227,8 @@ def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
 def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
     """Add this substep's impulse on B (linear, and angular about the anchor) to jimp.
 
-    For a joint whose B side is the world, it is minus the impulse on A."""
+    For a joint whose B side is the world, it is minus the impulse on A. A row over three or
+    four bodies counts by its first slot (bodies a and b)."""
     _accumulate_joint_impulses(jt, jf, R[1], R[3], acc, bs, jimp)
 
 

@@ -180,7 +180,6 @@ class _Table:
         return self.data[:self.n]
 
 
-
 _kernels_prepared = [False]
 
 
@@ -191,6 +190,11 @@ def _prepare_kernels():
     from . import warmup
     if warmup.workers() and not warmup.ready():
         warmup.prepare()
+
+
+_JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BODY_D),
+                     (L.BODY_B, L.BODY_C), (L.BODY_B, L.BODY_D), (L.BODY_C, L.BODY_D))
+
 
 class World(Mechanisms, CustomConstraints):
     """A rigid-body world: bodies, joints, and the soft-step solver that moves them.
@@ -264,6 +268,7 @@ class World(Mechanisms, CustomConstraints):
         self._jacc = _Table(L.MAX_ROWS, np.float64)
         self._jimp = _Table(L.JIMP_WIDTH, np.float64)
         self._jpts = _Table(3, np.float64)                 # the paths' points (add_path)
+        self._many_body_joints = 0                         # joints with a body C or D
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
         self._bfilter = _Table(2, np.int64)                # collision group, mask
@@ -538,7 +543,9 @@ class World(Mechanisms, CustomConstraints):
         return int(value)
 
     def _new_joint(self, kind, a, b, anchor_a, anchor_b, frame, collide_connected,
-                   break_force, break_torque):
+                   break_force, break_torque, more=(-1, -1)):
+        """The joint's row in the tables; `more`: its bodies C and D (checked ids, -1 for
+        none), for joints over three or four bodies."""
         ia = self._body("a", a, allow_world=True)
         ib = self._body("b", b, allow_world=True)
         if ia == ib:
@@ -558,11 +565,12 @@ class World(Mechanisms, CustomConstraints):
         jf[L.BREAK_FORCE] = bf or 0.0
         jf[L.BREAK_TORQUE] = bt or 0.0
         flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
-        j = self._jt.append((kind, ia, ib, flags))
+        j = self._jt.append((kind, ia, ib, flags, more[0], more[1]))
+        self._many_body_joints += more[0] >= 0 or more[1] >= 0
         self._jf.append(jf)
         self._jacc.append(np.zeros(L.MAX_ROWS))
         self._jimp.append(np.zeros(L.JIMP_WIDTH))
-        self._wake_bodies((ia, ib))
+        self._wake_bodies((ia, ib) + tuple(more))
         return j
 
     def _set_range(self, j, lower, upper, lo_name, hi_name, lo_col=L.LOWER, hi_col=L.UPPER):
@@ -806,7 +814,7 @@ class World(Mechanisms, CustomConstraints):
         self._jacc.data[j] = 0.0
 
     def _wake_joint(self, j):
-        self._wake_bodies(self._jt.data[j, L.BODY_A:L.BODY_B + 1])
+        self._wake_bodies(self._jt.data[j, [L.BODY_A, L.BODY_B, L.BODY_C, L.BODY_D]])
 
     def _joint_settings(self, j):
         return self._jt.data[j, L.FLAGS], self._jf.data[j].copy()
@@ -893,11 +901,16 @@ class World(Mechanisms, CustomConstraints):
             self._shape_tables = geometry_tables(self._shapes)
         kinds, params, hverts = self._shape_tables
         jt = self._jt.view
-        keep = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
-            ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0) & (jt[:, L.BODY_A] >= 0) & \
-            (jt[:, L.BODY_B] >= 0)
-        a, b = jt[keep, L.BODY_A], jt[keep, L.BODY_B]
-        excl = np.unique(np.minimum(a, b) * n + np.maximum(a, b)).astype(np.int64)
+        acting = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
+            ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0)
+        # every pair of a joint's bodies: A and B, and C, D of joints over more bodies
+        pairs = _JOINT_BODY_PAIRS if self._many_body_joints else _JOINT_BODY_PAIRS[:1]
+        codes = []
+        for ca, cb in pairs:
+            keep = acting & (jt[:, ca] >= 0) & (jt[:, cb] >= 0) & (jt[:, ca] != jt[:, cb])
+            a, b = jt[keep, ca], jt[keep, cb]
+            codes.append(np.minimum(a, b) * n + np.maximum(a, b))
+        excl = np.unique(np.concatenate(codes)).astype(np.int64)
         motion = self._bmotion.view
         self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params, hverts,
                                motion, self._khas.view, self._bmat.view, self._bfilter.view,

@@ -1,5 +1,5 @@
 """Custom constraints (World.add_custom, solver/custom.py): rows of a scalar expression C
-that the user wrote over up to four points and frames ("letters" A..D) on at most two bodies.
+that the user wrote over up to four points and frames ("letters" A..D) on up to four bodies.
 
 Derivation. Each letter X sits on a body (or the static world) with centre x, orientation R,
 velocity v and spin w, and offers the vectors of solver/custom.py's vocabulary:
@@ -15,12 +15,15 @@ compiled into a small function, see below), the chain rule and (w x s) . g = w .
        = sum over the letters of the body [ (g_p + g_x) . v
                                            + ((pX - x) x g_p + sum_axes s x g_s) . w ]
 
-so the row's Jacobian for each of the two bodies is
+so the row's Jacobian for each body is
 
     Jv = sum (g_p + g_x),      Jw = sum ((pX - x) x g_p + uX x g_u + XX x g_X + ...)
 
 summed over that body's letters; letters on the world add nothing. K = J M^-1 J^T as for any
-row (docs/rows.md). The constraint is then one row of the two-body kind every joint uses:
+row (docs/rows.md): the sum over the bodies of |Jv|^2 / m + Jw . I^-1 Jw. Over one or two
+bodies the constraint is one row of the two-body kind every joint uses; over three or four
+it is a row over all of them (rows.row_jacobian4: a block per body, two slots), which the
+step treats as any row, the exact island solve included (direct.py). Either way:
 
     rigid, no bound       C = 0, with the joints' softness (primitives/coupling.py), so it is
                           an equality row that the direct solver (direct.py) takes exactly
@@ -36,14 +39,11 @@ row (docs/rows.md). The constraint is then one row of the two-body kind every jo
                           The row stays soft in the relax pass (SPRING, as user springs do),
                           and a soft bound acts only while it is violated.
 
-Why two bodies: every row of the solver is a two-body row (rows.py: rb holds a body pair,
-rj 12 numbers) and the direct solver, the warm start, the islands of sleep.py and the joint
-impulses are built on that. A custom constraint over two bodies and any number of world
-points (a pulley from two bodies over two fixed points) is one such row, so it runs through
-the same machinery as a built-in joint: the same prepare, direct solve, warm start, sleeping
-and save_state. Constraints over three or four bodies would need rows of 24 Jacobian numbers
-with their own solve; World.add_custom refuses them (ValueError) rather than solve them
-differently from everything else.
+The bodies: the joint's bodies A, B (and C, D over three or four) are the distinct bodies
+of `bodies` in order; each letter reads the pose of its body (CI_SIDE: 0..3, -1 the world),
+so a body named under several letters gets the sum of their blocks. The row goes through the
+same machinery as a built-in joint: the same prepare, direct solve, warm start, sleeping,
+breaking and save_state.
 
 How the kernels reach the user's code. The expression's function is compiled by numba as a
 `cfunc` (a C function void f(double *q, double *g): q the letters' vectors and the
@@ -79,10 +79,10 @@ from numba.extending import intrinsic
 from ..bodies import DYNAMIC
 from ..jit import helper
 from ..mathx import add, cross, qaxis, qrotate, sub, vec3_at
-from ..primitives.coupling import coupling_range
-from ..rows import ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING, row_jacobian
+from ..primitives.coupling import coupling_range4, negated
+from ..rows import ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING, row_jacobian4
 from .frames import body_pose
-from .layout import (BODY_A, BODY_B, BROKEN, ENABLED, FLAGS, HAS_LOWER, HAS_SPRING, HAS_UPPER,
+from .layout import (BODY_A, BODY_C, BROKEN, ENABLED, FLAGS, HAS_LOWER, HAS_SPRING, HAS_UPPER,
                      LOWER, MAX_ROWS, UPPER)
 
 LETTERS = 4                 # A, B, C, D
@@ -95,7 +95,7 @@ G_WIDTH = 1 + Q_NUMBERS                   # g[0] = C, g[1 + i] = dC/dq[i]
 
 # ci columns (int64, one row per custom constraint)
 CI_JOINT, CI_FUNCTION, CI_NUMBERS = range(3)
-CI_SIDE = 3                 # 4: per letter 0 = the joint's body a, 1 = body b, -1 = the world
+CI_SIDE = 3                 # 4: per letter the joint's body 0..3 (A..D), -1 = the world
 CI_USED = CI_SIDE + LETTERS  # 4: per letter the vectors the expression reads, bit k = vector k
 CI_WIDTH = CI_USED + LETTERS
 # cf columns (float64)
@@ -133,12 +133,11 @@ def _load3(g, o):
 
 
 @helper
-def _letter_pose(side, xa, qa, xb, qb):
-    if side == 0:
-        return xa, qa
-    if side == 1:
-        return xb, qb
-    return (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
+def _side_body(jt, j, side):
+    """The body of side 0..3 (the joint's A..D; -1 the world)."""
+    if side < 0:
+        return -1
+    return jt[j, BODY_A + side] if side < 2 else jt[j, BODY_C + side - 2]
 
 
 @helper
@@ -156,13 +155,13 @@ def _letter_inputs(used, o, anchor, axis, x, rot, q):
 
 
 @helper
-def _inputs(c, ci, cf, xa, qa, xb, qb, q):
+def _inputs(c, ci, cf, jt, j, B_s, q):
     """The vectors the expression reads (p, x, u, X, Y, Z of each letter) and its numbers
     into q."""
     for i in range(LETTERS):
         used = ci[c, CI_USED + i]
         if used != 0:
-            x, rot = _letter_pose(ci[c, CI_SIDE + i], xa, qa, xb, qb)
+            x, rot = body_pose(B_s, _side_body(jt, j, ci[c, CI_SIDE + i]))
             _letter_inputs(used, PER_LETTER * i, vec3_at(cf, c, CF_ANCHOR + 3 * i),
                            vec3_at(cf, c, CF_AXIS + 3 * i), x, rot, q)
     for k in range(ci[c, CI_NUMBERS]):
@@ -200,7 +199,7 @@ def _letter_jacobian(used, o, q, g, centre, jv, jw):
 
 @helper
 def _jacobian(c, ci, q, g, side, centre):
-    """(Jv, Jw) of the constraint for the body on `side` (0: a, 1: b) whose centre of mass
+    """(Jv, Jw) of the constraint for the body on `side` (0..3: A..D) whose centre of mass
     is `centre`, from the gradient g (the derivation in the header)."""
     jv = (0.0, 0.0, 0.0)
     jw = (0.0, 0.0, 0.0)
@@ -212,10 +211,10 @@ def _jacobian(c, ci, q, g, side, centre):
 
 
 @helper
-def _soft_row(r, a, b, jva, jwa, jvb, jwb, c, stiffness, damping, h, R_b, R_j, R_d, R_p, R_k,
-              B_s, B_inv, B_I):
+def _soft_row(r, bodies, jac, c, stiffness, damping, h, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+              B_I):
     """C = c pulled toward 0 by a spring of `stiffness` and a damper of `damping` (header)."""
-    row_jacobian(r, a, b, jva, jwa, jvb, jwb, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    row_jacobian4(r, bodies, jac, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     if R_p[r, ACTIVE] == 0.0:
         return
     d = damping + h * stiffness
@@ -227,20 +226,19 @@ def _soft_row(r, a, b, jva, jwa, jvb, jwb, c, stiffness, damping, h, R_b, R_j, R
 
 
 @helper
-def _soft_bound(r, a, b, jva, jwa, jvb, jwb, c, stiffness, damping, h, R_b, R_j, R_d, R_p, R_k,
-                B_s, B_inv, B_I):
+def _soft_bound(r, bodies, jac, c, stiffness, damping, h, R_b, R_j, R_d, R_p, R_k, B_s, B_inv,
+                B_I):
     """C = c >= 0, softly, acting (pushing only) while c < 0."""
     if c >= 0.0:
         return
-    _soft_row(r, a, b, jva, jwa, jvb, jwb, c, stiffness, damping, h, R_b, R_j, R_d, R_p, R_k,
-              B_s, B_inv, B_I)
+    _soft_row(r, bodies, jac, c, stiffness, damping, h, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     R_p[r, LO] = 0.0
     R_p[r, HI] = math.inf
 
 
 @helper
-def _neg(v):
-    return (-v[0], -v[1], -v[2])
+def _awake(i, bkind):
+    return i >= 0 and bkind[i] == DYNAMIC
 
 
 @helper(outline=True)
@@ -254,19 +252,21 @@ def prepare_custom(ci, cf, jt, jf, bkind, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv
     for c in range(ci.shape[0]):
         j = ci[c, CI_JOINT]
         flags = jt[j, FLAGS]
-        a = jt[j, BODY_A]
-        b = jt[j, BODY_B]
+        bodies = (_side_body(jt, j, 0), _side_body(jt, j, 1), _side_body(jt, j, 2),
+                  _side_body(jt, j, 3))
         if not flags & ENABLED or flags & BROKEN or not (
-                (a >= 0 and bkind[a] == DYNAMIC) or (b >= 0 and bkind[b] == DYNAMIC)):
+                _awake(bodies[0], bkind) or _awake(bodies[1], bkind)
+                or _awake(bodies[2], bkind) or _awake(bodies[3], bkind)):
             continue
-        xa, qa = body_pose(B_s, a)
-        xb, qb = body_pose(B_s, b)
-        _inputs(c, ci, cf, xa, qa, xb, qb, q)
+        _inputs(c, ci, cf, jt, j, B_s, q)
         _call(ci[c, CI_FUNCTION], q, g)
         if not _gradient_finite(c, ci, g):
             continue                # the rows stay inactive this time
-        jva, jwa = _jacobian(c, ci, q, g, 0, xa)
-        jvb, jwb = _jacobian(c, ci, q, g, 1, xb)
+        jva, jwa = _jacobian(c, ci, q, g, 0, body_pose(B_s, bodies[0])[0])
+        jvb, jwb = _jacobian(c, ci, q, g, 1, body_pose(B_s, bodies[1])[0])
+        jvc, jwc = _jacobian(c, ci, q, g, 2, body_pose(B_s, bodies[2])[0])
+        jvd, jwd = _jacobian(c, ci, q, g, 3, body_pose(B_s, bodies[3])[0])
+        jac = (jva, jwa, jvb, jwb, jvc, jwc, jvd, jwd)
         r0 = j * MAX_ROWS
         value = g[0]
         has_lower = (flags & HAS_LOWER) != 0
@@ -275,18 +275,17 @@ def prepare_custom(ci, cf, jt, jf, bkind, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv
             k_ = cf[c, CF_STIFFNESS]
             b_ = cf[c, CF_DAMPING]
             if not (has_lower or has_upper):
-                _soft_row(r0, a, b, jva, jwa, jvb, jwb, value, k_, b_, S[3], R_b, R_j, R_d,
-                          R_p, R_k, B_s, B_inv, B_I)
+                _soft_row(r0, bodies, jac, value, k_, b_, S[3], R_b, R_j, R_d, R_p, R_k, B_s,
+                          B_inv, B_I)
             if has_lower:
-                _soft_bound(r0, a, b, jva, jwa, jvb, jwb, value - jf[j, LOWER], k_, b_, S[3],
-                            R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+                _soft_bound(r0, bodies, jac, value - jf[j, LOWER], k_, b_, S[3], R_b, R_j, R_d,
+                            R_p, R_k, B_s, B_inv, B_I)
             if has_upper:
-                _soft_bound(r0 + 1, a, b, _neg(jva), _neg(jwa), _neg(jvb), _neg(jwb),
-                            jf[j, UPPER] - value, k_, b_, S[3], R_b, R_j, R_d, R_p, R_k, B_s,
-                            B_inv, B_I)
+                _soft_bound(r0 + 2, bodies, negated(jac), jf[j, UPPER] - value, k_, b_, S[3],
+                            R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
         else:
-            coupling_range(r0, a, b, jva, jwa, jvb, jwb, value, 0.0, has_lower, jf[j, LOWER],
-                           has_upper, jf[j, UPPER], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+            coupling_range4(r0, bodies, jac, value, 0.0, has_lower, jf[j, LOWER], has_upper,
+                            jf[j, UPPER], S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
 
 
 @helper(inline=True)

@@ -2,7 +2,8 @@
 
 # jt columns
 TYPE, BODY_A, BODY_B, FLAGS = range(4)
-JT_WIDTH = 4
+BODY_C, BODY_D = 4, 5   # joints over three or four bodies (pulley, custom); -1 when unused
+JT_WIDTH = 6
 
 # joint types
 BALL, HINGE, PRISMATIC, FIXED, DISTANCE, ROPE, RAGDOLL, ANGULAR_MOTOR = range(8)
@@ -56,8 +57,8 @@ LINK_B = 37
 TRACK_A = 38        # unwrapped hinge angle of LINK_A (gear, rack); path: current segment
 TRACK_B = 39        # unwrapped hinge angle of LINK_B (gear)
 OFFSET = 40         # coupled coordinate held (gear, rack and pinion)
-FIXED_A = 41        # 3, pulley: world point of rope A's fixed end
-FIXED_B = 44        # 3
+FIXED_A = 41        # 3, pulley: rope A's fixed end in BODY_C's frame (the world's: a point)
+FIXED_B = 44        # 3, rope B's fixed end in BODY_D's frame
 STEERING = 47       # wheel: steering angle about the suspension axis
 PATH_START = 48     # path: first point in the path point table, point count
 PATH_COUNT = 49

@@ -85,8 +85,8 @@ def prepare_mechanism(r0, j, kind, flags, jt, jf, jpts, a, b, xa, ra, rb, pa, pb
     elif kind == RACK_AND_PINION:
         prepare_rack_and_pinion(r0, j, jt, jf, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
     elif kind == PULLEY:
-        prepare_pulley(r0, j, flags, jf, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k, B_s,
-                       B_inv, B_I)
+        prepare_pulley(r0, j, flags, jt, jf, a, b, ra, rb, pa, pb, S, R_b, R_j, R_d, R_p, R_k,
+                       B_s, B_inv, B_I)
     elif kind == LINE:
         prepare_line(r0, j, flags, jf, a, b, xa, rb, pa, pb, fa, S, R_b, R_j, R_d, R_p, R_k, B_s,
                      B_inv, B_I)

@@ -14,12 +14,16 @@ so a weighted sum c = q_A + rho q_B (rho: the ratio) has
 and the caller supplies J; rows.row_jacobian computes K (docs/rows.md). The range is two
 one-sided rows (J and -J), speculative while inside, like every limit; a rate (Nape's
 MotorJoint: C* = speed) is a motor row with a capped impulse.
+
+`coupling_range4` is the same over up to four bodies (Nape's 4-body pulley, a custom
+constraint over pA..pD): J has a block per body, K sums them (rows.row_jacobian4), and each
+row may take two slots, so the upper bound's row starts two slots after the first.
 """
 
 from ..jit import helper
 
 from ..mathx import neg
-from ..rows import row_jacobian, set_equality, set_lower_limit, set_motor
+from ..rows import row_jacobian, row_jacobian4, set_equality, set_lower_limit, set_motor
 
 
 @helper
@@ -58,3 +62,28 @@ def coupling_range(r, a, b, jva, jwa, jvb, jwb, c, held, has_lower, lower, has_u
     if has_upper:
         coupling_limit(r + 1, a, b, neg(jva), neg(jwa), neg(jvb), neg(jwb), upper - c, S, R_b,
                        R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+
+
+@helper
+def negated(jac):
+    """-J of a four-body Jacobian (JvA, JwA, ..., JvD, JwD): the upper bound's row."""
+    return (neg(jac[0]), neg(jac[1]), neg(jac[2]), neg(jac[3]), neg(jac[4]), neg(jac[5]),
+            neg(jac[6]), neg(jac[7]))
+
+
+@helper
+def coupling_range4(r, bodies, jac, c, held, has_lower, lower, has_upper, upper, S, R_b, R_j,
+                    R_d, R_p, R_k, B_s, B_inv, B_I):
+    """`coupling_range` over bodies = (a, b, c, d) with jac = (JvA, JwA, ..., JvD, JwD)
+    (rows.row_jacobian4): c held at `held`, or lower <= c <= upper in rows r and r + 2."""
+    soft = (S[0], S[1], S[2])
+    if not (has_lower or has_upper):
+        row_jacobian4(r, bodies, jac, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+        set_equality(r, c - held, soft, R_p)
+        return
+    if has_lower:
+        row_jacobian4(r, bodies, jac, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+        set_lower_limit(r, c - lower, soft, S[4], R_p)
+    if has_upper:
+        row_jacobian4(r + 2, bodies, negated(jac), R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+        set_lower_limit(r + 2, upper - c, soft, S[4], R_p)

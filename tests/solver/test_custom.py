@@ -332,8 +332,6 @@ def test_bad_expressions_name_the_problem_and_where_it_is(expression, bodies, wo
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda w, ids: w.add_custom(ids[:3], "length(pA - pB) + length(pB - pC)"),
-     ["3 different bodies", "at most two"]),
     (lambda w, ids: w.add_custom([None, None], "length(pA - pB)"), ["at least one body"]),
     (lambda w, ids: w.add_custom([ids[0], None], "pB.z - 1"), ["constrains nothing"]),
     (lambda w, ids: w.add_custom(ids[:2], "length(pA - pB) - 1", damping=1.0),
