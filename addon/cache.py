@@ -17,7 +17,7 @@ import traceback
 import bpy
 import numpy as np
 
-from . import bridge, kernels, ragdoll, ragdoll_sim
+from . import bridge, kernels, mechanisms, ragdoll, ragdoll_sim
 from .bridge import SceneError
 
 stats = {"builds": 0}  # worlds built this session (diagnostics)
@@ -126,8 +126,11 @@ class Simulation:
         if depsgraph is None:
             depsgraph = _evaluated_depsgraph(scene)
         self.skipped = {}        # joint name -> why it could not be built (the rest runs)
-        self.world, self.bodies, self.joints, self.start = bridge.build_world(
-            scene, rest_pose, depsgraph, self.skipped)
+        with mechanisms.keep_frame(scene):   # an animated path's spline read at the start
+            self.world, self.bodies, self.joints, self.start = bridge.build_world(
+                scene, rest_pose, depsgraph, self.skipped)
+            # animated path curves and steering, sent to the world every frame
+            self.inputs = mechanisms.FrameInputs(scene, self.joints, self.start)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = bridge.world_settings(scene)["dt"]
         self.ragdolls, starts = ragdoll_sim.attach(scene, self)
@@ -201,8 +204,9 @@ class Simulation:
         frame = min(max(frame, self.start), self.end)
         if frame in self.poses:
             return self.poses[frame]
-        for f in range(self.last_frame + 1, frame + 1):
-            self.step_to(scene, f)
+        with mechanisms.keep_frame(scene):   # reading frames ahead may move the scene's
+            for f in range(self.last_frame + 1, frame + 1):
+                self.step_to(scene, f)
         return self.poses[frame]
 
     def step_to(self, scene, frame):
@@ -216,6 +220,8 @@ class Simulation:
             self.world.set_kinematic_target(b.id, *bridge.shape_pose(b, m))
         for run in self.ragdolls:
             run.before_step(self.world, frame, known)
+        if self.inputs:
+            self.inputs.before_step(self.world, scene, frame, known)
         self.world.step(self.dt)
         self.world_frame = frame
         positions, orientations = self.world.positions, self.world.orientations
@@ -433,12 +439,18 @@ def _still_poses(objs):
 
 
 def _path_curves(objs):
-    """The splines of the curves path joints follow: editing one moves its path."""
+    """The splines of the curves path joints follow: editing one moves its path. A curve
+    whose spline is animated is read again every frame (mechanisms.FrameInputs): only its
+    splines' kinds and sizes count (its keyed points change by design)."""
     out = []
     for o in objs:
         js = o.ligament_joint
         if o.type != 'EMPTY' or not js.enabled or js.type != 'PATH' or js.curve is None \
                 or js.curve.type != 'CURVE':
+            continue
+        if mechanisms.curve_motion(js.curve) == 'SPLINE':
+            out.append(tuple((sp.type, sp.use_cyclic_u, len(sp.bezier_points), len(sp.points))
+                             for sp in js.curve.data.splines))
             continue
         for sp in js.curve.data.splines:
             points = sp.bezier_points if sp.type == 'BEZIER' else sp.points

@@ -95,6 +95,7 @@ def check(scene, sim=None):
     findings = []
     findings += joint_objects(scene, joints)
     findings += limit_order(joints)
+    findings += custom_expressions(joints)
     findings += mesh_shapes(bodies)
     sim, built_here, note = _simulation(scene, sim, findings)
     if note is not None:
@@ -193,7 +194,10 @@ def joint_objects(scene, joints):
         objs = {}
         if js.type in mechanisms.COUPLINGS:
             continue   # a gear or rack couples joints: the build names what is wrong
-        for which in ("b",) if js.type == 'PATH' else ("a", "b"):
+        sides = ("a", "b")
+        if js.type == 'PATH' or (js.type == 'CUSTOM' and js.object_a is None):
+            sides = ("b",)           # a path's curve is no body; a custom's unset A: the world
+        for which in sides:
             obj = getattr(js, "object_" + which)
             label = which.upper()
             if obj is None:
@@ -239,6 +243,23 @@ def limit_order(joints):
                     "swap them", Fix("ligament.swap_limits", {"joint": e.name, "which": which},
                                      "Swap Limits"),
                     {"lower": lower, "upper": upper}))
+    return out
+
+
+def custom_expressions(joints):
+    """Custom joints whose expression does not parse or does not fit its letters: the joint
+    is skipped. The solver's message names the symbol or the mismatch and its column."""
+    out = []
+    for e in joints:
+        js = e.ligament_joint
+        if js.type != 'CUSTOM':
+            continue
+        problem = mechanisms.expression_problem(js)
+        if problem:
+            out.append(Finding(ERROR, 'custom-expression', (e.name,),
+                f"Joint '{e.name}': {problem}; the joint is skipped until the Expression is "
+                "fixed (Properties > Physics > Ligament Joint)", select_fix([e]),
+                {"expression": js.expression}))
     return out
 
 
@@ -429,7 +450,7 @@ def anchors(scene, joints, mats):
     for e in joints:
         js = e.ligament_joint
         pair = _body_pair(js, mats)
-        if pair is None or js.type in {'MOTOR', 'PULLEY'}:   # no shared anchor
+        if pair is None or js.type in {'MOTOR', 'PULLEY', 'CUSTOM'}:   # no shared anchor
             continue
         try:
             anchor = bridge.matrix_world_at(e, start, dict(mats)).translation

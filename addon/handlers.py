@@ -6,7 +6,7 @@ import traceback
 import bpy
 from bpy.app.handlers import persistent
 
-from . import cache, kernels
+from . import cache, kernels, mechanisms
 from .bridge import SceneError
 
 
@@ -42,7 +42,7 @@ def on_frame_change_pre(scene, depsgraph=None):
 def on_depsgraph_update_post(scene, depsgraph=None):
     """Edits made in the UI (moving a body, editing its mesh) drop the cache right away so the
     panels show the right state; frame changes check again anyway."""
-    if cache.get(scene) is None:
+    if cache.get(scene) is None or mechanisms.evaluating():   # not our own frame reads
         return
     if depsgraph is not None:
         for update in depsgraph.updates:

@@ -19,28 +19,43 @@ joints (a hinge turns about local Z, a slider along local X):
     Wheel            A the chassis, B the wheel; the empty is the wheel's centre. B spins
                      about local Z (the axle, as a hinge; motor: its spin), slides along
                      local Y (the suspension: linear limits are its travel, the spring holds
-                     the chassis up), Steering turns the axle about local Y.
+                     the chassis up), Steering turns the axle about local Y; keyed or
+                     driven, it is read every frame (World.set_steering).
     Line             B's point at the empty stays on the line of A through it along local X
                      (as a slider); every rotation is free. Limits, motor, spring along it.
     Path             B's point at the empty stays on the spline of the Curve object nearest
                      to it (Bezier splines sampled into BEZIER_SAMPLES points a segment, Poly
-                     splines as they are; closed when the spline is cyclic), read at the start
-                     frame. The curve is fixed in the world: the solver's paths do not move, so
-                     an animated curve is followed where it is at the start frame only.
-                     Object A is not used. Motor: speed (m/s) along the curve.
+                     splines as they are; closed when the spline is cyclic). A curve that is
+                     animated is read again every frame (World.set_path_points): its object's
+                     or a parent's keys from their F-curves, a changing spline (shape keys,
+                     hooks and other modifiers, keyed points) from the depsgraph evaluated at
+                     that frame. The bead follows it as a kinematic path (it is carried, not
+                     pushed with the curve's velocity). Object A is not used. Motor: speed
+                     (m/s) along the curve.
+    Custom           World.add_custom over the letters A, B (the two bodies; an unset A is
+                     the world) and C, D (Point C / D: fixed points where those objects are
+                     at the start frame). pA and pB are the empty's location carried by A and
+                     by B, uA and uB its local Z turning with them; xA, XA, YA, ZA the body's
+                     centre and axes (solver/custom.py has the vocabulary). Held at 0, or
+                     between Lower and Upper; Stiffness > 0 makes it a spring.
 
 A coupling (gear, rack and pinion) needs the joints it couples built first: `build_order`
 puts couplings last, and a coupling whose joint was skipped is skipped too, saying why.
 """
 
+import importlib
+
+import bpy
 import numpy as np
 from mathutils import Vector
 from mathutils.geometry import interpolate_bezier
 
-from . import bridge
+from . import bridge, kernels
 
-# Built here, in this order of the UI; 'CUSTOM' (add_custom, built elsewhere) is not one.
-TYPES = ('GEAR', 'RACK_AND_PINION', 'PULLEY', 'WHEEL', 'LINE', 'PATH')
+custom = importlib.import_module(kernels.MODULE_NAME + ".custom")   # the solver's
+
+# Built here, in this order of the UI.
+TYPES = ('GEAR', 'RACK_AND_PINION', 'PULLEY', 'WHEEL', 'LINE', 'PATH', 'CUSTOM')
 # Couplings: (type of joint_a, type of joint_b).
 COUPLINGS = {'GEAR': ('HINGE', 'HINGE'), 'RACK_AND_PINION': ('HINGE', 'PRISMATIC')}
 BEZIER_SAMPLES = 64      # points a Bezier segment: a Bezier circle of radius r is off the
@@ -80,11 +95,13 @@ def add(world, empty, m, ids, start, known, built, skipped, common, lim_a, lim_l
         if t == 'GEAR':
             return world.add_gear(ja, jb, ratio(js), lower=lim_a[0], upper=lim_a[1], **common)
         return world.add_rack_and_pinion(ja, jb, ratio(js), **common)
+    if t == 'CUSTOM':
+        return _add_custom(world, empty, anchor, z, ids, start, known, common)
     b = bridge._joint_object(empty, "b", ids)
     if t == 'PATH':
         motor = dict(motor_speed=js.motor_velocity, max_motor_force=js.motor_max_force) \
             if js.use_motor else {}
-        points, closed = path_points(empty, js.curve, start, known, anchor)
+        points, closed, _ = path_points(empty, js.curve, start, known, anchor)
         return world.add_path(b, anchor, points, closed=closed, align=js.path_align,
                               friction=js.path_friction, **motor, **common)
     a = bridge._joint_object(empty, "a", ids)
@@ -103,7 +120,8 @@ def add(world, empty, m, ids, start, known, built, skipped, common, lim_a, lim_l
         motor = dict(motor_speed=js.motor_velocity, max_motor_torque=js.motor_max_force) \
             if js.use_motor else {}
         return world.add_wheel(a, b, anchor, y, z, lower=lim_l[0], upper=lim_l[1],
-                               steering=js.steering, **motor, **spring, **common)
+                               steering=steering_at(empty, start), **motor, **spring,
+                               **common)
     if t == 'LINE':
         motor = dict(motor_speed=js.motor_velocity, max_motor_force=js.motor_max_force) \
             if js.use_motor else {}
@@ -150,14 +168,73 @@ def _fixed_point(empty, which, start, known):
 
 
 # --------------------------------------------------------------------------------------------
+# Custom
+
+def custom_letters(js):
+    """How many letters the joint's expression has: A, B, and C / D when their points are
+    set (D alone counts C too: the letters run in order)."""
+    return 4 if js.point_d is not None else 3 if js.point_c is not None else 2
+
+
+def expression_problem(js):
+    """What is wrong with the joint's expression as written (the solver's message: the
+    symbol or mismatch and its column), or None. Parsing needs no sympy and no world."""
+    try:
+        custom.Expression(js.expression, custom_letters(js))
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _add_custom(world, empty, anchor, axis, ids, start, known, common):
+    js = empty.ligament_joint
+    where = "fix the Expression in Properties > Physics > Ligament Joint"
+    problem = expression_problem(js)
+    if problem:
+        raise _error(f"Joint '{empty.name}': {problem}; {where}")
+    a = None if js.object_a is None else bridge._joint_object(empty, "a", ids)
+    b = bridge._joint_object(empty, "b", ids)
+    if a == b:
+        raise _error(f"Joint '{empty.name}': object A and object B are the same object; "
+                     "pick two different bodies (or clear A for the world)")
+    bodies, anchors, axes = [a, b], [anchor, anchor], [axis, axis]
+    for which in "cd"[:custom_letters(js) - 2]:
+        obj = getattr(js, "point_" + which)
+        if obj is None:
+            raise _error(f"Joint '{empty.name}': Point D is set but Point C is not; the "
+                         "letters run in order: set Point C (or use C in place of D)")
+        m = bridge.matrix_world_at(obj, start, known)
+        # A body stands for itself (the solver takes at most two bodies: then it says so).
+        bodies.append(ids.get(obj.name))
+        anchors.append(tuple(m.translation))
+        axes.append(tuple(m.to_3x3().normalized().col[2]))
+    stiffness = js.custom_stiffness or None
+    try:
+        return world.add_custom(
+            bodies, js.expression, lower=js.custom_lower if js.custom_use_lower else None,
+            upper=js.custom_upper if js.custom_use_upper else None, stiffness=stiffness,
+            damping=js.custom_damping if stiffness else 0.0, anchors=anchors, axes=axes,
+            **common)
+    except ImportError as exc:
+        raise _error(f"Joint '{empty.name}': {exc}") from None
+    except ValueError as exc:
+        text = str(exc)
+        if text.startswith("expression"):
+            raise _error(f"Joint '{empty.name}': {text}; {where}") from None
+        raise
+
+
+# --------------------------------------------------------------------------------------------
 # Curves
 
-def spline_polylines(curve, matrix):
+def spline_polylines(curve, matrix, data=None):
     """[(points n x 3 in the world for the object matrix `matrix`, closed)] of the Curve
-    object's Bezier and Poly splines (NURBS are left out), consecutive repeats removed."""
+    object's Bezier and Poly splines (NURBS are left out), consecutive repeats removed.
+    `data`: the Curve datablock to read (default the object's own; an evaluated copy for an
+    animated spline)."""
     out = []
     mat = np.array(matrix)
-    for spline in curve.data.splines:
+    for spline in (curve.data if data is None else data).splines:
         closed = spline.use_cyclic_u
         if spline.type == 'BEZIER':
             bp = spline.bezier_points
@@ -187,28 +264,184 @@ def spline_polylines(curve, matrix):
 
 
 def path_points(empty, curve, start, known, anchor):
-    """(points, closed) of the spline of `curve` nearest to `anchor`, at the start frame."""
+    """(points, closed, index in spline_polylines) of the spline of `curve` nearest to
+    `anchor`, at the start frame (an animated spline: as the depsgraph shows it now)."""
     if curve is None:
         raise _error(f"Joint '{empty.name}': the path's Curve is not set (or was deleted); "
                          "pick a Curve object")
     if curve.type != 'CURVE':
         raise _error(f"Joint '{empty.name}': the path's Curve '{curve.name}' is a "
                          f"{curve.type.lower()}, not a Curve object; pick a Curve")
-    lines = spline_polylines(curve, bridge.matrix_world_at(curve, start, known))
+    matrix = bridge.matrix_world_at(curve, start, known)
+    if curve_motion(curve) == 'SPLINE':     # the caller puts the frame back (keep_frame)
+        scene = bpy.context.scene if empty.name in bpy.context.scene.objects else \
+            empty.users_scene[0]
+        lines = _evaluated_polylines(curve, matrix, depsgraph_at(scene, start))
+    else:
+        lines = spline_polylines(curve, matrix)
     if not lines:
         raise _error(f"Joint '{empty.name}': Curve '{curve.name}' has no Bezier or Poly "
                          "spline with two points or more; add one (NURBS splines: set the "
                          "spline type to Bezier or Poly)")
     p = np.asarray(anchor)
-    return min(lines, key=lambda line: np.min(np.linalg.norm(line[0] - p, axis=1)))
+    index = min(range(len(lines)),
+                key=lambda i: np.min(np.linalg.norm(lines[i][0] - p, axis=1)))
+    return (*lines[index], index)
+
+
+def _animated(idb):
+    ad = getattr(idb, "animation_data", None)
+    return ad is not None and (ad.action is not None or len(ad.drivers) > 0)
+
+
+def curve_motion(curve):
+    """How a path's curve changes over time: None (it does not), 'TRANSFORM' (its object
+    or a parent has transform keys: the spline moves rigidly) or 'SPLINE' (the evaluated
+    spline changes: keyed or driven curve data or shape keys, or modifiers such as hooks,
+    which may follow other objects)."""
+    data = curve.data
+    if _animated(data) or (data.shape_keys is not None and _animated(data.shape_keys)) or \
+            len(curve.modifiers) > 0:
+        return 'SPLINE'
+    obj = curve
+    while obj is not None:
+        if bridge.has_transform_animation(obj):
+            return 'TRANSFORM'
+        obj = obj.parent
+    return None
 
 
 def curve_is_animated(curve):
-    """Whether the curve moves or changes over time (the path does not follow it)."""
-    if bridge.has_transform_animation(curve):
-        return True
-    ad = curve.data.animation_data
-    return ad is not None and ad.action is not None
+    """Whether the curve moves or changes over time (the path follows it every frame)."""
+    return curve_motion(curve) is not None
+
+
+def _evaluated_polylines(curve, matrix, depsgraph):
+    """spline_polylines of the curve as `depsgraph` evaluates it (shape keys and deforming
+    modifiers applied; default: the context's)."""
+    if depsgraph is None:
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+    ev = curve.evaluated_get(depsgraph)
+    data = ev.to_curve(depsgraph, apply_modifiers=True)
+    try:
+        return spline_polylines(curve, matrix, data)
+    finally:
+        ev.to_curve_clear()
+
+
+# --------------------------------------------------------------------------------------------
+# What mechanism joints read every frame: animated path curves, keyed or driven steering
+
+def steering_fcurve(empty):
+    """The F-curve keying the wheel empty's Steering, or None."""
+    return bridge.action_fcurves(empty).get(("ligament_joint.steering", 0))
+
+
+def steering_driven(empty):
+    ad = empty.animation_data
+    return ad is not None and any(d.data_path == "ligament_joint.steering" for d in ad.drivers)
+
+
+def steering_at(empty, frame):
+    """The wheel's steering angle at `frame` from its keys (else its value now)."""
+    fc = steering_fcurve(empty)
+    return fc.evaluate(frame) if fc is not None else empty.ligament_joint.steering
+
+
+class FrameInputs:
+    """The mechanism settings that change over time, sent to the world before each step:
+    the points of paths whose curve is animated and the steering of wheels whose Steering is
+    keyed or driven. Keys are evaluated at the frame from their F-curves; what only the
+    depsgraph knows (an evaluated spline, a driver) from the depsgraph evaluated at the
+    frame (`depsgraph_at`), once a frame and only when one of these needs it."""
+
+    def __init__(self, scene, joints, start):
+        objs = {o.name: o for o in scene.objects}
+        self.paths = []       # (joint id, empty, curve, spline index, mode, closed, count)
+        self.wheels = []      # (joint id, empty, F-curve or None for a driver)
+        for name, j in joints:
+            e = objs[name]
+            js = e.ligament_joint
+            if js.type == 'PATH':
+                mode = curve_motion(js.curve)
+                if mode is not None:
+                    anchor = bridge.matrix_world_at(e, start, {}).translation
+                    pts, closed, index = path_points(e, js.curve, start, {}, anchor)
+                    self.paths.append((j, e, js.curve, index, mode, closed, len(pts)))
+            elif js.type == 'WHEEL':
+                fc = steering_fcurve(e)
+                if fc is not None or steering_driven(e):
+                    self.wheels.append((j, e, fc))
+        self.needs_depsgraph = any(p[4] == 'SPLINE' for p in self.paths) or \
+            any(fc is None for _, _, fc in self.wheels)
+
+    def __bool__(self):
+        return bool(self.paths or self.wheels)
+
+    def before_step(self, world, scene, frame, known):
+        """Send the frame's path points and steering angles to `world`."""
+        depsgraph = depsgraph_at(scene, frame) if self.needs_depsgraph else None
+        for j, e, curve, index, mode, closed, count in self.paths:
+            matrix = bridge.matrix_world_at(curve, frame, known)
+            lines = _evaluated_polylines(curve, matrix, depsgraph) if mode == 'SPLINE' \
+                else spline_polylines(curve, matrix)
+            if index >= len(lines) or len(lines[index][0]) != count or \
+                    lines[index][1] != closed:
+                raise _error(f"Joint '{e.name}': Curve '{curve.name}' changed its splines at "
+                             f"frame {frame} (a path keeps its spline's number of points); "
+                             "animate the points, not how many there are")
+            try:
+                world.set_path_points(j, lines[index][0])
+            except ValueError as exc:
+                raise _error(f"Joint '{e.name}': Curve '{curve.name}' at frame {frame}: "
+                             f"{exc}") from None
+        for j, e, fc in self.wheels:
+            if fc is not None:
+                angle = fc.evaluate(frame)
+            else:
+                angle = e.evaluated_get(depsgraph).ligament_joint.steering
+            world.set_steering(j, angle)
+
+
+_evaluating = []     # non-empty while depsgraph_at updates the scene (handlers ignore it)
+
+
+def evaluating():
+    """Whether the depsgraph is being updated by depsgraph_at (not by the user)."""
+    return bool(_evaluating)
+
+
+class keep_frame:
+    """with keep_frame(scene): ... puts the scene back on its frame (and its depsgraph) if
+    depsgraph_at moved it."""
+
+    def __init__(self, scene):
+        self.scene = scene
+
+    def __enter__(self):
+        self.frame = self.scene.frame_current
+
+    def __exit__(self, *exc):
+        if self.scene.frame_current != self.frame:
+            depsgraph_at(self.scene, self.frame)
+
+
+def depsgraph_at(scene, frame):
+    """The scene's depsgraph evaluated at `frame`. The frame handler runs before Blender
+    evaluates the new frame, and a bake or a jump ahead simulates frames the scene is not
+    on: the scene is set to `frame` (without the frame handlers) and its view layer updated;
+    whoever simulates puts the frame back (cache.Simulation.poses_at)."""
+    context = bpy.context
+    view_layer = context.view_layer if getattr(context, "scene", None) == scene and \
+        context.view_layer is not None else scene.view_layers[0]
+    _evaluating.append(frame)
+    try:
+        if scene.frame_current != frame:
+            scene.frame_current = frame
+        view_layer.update()
+    finally:
+        _evaluating.pop()
+    return view_layer.depsgraph
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,6 +466,15 @@ def overlay_lines(empty):
             return [], missing
         # The line between the two coupled joints' anchors, and the empty to its middle.
         ok += [origin(ja), origin(jb), p, (origin(ja) + origin(jb)) / 2]
+        return ok, []
+    if js.type == 'CUSTOM':
+        # The anchor (the empty) joined to each body, and to Points C and D.
+        ends = [o for o in (js.object_a, js.object_b) if o is not None]
+        if js.object_b is None or any(not o.ligament_body.enabled for o in ends) or \
+                expression_problem(js):
+            return [], missing
+        for o in ends + [o for o in (js.point_c, js.point_d) if o is not None]:
+            ok += [p, origin(o)]
         return ok, []
     bodies = [js.object_b] if js.type == 'PATH' else [js.object_a, js.object_b]
     if any(o is None or not o.ligament_body.enabled for o in bodies):

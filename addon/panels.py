@@ -136,6 +136,7 @@ class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
             for i, line in enumerate(_wrap(f"Not acting: {problem}", 44)):
                 box.label(text=line, icon='UNLINKED' if i == 0 else 'BLANK1')
         axis = {'HINGE': "Rotates about the empty's local Z", 'PRISMATIC': "Slides along local X",
+                'CUSTOM': "pA, pB at the empty; uA, uB along its local Z",
                 'RAGDOLL': "Twists about local Y", 'MOTOR': "Spins about local Z",
                 'WHEEL': "Spins about local Z, suspension along local Y",
                 'LINE': "B's point slides along local X, turns freely",
@@ -147,7 +148,8 @@ class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
 
 # Which of Object A / B each joint type uses, and what they are called there.
 BODY_FIELDS = {'GEAR': (), 'RACK_AND_PINION': (), 'PATH': (("b", "Body"),),
-               'WHEEL': (("a", "Chassis"), ("b", "Wheel"))}
+               'WHEEL': (("a", "Chassis"), ("b", "Wheel")),
+               'CUSTOM': (("a", "Object A"), ("b", "Object B"))}
 
 
 def draw_mechanism(layout, scene, j):
@@ -164,14 +166,20 @@ def draw_mechanism(layout, scene, j):
         layout.prop(j, "ratio")
     elif t == 'WHEEL':
         layout.prop(j, "steering")
+        if j.id_data.animation_data is not None and (
+                mechanisms.steering_fcurve(j.id_data) or mechanisms.steering_driven(j.id_data)):
+            layout.label(text="Steering is animated: read every frame", icon='DRIVER')
     elif t == 'PATH':
         layout.prop(j, "curve")
-        if j.curve is not None and mechanisms.curve_is_animated(j.curve):
-            start = scene.ligament_world.frame_start
-            layout.label(text=f"Not followed when animated: read at frame {start}",
-                         icon='ERROR')
+        motion = None if j.curve is None or j.curve.type != 'CURVE' else \
+            mechanisms.curve_motion(j.curve)
+        if motion is not None:
+            layout.label(text="Curve animated: followed every frame" if motion == 'TRANSFORM'
+                         else "Spline animated: read every frame", icon='ANIM')
         layout.prop(j, "path_align")
         layout.prop(j, "path_friction")
+    elif t == 'CUSTOM':
+        draw_custom(layout, j)
     if t in {'GEAR', 'RACK_AND_PINION', 'MOTOR'}:
         row = layout.row(align=True)
         for mode in ('VALUE', 'TEETH', 'RADII'):
@@ -196,6 +204,33 @@ def draw_mechanism(layout, scene, j):
                            'MOTOR': f"Drives wB - {r:.4g} wA"}[t], icon='INFO')
 
 
+def draw_custom(layout, j):
+    """The Custom joint's expression (its problem, if any, right under it), its points C
+    and D and its stiffness."""
+    layout.prop(j, "expression", text="")
+    problem = mechanisms.expression_problem(j)
+    if problem:
+        box = layout.box()
+        box.alert = True
+        for i, line in enumerate(_wrap(problem, 44)):
+            box.label(text=line, icon='ERROR' if i == 0 else 'BLANK1')
+    else:
+        bounds = [f"{j.custom_lower:.4g} <=" if j.custom_use_lower else "",
+                  "C", f"<= {j.custom_upper:.4g}" if j.custom_use_upper else ""]
+        held = " ".join(b for b in bounds if b) if (j.custom_use_lower or j.custom_use_upper) \
+            else "C = 0"
+        layout.label(text=f"Holds {held}" + (" (a spring)" if j.custom_stiffness > 0 else ""),
+                     icon='INFO')
+    col = layout.column(align=True)
+    col.prop(j, "point_c")
+    col.prop(j, "point_d")
+    col = layout.column(align=True)
+    col.prop(j, "custom_stiffness")
+    sub = col.column(align=True)
+    sub.active = j.custom_stiffness > 0.0
+    sub.prop(j, "custom_damping")
+
+
 class PHYSICS_PT_ligament_joint_limits(JointPanel, bpy.types.Panel):
     bl_label = "Limits"
     bl_parent_id = "PHYSICS_PT_ligament_joint"
@@ -204,13 +239,20 @@ class PHYSICS_PT_ligament_joint_limits(JointPanel, bpy.types.Panel):
     def poll(cls, context):
         return super().poll(context) and context.object.ligament_joint.type in {
             'HINGE', 'PRISMATIC', 'DISTANCE', 'ROPE', 'RAGDOLL', 'GEAR', 'PULLEY', 'WHEEL',
-            'LINE'}
+            'LINE', 'CUSTOM'}
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
         j = context.object.ligament_joint
         layout.active = j.enabled
+        if j.type == 'CUSTOM':       # of C, the expression's value (with neither: C = 0)
+            for side in ("lower", "upper"):
+                row = layout.row(heading=side.title())
+                row.prop(j, f"custom_use_{side}", text="")
+                sub = row.row()
+                sub.active = getattr(j, f"custom_use_{side}")
+                sub.prop(j, f"custom_{side}", text="")
         if j.type in {'HINGE', 'RAGDOLL', 'GEAR'}:
             col = layout.column(align=True, heading={'RAGDOLL': "Twist", 'GEAR': "Play"}.get(
                 j.type, "Angle"))

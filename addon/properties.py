@@ -91,7 +91,7 @@ JOINT_TYPES = (
     ('ROPE', "Rope", "The empty (on A) and B's origin at most the rope length apart"),
     ('RAGDOLL', "Ragdoll", "Ball and socket with a swing cone and a twist range about local Y"),
     ('MOTOR', "Motor", "Drive the relative spin about the empty's local Z axis"),
-    # Mechanisms (addon/mechanisms.py has their conventions). 'CUSTOM' (add_custom) goes here.
+    # Mechanisms (addon/mechanisms.py has their conventions).
     ('GEAR', "Gear", "Couple two hinge joints: B's hinge turns at -ratio x A's"),
     ('RACK_AND_PINION', "Rack and Pinion", "Couple a hinge (pinion) and a slider (rack): "
                                            "slide = ratio x angle"),
@@ -99,6 +99,8 @@ JOINT_TYPES = (
     ('WHEEL', "Wheel", "B spins about local Z on A, sprung along local Y (suspension)"),
     ('LINE', "Line", "B's point stays on A's line along local X; rotation free"),
     ('PATH', "Path", "B's point stays on a Curve object's spline"),
+    ('CUSTOM', "Custom", "A constraint you write as an expression over A's and B's points "
+                         "and axes (and two more points), held at 0 or in a range"),
 )
 
 
@@ -281,7 +283,41 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
     steering: FloatProperty(name="Steering", default=0.0, unit='ROTATION',
                             soft_min=-math.pi / 2, soft_max=math.pi / 2, update=_changed,
                             description="Wheel: the axle's turn about the suspension axis "
-                                        "(local Y)")
+                                        "(local Y); key it or drive it to steer, it is read "
+                                        "every frame")
+
+    # Custom (World.add_custom; addon/mechanisms.py has the letters' conventions).
+    expression: StringProperty(
+        name="Expression", default="length(pA - pB)", update=_changed,
+        description="The constraint C, a scalar over pA, xA, uA, XA, YA, ZA (and B, C, D): "
+                    "held at C = 0, or kept between Lower and Upper. E.g. length(pA - xB) - 1 "
+                    "(a rod), pB.z - 2 (a height), dot(uA, uB) (two axes at right angles)")
+    custom_use_lower: BoolProperty(name="Lower", default=False, update=_changed,
+                                   description="Keep C above Lower (with neither bound, C is "
+                                               "held at 0)")
+    custom_lower: FloatProperty(name="Lower", default=0.0, update=_changed,
+                                description="The least value of C")
+    custom_use_upper: BoolProperty(name="Upper", default=False, update=_changed,
+                                   description="Keep C below Upper (with neither bound, C is "
+                                               "held at 0)")
+    custom_upper: FloatProperty(name="Upper", default=1.0, update=_changed,
+                                description="The greatest value of C")
+    custom_stiffness: FloatProperty(name="Stiffness", default=0.0, min=0.0, soft_max=10000.0,
+                                    update=_changed,
+                                    description="0: rigid. Otherwise a spring: the force is "
+                                                "-stiffness x C (N per unit of C)")
+    custom_damping: FloatProperty(name="Damping", default=0.0, min=0.0, soft_max=1000.0,
+                                  update=_changed,
+                                  description="Damping of the spring on the rate of C "
+                                              "(with a stiffness only)")
+    point_c: PointerProperty(name="Point C", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="Letter C of the expression (pC, uC = its local Z): "
+                                         "a fixed point where this object is at the start "
+                                         "frame")
+    point_d: PointerProperty(name="Point D", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="Letter D of the expression, as Point C")
 
 
 class LigamentWorldSettings(bpy.types.PropertyGroup):

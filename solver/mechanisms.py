@@ -17,7 +17,8 @@ _IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
 
 
 class Mechanisms:
-    """add_gear, add_rack_and_pinion, add_pulley, add_line, add_wheel, set_steering, add_path."""
+    """add_gear, add_rack_and_pinion, add_pulley, add_line, add_wheel, set_steering, add_path,
+    set_path_points."""
 
     # --- helpers ----------------------------------------------------------------------
 
@@ -77,6 +78,36 @@ class Mechanisms:
         if rho == 0.0 or (positive and rho < 0.0):
             raise ValueError(f"ratio must be {'> 0' if positive else 'non-zero'}, got {ratio!r}")
         return rho
+
+    @staticmethod
+    def _path_points(points, closed, count=None):
+        """(points n x 3, segment vectors, segment lengths) of a path's polyline, checked
+        (`count`: the number of points it must have)."""
+        try:
+            pts = np.array(points, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"points must be a list of (x, y, z) points, got {points!r}") \
+                from None
+        if pts.ndim != 2 or pts.shape[1] != 3 or not np.all(np.isfinite(pts)):
+            raise ValueError(f"points must be finite (x, y, z) points (an n x 3 array), got "
+                             f"shape {pts.shape}")
+        if closed and len(pts) > 2 and np.array_equal(pts[0], pts[-1]) and \
+                (count is None or len(pts) == count + 1):
+            pts = pts[:-1]
+        if count is not None and len(pts) != count:
+            raise ValueError(f"points must hold the path's {count} points (a path keeps its "
+                             f"point count), got {len(pts)}")
+        if len(pts) < (3 if closed else 2):
+            raise ValueError(f"points must hold at least {3 if closed else 2} distinct points "
+                             f"for {'a closed' if closed else 'an open'} path, got {len(pts)}")
+        ends = np.roll(pts, -1, axis=0) if closed else pts[1:]
+        seg = ends - pts[:len(ends)]
+        lengths = np.linalg.norm(seg, axis=1)
+        if lengths.min() < 1e-9:
+            i = int(np.argmin(lengths))
+            raise ValueError(f"points {i} and {(i + 1) % len(pts)} are the same point: every "
+                             f"point of a path must differ from the next")
+        return pts, seg, lengths
 
     # --- joints -----------------------------------------------------------------------
 
@@ -243,29 +274,10 @@ class Mechanisms:
         most `friction` N. An anchor off the curve is pulled onto its nearest point."""
         b = self._body("body", body)
         p = _w._vector("anchor", anchor)
-        try:
-            pts = np.array(points, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"points must be a list of (x, y, z) points, got {points!r}") \
-                from None
-        if pts.ndim != 2 or pts.shape[1] != 3 or not np.all(np.isfinite(pts)):
-            raise ValueError(f"points must be finite (x, y, z) points (an n x 3 array), got "
-                             f"shape {pts.shape}")
-        if closed and len(pts) > 2 and np.array_equal(pts[0], pts[-1]):
-            pts = pts[:-1]
-        if len(pts) < (3 if closed else 2):
-            raise ValueError(f"points must hold at least {3 if closed else 2} distinct points "
-                             f"for {'a closed' if closed else 'an open'} path, got {len(pts)}")
-        ends = np.roll(pts, -1, axis=0) if closed else pts[1:]
-        seg = ends - pts[:len(ends)]
-        lengths = np.linalg.norm(seg, axis=1)
-        if lengths.min() < 1e-9:
-            i = int(np.argmin(lengths))
-            raise ValueError(f"points {i} and {(i + 1) % len(pts)} are the same point: every "
-                             f"point of a path must differ from the next")
+        pts, seg, lengths = self._path_points(points, closed)
         fric = _w._number("friction", friction, minimum=0.0)
-        u = np.clip(np.einsum("ij,ij->i", p - pts[:len(ends)], seg) / lengths ** 2, 0.0, 1.0)
-        k = int(np.argmin(np.linalg.norm(pts[:len(ends)] + u[:, None] * seg - p, axis=1)))
+        u = np.clip(np.einsum("ij,ij->i", p - pts[:len(seg)], seg) / lengths ** 2, 0.0, 1.0)
+        k = int(np.argmin(np.linalg.norm(pts[:len(seg)] + u[:, None] * seg - p, axis=1)))
         frame = _w._frame_from_axis(self._path_tangent(seg / lengths[:, None], closed, k, u[k]))
         j = self._new_joint(L.PATH, None, b, p, p, frame, collide_connected, break_force,
                             break_torque)
@@ -276,3 +288,21 @@ class Mechanisms:
         self._jt.data[j, L.FLAGS] |= (L.CLOSED if closed else 0) | (L.ALIGN if align else 0)
         self._set_motor(j, motor_speed, max_motor_force, "max_motor_force")
         return j
+
+    def set_path_points(self, joint, points):
+        """Move a path joint's curve (between steps): the polyline through `points` (world),
+        as many points as the path was made with (closed or open as it was). The curve is
+        kinematic: its motion carries the body through the path's rows (the position
+        projection puts the anchor back on the moved curve each step), it is not a body
+        that pushes with a velocity of its own. save_state keeps the points."""
+        j = self._joint(joint)
+        if self._jt.data[j, L.TYPE] != L.PATH:
+            raise ValueError(f"joint {j} is a {L.TYPE_NAMES[self._jt.data[j, L.TYPE]]}: "
+                             f"set_path_points works on path joints")
+        start, count = (int(v) for v in self._jf.data[j, [L.PATH_START, L.PATH_COUNT]])
+        closed = bool(self._jt.data[j, L.FLAGS] & L.CLOSED)
+        pts = self._path_points(points, closed, count)[0]
+        rows = self._jpts.data[start:start + count]
+        if not np.array_equal(rows, pts):
+            rows[:] = pts
+            self._wake_joint(j)

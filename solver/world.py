@@ -946,6 +946,7 @@ class World(Mechanisms, CustomConstraints):
             "kinds": self._bkind.view.copy(),
             "joint_flags": self._jt.view[:, L.FLAGS].copy(),
             "joint_params": self._jf.view.copy(),
+            "path_points": self._jpts.view.copy(),   # set_path_points moves them
             "impulses": self._jacc.view.copy(),
             "joint_impulses": self._jimp.view.copy(),
             "contacts": self._contacts.save(),
@@ -969,6 +970,8 @@ class World(Mechanisms, CustomConstraints):
         self._khas.view[:] = state["kinematic_has"]
         self._jt.view[:, L.FLAGS] = state["joint_flags"]
         self._jf.view[:] = state["joint_params"]
+        if "path_points" in state:
+            self._jpts.view[:] = state["path_points"]
         self._jacc.view[:] = state["impulses"]
         self._jimp.view[:] = state["joint_impulses"]
         if "contacts" in state:

@@ -5,11 +5,12 @@
     python tools/build_extension.py --output-dir dist --platform linux-x64
 
 One zip per platform (`--split-platforms`), each with the numba and llvmlite wheels listed in
-blender_manifest.toml for that platform. The zip of the platform this runs on also carries the
-solver's compiled kernels (solver/_kernels/, built by `addon/kernels.py --prepare` in the
-staged copy, for numba's portable CPU target), so the installed extension simulates at once;
-`--no-kernels` leaves them out. Other platforms' extensions compile them once, in the
-background, on first use. Wheels are downloaded from PyPI with pip once and kept
+blender_manifest.toml for that platform, and the pure-Python wheels (`py3-none-any`: sympy and
+mpmath, which derive custom constraints) in every zip. The zip of the platform this runs on
+also carries the solver's compiled kernels (solver/_kernels/, built by `addon/kernels.py
+--prepare` in the staged copy, for numba's portable CPU target), so the installed extension
+simulates at once; `--no-kernels` leaves them out. Other platforms' extensions compile them
+once, in the background, on first use. Wheels are downloaded from PyPI with pip once and kept
 in build/wheels/ (git-ignored; `--wheel-dir` to change). The builder is Blender's
 `blender_ext.py`: taken from the `bpy` wheel when it is installed, else from `--blender`
 (runs `blender --command extension build`).
@@ -74,8 +75,10 @@ def wheel_platform(filename):
 
 
 def wheel_matches(filename, platform):
+    """Whether the wheel installs on `platform`: its platform tag names it, or it is pure
+    Python ('any', every platform)."""
     prefix, arch = PLATFORM_TAGS[platform]
-    return any(tag.startswith(prefix) and tag.endswith(arch)
+    return any(tag == "any" or (tag.startswith(prefix) and tag.endswith(arch))
                for tag in wheel_platform(filename).split("."))
 
 
@@ -83,9 +86,12 @@ def download_wheel(filename, wheel_dir):
     """pip download the exact wheel `filename` into `wheel_dir`."""
     name, version, py = filename.split("-")[:3]
     tag = wheel_platform(filename).split(".")[0]
+    # A pure wheel (py3-none-any) is the same everywhere: no platform or Python to target
+    # (its "py3" is not a cpXY version).
+    target = [] if tag == "any" else ["--platform", tag, "--python-version",
+                                      py[2] + "." + py[3:]]
     cmd = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--no-deps",
-           "--platform", tag, "--python-version", py[2] + "." + py[3:],
-           f"{name}=={version}", "-d", wheel_dir]
+           *target, f"{name}=={version}", "-d", wheel_dir]
     print("build_extension: downloading", filename, flush=True)
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0 or not os.path.exists(os.path.join(wheel_dir, filename)):

@@ -18,7 +18,7 @@ PIVOTS = (
 
 DISPLAY = {'BALL': 'SPHERE', 'FIXED': 'CUBE', 'DISTANCE': 'PLAIN_AXES', 'ROPE': 'PLAIN_AXES',
            'GEAR': 'PLAIN_AXES', 'RACK_AND_PINION': 'PLAIN_AXES', 'PULLEY': 'PLAIN_AXES',
-           'PATH': 'SPHERE'}
+           'PATH': 'SPHERE', 'CUSTOM': 'PLAIN_AXES'}
 # What Add Joint wants selected for the types that do not join two bodies (A, then active B).
 SELECTION = {'GEAR': "Select two hinge joint empties; the active one becomes Hinge B",
              'RACK_AND_PINION': "Select a hinge empty (the pinion) and a slider empty (the rack)",

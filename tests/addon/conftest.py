@@ -97,6 +97,24 @@ class Blender:
         return json.loads(lines[-1][len("RESULT:"):])
 
 
+INSTALL = """
+import bpy
+result = bpy.ops.extensions.package_install_files(filepath={zip!r}, repo='user_default',
+                                                   enable_on_install=True)
+assert result == {{'FINISHED'}}, result
+"""
+
+
+def install(zip_path, home):
+    """Install the zip into the Blender user folder `home` as a user does (Install from
+    Disk), in a Blender process of its own."""
+    env = dict(os.environ, BLENDER_USER_RESOURCES=home)
+    env.pop("NUMBA_CACHE_DIR", None)
+    proc = subprocess.run([sys.executable, "-c", INSTALL.format(zip=zip_path)],
+                          capture_output=True, text=True, timeout=600, env=env, cwd=home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 # A zip without kernels compiles them in the warm-up (about a minute, more on a loaded
 # machine); only the one-off warm-up gets this much room, every other script keeps 600 s.
 WARM_UP_TIMEOUT = 3600

@@ -1,10 +1,15 @@
 """The zip Blender's own builder makes: installable, with the wheels, without dev files."""
 
 import os
+import subprocess
+import sys
 import tomllib
 import zipfile
 
-from conftest import current_platform
+from conftest import ROOT, Blender, current_platform, install
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import build_extension  # noqa: E402
 
 
 def test_zip_bundles_numba_wheels_for_its_platform_and_no_dev_files(extension_zip):
@@ -13,8 +18,12 @@ def test_zip_bundles_numba_wheels_for_its_platform_and_no_dev_files(extension_zi
         names = z.namelist()
         manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
     wheels = [n for n in names if n.startswith("wheels/")]
-    assert sorted(w.split("-")[0] for w in wheels) == ["wheels/llvmlite", "wheels/numba"]
-    assert all("cp311" in w for w in wheels)
+    assert sorted(w.split("-")[0] for w in wheels) == ["wheels/llvmlite", "wheels/mpmath",
+                                                       "wheels/numba", "wheels/sympy"]
+    # numba's and llvmlite's for this platform's Python; sympy and mpmath are pure Python
+    assert all("cp311" in w for w in wheels if "numba" in w or "llvmlite" in w)
+    assert all(w.endswith("-py3-none-any.whl") for w in wheels if "sympy" in w or "mpmath" in w)
+    assert sorted(manifest["wheels"]) == sorted("./" + w for w in wheels)
     assert manifest["id"] == "ligament"
     assert manifest["build"]["generated"]["platforms"] == [current_platform()]
     assert "__init__.py" in names and "addon/bridge.py" in names and "solver/__init__.py" in names
@@ -66,3 +75,69 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
     # (one folder per solver source hash; the zip ships it filled)
     assert out["kernels"].startswith(out["user"])
     assert os.path.basename(os.path.dirname(out["kernels"])) == "_kernels"
+
+
+def test_pure_python_wheels_go_in_every_platforms_zip():
+    with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
+        manifest = tomllib.load(f)
+    for platform in manifest["platforms"]:
+        mine = [os.path.basename(w) for w in manifest["wheels"]
+                if build_extension.wheel_matches(os.path.basename(w), platform)]
+        assert sorted(n.split("-")[0] for n in mine) == ["llvmlite", "mpmath", "numba",
+                                                         "sympy"], (platform, mine)
+
+
+def test_blenders_validate_accepts_the_zip(extension_zip):
+    builder = build_extension.find_builder(None)
+    proc = subprocess.run([*builder, "validate", extension_zip], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "success" in proc.stdout.lower(), proc.stdout
+
+
+CUSTOM_ROD = """
+    custom = sys.modules[lig.addon.kernels.MODULE_NAME + ".custom"]
+    before = "sympy" in sys.modules
+    post = box("Post", (0.2, 0.2, 0.2), (0, 0, 2), kind='STATIC')
+    bar = box("Bar", (0.2, 0.2, 0.2), (1, 0, 2), linear_damping=0.0)
+    joint("Rod", 'CUSTOM', post, bar, (0, 0, 2), expression="length(pA - xB) - 1")
+    lengths, zs = [], []
+    for f in range(1, 25):
+        scene.frame_set(f)
+        lengths.append((bar.matrix_world.translation - Vector((0, 0, 2))).length)
+        zs.append(bar.matrix_world.translation.z)
+    sympy = sys.modules.get("sympy")
+    result({"before": before, "sympy": None if sympy is None else sympy.__file__,
+            "build": dict(custom.last_build), "folder": custom.cache_folder(),
+            "writable": os.access(custom.cache_folder(), os.W_OK),
+            "user": bpy.utils.user_resource('EXTENSIONS'), "lengths": lengths,
+            "z": min(zs),
+            "skipped": lig.addon.cache.get(scene).skipped, "error": lig.addon.cache.error(scene)})
+"""
+
+
+def test_custom_joint_in_a_fresh_install_derives_once_then_loads_without_sympy(extension_zip,
+                                                                               tmp_path):
+    """The zip's sympy (its wheel, installed by Blender) derives a Custom joint's expression
+    the first time; the compiled function is cached in the user folder, and a second Blender
+    loads it without importing sympy."""
+    home = str(tmp_path)
+    install(extension_zip, home)
+    b = Blender(home)
+    first = b.run(CUSTOM_ROD)
+    second = b.run(CUSTOM_ROD)
+    for out in (first, second):
+        assert out["error"] is None and out["skipped"] == {}, out
+        assert out["before"] is False            # the add-on does not import sympy itself
+        # a rod of 1 m from the post's centre: the bar swings through the bottom, its
+        # distance held
+        assert out["z"] < 1.05, out["z"]
+        assert max(abs(x - 1.0) for x in out["lengths"]) < 1e-4, out["lengths"]
+        assert out["folder"].startswith(home) and out["writable"], out["folder"]
+    assert first["build"]["derived"] and first["build"]["compiled"], first["build"]
+    print(f"custom expression in Blender: first use {first['build']['seconds']:.3f} s (sympy "
+          f"derives, numba compiles), next session {second['build']['seconds']:.4f} s")
+    # sympy came from the wheel the zip carries (installed in the user folder's site-packages)
+    assert first["sympy"] is not None and first["sympy"].startswith(home), first["sympy"]
+    assert not second["build"]["derived"] and not second["build"]["compiled"], second["build"]
+    assert second["sympy"] is None

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from conftest import PRELUDE, ROOT, Blender, current_platform
+from conftest import ROOT, Blender, current_platform, install
 
 SCENE = """
 ground = box("Ground", (4, 4, 1), (0, 0, -0.5), kind='STATIC')
@@ -25,22 +25,6 @@ def compiled():
                if m.startswith(k.MODULE_NAME) for v in vars(mod).values()
                if isinstance(v, Dispatcher))
 """
-
-INSTALL = """
-import bpy
-result = bpy.ops.extensions.package_install_files(filepath={zip!r}, repo='user_default',
-                                                   enable_on_install=True)
-assert result == {{'FINISHED'}}, result
-"""
-
-
-def install(zip_path, home):
-    env = dict(os.environ, BLENDER_USER_RESOURCES=home)
-    env.pop("NUMBA_CACHE_DIR", None)
-    proc = subprocess.run([sys.executable, "-c", INSTALL.format(zip=zip_path)],
-                          capture_output=True, text=True, timeout=600, env=env, cwd=home)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
 
 def test_zip_carries_the_kernels_for_its_platform(extension_zip):
     with zipfile.ZipFile(extension_zip) as z:

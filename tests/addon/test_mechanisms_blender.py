@@ -345,3 +345,183 @@ def test_add_joint_builds_each_mechanism_from_the_selection(blender):
     assert np.allclose(position, (0, 3, 0.3), atol=1e-6) and sprung
     assert abs(abs(axle[1]) - 1) < 1e-6 and abs(suspension[2] - 1) < 1e-6
     assert out["error"] is None and out["skipped"] == {}
+
+
+def test_a_path_follows_its_curve_moved_by_keys_or_shape_keys_and_a_static_one_is_not_read(
+        blender):
+    slope = math.radians(30)
+    out = blender.run(f"""
+        bpy.context.preferences.edit.keyframe_new_interpolation_type = 'LINEAR'
+
+        def wire(name, y, ends):
+            # A Poly curve through `ends` (its own coordinates), at y in the world.
+            data = bpy.data.curves.new(name, 'CURVE')
+            data.dimensions = '3D'
+            sp = data.splines.new('POLY')
+            sp.points.add(len(ends) - 1)
+            for p, co in zip(sp.points, ends):
+                p.co = (*co, 1.0)
+            obj = bpy.data.objects.new(name, data)
+            scene.collection.objects.link(obj)
+            obj.location = (0, y, 0)
+            return obj
+
+        level = [(-2, 0, 2), (2, 0, 2)]
+        # Lifted 1 m between frames 1 and 25 by the object's location keys.
+        moved = wire("Moved", 0, level)
+        moved.keyframe_insert("location", index=2, frame=1)
+        moved.location.z = 1.0
+        moved.keyframe_insert("location", index=2, frame=25)
+        # Lifted 1 m by a shape key whose value is keyed 0 -> 1 over the same frames.
+        shaped = wire("Shaped", 4, level)
+        shaped.shape_key_add(name="Basis")
+        up = shaped.shape_key_add(name="Up")
+        for p in up.data:
+            p.co.z += 1.0
+        up.value = 0.0
+        up.keyframe_insert("value", frame=1)
+        up.value = 1.0
+        up.keyframe_insert("value", frame=25)
+        # At rest: a wire sloping down toward +X.
+        c, s = math.cos({slope}), math.sin({slope})
+        still = wire("Still", 8, [(-2 * c, 0, 2 + 2 * s), (2 * c, 0, 2 - 2 * s)])
+        beads = {{}}
+        for curve in (moved, shaped, still):
+            y = curve.location.y
+            bead = box(f"Bead {{curve.name}}", (0.05, 0.05, 0.05), (0, y, 2), shape='SPHERE',
+                       mass=0.1, linear_damping=0.0)
+            joint(f"Path {{curve.name}}", 'PATH', None, bead, (0, y, 2), curve=curve)
+            beads[curve.name] = bead
+        scene.frame_set(1)
+        sim = lig.addon.cache.get(scene)
+        modes = {{p[2].name: p[4] for p in sim.inputs.paths}}
+        ps = {{name: [] for name in beads}}
+        lifts = {{"Moved": [], "Shaped": []}}
+        for f in range(1, 37):
+            scene.frame_set(f)
+            for name, bead in beads.items():
+                ps[name].append(list(bead.matrix_world.translation))
+            # where the wires are at this frame, as Blender evaluates them
+            lifts["Moved"].append(moved.matrix_world.translation.z)
+            lifts["Shaped"].append(up.value)
+        result({{"p": ps, "lifts": lifts, "modes": modes, "skipped": lig.addon.cache.get(scene).skipped,
+                 "error": lig.addon.cache.error(scene), "same_sim": lig.addon.cache.get(scene) is sim,
+                 "panel": [lig.addon.mechanisms.curve_motion(c) for c in (moved, shaped, still)]}})
+    """)
+    assert out["error"] is None and out["skipped"] == {}
+    assert out["same_sim"], "following the curves dropped the simulation"
+    # Only the animated curves are read every frame, each the way its change needs.
+    assert out["modes"] == {"Moved": 'TRANSFORM', "Shaped": 'SPLINE'}
+    assert out["panel"] == ['TRANSFORM', 'SPLINE', None]
+    frames = np.arange(1, 37)
+    for name, y in (("Moved", 0.0), ("Shaped", 4.0)):
+        p = np.array(out["p"][name])
+        lift = np.array(out["lifts"][name])
+        assert lift[0] == 0.0 and abs(lift[-1] - 1.0) < 1e-6 and 0.1 < lift[12] < 0.9
+        off = np.abs(p[:, 2] - (2.0 + lift)) + np.abs(p[:, 1] - y)
+        assert off.max() < 1e-3, f"{name}: the bead was off its moving wire by " \
+                                 f"{1e3 * off.max():.3f} mm"
+        assert np.abs(p[:, 0]).max() < 1e-3, f"{name}: the bead slid along a level wire"
+    # The bead on the wire at rest slides down it at g sin(slope), as on a fixed path.
+    p = np.array(out["p"]["Still"])[:19] - (0, 8, 2)   # 0.75 s: before the wire's end
+    along = np.array([math.cos(slope), 0.0, -math.sin(slope)])
+    s_ = p @ along
+    t = (frames[:19] - 1) / 24.0
+    assert np.linalg.norm(p - np.outer(s_, along), axis=1).max() < 1e-3
+    a = 2.0 * np.polyfit(t, s_, 2)[0]
+    assert abs(a - G * math.sin(slope)) < 0.01 * G * math.sin(slope), f"a = {a:.4f} m/s^2"
+
+
+STEERED = """
+    bpy.context.preferences.edit.keyframe_new_interpolation_type = 'LINEAR'
+    box("Ground", (60, 60, 1), (0, 0, -0.5), kind='STATIC', friction=1.0)
+    cars = {}
+    for name, y in (("Keyed", -6.0), ("Driven", 6.0)):
+        chassis = box(f"Chassis {name}", (2.0, 1.0, 0.2), (0, y, 0.55), mass=100.0)
+        for x in (-0.7, 0.7):
+            for side in (-0.65, 0.65):
+                bpy.ops.mesh.primitive_cylinder_add(radius=0.3, depth=0.15,
+                                                    location=(x, y + side, 0.3),
+                                                    rotation=(math.pi / 2, 0, 0))
+                wheel = bpy.context.active_object
+                wheel.name = f"Wheel {name} {x} {side}"
+                wheel.ligament_body.enabled = True
+                wheel.ligament_body.mass, wheel.ligament_body.friction = 5.0, 1.0
+                # The car runs toward -X: x = -0.7 is the front axle (steered, free). The
+                # rear wheels are driven by equal torques (motors that never reach their
+                # speed), an open differential: same-speed motors would lock the axle and
+                # scrub the turn.
+                front = x < 0
+                e = joint(f"Wheel {name} {x} {side}", 'WHEEL', chassis, wheel,
+                          (x, y + side, 0.3), rotation=(math.pi / 2, 0, 0),
+                          use_limit_lin=True, limit_lin_lower=-0.1, limit_lin_upper=0.1,
+                          use_spring=True, spring_frequency=10.0, spring_damping=0.7,
+                          use_motor=not front, motor_velocity=50.0, motor_max_force=6.0)
+                if not front:
+                    continue
+                js = e.ligament_joint
+                # Ackermann angles for a bicycle steered by DELTA: each front wheel square
+                # to the line from the turn's centre (both at DELTA, the tyres scrub and
+                # the car turns some 6 % less)
+                target = math.atan(1.4 / (1.4 / math.tan(DELTA) + side))
+                if name == "Keyed":     # straight for 1 s, turned over 0.25 s
+                    for f, angle in ((1, 0.0), (25, 0.0), (31, target)):
+                        js.steering = angle
+                        js.keyframe_insert("steering", frame=f)
+                else:                   # the same angles from a driver on the frame
+                    d = js.driver_add("steering").driver
+                    d.expression = f"min(max((frame - 25) / 6, 0), 1) * {target}"
+        cars[name] = chassis
+"""
+
+
+def test_keyed_or_driven_steering_turns_the_car_as_the_bicycle_model_says(blender):
+    """Steering keyed (or driven) after a second of driving straight: the heading turns at
+    v tan(delta) / wheelbase, the kinematic bicycle model, with the rear axle's speed v."""
+    delta = 0.15
+    wheelbase = 1.4
+    out = blender.run(f"DELTA = {delta}", STEERED, """
+        def rear_and_yaw(chassis):
+            m = chassis.matrix_world
+            return list(m @ Vector((0.7, 0.0, -0.25))), m.to_euler().z
+
+        track = {name: [] for name in cars}
+        for f in range(1, 97):
+            scene.frame_set(f)
+            for name, chassis in cars.items():
+                track[name].append(rear_and_yaw(chassis))
+        live = {name: [list(c.matrix_world.translation), c.matrix_world.to_euler().z]
+                for name, c in cars.items()}
+        # The bake simulates from scratch without visiting the frames: keys and drivers are
+        # read at each simulated frame all the same.
+        scene.frame_set(1)
+        lig.addon.cache.invalidate(scene)
+        lig.addon.bake.bake(scene, 1, 96)
+        scene.frame_set(96)
+        baked = {name: [list(c.matrix_world.translation), c.matrix_world.to_euler().z]
+                 for name, c in cars.items()}
+        result({"track": track, "live": live, "baked": baked,
+                "skipped": lig.addon.bake.last_simulation(scene).skipped,
+                "inputs": len(lig.addon.bake.last_simulation(scene).inputs.wheels)})
+    """)
+    assert out["skipped"] == {} and out["inputs"] == 4
+    for name in ("Keyed", "Driven"):
+        rear = np.array([r for r, _ in out["track"][name]])
+        yaw = np.unwrap([z for _, z in out["track"][name]])
+        speed = np.linalg.norm(np.diff(rear[:, :2], axis=0), axis=1) * 24.0
+        # Straight for the first second, then the yaw turns at v tan(delta) / wheelbase
+        # (the rear axle's speed v); compared over the last two seconds, steering held.
+        assert abs(yaw[24] - yaw[0]) < 0.01, f"{name} turned before it was steered"
+        held = slice(48, 95)
+        expected = np.sum(speed[held] * math.tan(delta) / wheelbase) / 24.0
+        turned = yaw[96 - 1] - yaw[48]
+        assert speed[held].mean() > 0.5, f"{name} moves at only {speed[held].mean():.3f} m/s"
+        print(f"{name} steering: heading turned {turned:.4f} rad, bicycle model "
+              f"{expected:.4f} ({100 * (turned / expected - 1):+.2f} %)")
+        assert abs(turned - expected) < 0.05 * abs(expected), \
+            f"{name}: the heading turned {turned:.4f} rad, the bicycle model {expected:.4f}"
+    # The driver gives the keyed angles: both cars drive the same arc.
+    assert abs(out["live"]["Keyed"][1] - out["live"]["Driven"][1]) < 1e-3
+    for name in ("Keyed", "Driven"):
+        assert np.allclose(out["baked"][name][0], out["live"][name][0], atol=1e-4), name
+        assert abs(out["baked"][name][1] - out["live"][name][1]) < 1e-4, name

@@ -66,5 +66,7 @@ def test_every_panel_draws_real_properties_and_operators(blender):
                  "limit_ang_lower", "swing_1", "motor_velocity", "spring_frequency", "substeps",
                  "ligament.bake", "ligament.clear_bake", "ligament.add_joint", "ligament.connect",
                  "ligament.quality_preset", "joint_a", "joint_b", "teeth_a", "radius_b",
-                 "ligament.measure_radii", "fixed_a", "curve", "path_align", "steering"):
+                 "ligament.measure_radii", "fixed_a", "curve", "path_align", "steering",
+                 "expression", "custom_use_lower", "custom_upper", "custom_stiffness",
+                 "custom_damping", "point_c", "point_d"):
         assert name in out["drawn"], name
