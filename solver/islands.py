@@ -76,14 +76,27 @@ def _owner(a, b, bkind):
 
 @helper
 def _permute_manifolds(order, mi, mf, acc, rows_per):
-    """Put manifolds in `order` (mi, mf and their rows' impulses)."""
+    """Put manifolds in `order` (mi, mf and their rows' impulses). Plain loops: numba's
+    fancy indexing of 2-d arrays cost seconds of compile."""
     n = order.shape[0]
-    mi[:n] = mi[order].copy()
-    mf[:n] = mf[order].copy()
-    old = acc[:n * rows_per].copy()
+    ti = np.empty((n, mi.shape[1]), dtype=np.int64)
+    tf = np.empty((n, mf.shape[1]))
+    ta = np.empty(n * rows_per)
     for i in range(n):
+        o = order[i]
+        for k in range(mi.shape[1]):
+            ti[i, k] = mi[o, k]
+        for k in range(mf.shape[1]):
+            tf[i, k] = mf[o, k]
         for k in range(rows_per):
-            acc[i * rows_per + k] = old[order[i] * rows_per + k]
+            ta[i * rows_per + k] = acc[o * rows_per + k]
+    for i in range(n):
+        for k in range(mi.shape[1]):
+            mi[i, k] = ti[i, k]
+        for k in range(mf.shape[1]):
+            mf[i, k] = tf[i, k]
+    for i in range(n * rows_per):
+        acc[i] = ta[i]
 
 
 @kernel
@@ -146,14 +159,17 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads):
         body_start[k + 1] += body_start[k]
         joint_start[k + 1] += joint_start[k]
     bodies = np.empty(body_start[batches], dtype=np.int64)
-    fill = body_start[:batches].copy()
+    fill = np.empty(batches, dtype=np.int64)
+    for k in range(batches):
+        fill[k] = body_start[k]
     for i in range(n):
         if label[i] >= 0:
             k = batch_of[label[i]]
             bodies[fill[k]] = i
             fill[k] += 1
     joints = np.empty(nj, dtype=np.int64)
-    fill = joint_start[:batches].copy()
+    for k in range(batches):
+        fill[k] = joint_start[k]
     for j in range(nj):
         k = joint_batch[j]
         joints[fill[k]] = j
