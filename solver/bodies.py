@@ -11,7 +11,12 @@ Structure of arrays (one row per body):
     bkind[i] DYNAMIC, STATIC or KINEMATIC; the step sees ASLEEP for a dynamic body whose
              island sleeps (sleep.py): fixed in place, outside every solve, its user kind
              kept by the World
+
+The step's stages take `ids`, the bodies they work on (one batch of islands, step.py): a
+batch's bodies are written by its own thread only.
 """
+
+import numpy as np
 
 from .jit import helper, kernel
 
@@ -38,7 +43,12 @@ def moving_kinematic(i, bs, bkind, khas):
 
 @kernel
 def update_world_inertia(bs, bil, bkind, bI):
-    for i in range(bs.shape[0]):
+    world_inertia(np.arange(bs.shape[0]), bs, bil, bkind, bI)
+
+
+@helper(outline=True)
+def world_inertia(ids, bs, bil, bkind, bI):
+    for i in ids:
         if bkind[i] != DYNAMIC:
             continue
         m = rotate_tensor(quat_at(bs, i, 3), mat_at(bil, i, 0))
@@ -47,9 +57,9 @@ def update_world_inertia(bs, bil, bkind, bI):
 
 
 @helper(outline=True)
-def integrate_velocities(bs, binv, bdamp, bkind, gravity, h):
+def integrate_velocities(ids, bs, binv, bdamp, bkind, gravity, h):
     """v += g h, then implicit damping v /= 1 + c h (stable for any rate)."""
-    for i in range(bs.shape[0]):
+    for i in ids:
         if bkind[i] != DYNAMIC or binv[i] == 0.0:
             continue
         lin = 1.0 / (1.0 + h * bdamp[i, 0])
@@ -60,7 +70,7 @@ def integrate_velocities(bs, binv, bdamp, bkind, gravity, h):
 
 
 @helper(outline=True)
-def integrate_positions(bs, bil, bib, bkind, h):
+def integrate_positions(ids, bs, bil, bib, bkind, h):
     """Advance positions and orientations by one substep.
 
     Free rotation keeps the world angular momentum L = I(q) w constant, so the gyroscopic
@@ -68,7 +78,7 @@ def integrate_positions(bs, bil, bib, bkind, h):
     w(q) = I(q)^-1 L and the new angular velocity is I(q_new)^-1 L. A tumbling body keeps
     |L| to round-off and its energy to O(h^2), and the intermediate-axis flip comes out.
     """
-    for i in range(bs.shape[0]):
+    for i in ids:
         kind = bkind[i]
         if kind == STATIC or kind == ASLEEP:
             continue
@@ -95,7 +105,7 @@ def integrate_positions(bs, bil, bib, bkind, h):
 
 
 @helper(outline=True)
-def stiffen_world_inertia(bs, bib, bkind, kg, h, bI):
+def stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI):
     """Add the rotational geometric stiffness kg (N m / rad) to the inertia the constraint
     solve sees: I_solve = R I R^T + h^2 kg E (Andrews, Teichmann, Kry 2017, "Geometric
     stiffness for real-time constrained multibody dynamics", diagonal approximation).
@@ -106,7 +116,7 @@ def stiffen_world_inertia(bs, bib, bkind, kg, h, bI):
     rotationally heavier in the implicit solve only (integration uses the true inertia),
     which damps those modes and leaves slow motion alone.
     """
-    for i in range(bs.shape[0]):
+    for i in ids:
         if bkind[i] != DYNAMIC or kg[i] <= 0.0:
             continue
         m = rotate_tensor(quat_at(bs, i, 3), mat_at(bib, i, 0))

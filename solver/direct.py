@@ -59,6 +59,7 @@ from .jit import helper
 from .sorting import argsort
 
 from .bodies import DYNAMIC
+from .joints.layout import MAX_ROWS
 from .mathx import qintegrate
 from .rows import ACTIVE, BIAS, BLOCK, HI, LO, SPRING, TARGET, WIDE, row_apply, row_cdot
 
@@ -99,10 +100,11 @@ def body_islands(n_bodies, row_bodies, n_rows, bkind):
 
 
 @helper
-def row_islands(n_bodies, rb, rp, n_rows, bkind):
-    """`body_islands` of the rows, a row over three or four bodies linking all of them."""
+def row_islands(n_bodies, rb, rp, rows, bkind):
+    """`body_islands` over the listed rows, a row over three or four bodies linking all of
+    them (its second slot's row is listed too: rows come whole joints at a time)."""
     parent = np.arange(n_bodies)
-    for r in range(n_rows):
+    for r in rows:
         union(parent, rb[r, 0], rb[r, 1], bkind)
         if rp[r, ACTIVE] == WIDE:
             for i in range(2):
@@ -307,20 +309,32 @@ def island_envelope(order, starts, n_islands, rb, rp, bkind):
     return first
 
 
+@helper
+def joint_rows(joints):
+    """The rows of the listed joints, in order."""
+    rows = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
+    for i in range(joints.shape[0]):
+        for k in range(MAX_ROWS):
+            rows[i * MAX_ROWS + k] = joints[i] * MAX_ROWS + k
+    return rows
+
+
 @helper(outline=True)
-def plan_islands(R, n_rows, n_bodies, bkind):
-    """Group the joints' equality rows by island (once per frame: the set of equality rows
-    only changes when joints are added, removed or broken, between frames).
+def plan_islands(R, joints, n_rows, n_bodies, bkind):
+    """Group the equality rows of `joints` by island (once per frame: the set of equality
+    rows only changes when joints are added, removed or broken, between frames). n_rows:
+    the size of the row tables.
 
     Returns the plan (rows ordered by island, island start offsets, number of islands, a
     buffer for the islands' Cholesky factors with their offsets, per island whether its
     factor is valid, where each row's envelope starts, and the islands' limit rows with
     their start offsets)."""
     rb, rp = R[0], R[3]
-    root = row_islands(n_bodies, rb, rp, n_rows, bkind)
-    keys = np.empty(n_rows, dtype=np.int64)
+    rows = joint_rows(joints)
+    root = row_islands(n_bodies, rb, rp, rows, bkind)
+    keys = np.empty(rows.shape[0], dtype=np.int64)
     count = 0
-    for r in range(n_rows):
+    for r in rows:
         if _is_equality(r, rp):
             body = _dynamic_body(r, rb, rp, bkind)
             keys[count] = root[body] * (n_rows + 1) + r
@@ -346,12 +360,12 @@ def plan_islands(R, n_rows, n_bodies, bkind):
     factors = np.empty(offsets[n_islands])
     ok = np.zeros(n_islands, dtype=np.bool_)
     first = island_envelope(order, starts, n_islands, rb, rp, bkind)
-    lorder, lstarts = island_limits(order, starts, n_islands, root, R, n_rows, bkind)
+    lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind)
     return order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts
 
 
 @helper
-def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
+def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind):
     """The joints' limit rows (lambda >= 0, not springs) grouped by the island of equality
     rows they act in: (rows ordered by island, island start offsets). A limit row whose
     bodies have no equality rows stays with the iterative sweep only."""
@@ -359,9 +373,9 @@ def island_limits(order, starts, n_islands, root, R, n_rows, bkind):
     island_of = np.full(root.shape[0], -1, dtype=np.int64)
     for s in range(n_islands):
         island_of[root[_dynamic_body(order[starts[s]], rb, rp, bkind)]] = s
-    keys = np.empty(n_rows, dtype=np.int64)
+    keys = np.empty(rows.shape[0], dtype=np.int64)
     count = 0
-    for r in range(n_rows):
+    for r in rows:
         if _is_limit(r, rp):
             body = _dynamic_body(r, rb, rp, bkind)
             if body >= 0 and island_of[root[body]] >= 0:

@@ -202,8 +202,10 @@ class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""
 
-    def __init__(self, py_func, wrapper, inline, outline=False):
+    def __init__(self, py_func, wrapper, inline, outline=False, nogil=False):
         options = {"nopython": True, "no_cpython_wrapper": not wrapper}
+        if nogil:
+            options["nogil"] = True
         if inline:
             options["inline"] = "always"
         elif not wrapper and not outline and _short(py_func):
@@ -229,12 +231,13 @@ class _Helper(_Kernel):
                         f"(callable from kernels only); call it from a @kernel or make it one")
 
 
-def kernel(py_func=None, *, inline=False):
+def kernel(py_func=None, *, inline=False, nogil=False):
     """A numba kernel that Python code calls (compiled on first call, cached on disk).
-    inline=True: see `helper`."""
+    inline=True: see `helper`. nogil=True releases the GIL while it runs (World.step runs
+    batches of islands in threads)."""
     if py_func is None:
-        return lambda f: _Kernel(f, wrapper=True, inline=inline)
-    return _Kernel(py_func, wrapper=True, inline=inline)
+        return lambda f: _Kernel(f, wrapper=True, inline=inline, nogil=nogil)
+    return _Kernel(py_func, wrapper=True, inline=inline, nogil=nogil)
 
 
 def helper(py_func=None, *, inline=False, outline=False):

@@ -5,10 +5,12 @@
                  Jacobians; group the joints' equality rows into islands for the direct
                  solver
     per substep: integrate velocities -> world inertia (+ geometric stiffness of loaded
-                 joints) -> prepare joint rows, contact biases -> factor each island's K
-                 -> warm start -> solve (soft bias) -> integrate positions
-                 -> re-measure contacts, re-prepare joint rows at the new poses
+                 joints) -> prepare joint rows, contact friction anchors -> factor each
+                 island's K -> warm start -> solve (soft bias) -> integrate positions
+                 -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
+                 -> re-measure contact separations at the projected poses (they serve the
+                 relax pass and the next substep's solve: positions do not move between)
                  -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
     a pass:      (solve or relax) `iterations` rounds of one sweep over the iterative
@@ -32,7 +34,7 @@ import numpy as np
 from .jit import helper, kernel
 
 from .bodies import (DYNAMIC, KINEMATIC, integrate_positions, integrate_velocities,
-                     stiffen_world_inertia, update_world_inertia)
+                     stiffen_world_inertia, world_inertia)
 from .joints.layout import (BALL, BODY_A, BODY_B, BODY_C, BODY_D, BREAK_FORCE, BREAK_TORQUE,
                             BROKEN, ENABLED, FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
@@ -49,9 +51,9 @@ from .contacts import (apply_restitution, contact_softness, prepare_contacts,
 
 
 @helper(outline=True)
-def kinematic_velocities(bs, bkind, ktarget, khas, dt):
+def kinematic_velocities(ids, bs, bkind, ktarget, khas, dt):
     """Velocities that carry each targeted kinematic body onto its target in one frame."""
-    for i in range(bs.shape[0]):
+    for i in ids:
         if bkind[i] != KINEMATIC or not khas[i]:
             continue
         v = scale(sub(vec3_at(ktarget, i, 0), vec3_at(bs, i, 0)), 1.0 / dt)
@@ -63,8 +65,8 @@ def kinematic_velocities(bs, bkind, ktarget, khas, dt):
 
 
 @helper(outline=True)
-def snap_kinematic(bs, bkind, ktarget, khas):
-    for i in range(bs.shape[0]):
+def snap_kinematic(ids, bs, bkind, ktarget, khas):
+    for i in ids:
         if bkind[i] == KINEMATIC and khas[i]:
             q = qnormalize(quat_at(ktarget, i, 3))
             for k in range(3):
@@ -87,12 +89,13 @@ def joint_awake(j, jt, bkind):
 
 
 @helper(outline=True)
-def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
+def joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg):
     """Per body, sum over its joints of |anchor force| x |arm|: how strongly the joints'
     loads resist turning the body (the diagonal geometric stiffness of the anchor rows).
     Forces come from the last substep's accumulated impulses, so this needs no extra state."""
-    kg[:] = 0.0
-    for j in range(jt.shape[0]):
+    for i in G[0]:
+        kg[i] = 0.0
+    for j in G[1]:
         flags = jt[j, FLAGS]
         kind = jt[j, TYPE]
         if not flags & ENABLED or flags & BROKEN or not (
@@ -117,7 +120,12 @@ def joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg):
 
 @kernel(inline=True)
 def prepare_joints(jt, jf, jpts, bkind, S, R, B):
-    _prepare_joints(jt, jf, jpts, bkind, S, *R, *B)
+    _prepare_joints(np.arange(jt.shape[0]), jt, jf, jpts, bkind, S, *R, *B)
+
+
+@helper(inline=True)
+def prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, B):
+    _prepare_joints(joints, jt, jf, jpts, bkind, S, *R, *B)
 
 
 @kernel
@@ -128,8 +136,8 @@ def prepare_customs(X, jt, jf, bkind, S, R, B):
 
 
 @helper(outline=True)
-def _prepare_joints(jt, jf, jpts, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
-    for j in range(jt.shape[0]):
+def _prepare_joints(joints, jt, jf, jpts, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
+    for j in joints:
         if joint_awake(j, jt, bkind):
             prepare_joint_rows(j, jt, jf, jpts, S, rb, rj, rd, rp, rk, bs, binv, bI)
         else:
@@ -138,22 +146,22 @@ def _prepare_joints(jt, jf, jpts, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
 
 
 @helper(inline=True)
-def warm_start_rows(jt, bkind, R, acc, B):
+def warm_start_rows(joints, jt, bkind, R, acc, B):
     """Sleeping joints are skipped: warm_start would forget an inactive row's impulse."""
-    _warm_start_rows(jt, bkind, R[0], R[1], R[2], R[3], acc, B[0], B[1])
+    _warm_start_rows(joints, jt, bkind, R[0], R[1], R[2], R[3], acc, B[0], B[1])
 
 
 @helper(outline=True)
-def _warm_start_rows(jt, bkind, rb, rj, rd, rp, acc, bs, binv):
-    for j in range(jt.shape[0]):
+def _warm_start_rows(joints, jt, bkind, rb, rj, rd, rp, acc, bs, binv):
+    for j in joints:
         if joint_awake(j, jt, bkind):
             for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
                 warm_start(r, rb, rj, rd, rp, acc, bs, binv)
 
 
 @helper(outline=True)
-def clear_joint_impulses(jt, bkind, jimp):
-    for j in range(jt.shape[0]):
+def clear_joint_impulses(joints, jt, bkind, jimp):
+    for j in joints:
         if joint_awake(j, jt, bkind):
             jimp[j, :] = 0.0
 
@@ -178,6 +186,18 @@ def list_sweep_rows(R, sweep):
         if rp[r, ACTIVE] != 0.0 and rp[r, BLOCK] >= 0.0:
             sweep[n] = r
             n += 1
+    return n
+
+
+@helper(outline=True)
+def list_joint_sweep_rows(joints, rp, sweep):
+    """`list_sweep_rows` over the rows of the listed joints."""
+    n = 0
+    for j in joints:
+        for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
+            if rp[r, ACTIVE] != 0.0 and rp[r, BLOCK] >= 0.0:
+                sweep[n] = r
+                n += 1
     return n
 
 
@@ -224,17 +244,17 @@ def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
 
 
 @helper(inline=True)
-def accumulate_joint_impulses(jt, jf, R, acc, bs, jimp):
+def accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp):
     """Add this substep's impulse on B (linear, and angular about the anchor) to jimp.
 
     For a joint whose B side is the world, it is minus the impulse on A. A row over three or
     four bodies counts by its first slot (bodies a and b)."""
-    _accumulate_joint_impulses(jt, jf, R[1], R[3], acc, bs, jimp)
+    _accumulate_joint_impulses(joints, jt, jf, R[1], R[3], acc, bs, jimp)
 
 
 @helper(outline=True)
-def _accumulate_joint_impulses(jt, jf, rj, rp, acc, bs, jimp):
-    for j in range(jt.shape[0]):
+def _accumulate_joint_impulses(joints, jt, jf, rj, rp, acc, bs, jimp):
+    for j in joints:
         r0 = j * MAX_ROWS
         on_b = jt[j, BODY_B] >= 0
         lin = (0.0, 0.0, 0.0)
@@ -262,9 +282,9 @@ def _accumulate_joint_impulses(jt, jf, rj, rp, acc, bs, jimp):
 
 
 @helper(outline=True)
-def break_joints(jt, jf, jimp, acc, bkind, dt):
+def break_joints(joints, jt, jf, jimp, acc, bkind, dt):
     """A joint breaks when last frame's mean constraint force or torque exceeds its limit."""
-    for j in range(jt.shape[0]):
+    for j in joints:
         flags = jt[j, FLAGS]
         if not flags & ENABLED or flags & BROKEN or not joint_awake(j, jt, bkind):
             continue
@@ -278,10 +298,10 @@ def break_joints(jt, jf, jimp, acc, bkind, dt):
                 acc[r] = 0.0
 
 
-@kernel
+@kernel(nogil=True)
 def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, joint_hertz,
-               joint_damping, C, X):
-    """Advance the world by one frame of length dt.
+               joint_damping, C, X, G):
+    """Advance a batch of islands by one frame of length dt.
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
                                                  sees it, ASLEEP for sleeping bodies)
@@ -289,13 +309,22 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
                                                  points (joints/path.py)
     R = (rb, rj, rd, rp, rk)                     row scratch (see rows.py)
     K = (ktarget, khas)                          kinematic targets for this frame
-    C = (mi, mf, acc, rows, params)              this frame's awake contact manifolds
+    C = (mi, mf, acc, rows, params)              the batch's awake contact manifolds
                                                  (contacts.py)
-    X = (ci, cf)                                 custom constraints (joints/custom.py)
+    X = (ci, cf)                                 the batch's custom constraints
+                                                 (joints/custom.py)
+    G = (bodies, joints)                         the batch's dynamic and kinematic bodies
+                                                 and its joints (islands.py)
+
+    A batch's islands share no dynamic or kinematic body with another batch's, and the
+    step reads and writes only the batch's bodies, joints, rows and manifolds (static and
+    sleeping bodies are read, never moved), so batches run in parallel threads (the GIL is
+    released) and each island's result does not depend on the batch it is in.
     """
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jimp, jpts = J
     ktarget, khas = K
+    ids, joints = G
     h = dt / substeps
     soft = soft_coefficients(joint_hertz, joint_damping, h)
     S = (soft[0], soft[1], soft[2], h, 1.0 / h)
@@ -303,41 +332,42 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     body = (bs, binv, bI)
     csoft = contact_softness(C[4], h)
     SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
-    clear_joint_impulses(jt, bkind, jimp)
+    clear_joint_impulses(joints, jt, bkind, jimp)
 
-    kinematic_velocities(bs, bkind, ktarget, khas, dt)
+    kinematic_velocities(ids, bs, bkind, ktarget, khas, dt)
     kg = np.zeros(bs.shape[0])
-    update_world_inertia(bs, bil, bkind, bI)
-    prepare_joints(jt, jf, jpts, bkind, S, R, body)
+    world_inertia(ids, bs, bil, bkind, bI)
+    prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
-    plan = plan_islands(R, acc.shape[0], bs.shape[0], bkind)
+    refresh_contacts(C, SC, body)
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind)
     W = scratch(plan)
-    sweep = np.empty(acc.shape[0], dtype=np.int64)
+    sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
     for _ in range(substeps):
-        integrate_velocities(bs, binv, bdamp, bkind, gravity, h)
-        update_world_inertia(bs, bil, bkind, bI)
-        joint_geometric_stiffness(jt, jf, acc, bs, bkind, h, kg)
-        stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
-        prepare_joints(jt, jf, jpts, bkind, S, R, body)
+        integrate_velocities(ids, bs, binv, bdamp, bkind, gravity, h)
+        world_inertia(ids, bs, bil, bkind, bI)
+        joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
+        stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
+        prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S, R, body)
         update_contacts(C, SC, body)
         factor_islands(plan, R, binv)
-        n_sweep = list_sweep_rows(R, sweep)
-        warm_start_rows(jt, bkind, R, acc, body)
+        n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
+        warm_start_rows(joints, jt, bkind, R, acc, body)
         warm_start_contacts(C, body)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations)
-        integrate_positions(bs, bil, bib, bkind, h)
-        refresh_contacts(C, SC, body)
-        update_world_inertia(bs, bil, bkind, bI)
-        stiffen_world_inertia(bs, bib, bkind, kg, h, bI)
-        prepare_joints(jt, jf, jpts, bkind, S_error, R, body)
+        integrate_positions(ids, bs, bil, bib, bkind, h)
+        world_inertia(ids, bs, bil, bkind, bI)
+        stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
+        prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
-        n_sweep = list_sweep_rows(R, sweep)
+        n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         project_positions(plan, R, bs, binv, W)
+        refresh_contacts(C, SC, body)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations)
-        accumulate_joint_impulses(jt, jf, R, acc, bs, jimp)
+        accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)
-    snap_kinematic(bs, bkind, ktarget, khas)
-    break_joints(jt, jf, jimp, acc, bkind, dt)
+    snap_kinematic(ids, bs, bkind, ktarget, khas)
+    break_joints(joints, jt, jf, jimp, acc, bkind, dt)

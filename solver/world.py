@@ -6,6 +6,8 @@ mass, orientations as (w, x, y, z)). Units: metres, kilograms, seconds, radians;
 """
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -17,7 +19,9 @@ from .mechanisms import Mechanisms
 from .rows import new_rows
 from .shapes import Box, Capsule, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
 from .step import step_frame
-from .contacts import SPECULATIVE_DISTANCE, ContactState
+from .contacts import ROWS_PER_MANIFOLD, SPECULATIVE_DISTANCE, ContactState
+from .joints.custom import CI_JOINT
+from .islands import partition
 from .sleep import fall_asleep, wake_disturbed, wake_marked, wake_touched
 from .collision.geometry import geometry_tables
 
@@ -157,6 +161,29 @@ def _reach(shape, com):
     return math.inf
 
 
+def _cores():
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+_POOL = None
+
+
+def _pool(workers):
+    """A process-wide pool of worker threads for the islands (grown when a World asks for
+    more threads than it has)."""
+    global _POOL
+    if _POOL is None or _POOL._max_workers < workers:
+        old = _POOL
+        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ligament")
+        if old is not None:
+            old.shutdown(wait=False)
+    return _POOL
+
+
 class _Table:
     """A growable numpy table: `view` is the live part, capacity doubles as it fills."""
 
@@ -216,12 +243,21 @@ class World(Mechanisms, CustomConstraints):
                 the substep rate: 0.25 (Box2D v3's cap) is safe at one iteration; stiffer
                 needs more iterations (bench/contacts.py: 120 Hz at 4 substeps, limit 0.5,
                 iterations 5 keeps a 40-row pyramid standing; 3 iterations do not).
+                The default 120 Hz is the cap at 8 substeps (60 Hz at 4): at the default
+                substeps it halves a 210-box pyramid's sink (top 3.5 mm instead of 7.4 mm
+                after 5 s) and a landing ragdoll's dip (2.3 cm instead of 3.0), at no cost
+                (bench/defaults.py).
     sleeping    let islands of touching or jointed bodies at rest fall asleep (sleep.py):
                 they cost almost nothing until touched, hit, moved by a joint, or woken.
     sleep_threshold, time_to_sleep
                 a body is still while |v| + reach |w| (its fastest surface point) stays
                 under sleep_threshold (m/s); an island sleeps once all its bodies have been
                 still for time_to_sleep (s).
+    threads     how many threads `step` uses: independent islands (bodies linked by
+                joints or touching, solver/islands.py) are stepped in parallel, up to this
+                many batches at once. None: every core this process may use. Results are
+                bit-identical whatever the count. Settable (`w.threads = 1`); Blender's
+                add-on passes the scene's own thread setting.
 
     Writing to `positions`, `orientations` or the velocity views wakes a sleeping body's
     island at the next step (its frozen pose no longer matches); call `wake` to be explicit.
@@ -229,11 +265,12 @@ class World(Mechanisms, CustomConstraints):
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
                  relax_iterations=None, joint_hertz=60.0, joint_damping_ratio=5.0,
-                 contact_hertz=60.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
+                 contact_hertz=120.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
                  restitution_threshold=1.0, contact_hertz_limit=0.25, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
-                 time_to_sleep=TIME_TO_SLEEP):
+                 time_to_sleep=TIME_TO_SLEEP, threads=None):
         self._gravity = _vector("gravity", gravity)
+        self.threads = threads
         self._sleeping = bool(sleeping)
         self.sleep_threshold = _number("sleep_threshold", sleep_threshold, minimum=0.0)
         self.time_to_sleep = _number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
@@ -283,6 +320,20 @@ class World(Mechanisms, CustomConstraints):
     @property
     def gravity(self):
         return self._gravity
+
+    @property
+    def threads(self):
+        """Threads `step` runs independent islands on (see the class docstring)."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, value):
+        if value is None:
+            value = _cores()
+        elif isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"threads must be a whole number >= 1 or None (every core), "
+                             f"got {value!r}")
+        self._threads = int(value)
 
     @gravity.setter
     def gravity(self, value):
@@ -864,13 +915,35 @@ class World(Mechanisms, CustomConstraints):
                     self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold,
                     self.time_to_sleep)
 
-    def _step_args(self, dt, C):
-        """step_frame's arguments (warmup.prepare compiles it for their types)."""
+    def _batches(self, dt, C, threads):
+        """step_frame's arguments for each batch of whole islands (islands.py cuts the awake
+        world into at most `threads` of them, reordering this frame's manifolds by island)."""
         B, J, R, K = self._kernel_args()
+        mi, mf, acc, rows, params = C
+        bodies, bstart, joints, jstart, mstart, jbatch = partition(
+            B[6], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads)
+        ci, cf = self._custom_args()
         g = self.gravity
-        return (B, J, R, K, dt, self.substeps, self.iterations, self.relax_iterations,
-                (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio, C,
-                self._custom_args())
+        settings = (dt, self.substeps, self.iterations, self.relax_iterations,
+                    (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio)
+        n = len(mstart) - 1
+        batches = []
+        for k in range(n):
+            m0, m1 = mstart[k], mstart[k + 1]
+            r0, r1 = m0 * ROWS_PER_MANIFOLD, m1 * ROWS_PER_MANIFOLD
+            Ck = (mi[m0:m1], mf[m0:m1], acc[r0:r1], tuple(r[r0:r1] for r in rows), params)
+            X = (ci, cf)
+            if n > 1 and len(ci):
+                mine = jbatch[ci[:, CI_JOINT]] == k
+                X = (ci[mine], cf[mine])
+            G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]])
+            batches.append((B, J, R, K, *settings, Ck, X, G))
+        return batches
+
+    def _step_args(self, dt, C):
+        """step_frame's arguments for the world as one batch (warmup.prepare compiles it for
+        their types; every batch has the same types)."""
+        return self._batches(dt, C, 1)[0]
 
     def step(self, dt=1.0 / 60.0):
         """Advance one frame of `dt` seconds (substeps happen inside)."""
@@ -883,7 +956,7 @@ class World(Mechanisms, CustomConstraints):
         if self._sleeping:
             self._wake_disturbed()
         C = self._collide(dt)
-        step_frame(*self._step_args(dt, C))
+        self._step_islands(dt, C)
         if self._sleeping:
             self._fall_asleep(dt, C)
         self.time += dt
@@ -891,6 +964,15 @@ class World(Mechanisms, CustomConstraints):
             bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
             raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
                                      f"non-finite state; reduce dt or raise substeps")
+
+    def _step_islands(self, dt, C):
+        """step_frame on each batch of islands, batches after the first in worker threads
+        (the kernel releases the GIL)."""
+        batches = self._batches(dt, C, self._threads)
+        futures = [_pool(len(batches) - 1).submit(step_frame, *args) for args in batches[1:]]
+        step_frame(*batches[0])
+        for f in futures:
+            f.result()
 
     # --- contacts ---------------------------------------------------------------------
 

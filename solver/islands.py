@@ -1,0 +1,216 @@
+"""Islands for the parallel step: which bodies, joints and contact manifolds move together.
+
+Once per frame, after the narrowphase, the awake dynamic and the kinematic bodies are
+grouped by union-find over the enabled joints and this frame's awake manifolds (static and
+sleeping bodies link nothing: a floor would glue the world into one island). A kinematic body
+links the islands it touches, so each is moved by one thread only. Islands are ordered by
+their label, the smallest body id in them, and cut into at most `threads` batches of
+consecutive islands with about equal work (bodies, joint rows, contact points); the step
+runs each batch in its own thread (World.step, step.py).
+
+The result is the same whatever the number of batches: the manifolds are reordered by
+island label, keeping their order inside an island, whether there is one batch or many,
+and each batch lists its bodies and joints in increasing id. Every island sees the same
+sequence of operations in any batch, so positions and velocities are bit-identical at any
+thread count.
+
+A joint belongs to the island of its first dynamic or kinematic body (batch 0 when it has
+none: its rows are only deactivated there). Joints over three or four bodies (a pulley whose
+wheels sit on bodies, custom constraints; joints/layout.py BODY_C, BODY_D) link all of them.
+"""
+
+import numpy as np
+
+from .jit import helper, kernel
+
+from .bodies import DYNAMIC, KINEMATIC
+from .joints.layout import BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS
+
+JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one body's work
+MANIFOLD_WORK = 4     # a manifold's eight rows, likewise
+
+
+@helper
+def _linked(i, bkind):
+    return i >= 0 and (bkind[i] == DYNAMIC or bkind[i] == KINEMATIC)
+
+
+@helper
+def _root(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@helper
+def _union(parent, a, b):
+    ra = _root(parent, a)
+    rb = _root(parent, b)
+    if ra != rb:
+        if ra < rb:           # the smaller id stays the root: it is the island's label
+            parent[rb] = ra
+        else:
+            parent[ra] = rb
+
+
+@helper
+def _link_joints(parent, jt, bkind):
+    for j in range(jt.shape[0]):
+        flags = jt[j, FLAGS]
+        if not flags & ENABLED or flags & BROKEN:
+            continue
+        first = -1
+        for column in (BODY_A, BODY_B, BODY_C, BODY_D):
+            body = jt[j, column]
+            if _linked(body, bkind):
+                if first < 0:
+                    first = body
+                else:
+                    _union(parent, first, body)
+
+
+@helper
+def _joint_owner(j, jt, bkind):
+    """The body whose island joint j belongs to: its first linked body (-1: none)."""
+    for column in (BODY_A, BODY_B, BODY_C, BODY_D):
+        if _linked(jt[j, column], bkind):
+            return jt[j, column]
+    return -1
+
+
+@helper
+def _owner(a, b, bkind):
+    """The body whose island a joint or manifold of bodies a, b belongs to (-1: none)."""
+    if _linked(a, bkind):
+        return a
+    return b if _linked(b, bkind) else -1
+
+
+@helper
+def _permute_manifolds(order, mi, mf, acc, rows_per):
+    """Put manifolds in `order` (mi, mf and their rows' impulses). Plain loops: numba's
+    fancy indexing of 2-d arrays cost seconds of compile."""
+    n = order.shape[0]
+    ti = np.empty((n, mi.shape[1]), dtype=np.int64)
+    tf = np.empty((n, mf.shape[1]))
+    ta = np.empty(n * rows_per)
+    for i in range(n):
+        o = order[i]
+        for k in range(mi.shape[1]):
+            ti[i, k] = mi[o, k]
+        for k in range(mf.shape[1]):
+            tf[i, k] = mf[o, k]
+        for k in range(rows_per):
+            ta[i * rows_per + k] = acc[o * rows_per + k]
+    for i in range(n):
+        for k in range(mi.shape[1]):
+            mi[i, k] = ti[i, k]
+        for k in range(mf.shape[1]):
+            mf[i, k] = tf[i, k]
+    for i in range(n * rows_per):
+        acc[i] = ta[i]
+
+
+@kernel
+def partition(bkind, jt, mi, mf, acc, rows_per, threads):
+    """Cut the world into at most `threads` batches of whole islands.
+
+    mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
+    Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch): batch k
+    moves bodies[body_start[k]:body_start[k + 1]], solves
+    joints[joint_start[k]:joint_start[k + 1]] and manifolds
+    manifold_start[k]:manifold_start[k + 1]; joint_batch[j] is joint j's batch."""
+    n = bkind.shape[0]
+    nm = mi.shape[0]
+    nj = jt.shape[0]
+    parent = np.arange(n)
+    _link_joints(parent, jt, bkind)
+    for m in range(nm):
+        if _linked(mi[m, 0], bkind) and _linked(mi[m, 1], bkind):
+            _union(parent, mi[m, 0], mi[m, 1])
+    label = np.empty(n, dtype=np.int64)           # island label per body, -1 unlinked
+    work = np.zeros(n + 1)                        # per label (n: nothing linked)
+    for i in range(n):
+        label[i] = _root(parent, i) if _linked(i, bkind) else -1
+        if label[i] >= 0:
+            work[label[i]] += 1.0
+    for j in range(nj):
+        o = _joint_owner(j, jt, bkind)
+        work[label[o] if o >= 0 else n] += JOINT_WORK
+    for m in range(nm):
+        o = _owner(mi[m, 0], mi[m, 1], bkind)
+        work[label[o] if o >= 0 else n] += MANIFOLD_WORK * mi[m, 2] / 4.0
+    # islands by label, cut into contiguous batches of about equal work; the unlinked
+    # joints and manifolds (label n) go to batch 0
+    n_islands = 0
+    total = 0.0
+    for i in range(n):
+        if label[i] == i:
+            n_islands += 1
+            total += work[i]
+    batches = max(1, min(threads, n_islands))
+    batch_of = np.zeros(n + 1, dtype=np.int64)
+    done = 0.0
+    for i in range(n):
+        if label[i] == i:
+            middle = done + 0.5 * work[i]
+            batch_of[i] = min(batches - 1, int(middle * batches / total)) if total > 0 else 0
+            done += work[i]
+    # bodies and joints by batch, ids increasing inside a batch (counting sort)
+    body_start = np.zeros(batches + 1, dtype=np.int64)
+    for i in range(n):
+        if label[i] >= 0:
+            body_start[batch_of[label[i]] + 1] += 1
+    joint_start = np.zeros(batches + 1, dtype=np.int64)
+    joint_batch = np.zeros(nj, dtype=np.int64)
+    for j in range(nj):
+        o = _joint_owner(j, jt, bkind)
+        joint_batch[j] = batch_of[label[o]] if o >= 0 else 0
+        joint_start[joint_batch[j] + 1] += 1
+    for k in range(batches):
+        body_start[k + 1] += body_start[k]
+        joint_start[k + 1] += joint_start[k]
+    bodies = np.empty(body_start[batches], dtype=np.int64)
+    fill = np.empty(batches, dtype=np.int64)
+    for k in range(batches):
+        fill[k] = body_start[k]
+    for i in range(n):
+        if label[i] >= 0:
+            k = batch_of[label[i]]
+            bodies[fill[k]] = i
+            fill[k] += 1
+    joints = np.empty(nj, dtype=np.int64)
+    for k in range(batches):
+        fill[k] = joint_start[k]
+    for j in range(nj):
+        k = joint_batch[j]
+        joints[fill[k]] = j
+        fill[k] += 1
+    # manifolds by island label (unlinked first), their order kept inside an island
+    key_count = np.zeros(n + 2, dtype=np.int64)
+    mkey = np.empty(nm, dtype=np.int64)
+    for m in range(nm):
+        o = _owner(mi[m, 0], mi[m, 1], bkind)
+        mkey[m] = label[o] + 1 if o >= 0 else 0
+        key_count[mkey[m] + 1] += 1
+    for k in range(n + 1):
+        key_count[k + 1] += key_count[k]
+    order = np.empty(nm, dtype=np.int64)
+    for m in range(nm):
+        order[key_count[mkey[m]]] = m
+        key_count[mkey[m]] += 1
+    manifold_start = np.zeros(batches + 1, dtype=np.int64)
+    for m in range(nm):
+        k = batch_of[mkey[m] - 1] if mkey[m] > 0 else 0
+        manifold_start[k + 1] += 1
+    for k in range(batches):
+        manifold_start[k + 1] += manifold_start[k]
+    sorted_already = True
+    for m in range(nm):
+        if order[m] != m:
+            sorted_already = False
+            break
+    if not sorted_already:
+        _permute_manifolds(order, mi, mf, acc, rows_per)
+    return bodies, body_start, joints, joint_start, manifold_start, joint_batch
