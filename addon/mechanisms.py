@@ -13,9 +13,12 @@ joints (a hinge turns about local Z, a slider along local X):
     Rack and pinion  Hinge A (the pinion), Slider B (the rack): slide = ratio x angle
                      (metres per radian: the pinion's radius).
     Pulley           A's and B's centres hang on a rope over the points Fixed A and Fixed B
-                     (two objects, read where they are at the start frame, fixed in the world
-                     after it): |A - Fixed A| + ratio |B - Fixed B| <= Length (0: the length
-                     at the start). The rope goes slack, never pushes.
+                     (two objects, read where they are at the start frame): |A - Fixed A| +
+                     ratio |B - Fixed B| <= Length (0: the length at the start). The rope goes
+                     slack, never pushes. A point that is a body, or parented to one, rides
+                     on that body (a block and tackle on a swinging beam, a lift's counter-
+                     weight over a moving crane; one body may carry both); any other object
+                     stays where it was at the start frame.
     Wheel            A the chassis, B the wheel; the empty is the wheel's centre. B spins
                      about local Z (the axle, as a hinge; motor: its spin), slides along
                      local Y (the suspension: linear limits are its travel, the spring holds
@@ -33,8 +36,8 @@ joints (a hinge turns about local Z, a slider along local X):
                      pushed with the curve's velocity). Object A is not used. Motor: speed
                      (m/s) along the curve.
     Custom           World.add_custom over the letters A, B (the two bodies; an unset A is
-                     the world) and C, D (Point C / D: fixed points where those objects are
-                     at the start frame). pA and pB are the empty's location carried by A and
+                     the world) and C, D (Point C / D: a body picked there is that body,
+                     any other object a fixed point where it is at the start frame). pA and pB are the empty's location carried by A and
                      by B, uA and uB its local Z turning with them; xA, XA, YA, ZA the body's
                      centre and axes (solver/custom.py has the vocabulary). Held at 0, or
                      between Lower and Upper; Stiffness > 0 makes it a spring.
@@ -109,13 +112,17 @@ def add(world, empty, m, ids, start, known, built, skipped, common, lim_a, lim_l
         raise _error(f"Joint '{empty.name}': object A and object B are the same object; "
                          "pick two different bodies")
     if t == 'PULLEY':
-        fixed = [_fixed_point(empty, w, start, known) for w in "ab"]
+        (fa, ca), (fb, cb) = (_fixed_point(empty, w, start, known, ids) for w in "ab")
+        for carrier, load, which in ((ca, a, "A"), (cb, b, "B")):
+            if carrier is not None and carrier == load:
+                raise _error(f"Joint '{empty.name}': Fixed {which} rides on object {which}, "
+                             f"the body its own rope holds; pick a point on another body "
+                             "or in the world")
         pa, pb = world.positions[a].copy(), world.positions[b].copy()
         rho = ratio(js)
-        length = js.rope_length or float(np.linalg.norm(pa - fixed[0])
-                                         + rho * np.linalg.norm(pb - fixed[1]))
-        return world.add_pulley(a, b, pa, pb, fixed[0], fixed[1], ratio=rho, upper=length,
-                                **common)
+        length = js.rope_length or float(np.linalg.norm(pa - fa) + rho * np.linalg.norm(pb - fb))
+        return world.add_pulley(a, b, pa, pb, fa, fb, ratio=rho, upper=length,
+                                fixed_bodies=(ca, cb), **common)
     if t == 'WHEEL':
         motor = dict(motor_speed=js.motor_velocity, max_motor_torque=js.motor_max_force) \
             if js.use_motor else {}
@@ -159,12 +166,27 @@ def _type_name(t):
     return next((label.lower() for key, label, _ in JOINT_TYPES if key == t), t)
 
 
-def _fixed_point(empty, which, start, known):
+def _fixed_point(empty, which, start, known, ids):
+    """(where the pulley's Fixed A / B is at the start frame, the body that carries it or
+    None): a body picked as the point, or an object parented (at any depth) to one, moves
+    with that body (the solver's four-body pulley); anything else stays fixed in the world."""
     obj = getattr(empty.ligament_joint, "fixed_" + which)
     if obj is None:
         raise _error(f"Joint '{empty.name}': the pulley's Fixed {which.upper()} is not set; "
                          f"pick the object (an empty) the rope runs over")
-    return np.array(bridge.matrix_world_at(obj, start, known).translation)
+    point = np.array(bridge.matrix_world_at(obj, start, known).translation)
+    body = carrier(obj, ids)
+    return point, (None if body is None else ids[body.name])
+
+
+def carrier(obj, ids=None):
+    """The body a pulley's fixed point rides on: `obj` itself or its nearest parent that is a
+    Ligament body (in `ids`, the built world's bodies, when given); None: fixed in the world."""
+    while obj is not None:
+        if obj.name in ids if ids is not None else obj.ligament_body.enabled:
+            return obj
+        obj = obj.parent
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,7 +226,7 @@ def _add_custom(world, empty, anchor, axis, ids, start, known, common):
             raise _error(f"Joint '{empty.name}': Point D is set but Point C is not; the "
                          "letters run in order: set Point C (or use C in place of D)")
         m = bridge.matrix_world_at(obj, start, known)
-        # A body stands for itself (the solver takes at most two bodies: then it says so).
+        # A body stands for itself: the expression's letter is that body (up to four).
         bodies.append(ids.get(obj.name))
         anchors.append(tuple(m.translation))
         axes.append(tuple(m.to_3x3().normalized().col[2]))

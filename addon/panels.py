@@ -163,6 +163,11 @@ def draw_mechanism(layout, scene, j):
         col = layout.column(align=True)
         col.prop(j, "fixed_a")
         col.prop(j, "fixed_b")
+        for which in "ab":
+            body = mechanisms.carrier(getattr(j, "fixed_" + which))
+            if body is not None:
+                layout.label(text=f"Fixed {which.upper()} rides on '{body.name}'",
+                             icon='LINKED')
         layout.prop(j, "ratio")
     elif t == 'WHEEL':
         layout.prop(j, "steering")

@@ -263,12 +263,14 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
                             update=_changed)
     fixed_a: PointerProperty(name="Fixed A", type=bpy.types.Object, poll=_poll_fixed,
                              update=_changed,
-                             description="The pulley point A's rope runs over (where this "
-                                         "object is at the start frame)")
+                             description="The pulley point A's rope runs over: where "
+                                         "this object is at the start frame; a body, or "
+                                         "an object parented to one, carries it along")
     fixed_b: PointerProperty(name="Fixed B", type=bpy.types.Object, poll=_poll_fixed,
                              update=_changed,
-                             description="The pulley point B's rope runs over (where this "
-                                         "object is at the start frame)")
+                             description="The pulley point B's rope runs over: where "
+                                         "this object is at the start frame; a body, or "
+                                         "an object parented to one, carries it along")
     curve: PointerProperty(name="Curve", type=bpy.types.Object, poll=_poll_curve,
                            update=_changed,
                            description="The Curve object the path follows (its spline "

@@ -155,6 +155,49 @@ def test_pulley_lift_accelerates_as_an_atwood_machine_and_holds_its_rope(blender
     assert stretch < 1e-3, f"the rope's length changed by {1e3 * stretch:.3f} mm"
 
 
+def test_pulley_points_parented_to_a_body_ride_on_it_and_pull_it(blender):
+    # A block and tackle on a beam: the rope's two points are empties parented to the ends of
+    # a beam pivoted off-centre, so the equal rope tension at both ends turns it (the longer
+    # arm down). The rope, measured from where the empties are shown each frame, keeps its
+    # length: the points ride on the beam (fixed in the world, they would not follow it).
+    out = blender.run("""
+        post = box("Post", (0.1, 0.1, 0.1), (0.25, 0, 5.2), kind='STATIC')
+        beam = box("Beam", (1.0, 0.1, 0.1), (0, 0, 5), mass=2.0, linear_damping=0.0,
+                   angular_damping=0.0)
+        joint("Pivot", 'HINGE', post, beam, (0.25, 0, 5), rotation=(math.pi / 2, 0, 0))
+        heavy = box("Heavy", (0.2, 0.2, 0.2), (-0.5, 0, 3), mass=3.0, linear_damping=0.0)
+        light = box("Light", (0.2, 0.2, 0.2), (0.5, 0, 3), mass=1.0, linear_damping=0.0)
+        ends = []
+        for name, x in (("End A", -0.5), ("End B", 0.5)):
+            end = bpy.data.objects.new(name, None)
+            scene.collection.objects.link(end)
+            end.location = (x, 0, 5)
+            end.parent = beam
+            end.matrix_parent_inverse = beam.matrix_world.inverted()
+            ends.append(end)
+        pulley = joint("Pulley", 'PULLEY', heavy, light, (0, 0, 4), fixed_a=ends[0],
+                       fixed_b=ends[1])
+        carriers = [lig.addon.mechanisms.carrier(e) for e in ends]
+        lengths, tilt = [], []
+        for f in range(1, 25):
+            scene.frame_set(f)
+            bpy.context.view_layer.update()
+            pa, pb = heavy.matrix_world.translation, light.matrix_world.translation
+            fa, fb = (e.matrix_world.translation for e in ends)
+            lengths.append((pa - fa).length + (pb - fb).length)
+            tilt.append(fb.z - fa.z)
+        result({"lengths": lengths, "tilt": tilt, "error": lig.addon.cache.error(scene),
+                "skipped": lig.addon.cache.get(scene).skipped,
+                "carriers": [c.name for c in carriers]})
+    """)
+    assert out["error"] is None and out["skipped"] == {}
+    assert out["carriers"] == ["Beam", "Beam"]
+    assert out["tilt"][-1] > 0.05, f"the beam did not turn: B's end {out['tilt'][-1]:.4f} m " \
+        "above A's after 1 s (the rope pulls the longer arm down)"
+    stretch = np.max(np.abs(np.array(out["lengths"]) - out["lengths"][0]))
+    assert stretch < 1e-3, f"the rope over the moving points changed by {1e3 * stretch:.3f} mm"
+
+
 CAR = """
     box("Ground", (40, 10, 1), (0, 0, -0.5), kind='STATIC', friction=1.0)
     chassis = box("Chassis", (2.0, 1.0, 0.2), (0, 0, 0.55), mass=100.0, friction=1.0)
