@@ -2,7 +2,7 @@
 
 Per frame (`collide`): broadphase pairs -> filter (kind, group/mask, joints) -> narrowphase
 -> manifolds with anchors stored in both bodies' frames -> match last frame's manifolds for
-warm starting (constraint-derivations-pgs.txt, Warm Starting): by feature id (full impulse),
+warm starting (docs/rows.md, Warm starting): by feature id (full impulse),
 then by anchor distance, then the leftover old impulse spread over the still unmatched new
 points. Fresh points (given the spread, or matched to an old point farther than NEAR_MATCH)
 are clamped by their depth (shallow-contact clamp, so a fresh, barely touching point does not

@@ -5,7 +5,7 @@ Sequential impulses converge slowly when masses differ a lot: a 0.1 kg link betw
 soft rows with mass-weighted stiffness let light links stretch. The equality rows of the
 joints (anchor points, hinge axes, orientation locks, rigid distances) are linear in the
 impulses, so per island of jointed bodies we solve them exactly: the global formulation of
-constrained-dynamics-blog.md,
+docs/mechanisms.md, The global solve, and docs/rows.md, The exact solve:
 
     K dlambda = -(J v + bias),   K = J M^-1 J^T,
 

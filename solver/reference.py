@@ -1,7 +1,7 @@
 """A dense direct solve of a world's joint rows: the slow, obviously-correct reference.
 
 The iterative solver sweeps rows one (or one block) at a time. This module solves the same
-rows all at once, in the global form of constrained-dynamics-blog.md ("Ax = b"):
+rows all at once, in the global form "Ax = b" (docs/mechanisms.md, The global solve):
 
     u        the stacked body velocities [v_0, w_0, v_1, w_1, ...]          (6n)
     J        one row per active constraint row, its 12 numbers placed at the

@@ -1,6 +1,6 @@
 """Rows: one scalar velocity constraint each, and the one generic solve every row kind uses.
 
-A row is the `Row` of constraint-derivations-pgs.txt: two bodies, the Jacobian
+A row (docs/rows.md) is the textbook sequential-impulse row: two bodies, the Jacobian
 J = [JvA, JwA, JvB, JwB], the effective mass 1/K with K = J M^-1 J^T, a bias, a softness,
 the accumulated impulse lambda and its clamp [lo, hi]. Rows live in flat arrays:
 

@@ -1,5 +1,5 @@
 """Gear: couples two hinges so that angle_B = -ratio x angle_A (Nape's AngleJoint with a
-ratio, nape-constraints.md 3.3; Jolt's gear constraint), or holds their weighted sum in a
+ratio; Jolt's gear constraint; derived in docs/mechanisms.md, Coupled coordinates), or holds their weighted sum in a
 range.
 
 The coupled coordinate is c = theta_B + rho theta_A, with theta_A, theta_B the two hinges'

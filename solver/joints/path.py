@@ -1,5 +1,5 @@
 """Path: a point of B stays on a curve given as a dense polyline (the particle on a curve of
-constrained-dynamics-blog.md, with the curve's normal plane as two plane rows;
+docs/mechanisms.md, A point on a curve, with the curve's normal plane as two plane rows;
 docs/point-constraints.md).
 
 The curve is the polyline P_0 .. P_{n-1} in the world (closed: P_{n-1} joins P_0). The point

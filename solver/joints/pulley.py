@@ -1,5 +1,5 @@
 """Pulley: |pA - fA| + rho |pB - fB| held, or kept in a range (Nape's PulleyJoint,
-nape-constraints.md 3.7), its two fixed ends in the world or on bodies C and D.
+docs/mechanisms.md, Coupled coordinates), its two fixed ends in the world or on bodies C and D.
 
 A rope runs from anchor pA on body A over the point fA, then (as rho ropes: a block and
 tackle of ratio rho) from fB to anchor pB on body B. fA sits on body C and fB on body D, or

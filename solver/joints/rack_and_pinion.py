@@ -1,6 +1,6 @@
 """Rack and pinion: couples a hinge (the pinion) and a prismatic (the rack) so that
 slide = ratio x angle (Jolt's rack and pinion constraint; Nape's AngleJoint with a ratio,
-nape-constraints.md 3.3, with one angle replaced by a slide).
+with one angle replaced by a slide; docs/mechanisms.md, Coupled coordinates).
 
 theta is the hinge's angle (unwrapped as in gear.py), s the prismatic's displacement
 t . (pB - pA) along its axis t (carried by its A side), rho the ratio (a pinion of radius r

@@ -6,6 +6,6 @@ softness, and writes the rows through `rows.row_axis` / `rows.row_angular` plus 
 drive settings (`set_equality`, `set_lower_limit`, `set_motor`, `set_spring`). Springs and
 drives also take their joint's equality rows (e0, n) and `rows.hold` their rows over them
 before the spring settings, so a spring's mass is the one the rig moves as hung (docs/rows.md).
-Each file's header derives C, C*, J and the effective mass, after
-constraint-derivations-pgs.txt.
+Each file's header derives C, C*, J and the effective mass; docs/rows.md,
+docs/point-constraints.md and docs/angular-constraints.md derive them at more length.
 """

@@ -1,6 +1,6 @@
 """Coupling: one row over a weighted sum of two bodies' velocities (Nape's AngleJoint,
-MotorJoint and PulleyJoint, nape-constraints.md 3.3, 3.6, 3.7; Jolt's gear and rack and
-pinion parts).
+MotorJoint and PulleyJoint; Jolt's gear and rack and pinion parts; derived in
+docs/mechanisms.md, Coupled coordinates).
 
 Mechanisms couple coordinates that belong to different joints or ropes: a gear the angles
 of two hinges, a rack and pinion a hinge angle and a slide, a pulley two rope lengths. Each
