@@ -11,7 +11,8 @@ Each figure is a fresh process from its start to the end of its first simulated 
   collision kernels in a worker process while this one compiles the step: warmup.prepare),
   and on one core (LIGAMENT_COMPILE_WORKERS=0; numba's compile events give the seconds per
   kernel: time in the kernel itself, not in the kernels it calls);
-* warm: the same cache again (every kernel loads);
+* warm: the same cache again (every kernel loads; the sources' bytecode, written by the
+  cold run as Python does for a user, loads too);
 * installed: the linux-x64 zip built by tools/build_extension.py (kernels inside) installed
   into a fresh Blender user folder with Blender's own installer, then a two-body scene's first
   simulated frame; then the same zip installed again over it (a reinstall or an upgrade that
@@ -80,9 +81,9 @@ ground = bpy.context.active_object
 ground.scale = (5, 5, 1)
 ground.ligament_body.enabled = True
 ground.ligament_body.kind = 'STATIC'
+t2 = time.perf_counter()     # the start frame builds the world (its kernels load there)
 scene.frame_set(1)
-t2 = time.perf_counter()
-scene.frame_set(2)
+scene.frame_set(2)           # and the first simulated frame
 t3 = time.perf_counter()
 from numba.core.dispatcher import Dispatcher
 name = lig.addon.kernels.MODULE_NAME
@@ -104,7 +105,10 @@ def fresh_copy(tmp):
 
 def run_frame(root, cache, workers=None):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    for k in ("LIGAMENT_KERNEL_CACHE", "LIGAMENT_COMPILE_WORKERS"):
+    # PYTHONDONTWRITEBYTECODE (set on some build machines): Python as a user runs it writes
+    # the sources' bytecode on the first run; compiling the solver's 60 modules from source
+    # again on every start costs a third of a second.
+    for k in ("LIGAMENT_KERNEL_CACHE", "LIGAMENT_COMPILE_WORKERS", "PYTHONDONTWRITEBYTECODE"):
         env.pop(k, None)
     if workers is not None:
         env["LIGAMENT_COMPILE_WORKERS"] = str(workers)
@@ -118,7 +122,7 @@ def run_frame(root, cache, workers=None):
 
 def run_blender(zip_path, home):
     env = dict(os.environ, BLENDER_USER_RESOURCES=home)
-    for k in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE"):
+    for k in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "PYTHONDONTWRITEBYTECODE"):
         env.pop(k, None)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", BLENDER.format(zip=zip_path)], env=env,
