@@ -1,8 +1,9 @@
 """Body storage layout and the integration kernels.
 
 Structure of arrays (one row per body):
-    bs[i]    state: position of the centre of mass (0:3), orientation w,x,y,z (3:7),
-             linear velocity (7:10), angular velocity (10:13)
+    bs[i]    state: position of the centre of mass (POS: 3 columns from there),
+             orientation w,x,y,z (ROT: 4), linear velocity (VEL: 3), angular velocity
+             (SPIN: 3); read and write them as vec3_at(bs, i, VEL), bs[i, SPIN + k]
     binv[i]  inverse mass (0 for static and kinematic bodies)
     bil[i]   inverse inertia tensor in the body frame, row-major 3x3
     bib[i]   inertia tensor in the body frame
@@ -25,6 +26,7 @@ from .mathx import (add, mat_at, mat_vec, qintegrate, quat_at, rotate_tensor, sc
 
 DYNAMIC, STATIC, KINEMATIC, ASLEEP = 0, 1, 2, 3
 KIND_NAMES = {"dynamic": DYNAMIC, "static": STATIC, "kinematic": KINEMATIC}
+POS, ROT, VEL, SPIN = 0, 3, 7, 10     # bs columns (see above)
 STATE_WIDTH = 13
 
 
@@ -51,7 +53,7 @@ def world_inertia(ids, bs, bil, bkind, bI):
     for i in ids:
         if bkind[i] != DYNAMIC:
             continue
-        m = rotate_tensor(quat_at(bs, i, 3), mat_at(bil, i, 0))
+        m = rotate_tensor(quat_at(bs, i, ROT), mat_at(bil, i, 0))
         for k in range(9):
             bI[i, k] = m[k]
 
@@ -65,8 +67,8 @@ def integrate_velocities(ids, bs, binv, bdamp, bkind, gravity, h):
         lin = 1.0 / (1.0 + h * bdamp[i, 0])
         ang = 1.0 / (1.0 + h * bdamp[i, 1])
         for k in range(3):
-            bs[i, 7 + k] = (bs[i, 7 + k] + gravity[k] * h) * lin
-            bs[i, 10 + k] *= ang
+            bs[i, VEL + k] = (bs[i, VEL + k] + gravity[k] * h) * lin
+            bs[i, SPIN + k] *= ang
 
 
 @helper(outline=True)
@@ -82,26 +84,26 @@ def integrate_positions(ids, bs, bil, bib, bkind, h):
         kind = bkind[i]
         if kind == STATIC or kind == ASLEEP:
             continue
-        x = vec3_at(bs, i, 0)
-        q = quat_at(bs, i, 3)
-        v = vec3_at(bs, i, 7)
-        w = vec3_at(bs, i, 10)
-        store3(bs, i, 0, add(x, scale(v, h)))
+        x = vec3_at(bs, i, POS)
+        q = quat_at(bs, i, ROT)
+        v = vec3_at(bs, i, VEL)
+        w = vec3_at(bs, i, SPIN)
+        store3(bs, i, POS, add(x, scale(v, h)))
         if kind == DYNAMIC:
             ib = mat_at(bib, i, 0)
             il = mat_at(bil, i, 0)
             if il[0] == il[4] and il[4] == il[8] and il[1] == 0.0 and il[2] == 0.0 \
                     and il[5] == 0.0:
-                store4(bs, i, 3, qintegrate(q, w, h))      # isotropic: w is constant
+                store4(bs, i, ROT, qintegrate(q, w, h))      # isotropic: w is constant
                 continue
             L = mat_vec(rotate_tensor(q, ib), w)
             q_half = qintegrate(q, w, 0.5 * h)
             w_half = mat_vec(rotate_tensor(q_half, il), L)
             q_new = qintegrate(q, w_half, h)
-            store4(bs, i, 3, q_new)
-            store3(bs, i, 10, mat_vec(rotate_tensor(q_new, il), L))
+            store4(bs, i, ROT, q_new)
+            store3(bs, i, SPIN, mat_vec(rotate_tensor(q_new, il), L))
         else:
-            store4(bs, i, 3, qintegrate(q, w, h))
+            store4(bs, i, ROT, qintegrate(q, w, h))
 
 
 @helper(outline=True)
@@ -119,7 +121,7 @@ def stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI):
     for i in ids:
         if bkind[i] != DYNAMIC or kg[i] <= 0.0:
             continue
-        m = rotate_tensor(quat_at(bs, i, 3), mat_at(bib, i, 0))
+        m = rotate_tensor(quat_at(bs, i, ROT), mat_at(bib, i, 0))
         extra = h * h * kg[i]
         a = m[0] + extra
         b = m[1]

@@ -43,12 +43,13 @@ import numpy as np
 from .jit import helper, kernel
 from .sorting import argsort
 
-from .bodies import ASLEEP, DYNAMIC, STATIC, moving_kinematic
+from .bodies import ASLEEP, DYNAMIC, POS, ROT, SPIN, VEL, moving_kinematic
 from .collision.broadphase import compute_aabbs, sweep_and_prune
 from .collision.manifold import MAX_CANDIDATES, PT_WIDTH, patch_area, reduce_points
 from .collision.narrowphase import collide_convex
-from .mathx import add, cross, dot, length, perpendicular, qrotate, scale, sub
-from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET, INF,
+from .mathx import (add, cross, dot, length, perpendicular, qconj, qrotate, quat_at, scale,
+                    sub, vec3_at)
+from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
                    apply_impulse, new_rows, pair_apply, pair_row_solve, pair_velocities,
                    row_angular, row_axis, row_velocity, soft_coefficients,
                    store_pair_velocities)
@@ -97,22 +98,21 @@ def _allowed(a, b, bkind, moving, bfilter, excl, n):
 
 @helper
 def _origin(bs, borig, i):
-    q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
+    q = quat_at(bs, i, ROT)
     o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
-    return (bs[i, 0] + o[0], bs[i, 1] + o[1], bs[i, 2] + o[2]), q
+    return add(vec3_at(bs, i, POS), o), q
 
 
 @helper
 def _to_local(bs, i, p):
-    q = (bs[i, 3], -bs[i, 4], -bs[i, 5], -bs[i, 6])
-    return qrotate(q, (p[0] - bs[i, 0], p[1] - bs[i, 1], p[2] - bs[i, 2]))
+    return qrotate(qconj(quat_at(bs, i, ROT)), sub(p, vec3_at(bs, i, POS)))
 
 
 @helper
 def _world_anchor(bs, i, local):
-    q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
+    q = quat_at(bs, i, ROT)
     r = qrotate(q, local)
-    return (bs[i, 0] + r[0], bs[i, 1] + r[1], bs[i, 2] + r[2]), r
+    return add(vec3_at(bs, i, POS), r), r
 
 
 @helper
@@ -130,9 +130,9 @@ def _surface_points(bs, a, b, mf, m, k, n):
 
 @helper
 def _point_velocity(bs, i, r):
-    w = (bs[i, 10], bs[i, 11], bs[i, 12])
+    w = vec3_at(bs, i, SPIN)
     c = cross(w, r)
-    return (bs[i, 7] + c[0], bs[i, 8] + c[1], bs[i, 9] + c[2])
+    return add(vec3_at(bs, i, VEL), c)
 
 
 @helper
@@ -485,7 +485,7 @@ def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, 
             rp[r0 + 4, BIAS] = min(max(bias_rate * dot(d, t1), -push), push)
             rp[r0 + 5, BIAS] = min(max(bias_rate * dot(d, t2), -push), push)
         rr = r0 + 7
-        wrel = sub((bs[b, 10], bs[b, 11], bs[b, 12]), (bs[a, 10], bs[a, 11], bs[a, 12]))
+        wrel = sub(vec3_at(bs, b, SPIN), vec3_at(bs, a, SPIN))
         wt = sub(wrel, scale(n, dot(wrel, n)))
         wl = length(wt)
         if mf[m, 5] > 0.0 and wl > 1e-4:
@@ -692,11 +692,11 @@ class ContactState:
 
 
 def _np_anchor(bs, i, local):
-    w, x, y, z = bs[i, 3:7]
+    w, x, y, z = bs[i, ROT:ROT + 4]
     r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
                   [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
                   [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-    return bs[i, 0:3] + r @ local
+    return bs[i, POS:POS + 3] + r @ local
 
 
 def shape_tables(shapes):

@@ -48,7 +48,6 @@ loads it without sympy and without compiling. Only that first derivation needs s
 import ast
 import hashlib
 import importlib.util
-import math
 import os
 import re
 import sys
@@ -351,8 +350,8 @@ class CustomConstraints:
     """add_custom, a mixin of World (world.py)."""
 
     def _init_custom(self):
-        self._ci = _w._Table(CI_WIDTH, np.int64)
-        self._cf = _w._Table(CF_WIDTH, np.float64)
+        self._ci = _w._Table(CI_WIDTH, np.int64, state=_w.SETTING)
+        self._cf = _w._Table(CF_WIDTH, np.float64, state=_w.SETTING)
         self._cfunctions = []        # the compiled functions whose addresses _ci holds
 
     def _custom_args(self):

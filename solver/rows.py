@@ -51,7 +51,8 @@ import math
 import numpy as np
 from .jit import helper, kernel
 
-from .mathx import add, cross, dot, mat_vec, scale
+from .bodies import SPIN, VEL
+from .mathx import add, cross, dot, mat_vec, scale, vec3_at
 
 EFF, BIAS, TARGET, MASS_SCALE, IMPULSE_SCALE, LO, HI, ACTIVE, SPRING, BLOCK = range(10)
 ROW_PARAMS = 10
@@ -112,8 +113,7 @@ def _side(i):
 @helper
 def body_velocity(bs, i):
     k, s = _side(i)
-    return ((bs[k, 7] * s, bs[k, 8] * s, bs[k, 9] * s),
-            (bs[k, 10] * s, bs[k, 11] * s, bs[k, 12] * s))
+    return scale(vec3_at(bs, k, VEL), s), scale(vec3_at(bs, k, SPIN), s)
 
 
 @helper
@@ -239,13 +239,13 @@ def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
     if a >= 0:
         s = impulse * binv[a]
         for k in range(3):
-            bs[a, 7 + k] += rj[r, k] * s
-            bs[a, 10 + k] += rd[r, k] * impulse
+            bs[a, VEL + k] += rj[r, k] * s
+            bs[a, SPIN + k] += rd[r, k] * impulse
     if b >= 0:
         s = impulse * binv[b]
         for k in range(3):
-            bs[b, 7 + k] += rj[r, 6 + k] * s
-            bs[b, 10 + k] += rd[r, 3 + k] * impulse
+            bs[b, VEL + k] += rj[r, 6 + k] * s
+            bs[b, SPIN + k] += rd[r, 3 + k] * impulse
 
 
 @helper
@@ -309,15 +309,16 @@ def row_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv):
 
 @helper
 def pair_velocities(bs, a, b):
-    return (bs[a, 7], bs[a, 8], bs[a, 9], bs[a, 10], bs[a, 11], bs[a, 12],
-            bs[b, 7], bs[b, 8], bs[b, 9], bs[b, 10], bs[b, 11], bs[b, 12])
+    return (bs[a, VEL], bs[a, VEL + 1], bs[a, VEL + 2], bs[a, SPIN], bs[a, SPIN + 1],
+            bs[a, SPIN + 2], bs[b, VEL], bs[b, VEL + 1], bs[b, VEL + 2], bs[b, SPIN],
+            bs[b, SPIN + 1], bs[b, SPIN + 2])
 
 
 @helper
 def store_pair_velocities(bs, a, b, u):
     for k in range(6):
-        bs[a, 7 + k] = u[k]
-        bs[b, 7 + k] = u[6 + k]
+        bs[a, VEL + k] = u[k]
+        bs[b, VEL + k] = u[6 + k]
 
 
 @helper

@@ -29,9 +29,10 @@ island is warm started with the impulses that held it.
 import numpy as np
 from .jit import helper, kernel
 
-from .bodies import ASLEEP, DYNAMIC, moving_kinematic
+from .bodies import ASLEEP, DYNAMIC, SPIN, VEL, moving_kinematic
 from .direct import body_islands
 from .joints.layout import BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS
+from .mathx import length, vec3_at
 
 
 @kernel
@@ -164,8 +165,8 @@ def fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, t
     for i in range(n):
         if bkind[i] != DYNAMIC:
             continue
-        v = np.sqrt(bs[i, 7] ** 2 + bs[i, 8] ** 2 + bs[i, 9] ** 2)
-        w = np.sqrt(bs[i, 10] ** 2 + bs[i, 11] ** 2 + bs[i, 12] ** 2)
+        v = length(vec3_at(bs, i, VEL))
+        w = length(vec3_at(bs, i, SPIN))
         if v + breach[i] * w > threshold:
             btimer[i] = 0.0
         else:

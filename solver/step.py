@@ -33,8 +33,8 @@ import math
 import numpy as np
 from .jit import helper, kernel
 
-from .bodies import (DYNAMIC, KINEMATIC, integrate_positions, integrate_velocities,
-                     stiffen_world_inertia, world_inertia)
+from .bodies import (DYNAMIC, KINEMATIC, POS, ROT, SPIN, VEL, integrate_positions,
+                     integrate_velocities, stiffen_world_inertia, world_inertia)
 from .joints.layout import (BALL, BODY_A, BODY_B, BODY_C, BODY_D, BREAK_FORCE, BREAK_TORQUE,
                             BROKEN, ENABLED, FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
@@ -56,12 +56,12 @@ def kinematic_velocities(ids, bs, bkind, ktarget, khas, dt):
     for i in ids:
         if bkind[i] != KINEMATIC or not khas[i]:
             continue
-        v = scale(sub(vec3_at(ktarget, i, 0), vec3_at(bs, i, 0)), 1.0 / dt)
-        dq = qmul(quat_at(ktarget, i, 3), qconj(quat_at(bs, i, 3)))
+        v = scale(sub(vec3_at(ktarget, i, 0), vec3_at(bs, i, POS)), 1.0 / dt)
+        dq = qmul(quat_at(ktarget, i, 3), qconj(quat_at(bs, i, ROT)))
         w = scale(qrotation_vector(dq), 1.0 / dt)
         for k in range(3):
-            bs[i, 7 + k] = v[k]
-            bs[i, 10 + k] = w[k]
+            bs[i, VEL + k] = v[k]
+            bs[i, SPIN + k] = w[k]
 
 
 @helper(outline=True)
@@ -72,7 +72,7 @@ def snap_kinematic(ids, bs, bkind, ktarget, khas):
             for k in range(3):
                 bs[i, k] = ktarget[i, k]
             for k in range(4):
-                bs[i, 3 + k] = q[k]
+                bs[i, ROT + k] = q[k]
             khas[i] = False
 
 

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import bodies as bodies_mod
-from .bodies import ASLEEP, DYNAMIC, KIND_NAMES, KINEMATIC, STATE_WIDTH
+from .bodies import ASLEEP, DYNAMIC, KIND_NAMES, KINEMATIC, POS, ROT, SPIN, STATE_WIDTH, VEL
 from .joints import layout as L
 from .custom import CustomConstraints
 from .mechanisms import Mechanisms
@@ -184,14 +184,25 @@ def _pool(workers):
     return _POOL
 
 
-class _Table:
-    """A growable numpy table: `view` is the live part, capacity doubles as it fills."""
+SETTING = "setting"    # a _Table only the API writes (add_*, set_*): not part of a snapshot
+DERIVED = "derived"    # a _Table the step recomputes from the state before it reads it
 
-    def __init__(self, width, dtype, fill=0):
+
+class _Table:
+    """A growable numpy table: `view` is the live part, capacity doubles as it fills.
+
+    `state` says what a snapshot does with it (required: a new table has to decide):
+    the key `World.save_state` keeps it under (the step changes it and the next step reads
+    it back), SETTING (only the API writes it) or DERIVED (the step writes it, but from the
+    state, before reading it). tests/solver/test_determinism.py steps a world with every
+    feature and fails on a table the step changed that is neither a state nor DERIVED."""
+
+    def __init__(self, width, dtype, fill=0, *, state):
         shape = (8,) if width is None else (8, width)
         self.data = np.full(shape, fill, dtype=dtype)
         self.fill = fill
         self.n = 0
+        self.state = state
 
     def append(self, row):
         if self.n == len(self.data):
@@ -282,33 +293,33 @@ class World(Mechanisms, CustomConstraints):
         self.joint_damping_ratio = _number("joint_damping_ratio", joint_damping_ratio, minimum=0.0)
         self.time = 0.0
         self._shapes = []
-        self._body_origin = _Table(3, np.float64)        # shape origin in the body frame
-        self._bs = _Table(STATE_WIDTH, np.float64)
-        self._binv = _Table(None, np.float64)
-        self._bil = _Table(9, np.float64)
-        self._bib = _Table(9, np.float64)
-        self._bI = _Table(9, np.float64)
-        self._bdamp = _Table(2, np.float64)
-        self._bkind = _Table(None, np.int64)
-        self._bmotion = _Table(None, np.int64)            # kind as the step sees it (ASLEEP)
-        self._breach = _Table(None, np.float64)           # farthest surface point from the COM
-        self._btimer = _Table(None, np.float64)           # seconds still (sleep.py)
-        self._bisland = _Table(None, np.int64, fill=-1)   # sleeping island's label, else -1
-        self._bfrozen = _Table(7, np.float64)             # pose a sleeping body froze at
+        self._body_origin = _Table(3, np.float64, state=SETTING)  # shape origin, body frame
+        self._bs = _Table(STATE_WIDTH, np.float64, state="bodies")   # bodies.py: columns
+        self._binv = _Table(None, np.float64, state=SETTING)  # 0 unless dynamic (set_kind)
+        self._bil = _Table(9, np.float64, state=SETTING)
+        self._bib = _Table(9, np.float64, state=SETTING)
+        self._bI = _Table(9, np.float64, state=DERIVED)
+        self._bdamp = _Table(2, np.float64, state=SETTING)
+        self._bkind = _Table(None, np.int64, state="kinds")   # restored through set_kind
+        self._bmotion = _Table(None, np.int64, state="motion")  # kind as the step sees it
+        self._breach = _Table(None, np.float64, state=SETTING)  # farthest surface point
+        self._btimer = _Table(None, np.float64, state="sleep_timers")  # seconds still
+        self._bisland = _Table(None, np.int64, fill=-1, state="sleep_islands")  # label, or -1
+        self._bfrozen = _Table(7, np.float64, state="frozen_poses")  # where it fell asleep
         self._mark = np.zeros(0, dtype=np.bool_)
-        self._bdyn = _Table(19, np.float64)     # dynamic mass: 1/m, local I^-1 (9), I (9)
-        self._bmat = _Table(3, np.float64)                # friction, restitution, rolling
-        self._ktarget = _Table(7, np.float64)
-        self._khas = _Table(None, np.bool_)
-        self._jt = _Table(L.JT_WIDTH, np.int64)
-        self._jf = _Table(L.JF_WIDTH, np.float64)
-        self._jacc = _Table(L.MAX_ROWS, np.float64)
-        self._jimp = _Table(L.JIMP_WIDTH, np.float64)
-        self._jpts = _Table(3, np.float64)                 # the paths' points (add_path)
+        self._bdyn = _Table(19, np.float64, state=SETTING)  # dynamic mass: 1/m, I^-1 (9), I (9)
+        self._bmat = _Table(3, np.float64, state=SETTING)   # friction, restitution, rolling
+        self._ktarget = _Table(7, np.float64, state="kinematic_target")
+        self._khas = _Table(None, np.bool_, state="kinematic_has")
+        self._jt = _Table(L.JT_WIDTH, np.int64, state="joints")      # flags: broken, enabled
+        self._jf = _Table(L.JF_WIDTH, np.float64, state="joint_params")   # drives, steering
+        self._jacc = _Table(L.MAX_ROWS, np.float64, state="impulses")
+        self._jimp = _Table(L.JIMP_WIDTH, np.float64, state="joint_impulses")
+        self._jpts = _Table(3, np.float64, state="path_points")  # set_path_points moves them
         self._many_body_joints = 0                         # joints with a body C or D
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
-        self._bfilter = _Table(2, np.int64)                # collision group, mask
+        self._bfilter = _Table(2, np.int64, state=SETTING)    # collision group, mask
         self._shape_tables = None
         self._contacts = ContactState(
             _number("contact_hertz", contact_hertz, minimum=0.0),
@@ -406,19 +417,19 @@ class World(Mechanisms, CustomConstraints):
     @property
     def positions(self):
         """(n, 3) centres of mass (for symmetric shapes, the shape origins)."""
-        return self._bs.view[:, 0:3]
+        return self._bs.view[:, POS:POS + 3]
 
     @property
     def orientations(self):
-        return self._bs.view[:, 3:7]
+        return self._bs.view[:, ROT:ROT + 4]
 
     @property
     def linear_velocities(self):
-        return self._bs.view[:, 7:10]
+        return self._bs.view[:, VEL:VEL + 3]
 
     @property
     def angular_velocities(self):
-        return self._bs.view[:, 10:13]
+        return self._bs.view[:, SPIN:SPIN + 3]
 
     @property
     def masses(self):
@@ -1018,23 +1029,20 @@ class World(Mechanisms, CustomConstraints):
         return {"points": pts, "normals": nrm, "separations": sep, "impulses": imp,
                 "bodies": pair}
 
+    def _tables(self):
+        """This world's tables by attribute name."""
+        return {name: t for name, t in vars(self).items() if isinstance(t, _Table)}
+
     def save_state(self):
-        """An exact snapshot: body state, warm-start impulses, joint flags, sleep state, time."""
-        return {
-            "time": self.time,
-            "bodies": self._bs.view.copy(),
-            "kinematic_target": self._ktarget.view.copy(),
-            "kinematic_has": self._khas.view.copy(),
-            "kinds": self._bkind.view.copy(),
-            "joint_flags": self._jt.view[:, L.FLAGS].copy(),
-            "joint_params": self._jf.view.copy(),
-            "path_points": self._jpts.view.copy(),   # set_path_points moves them
-            "impulses": self._jacc.view.copy(),
-            "joint_impulses": self._jimp.view.copy(),
-            "contacts": self._contacts.save(),
-            "sleep": (self._bmotion.view.copy(), self._btimer.view.copy(),
-                      self._bisland.view.copy(), self._bfrozen.view.copy()),
-        }
+        """An exact snapshot: every table whose `state` names a key (body state, kinds, sleep,
+        kinematic targets, joints with their flags, drive and steering settings, path points
+        and warm-start impulses), the contacts and the time. Replaying from it is
+        bit-identical (tests/solver/test_determinism.py)."""
+        state = {"time": self.time, "contacts": self._contacts.save()}
+        for table in self._tables().values():
+            if table.state not in (SETTING, DERIVED):
+                state[table.state] = table.view.copy()
+        return state
 
     def load_state(self, state):
         """Restore a snapshot from `save_state` of this world (same bodies and joints)."""
@@ -1044,25 +1052,10 @@ class World(Mechanisms, CustomConstraints):
                              f"{len(state['impulses'])} joints but this world has "
                              f"{self._bs.n} and {self._jt.n}: load a state saved from this world")
         self.time = state["time"]
-        self._bs.view[:] = state["bodies"]
-        self._ktarget.view[:] = state["kinematic_target"]
-        self._khas.view[:] = state["kinematic_has"]
-        for b in np.flatnonzero(state.get("kinds", self._bkind.view) != self._bkind.view):
-            self.set_kind(int(b), self.kind_name(state["kinds"][b]))
-        self._khas.view[:] = state["kinematic_has"]
-        self._jt.view[:, L.FLAGS] = state["joint_flags"]
-        self._jf.view[:] = state["joint_params"]
-        if "path_points" in state:
-            self._jpts.view[:] = state["path_points"]
-        self._jacc.view[:] = state["impulses"]
-        self._jimp.view[:] = state["joint_impulses"]
-        if "contacts" in state:
-            self._contacts.load(state["contacts"])
-        if "sleep" in state:
-            for table, saved in zip((self._bmotion, self._btimer, self._bisland, self._bfrozen),
-                                    state["sleep"]):
-                table.view[:] = saved
-        else:
-            self._bmotion.view[:] = self._bkind.view
-            self._bisland.view[:] = -1
-            self._btimer.view[:] = 0.0
+        kinds = state["kinds"]
+        for b in np.flatnonzero(kinds != self._bkind.view):
+            self.set_kind(int(b), self.kind_name(kinds[b]))
+        for table in self._tables().values():
+            if table.state not in (SETTING, DERIVED, "kinds"):
+                table.view[:] = state[table.state]
+        self._contacts.load(state["contacts"])

@@ -11,8 +11,9 @@ import numpy as np
 from ..jit import helper
 from ..sorting import argsort
 
-from ..mathx import qaxis, qrotate
-from ..shapes import BOX, CAPSULE, CYLINDER, HULL, PLANE, SPHERE
+from ..bodies import POS, ROT, SPIN, VEL
+from ..mathx import add, length, qaxis, qrotate, quat_at, vec3_at
+from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
 
 
 @helper
@@ -32,11 +33,11 @@ def compute_aabbs(bs, borig, skind, sparam, dt, cap, aabb, ext):
     for i in range(bs.shape[0]):
         k = skind[i]
         p = sparam[i]
-        q = (bs[i, 3], bs[i, 4], bs[i, 5], bs[i, 6])
+        q = quat_at(bs, i, ROT)
         o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
-        x = (bs[i, 0] + o[0], bs[i, 1] + o[1], bs[i, 2] + o[2])
-        v = math.sqrt(bs[i, 7] ** 2 + bs[i, 8] ** 2 + bs[i, 9] ** 2)
-        w = math.sqrt(bs[i, 10] ** 2 + bs[i, 11] ** 2 + bs[i, 12] ** 2)
+        x = add(vec3_at(bs, i, POS), o)
+        v = length(vec3_at(bs, i, VEL))
+        w = length(vec3_at(bs, i, SPIN))
         e = min((v + w * bounding_radius(k, p)) * dt, cap)
         ext[i] = e
         if k == PLANE:

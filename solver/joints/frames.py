@@ -2,6 +2,7 @@
 
 from ..jit import helper
 
+from ..bodies import POS, ROT
 from ..mathx import add, qmul, qrotate, quat_at, vec3_at
 from .layout import ANCHOR_A, ANCHOR_B, BODY_A, BODY_B, FRAME_A, FRAME_B
 
@@ -10,7 +11,7 @@ from .layout import ANCHOR_A, ANCHOR_B, BODY_A, BODY_B, FRAME_A, FRAME_B
 def body_pose(bs, i):
     if i < 0:
         return (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
-    return vec3_at(bs, i, 0), quat_at(bs, i, 3)
+    return vec3_at(bs, i, POS), quat_at(bs, i, ROT)
 
 
 @helper
