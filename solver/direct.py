@@ -53,17 +53,24 @@ four-body pulley on two swinging blocks either way).
 """
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from .jit import helper
 from .sorting import argsort
 
-from .bodies import DYNAMIC
+from .bodies import DYNAMIC, ROT
 from .joints.layout import MAX_ROWS
-from .mathx import qintegrate
+from .mathx import qintegrate, quat_at
 from .rows import ACTIVE, BIAS, BLOCK, HI, LO, SPRING, TARGET, WIDE, row_apply, row_cdot
 
 MAX_DIRECT_ROWS = 192
+# The plan of a frame's islands (plan_islands): rows ordered by island, island start
+# offsets, number of islands, the islands' Cholesky factors with their offsets, per island
+# whether its factor is valid, where each row's envelope starts, and the islands' limit rows
+# with their start offsets. The kernels take its arrays one by one (an array taken out of a
+# tuple costs reference counting) and name them again with Plan(*...).
+Plan = namedtuple("Plan", "order starts n_islands factors offsets ok first lorder lstarts")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
@@ -325,10 +332,7 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind):
     rows only changes when joints are added, removed or broken, between frames). n_rows:
     the size of the row tables.
 
-    Returns the plan (rows ordered by island, island start offsets, number of islands, a
-    buffer for the islands' Cholesky factors with their offsets, per island whether its
-    factor is valid, where each row's envelope starts, and the islands' limit rows with
-    their start offsets)."""
+    Returns the `Plan` (its fields are described where it is defined)."""
     rb, rp = R[0], R[3]
     rows = joint_rows(joints)
     root = row_islands(n_bodies, rb, rp, rows, bkind)
@@ -361,7 +365,7 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind):
     ok = np.zeros(n_islands, dtype=np.bool_)
     first = island_envelope(order, starts, n_islands, rb, rp, bkind)
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind)
-    return order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts
+    return Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
 
 
 @helper
@@ -401,13 +405,15 @@ def factor_islands(plan, R, binv):
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
-    _factor_islands(*plan, *R, binv)
+    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
+    _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                    *R, binv)
 
 
 @helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                     rb, rj, rd, rp, rk, binv):
-    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
@@ -510,7 +516,7 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
     (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense)."""
-    starts, n_islands, lstarts = plan[1], plan[2], plan[8]
+    starts, n_islands, lstarts = plan.starts, plan.n_islands, plan.lstarts
     n = 1
     m = 1
     for i in range(n_islands):
@@ -611,17 +617,19 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W):
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
-    _solve_direct(*plan, use_bias, *R, acc, bs, binv, *W)
+    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
+    _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                  use_bias, *R, acc, bs, binv, *W)
 
 
 @helper(outline=True)
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
-    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
-    for s in range(plan[2]):
+    for s in range(plan.n_islands):
         if not ok[s]:
             continue
         rows, factor, first, limits = _island(plan, s)
@@ -681,9 +689,9 @@ def _displace(r, d, rb, rj, rd, bs, binv):
         for k in range(3):
             bs[body, k] += rj[r, o + k] * s
         rot = (rd[r, 3 * side] * d, rd[r, 3 * side + 1] * d, rd[r, 3 * side + 2] * d)
-        q = qintegrate((bs[body, 3], bs[body, 4], bs[body, 5], bs[body, 6]), rot, 1.0)
+        q = qintegrate(quat_at(bs, body, ROT), rot, 1.0)
         for k in range(4):
-            bs[body, 3 + k] = q[k]
+            bs[body, ROT + k] = q[k]
 
 
 @helper
@@ -720,18 +728,20 @@ def project_positions(plan, R, bs, binv, W):
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
-    _project_positions(*plan, *R, bs, binv, *W)
+    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
+    _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+                       *R, bs, binv, *W)
 
 
 @helper(outline=True)
 def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
-    plan = (order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
     turn = np.zeros((bs.shape[0], 3))
-    for s in range(plan[2]):
+    for s in range(plan.n_islands):
         if not ok[s]:
             continue
         rows, factor, first, limits = _island(plan, s)

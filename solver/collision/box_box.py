@@ -10,7 +10,6 @@ clipped incident edge and side plane), so a resting box keeps its ids frame to f
 Edge-edge contacts give one point at the closest points of the two edges.
 """
 
-import numpy as np
 from ..jit import helper
 
 from ..mathx import add, cross, dot, length, qaxis, scale, sub

@@ -29,7 +29,7 @@ from ..jit import helper
 
 from ..mathx import add, cross, dot, length, qaxis, qrotate, qrotate_inv, scale, sub
 from ..shapes import BOX, CAPSULE, CYLINDER, HULL, SPHERE
-from .manifold import add_candidate, put_point
+from .manifold import add_candidate
 
 TRI = 7                   # a mesh triangle, given as a (3, 3) array of world vertices
 FEATURE_MAX = 32

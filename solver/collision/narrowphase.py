@@ -12,7 +12,6 @@ and cylinder-box); every other convex pair goes through convex.py (GJK, SAT, cli
 anything against a static triangle mesh through mesh.py, so no pair goes unhandled.
 """
 
-import math
 
 import numpy as np
 from ..jit import helper
