@@ -78,7 +78,8 @@ MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly
 
 
 @helper
-def _find(parent, i):
+def find(parent, i):
+    """The root of i's set in a union-find `parent` array (halving the path on the way)."""
     while parent[i] != i:
         parent[i] = parent[parent[i]]
         i = parent[i]
@@ -89,8 +90,8 @@ def _find(parent, i):
 def union(parent, a, b, bkind):
     """Join the sets of bodies a and b if both are dynamic."""
     if a >= 0 and b >= 0 and bkind[a] == DYNAMIC and bkind[b] == DYNAMIC:
-        ra = _find(parent, a)
-        rb = _find(parent, b)
+        ra = find(parent, a)
+        rb = find(parent, b)
         if ra != rb:
             parent[ra] = rb
 
@@ -102,7 +103,7 @@ def body_islands(n_bodies, row_bodies, n_rows, bkind):
     for r in range(n_rows):
         union(parent, row_bodies[r, 0], row_bodies[r, 1], bkind)
     for i in range(n_bodies):
-        parent[i] = _find(parent, i)
+        parent[i] = find(parent, i)
     return parent
 
 
@@ -118,7 +119,7 @@ def row_islands(n_bodies, rb, rp, rows, bkind):
                 for k in range(2):
                     union(parent, rb[r, i], rb[r + 1, k], bkind)
     for i in range(n_bodies):
-        parent[i] = _find(parent, i)
+        parent[i] = find(parent, i)
     return parent
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from .jit import helper, kernel
 
 from .bodies import DYNAMIC, KINEMATIC
+from .direct import find
 from .joints.layout import BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS
 
 JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one body's work
@@ -36,17 +37,9 @@ def _linked(i, bkind):
 
 
 @helper
-def _root(parent, i):
-    while parent[i] != i:
-        parent[i] = parent[parent[i]]
-        i = parent[i]
-    return i
-
-
-@helper
 def _union(parent, a, b):
-    ra = _root(parent, a)
-    rb = _root(parent, b)
+    ra = find(parent, a)
+    rb = find(parent, b)
     if ra != rb:
         if ra < rb:           # the smaller id stays the root: it is the island's label
             parent[rb] = ra
@@ -132,7 +125,7 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads):
     label = np.empty(n, dtype=np.int64)           # island label per body, -1 unlinked
     work = np.zeros(n + 1)                        # per label (n: nothing linked)
     for i in range(n):
-        label[i] = _root(parent, i) if _linked(i, bkind) else -1
+        label[i] = find(parent, i) if _linked(i, bkind) else -1
         if label[i] >= 0:
             work[label[i]] += 1.0
     for j in range(nj):
