@@ -171,3 +171,39 @@ def test_solver_threads_follow_blenders_thread_setting_and_keep_the_cache(blende
     assert seen[29:] == [out["auto"]] * 11 and out["auto"] >= 1
     assert np.array_equal(np.array(out["path"]), np.array(out["again"])), \
         "results depend on the thread count"
+
+
+def test_a_driven_simulated_switch_is_read_every_step(blender):
+    """A ragdoll with nothing keyed or driven skips its per-step work; a driver on its
+    Simulated switch must still be followed: on until frame 10 (it falls), then off (its
+    bodies follow the animation again, kinematic: back at the rest pose they started from),
+    next to an undriven one that keeps falling."""
+    from test_ragdoll import GROUND, RIGIFY
+    out = blender.run(RIGIFY, GROUND, """
+        rigs = []
+        for i in range(2):
+            arm = metarig(name=f"Rig{i}", location=(3.0 * i, 0, 1.0))
+            bpy.ops.ligament.ragdoll_from_armature()
+            rigs.append(arm)
+        fc = rigs[0].driver_add("ligament_ragdoll.simulated")
+        fc.driver.type = 'SCRIPTED'
+        fc.driver.expression = "frame < 10"
+        scene.ligament_world.frame_end = 30
+        top = {}
+        for f in range(1, 31):
+            scene.frame_set(f)
+            top[f] = [max(o.matrix_world.translation.z for o in ragdoll_bodies(a))
+                      for a in rigs]
+        sim = lig.addon.cache.get(scene)
+        result({"top": top, "idle": [r.idle for r in sim.ragdolls],
+                "names": [r.name for r in sim.ragdolls], "error": lig.addon.cache.error(scene)})
+    """)
+    assert out["error"] is None
+    idle = dict(zip(out["names"], out["idle"]))
+    assert idle == {"Rig0": False, "Rig1": True}
+    top = {int(f): v for f, v in out["top"].items()}
+    for rig in range(2):      # both fall while simulated
+        assert top[8][rig] < top[1][rig] - 0.05
+    # switched off, the driven one follows its (still) animation: where it started
+    assert abs(top[20][0] - top[1][0]) < 1e-3 and abs(top[30][0] - top[1][0]) < 1e-3
+    assert top[30][1] < top[1][1] - 0.3      # the other one kept falling
