@@ -270,6 +270,9 @@ def world_settings(scene):
         "dt": 1.0 / fps,
         "substeps": ws.substeps,
         "iterations": ws.iterations,
+        # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives
+        # every core, or `blender -t N`; Fixed gives its count)
+        "threads": scene.render.threads,
     }
 
 
@@ -290,7 +293,7 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None):
     start = ws.frame_start
     settings = world_settings(scene)
     world = lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
-                     iterations=settings["iterations"])
+                     iterations=settings["iterations"], threads=settings["threads"])
 
     objs = scene_bodies(scene)
     names = {o.name for o in objs}

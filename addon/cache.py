@@ -27,7 +27,7 @@ class SceneState:
     """Everything the add-on keeps at run time for one scene (never saved): its Simulation,
     the error that stopped the last build, the transforms last written to its objects (to
     tell the user's edits from ours) and the messages already printed."""
-    __slots__ = ("sim", "error", "written", "reported", "last_bake")
+    __slots__ = ("sim", "error", "written", "reported", "last_bake", "lookup")
 
     def __init__(self):
         self.sim = None          # Simulation, or None until the next frame change builds it
@@ -35,6 +35,7 @@ class SceneState:
         self.error = None        # message of the last failed build or run
         self.written = Written()  # transforms written to objects, to tell edits from ours
         self.reported = set()    # messages printed to the console (each is printed once)
+        self.lookup = Lookup()   # rows of objects in the per-frame bulk reads
 
     def fail(self, message):
         """The simulation cannot run as the scene is: drop it and keep the message (panels
@@ -57,6 +58,77 @@ class SceneState:
 _states = {}         # scene.session_uid -> SceneState
 
 MODE_CODES = {'QUATERNION': 0, 'AXIS_ANGLE': 1}   # any other mode is an Euler order: 2
+_TRANSFORM = {'OBJECT'}   # Object.update_tag(refresh=...): the transform changed
+
+
+class Reads:
+    """The file's objects read in bulk, once per frame: `foreach_get` over
+    `bpy.data.objects` (a plain list, twice as fast to read as `scene.objects`) for the
+    transform channels, over `scene.collection.all_objects` (the scene's objects) for which
+    objects the scene has. Rows of given session uids are looked up by sorted search and kept
+    while the file's objects stay the same (`Lookup`). The change checks of one frame share
+    it; the bulk write uses its rows."""
+
+    def __init__(self, scene, lookup):
+        self.data = bpy.data.objects
+        self.scene_uids = _uids(scene.collection.all_objects)
+        self.uids = _uids(self.data)
+        self.n = len(self.uids)
+        self.lookup = lookup.renew(self)
+        self._channels = {}
+
+    def channel(self, name, size, dtype=np.float32):
+        """(n, size) values of `name` for every object of the file (read on first use)."""
+        a = self._channels.get(name)
+        if a is None:
+            a = np.empty(self.n * size, dtype=dtype)
+            if self.n:
+                self.data.foreach_get(name, a)
+            a = self._channels[name] = a.reshape(self.n, size)
+        return a
+
+    def rows(self, key, uids):
+        """Rows of the objects with session `uids` (-1 for one not in the file or not in the
+        scene), memoised under `key` while the objects stay the same."""
+        return self.lookup.rows(self, key, uids)
+
+
+def _uids(collection):
+    out = np.empty(len(collection), dtype=np.int64)
+    if len(out):
+        collection.foreach_get("session_uid", out)
+    return out
+
+
+class Lookup:
+    """Rows of session uids in a Reads, kept while the file's and the scene's objects are the
+    same objects in the same order (a frame compares two integer arrays instead of searching
+    again)."""
+
+    def __init__(self):
+        self.uids = self.scene_uids = None
+        self.memo = {}
+
+    def renew(self, reads):
+        if self.uids is None or not np.array_equal(self.uids, reads.uids) or \
+                not np.array_equal(self.scene_uids, reads.scene_uids):
+            self.uids, self.scene_uids, self.memo = reads.uids, reads.scene_uids, {}
+        return self
+
+    def rows(self, reads, key, uids):
+        found = self.memo.get(key)
+        if found is not None and len(found[0]) == len(uids) and np.array_equal(found[0], uids):
+            return found[1]
+        uids = np.asarray(uids, dtype=np.int64)
+        rows = _indices(reads.uids, uids)
+        if len(reads.scene_uids):
+            ordered = np.sort(reads.scene_uids)
+            at = np.searchsorted(ordered, uids).clip(0, len(ordered) - 1)
+            rows = np.where(ordered[at] == uids, rows, -1)
+        else:
+            rows = np.full(len(uids), -1, dtype=np.int64)
+        self.memo[key] = (uids.copy(), rows)
+        return rows
 
 
 class Written:
@@ -163,14 +235,20 @@ class Simulation:
             b.has_children = b.name in parents
         rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
                       for b in self.dynamic}
-        # Unparented, unkeyed dynamic bodies in quaternion mode (every ragdoll part): their
-        # poses are computed as arrays and written without per-object reads.
+        # Unparented, unkeyed, local dynamic bodies in quaternion mode (every ragdoll part):
+        # their poses are computed as arrays and written in bulk (foreach_set passes over
+        # objects linked from a library: those are written one by one).
         self.bulk = [b for b in self.dynamic if b.name not in self.keyed
                      and self.objects[b.name].parent is None
+                     and self.objects[b.name].library is None
                      and self.objects[b.name].rotation_mode == 'QUATERNION']
         in_bulk = {b.name for b in self.bulk}
         self.single = [b for b in self.dynamic if b.name not in in_bulk]
         self.bulk_objects = [self.objects[b.name] for b in self.bulk]
+        self.bulk_uids = np.array([o.session_uid for o in self.bulk_objects], dtype=np.int64)
+        # Object.update_tag of each, bound once: the bulk write sets the channels of every
+        # object at once (foreach_set tags nothing), then tags the ones that moved
+        self.bulk_tags = [o.update_tag for o in self.bulk_objects]
         self.bulk_ids = np.array([b.id for b in self.bulk], dtype=np.int64)
         self.bulk_offsets = np.array([tuple(b.offset) for b in self.bulk],
                                      dtype=np.float64).reshape(-1, 3)
@@ -179,10 +257,10 @@ class Simulation:
             np.array([rest_poses[b.name][0] for b in self.bulk], dtype=np.float64).reshape(-1, 3),
             np.array([rest_poses[b.name][1] for b in self.bulk], dtype=np.float64).reshape(-1, 4))}
         self.shown_simulated = None    # what the bodies' sim_pose flags say (None: unknown)
-        self.moving = moving_objects(scene, self)
-        self.watched = watched_objects(scene, self)
-        self.signature = signature(scene, self.moving, self.watched)
-        self.poses = {self.start: rest_poses}             # frame -> {name: (loc, rot)}
+        self.watch = Watch(scene, self)
+        self.signature = self.watch.signature(scene, Reads(scene, Lookup()))
+        # frame -> {name: (loc, rot)} of the single bodies (the bulk ones: bulk_poses)
+        self.poses = {self.start: {b.name: rest_poses[b.name] for b in self.single}}
         self.states = {self.start: self.world.save_state()}
         self.world_frame = self.start
 
@@ -200,14 +278,33 @@ class Simulation:
 
     def poses_at(self, scene, frame):
         """{object name: (location, rotation values)} of the dynamic bodies at `frame`
-        (clamped to the simulated range), simulating the missing frames."""
+        (clamped to the simulated range), simulating the missing frames. Built on demand
+        (a bake); playback writes the bulk bodies from their arrays (`write_bulk`) and the
+        others from `single_poses`."""
+        frame = self.simulate_to(scene, frame)
+        out = dict(self.poses[frame])
+        loc, q = self.bulk_poses[frame]
+        out.update(zip((b.name for b in self.bulk), zip(loc.tolist(), q.tolist())))
+        return out
+
+    def single_poses(self, scene, frame):
+        """{name: (location, rotation values)} at `frame` of the dynamic bodies not in the
+        bulk (parented, keyed, linked or not in quaternion mode), simulating the missing
+        frames."""
+        return self.poses[self.simulate_to(scene, frame)]
+
+    def simulate_to(self, scene, frame):
+        """Simulate up to `frame` (clamped to the simulated range, which it returns)."""
         frame = min(max(frame, self.start), self.end)
         if frame in self.poses:
-            return self.poses[frame]
+            return frame
+        # Blender's thread setting, read again each time: results do not depend on it, so
+        # changing it keeps the cache
+        self.world.threads = scene.render.threads
         with mechanisms.keep_frame(scene):   # reading frames ahead may move the scene's
             for f in range(self.last_frame + 1, frame + 1):
                 self.step_to(scene, f)
-        return self.poses[frame]
+        return frame
 
     def step_to(self, scene, frame):
         """Simulate `frame` from the state of `frame - 1`."""
@@ -232,9 +329,11 @@ class Simulation:
         for name, j in self.breakable:
             if name not in self.broken and self.world.joint_broken(j):
                 self.broken[name] = frame
-        poses = self._bulk_poses(frame, positions, orientations)
+        self._bulk_poses(frame, positions, orientations)
+        poses = {}
         previous = self.poses[frame - 1]
-        positions, orientations = positions.tolist(), orientations.tolist()
+        if self.single:
+            positions, orientations = positions.tolist(), orientations.tolist()
         known = {}
         for b in self.single:
             obj = objs[b.name]
@@ -249,36 +348,61 @@ class Simulation:
         self.poses[frame] = poses
 
     def _bulk_poses(self, frame, positions, orientations):
-        """{name: (location, quaternion)} of the bulk bodies at `frame` (kept as arrays in
-        `bulk_poses` too): origin = centre of mass - q (offset), the quaternion's sign
-        continuous with the previous frame's."""
+        """The bulk bodies' (locations, quaternions) at `frame`, kept as arrays in
+        `bulk_poses`: origin = centre of mass - q (offset), the quaternion's sign continuous
+        with the previous frame's."""
         if not len(self.bulk_ids):
             self.bulk_poses[frame] = self.bulk_poses[self.start]
-            return {}
+            return
         q = orientations[self.bulk_ids]
         w, v = q[:, :1], q[:, 1:]
         o = self.bulk_offsets
-        t = 2.0 * np.cross(v, o)
-        loc = positions[self.bulk_ids] - (o + w * t + np.cross(v, t))
+        t = 2.0 * _cross(v, o)
+        loc = positions[self.bulk_ids] - (o + w * t + _cross(v, t))
         before = self.bulk_poses[frame - 1][1]
         q = np.where((q * before).sum(axis=1)[:, None] < 0.0, -q, q)
         self.bulk_poses[frame] = (loc, q)
-        names = (b.name for b in self.bulk)
-        return dict(zip(names, zip(loc.tolist(), q.tolist())))
 
-    def write_bulk(self, frame, written):
-        """Write the bulk bodies' poses at `frame` to their objects (one location and one
-        rotation assignment each: that also tags them for the depsgraph) and remember them
-        as written, rounded to the float32 Blender stores."""
+    def write_bulk(self, frame, written, reads):
+        """Write the bulk bodies' poses at `frame` to their objects: every object's location
+        and rotation quaternion in one `foreach_set` each (the others get back what they
+        hold), then a transform tag for each body that moved (foreach_set tags nothing).
+        Remembers them as written, rounded to the float32 Blender stores.
+
+        The two channels are read again here, not taken from the change check's `reads`:
+        a build or a step may have evaluated the scene at another frame in between
+        (mechanisms.depsgraph_at), which moves animated objects; only the rows are shared."""
         if not self.bulk_objects:
             return
         loc, rot = self.bulk_poses[frame]
-        for obj, l, r in zip(self.bulk_objects, loc.tolist(), rot.tolist()):
-            obj.location = l
-            obj.rotation_quaternion = r
+        loc, rot = loc.astype(np.float32), rot.astype(np.float32)
+        rows = reads.rows("bulk", self.bulk_uids)
+        if (rows < 0).any():
+            raise ReferenceError("a simulated body left the scene")
+        data, n = reads.data, reads.n
+        locations = np.empty((n, 3), dtype=np.float32)
+        rotations = np.empty((n, 4), dtype=np.float32)
+        data.foreach_get("location", locations.ravel())
+        data.foreach_get("rotation_quaternion", rotations.ravel())
+        moved = np.flatnonzero((locations[rows] != loc).any(axis=1) |
+                               (rotations[rows] != rot).any(axis=1))
+        if len(moved):
+            locations[rows], rotations[rows] = loc, rot
+            data.foreach_set("location", locations.ravel())
+            data.foreach_set("rotation_quaternion", rotations.ravel())
+            tags = self.bulk_tags
+            for k in moved.tolist():
+                tags[k](refresh=_TRANSFORM)
         if self.bulk_rows is None:
             self.bulk_rows = written.rows(self.bulk_objects)
-        written.set(self.bulk_rows, loc.astype(np.float32), rot.astype(np.float32), 0)
+        written.set(self.bulk_rows, loc, rot, 0)
+
+
+def _cross(a, b):
+    """Row-wise cross products of (n, 3) arrays (np.cross costs ~20 us of axis handling)."""
+    a0, a1, a2 = a[:, 0], a[:, 1], a[:, 2]
+    b0, b1, b2 = b[:, 0], b[:, 1], b[:, 2]
+    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=1)
 
 
 def _evaluated_depsgraph(scene):
@@ -387,36 +511,50 @@ def watched_objects(scene, sim):
     return list(out.values())
 
 
-def signature(scene, moving=frozenset(), watched=None):
-    """Of the `watched` objects (default: all): names, transforms (except of `moving`
-    objects: simulated or animated), scales, parents, data, actions, the curves of paths;
-    which objects the scene has; the world settings, gravity and frame rate."""
-    objs = scene.objects
-    n = len(objs)
-    uids = np.empty(n, dtype=np.int64)
-    objs.foreach_get("session_uid", uids)
-    watched = list(objs) if watched is None else watched
-    index = _indices(uids, [o.session_uid for o in watched])
-    basis = np.empty(n * 16, dtype=np.float32)
-    objs.foreach_get("matrix_basis", basis)
-    scale = np.empty(n * 3, dtype=np.float32)
-    objs.foreach_get("scale", scale)
-    still = np.array([o.name not in moving for o in watched], dtype=bool)
-    basis = basis.reshape(n, 16)[index[still]] if n else basis
-    scale = scale.reshape(n, 3)[index] if n else scale
-    links = tuple((o.name, None if o.parent is None else o.parent.name,
-                   None if o.data is None else o.data.name, _action_name(o)) for o in watched)
-    ws = scene.ligament_world
-    r = scene.render
-    return (bool((index < 0).any()), links, basis.tobytes(), scale.tobytes(),
-            _still_poses(watched), _path_curves(watched), ws.substeps, ws.iterations,
-            ws.frame_start, ws.frame_end, tuple(scene.gravity), scene.use_gravity, r.fps,
-            r.fps_base)
+class Watch:
+    """What the simulation depends on beyond the Ligament settings (whose update callbacks
+    drop the cache themselves), cheap enough to compare every frame. Of the watched objects
+    (`watched_objects`): names, parents, data, actions (one pass of attribute reads), and from
+    the frame's bulk reads their transforms (except of moving objects: simulated or animated),
+    scales and rotation modes; whether they are all still in the scene; the pose of ragdoll
+    armatures without an action; the curves of paths; the world settings, gravity and frame
+    rate. Which objects are watched, moving, posed armatures or paths is settled when the
+    simulation is built (what changes it drops the cache: settings through their callbacks,
+    actions and parents through the names compared here)."""
+
+    def __init__(self, scene, sim):
+        self.objects = watched_objects(scene, sim)
+        self.uids = np.array([o.session_uid for o in self.objects], dtype=np.int64)
+        moving = moving_objects(scene, sim)
+        self.still = np.array([o.name not in moving for o in self.objects], dtype=bool)
+        # Pose bones of ragdoll armatures without an action: posing one changes where its
+        # ragdoll starts (keyed poses change through their action instead).
+        self.posed = [(o, len(o.pose.bones)) for o in self.objects if o.type == 'ARMATURE'
+                      and o.ligament_ragdoll.enabled and _action_name(o) is None]
+        self.paths = [o for o in self.objects if o.type == 'EMPTY' and o.ligament_joint.enabled
+                      and o.ligament_joint.type == 'PATH']
+
+    def signature(self, scene, reads):
+        rows = reads.rows("watched", self.uids)
+        missing = bool((rows < 0).any())
+        at = rows.clip(0, None)
+        basis = reads.channel("matrix_basis", 16)[at[self.still]]
+        scale = reads.channel("scale", 3)[at]
+        modes = reads.channel("rotation_mode", 1, np.int32)[at]
+        # names, and which parent, data and action (compared as the same data-blocks)
+        links = [(o.name, o.parent, o.data, o.animation_data) for o in self.objects]
+        actions = [link[3].action for link in links if link[3] is not None]
+        ws = scene.ligament_world
+        r = scene.render
+        return (missing, links, actions, basis.tobytes(), scale.tobytes(), modes.tobytes(),
+                _still_poses(self.posed), _path_curves(self.paths), ws.substeps,
+                ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
+                scene.use_gravity, r.fps, r.fps_base)
 
 
 def _indices(uids, wanted):
-    """Positions in `uids` (the scene's objects' session uids) of the `wanted` uids; -1 for
-    one no longer in the scene."""
+    """Positions in `uids` (objects' session uids) of the `wanted` uids; -1 for one not
+    among them."""
     wanted = np.asarray(wanted, dtype=np.int64)
     if not len(uids):
         return np.full(len(wanted), -1, dtype=np.int64)
@@ -425,28 +563,30 @@ def _indices(uids, wanted):
     return np.where(uids[at] == wanted, at, -1)
 
 
-def _still_poses(objs):
-    """Pose bones of ragdoll armatures without an action: posing one changes where its
-    ragdoll starts (keyed poses change through their action instead)."""
+def _still_poses(armatures):
+    """The pose bones' matrix_basis of each (armature, bone count), as bytes (None when
+    the armature has more bones now; fewer leave zeros at the end)."""
     out = []
-    for o in objs:
-        if o.type == 'ARMATURE' and o.ligament_ragdoll.enabled and _action_name(o) is None:
-            bones = o.pose.bones
-            basis = np.empty(len(bones) * 16, dtype=np.float32)
-            bones.foreach_get("matrix_basis", basis)
-            out.append(basis.tobytes())
+    for o, count in armatures:
+        basis = np.zeros(count * 16, dtype=np.float32)
+        try:
+            o.pose.bones.foreach_get("matrix_basis", basis)
+        except RuntimeError:
+            out.append(None)
+            continue
+        out.append(basis.tobytes())
     return tuple(out)
 
 
-def _path_curves(objs):
+def _path_curves(joints):
     """The splines of the curves path joints follow: editing one moves its path. A curve
     whose spline is animated is read again every frame (mechanisms.FrameInputs): only its
     splines' kinds and sizes count (its keyed points change by design)."""
     out = []
-    for o in objs:
+    for o in joints:
         js = o.ligament_joint
-        if o.type != 'EMPTY' or not js.enabled or js.type != 'PATH' or js.curve is None \
-                or js.curve.type != 'CURVE':
+        if js.curve is None or js.curve.type != 'CURVE':
+            out.append(None)
             continue
         if mechanisms.curve_motion(js.curve) == 'SPLINE':
             out.append(tuple((sp.type, sp.use_cyclic_u, len(sp.bezier_points), len(sp.points))
@@ -473,37 +613,33 @@ def moving_objects(scene, sim):
     return frozenset(moving)
 
 
-def _user_moved(scene):
+_CHANNELS = (("rotation_quaternion", 4), ("rotation_axis_angle", 4), ("rotation_euler", 3))
+
+
+def _user_moved(scene, reads):
     """Dynamic bodies whose transform differs from what the simulation last wrote: the user
-    moved them, and where they are now is their new rest pose. One bulk read per transform
-    channel and a vectorised compare (a crowd writes thousands of bodies a frame)."""
+    moved them, and where they are now is their new rest pose. Compared with the frame's
+    bulk reads in one vectorised pass (a crowd writes thousands of bodies a frame)."""
     written = state(scene).written
     if not written:
         return []
-    objs = scene.objects
-    n = len(objs)
-    uids = np.empty(n, dtype=np.int64)
-    objs.foreach_get("session_uid", uids)
-    index = _indices(uids, written.uid)
-    rows = np.flatnonzero(index >= 0)
-    if not len(rows):
+    rows = reads.rows("written", written.uid)
+    keep = np.flatnonzero(rows >= 0)
+    if not len(keep):
         return []
-    ids = index[rows]
-    now = {}
-    for path, size in (("location", 3), ("rotation_euler", 3), ("rotation_quaternion", 4),
-                       ("rotation_axis_angle", 4)):
-        a = np.empty(n * size, dtype=np.float32)
-        objs.foreach_get(path, a)
-        now[path] = a.reshape(n, size)[ids].astype(np.float64)
-    modes = written.mode[rows][:, None]
-    euler = np.column_stack([now["rotation_euler"], np.zeros(len(rows))])
-    rot = np.where(modes == 0, now["rotation_quaternion"],
-                   np.where(modes == 1, now["rotation_axis_angle"], euler))
-    same = (np.abs(now["location"] - written.loc[rows]).max(axis=1) <= 1e-6) & \
-        (np.abs(rot - written.rot[rows]).max(axis=1) <= 1e-6)
+    ids = rows[keep]
+    loc = reads.channel("location", 3)[ids]
+    modes = written.mode[keep]
+    rot = np.zeros((len(keep), 4), dtype=np.float32)
+    for code, (path, size) in enumerate(_CHANNELS):
+        mine = modes == code
+        if mine.any():
+            rot[mine, :size] = reads.channel(path, size)[ids[mine]]
+    same = (np.abs(loc - written.loc[keep]).max(axis=1) <= 1e-6) & \
+        (np.abs(rot - written.rot[keep]).max(axis=1) <= 1e-6)
     moved = []
     for k in np.flatnonzero(~same):
-        obj = objs[int(ids[k])]
+        obj = reads.data[int(ids[k])]
         if not obj.ligament_body.enabled or bridge.effective_kind(obj) != 'DYNAMIC' \
                 or bridge.has_transform_animation(obj):
             continue
@@ -539,9 +675,11 @@ def error(scene):
 
 def check(scene):
     """Drop the cache if the scene changed since it was built. A body the user moved takes
-    its new transform as its rest pose."""
+    its new transform as its rest pose. Returns the bulk reads it compared (the frame's
+    write reuses them: nothing here or in a build writes a transform)."""
     st = state(scene)
-    moved = _user_moved(scene)
+    reads = Reads(scene, st.lookup)
+    moved = _user_moved(scene, reads)
     for obj in moved:
         s = obj.ligament_body
         _store_rest(s, (*current_values(obj), obj.rotation_mode))
@@ -550,13 +688,14 @@ def check(scene):
         st.written.record(obj)
     sim = st.sim
     if sim is None:
-        return
+        return reads
     try:
-        stale = bool(moved) or sim.signature != signature(scene, sim.moving, sim.watched)
+        stale = bool(moved) or sim.signature != sim.watch.signature(scene, reads)
     except ReferenceError:
         stale = True
     if stale:
         st.invalidate()
+    return reads
 
 
 def ensure(scene, depsgraph=None):
@@ -598,13 +737,16 @@ def _preflight(scene, st, sim):
 
 def apply_frame(scene, frame, depsgraph=None):
     """Put every dynamic body where the simulation has it at `frame`."""
-    check(scene)
+    reads = check(scene)
+    before = state(scene).sim
     sim = ensure(scene, depsgraph)
-    poses = sim.poses_at(scene, frame)
+    if sim is not before:   # a build: read the file's objects again (rows for the write)
+        reads = Reads(scene, state(scene).lookup)
+    poses = sim.single_poses(scene, frame)
     frame = min(max(frame, sim.start), sim.end)
     simulated = frame > sim.start
     written = state(scene).written
-    sim.write_bulk(frame, written)
+    sim.write_bulk(frame, written, reads)
     for b in sim.single:
         obj = sim.objects[b.name]
         loc, rot = poses[b.name]

@@ -312,10 +312,19 @@ def _rest_matrix(obj, start):
     return bridge.matrix_world_at(obj, start, {})
 
 
+_bounds = {}   # session uid -> (bound_box as floats, (lo, hi)): a check asks each many times
+
+
 def _local_bounds(obj):
-    corners = [Vector(c) for c in obj.bound_box]
-    lo = Vector(tuple(min(c[i] for c in corners) for i in range(3)))
-    hi = Vector(tuple(max(c[i] for c in corners) for i in range(3)))
+    box = tuple(tuple(c) for c in obj.bound_box)
+    known = _bounds.get(obj.session_uid)
+    if known is not None and known[0] == box:
+        return known[1]
+    lo = Vector(tuple(min(c[i] for c in box) for i in range(3)))
+    hi = Vector(tuple(max(c[i] for c in box) for i in range(3)))
+    if len(_bounds) > 100000:
+        _bounds.clear()
+    _bounds[obj.session_uid] = (box, (lo, hi))
     return lo, hi
 
 
@@ -447,13 +456,14 @@ def anchors(scene, joints, mats):
     """Joint anchors far from both bodies: the bodies turn about a point in empty space."""
     out = []
     start = scene.ligament_world.frame_start
+    known = dict(mats)   # world matrices at the start frame, shared by every joint's lookup
     for e in joints:
         js = e.ligament_joint
         pair = _body_pair(js, mats)
         if pair is None or js.type in {'MOTOR', 'PULLEY', 'CUSTOM'}:   # no shared anchor
             continue
         try:
-            anchor = bridge.matrix_world_at(e, start, dict(mats)).translation
+            anchor = bridge.matrix_world_at(e, start, known).translation
         except bridge.SceneError:
             continue
         a, b = pair

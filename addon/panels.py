@@ -467,6 +467,13 @@ def draw_world(layout, scene):
                            icon='PRESET')
     col.prop(ws, "substeps")
     col.prop(ws, "iterations")
+    # the solver steps independent islands on Blender's own thread setting (Render >
+    # Performance), shown here too
+    col = layout.column(align=True)
+    col.prop(scene.render, "threads_mode", text="Threads")
+    sub = col.row(align=True)
+    sub.enabled = scene.render.threads_mode == 'FIXED'
+    sub.prop(scene.render, "threads", text="Count")
 
 
 # --------------------------------------------------------------------------------------------

@@ -139,6 +139,18 @@ class RagdollRun:
                                   path.endswith("drive_stiffness") for path, _ in self.fcurves)
         self.ids = np.array([p.body.id for p in parts], dtype=np.int64)
         self._paths = {}   # (owner, path) -> F-curve data path
+        # Unkeyed, undriven switches and drive settings only change through their update
+        # callbacks, which drop the cache: a ragdoll with none keyed or driven, every part
+        # simulated and no drive has nothing to do before a step (every part was built
+        # dynamic).
+        ad = arm.animation_data
+        paths = [path for path, _ in self.fcurves]
+        paths += [d.data_path for d in ad.drivers] if ad is not None else []
+        keyed = any(path.startswith("ligament_ragdoll.") or ".ligament_ragdoll." in path
+                    for path in paths)
+        self.idle = not keyed and not self.baked and \
+            self.value(None, "drive_strength", 0) <= 0.0 and \
+            all(self.simulated_flags(0))
 
     # --- animated values ------------------------------------------------------------------
 
@@ -192,6 +204,8 @@ class RagdollRun:
 
     def before_step(self, world, frame, known):
         """Kinds, kinematic targets and drives for the step that ends at `frame`."""
+        if self.idle:
+            return
         flags = self.simulated_flags(frame)
         strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
         need_pose = strength > 0.0 or not all(flags)

@@ -18,12 +18,19 @@ each), the bones following the bodies through their constraints.
   negated to Blender's sign), neighbours not colliding; Blender's rigid body world steps them on frame_set.
 
 Figures: setup (building the scene: metarigs, ragdolls, and for Bullet its rigid bodies and
-constraints), ms per frame of playback, the solver's share (Ligament) and the rest of the
-add-on's handlers (Python around the solver: change checks, kinematic targets, writing the
-transforms; what is left of a frame is Blender's own evaluation), the first frame
-(building the world), how many bodies ended below the floor, and the load average after the
-run (the machine may be shared). `--child ENGINE N --profile` prints cProfile's top
-functions of the setup and of the playback of one run.
+constraints), ms per frame of playback (wall clock) and the process's CPU ms per frame (above
+the wall clock when the solver's islands run on two threads), the solver's share (Ligament),
+the rest of the add-on's handlers (Python around the solver: change checks, kinematic
+targets, writing the transforms) and what is left of a frame (Blender's own evaluation: the
+helpers' transforms, the bone constraints), the same frames replayed from each engine's
+cache (no solver: Blender's evaluation, plus for Ligament the add-on's check and writes,
+its own column), the first frame (from the start frame, which
+builds the World, to the first simulated frame) and the start frame alone, the kernels'
+load (once per Blender session, before the first frame and not in it), how many bodies
+ended below the floor, and the load average after the run (the machine may be shared).
+`--child ENGINE N --profile` (with BLENDER_USER_RESOURCES=build/bench-blender) prints
+cProfile's top functions of the setup and of the playback of one run (main thread only:
+the solver's worker threads show as lock waits).
 """
 
 import argparse
@@ -146,6 +153,16 @@ def add_constraint(c, j):
                              (-j.swing_2, j.swing_2)))
 
 
+def load_kernels(lig):
+    """Load the solver's kernels from their cache (once per Blender session, before any
+    world is built): a small world with every feature steps a few times."""
+    warmup = lig.addon.kernels._warmup
+    w = warmup.every_feature_world()
+    for _ in range(2):
+        w.step(1 / 60)
+    w.contacts()
+
+
 def child(engine, count, frames, profile=False):
     import bpy
     if profile:
@@ -186,6 +203,11 @@ def child(engine, count, frames, profile=False):
             if getattr(fn, "__module__", "").startswith(MODULE):
                 handlers[i] = timed_handler(fn)
     setup = time.perf_counter() - t0
+    kernels = None
+    if engine == "ligament":   # once per Blender session, not per simulation
+        t0 = time.perf_counter()
+        load_kernels(lig)
+        kernels = time.perf_counter() - t0
     if profile:
         prof.disable()
         print(f"--- setup {setup:.1f} s")
@@ -193,25 +215,46 @@ def child(engine, count, frames, profile=False):
         prof = cProfile.Profile()
         prof.enable()
     bodies = [b for arm in arms for b in lig.addon.ragdoll.bodies(arm)]
-    scene.frame_set(1)
+    # The first frame: from the start frame (Ligament builds its world and checks the
+    # scene, Bullet builds its own) to the first simulated frame.
+    step_time[0] = handler_time[0] = 0.0
     t0 = time.perf_counter()
+    scene.frame_set(1)
+    build = time.perf_counter() - t0
     scene.frame_set(2)
     first = time.perf_counter() - t0
+    first_solver = step_time[0]
     step_time[0] = handler_time[0] = 0.0
+    t0, c0 = time.perf_counter(), time.process_time()
+    for f in range(3, frames + 1):
+        scene.frame_set(f)
+    n = max(frames - 2, 1)
+    per_frame = (time.perf_counter() - t0) / n
+    cpu = (time.process_time() - c0) / n
+    if profile:
+        prof.disable()
+        print(f"--- first frame {1000 * first:.1f} ms, frames {1000 * per_frame:.1f} ms/frame")
+        pstats.Stats(prof).sort_stats(os.environ.get("PROFILE_SORT", "tottime")).print_stats(
+            int(os.environ.get("PROFILE_LINES", "25")))
+    # The same frames again, from each engine's cache: no solver, what is left is Blender's
+    # own evaluation (and, for Ligament, the add-on's change check and transform writes).
+    live_handler, live_step = handler_time[0], step_time[0]
+    handler_time[0] = 0.0
     t0 = time.perf_counter()
     for f in range(3, frames + 1):
         scene.frame_set(f)
-    per_frame = (time.perf_counter() - t0) / max(frames - 2, 1)
-    if profile:
-        prof.disable()
-        print(f"--- frames {1000 * per_frame:.1f} ms/frame")
-        pstats.Stats(prof).sort_stats(os.environ.get("PROFILE_SORT", "tottime")).print_stats(int(os.environ.get("PROFILE_LINES", "25")))
+    replay = (time.perf_counter() - t0) / n
+    replay_addon = handler_time[0] / n
     below = sum(1 for b in bodies if b.matrix_world.translation.z < 0.0)
+    lig_only = engine == "ligament"
     print("RESULT:" + json.dumps({
-        "bodies": len(bodies), "setup_s": setup, "first_frame_ms": 1000 * first, "ms_per_frame": 1000 * per_frame,
-        "solver_ms": 1000 * step_time[0] / max(frames - 2, 1) if engine == "ligament" else None,
-        "addon_ms": 1000 * (handler_time[0] - step_time[0]) / max(frames - 2, 1)
-        if engine == "ligament" else None,
+        "bodies": len(bodies), "setup_s": setup, "kernels_s": kernels,
+        "first_frame_ms": 1000 * first, "build_ms": 1000 * build,
+        "first_solver_ms": 1000 * first_solver if lig_only else None,
+        "ms_per_frame": 1000 * per_frame, "cpu_ms_per_frame": 1000 * cpu,
+        "solver_ms": 1000 * live_step / n if lig_only else None,
+        "addon_ms": 1000 * (live_handler - live_step) / n if lig_only else None,
+        "replay_ms": 1000 * replay, "replay_addon_ms": 1000 * replay_addon if lig_only else None,
         "below": below, "top": max(b.matrix_world.translation.z for b in bodies)}))
 
 
@@ -241,18 +284,25 @@ def main():
         return
     bench_blender.ensure_installed()
     run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
-    print(f"{'ragdolls':>8} {'bodies':>6} {'engine':9} {'setup s':>8} {'ms/frame':>9} "
-          f"{'solver ms':>9} {'add-on ms':>9} {'1st frame':>10} {'below floor':>11} "
-          f"{'top z':>6}  load avg")
+    print(f"{'ragdolls':>8} {'bodies':>6} {'engine':9} {'setup s':>7} {'ms/frame':>8} "
+          f"{'cpu ms':>7} {'solver':>7} {'add-on':>7} {'Blender':>7} {'replay':>7} "
+          f"{'add-on':>6} {'1st frame':>9} "
+          f"{'at start':>8} {'kernels':>7} {'below':>5} {'top z':>5}  load avg")
     for count in (int(c) for c in args.counts.split(",")):
         for engine in ("ligament", "bullet"):
             r = run_child(engine, count, args.frames)
-            solver, addon = (f"{r[k]:9.2f}" if r[k] is not None else f"{'-':>9}"
+            solver, addon = (f"{r[k]:7.2f}" if r[k] is not None else f"{'-':>7}"
                              for k in ("solver_ms", "addon_ms"))
+            own = f"{r['ms_per_frame'] - r['solver_ms'] - r['addon_ms']:7.2f}" \
+                if r["solver_ms"] is not None else f"{'-':>7}"
+            replay_addon = f"{r['replay_addon_ms']:6.2f}" if r["replay_addon_ms"] is not None \
+                else f"{'-':>6}"
+            kernels = f"{r['kernels_s']:6.2f}s" if r["kernels_s"] is not None else f"{'-':>7}"
             load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-            print(f"{count:8d} {r['bodies']:6d} {engine:9} {r['setup_s']:8.1f} "
-                  f"{r['ms_per_frame']:9.2f} {solver} {addon} {r['first_frame_ms']:8.1f}ms "
-                  f"{r['below']:11d} {r['top']:6.2f}  {load}", flush=True)
+            print(f"{count:8d} {r['bodies']:6d} {engine:9} {r['setup_s']:7.1f} "
+                  f"{r['ms_per_frame']:8.2f} {r['cpu_ms_per_frame']:7.1f} {solver} {addon} "
+                  f"{own} {r['replay_ms']:7.2f} {replay_addon} {r['first_frame_ms']:7.1f}ms {r['build_ms']:6.1f}ms {kernels} {r['below']:5d} "
+                  f"{r['top']:5.2f}  {load}", flush=True)
 
 
 if __name__ == "__main__":
