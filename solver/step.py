@@ -17,7 +17,7 @@
                  joint rows (limits, motors, springs, rows of islands the direct solver
                  does not take; listed once after each factoring) and one over the contacts
                  (contacts.py), then one exact direct solve per island of the equality rows
-                 and the limits they press (direct.py). The direct solve comes last: solved
+                 and the limits and contacts they press (direct.py). The direct solve comes last: solved
                  after it, a landing's contact impulses on a light end body (a hand hitting
                  the floor) bent its joint up to 40 degrees past the limit
     contacts:    restitution after the substeps (contacts.py)
@@ -42,7 +42,8 @@ from .joints.prepare import prepare_joint_rows
 from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import factor_islands, plan_islands, project_positions, scratch, solve_direct
+from .direct import (factor_islands, island_contact_inertia, plan_islands,
+                     project_positions, scratch, solve_direct)
 from .rows import (ACTIVE, BLOCK, WIDE, block_solve, deactivate, row_solve, soft_coefficients,
                    warm_start, wide_solve)
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
@@ -240,7 +241,7 @@ def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
     for _ in range(iterations):
         solve_listed_rows(sweep, R, acc, B, use_bias, 1)
         solve_contacts(C, B, use_bias, 1)
-    solve_direct(plan, use_bias, R, acc, B[0], B[1], W)
+    solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
 
 
 @helper(inline=True)
@@ -341,7 +342,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
     refresh_contacts(C, SC, body)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind)
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0])
     W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
     for _ in range(substeps):
@@ -355,6 +356,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         factor_islands(plan, R, binv)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
+        island_contact_inertia(plan, R, C, bI, binv)
         warm_start_contacts(C, body)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations)
         integrate_positions(ids, bs, bil, bib, bkind, h)
@@ -364,8 +366,9 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_positions(plan, R, bs, binv, W)
+        project_positions(plan, R, bs, binv, W, C)
         refresh_contacts(C, SC, body)
+        island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)
