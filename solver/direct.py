@@ -51,8 +51,8 @@ that the joint rows see (`island_contact_inertia`), and is left out of the posit
 projection (contacts push out through their soft bias). Several contact points on one face
 make S singular (four points hold three degrees of freedom): when the pivoting does not
 settle or the factor fails, projected Gauss-Seidel sweeps on S finish (`_pgs`), which only
-lower the LCP's energy. Contacts between two islands, and those of islands holding rows over
-three or four bodies, stay with the sweep.
+lower the LCP's energy. Contacts between two islands, those of islands holding rows over
+three or four bodies, and those of spheres and capsules (rolling patches) stay with the sweep.
 
 Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks, and
 their limits stay with the sweep).
@@ -90,6 +90,8 @@ MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_l
 MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly pressed
 CONTACT_ROWS = 8            # contact rows per manifold (contacts.ROWS_PER_MANIFOLD): the
                             # normal rows of manifold m are 8 m + k, k < its point count
+CONTACT_RADII = 46          # contacts.RADII: a sphere's or capsule's rounding (rolling contacts
+                            # stay with the sweep: see island_limits)
 CONTACT_CLOSING = 0.01      # m/s: a contact joins its island's solve when closing faster,
 CONTACT_LOAD = 0.1          # m/s: or when its impulse would move its body alone faster
 PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does not settle
@@ -353,7 +355,7 @@ def joint_rows(joints):
 
 
 @helper(outline=True)
-def plan_islands(R, joints, n_rows, n_bodies, bkind, mi):
+def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
     """Group the equality rows of `joints` by island (once per frame: the set of equality
     rows only changes when joints are added, removed or broken, between frames). n_rows:
     the size of the row tables.
@@ -395,7 +397,7 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi):
     ok = np.zeros(n_islands, dtype=np.bool_)
     first = island_envelope(order, starts, n_islands, rb, rp, bkind)
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
-                                    mi)
+                                    mi, mf)
     return order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts
 
 
@@ -413,13 +415,15 @@ def _contact_island(a, b, root, island_of, wide, bkind):
 
 
 @helper
-def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi):
+def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf):
     """The joints' limit rows (lambda >= 0, not springs) grouped by the island of equality
     rows they act in: (rows ordered by island, island start offsets). A limit row whose
     bodies have no equality rows stays with the iterative sweep only.
 
     The normal rows of the contact manifolds mi join them (`_contact_island`), numbered
-    after the joint rows: contact row c is n_rows + c. Solved with the island, a landing's
+    after the joint rows: contact row c is n_rows + c. Not those of spheres and capsules
+    (mf's rounding radii): their patch rolls, friction stays with the sweep, and solved
+    with the island a ragdoll's head resting on the floor spun up (0.3 to 4 rad/s). Solved with the island, a landing's
     contacts stop the whole body at once; swept before the island's exact solve, a 1 kg
     foot under a 70 kg body stopped only itself, and the joints pulled it 5 cm into the
     floor."""
@@ -441,7 +445,7 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi):
     if n_islands > 0:
         for m in range(mi.shape[0]):
             s = _contact_island(mi[m, 0], mi[m, 1], root, island_of, wide, bkind)
-            if s >= 0:
+            if s >= 0 and mf[m, CONTACT_RADII] == 0.0 and mf[m, CONTACT_RADII + 1] == 0.0:
                 for k in range(mi[m, 2]):
                     keys[count] = s * span + n_rows + CONTACT_ROWS * m + k
                     count += 1

@@ -342,7 +342,7 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
     refresh_contacts(C, SC, body)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0])
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
     for _ in range(substeps):
