@@ -456,10 +456,10 @@ def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
 
 @helper(inline=True)
 def update_contacts(C, S, B):
-    """Per substep, before the solve: the normal rows' separation biases (refresh_contacts),
-    the approach speeds restitution will reverse, the static-friction pull back onto the
-    patch anchor, and the rolling row about the current relative spin."""
-    refresh_contacts(C, S, B)
+    """Per substep, before the solve: the approach speeds restitution will reverse, the
+    static-friction pull back onto the patch anchor, and the rolling row about the current
+    relative spin. The normal rows' separation biases are `refresh_contacts`', measured
+    once per substep after the positions moved (they hold until the next position update)."""
     mi, mf, acc, R, P = C
     _update_contacts(mi, mf, acc, *R, *B, S[0], P[2])
 

@@ -35,6 +35,25 @@ direct solve per pass (after the sweeps) suffices. The position
 projection corrects violated limits the same way, one-sided. Motors, springs and contacts
 stay with the iterative sweep, which runs before the direct solve (step.py).
 
+Contacts join the same set. The normal rows of the contact manifolds that touch an island's
+bodies (against the static world, a kinematic body or another body of the same island;
+`island_limits`) are one-sided rows like the limits, numbered after the joint rows, and
+enter the pressed set when they close faster than CONTACT_CLOSING after the sweep, or when
+their impulse alone would move their body by more than CONTACT_LOAD (lambda / EFF > 0.1 m/s:
+a foot carrying a body many times its own mass; a body resting under its own weight measures
+about g h = 0.02 m/s and stays with the sweep, which holds it as well and costs far less). A
+landing body's contacts then stop the whole articulated body at once: swept before the exact
+solve, a foot's contact stopped only the foot (1 kg under 70), the joints pulled it down
+again, and a 70 kg ragdoll dropped feet first from 1 m sank 4.9 cm into the floor
+(`bench/landing.py`; 0.3 cm now). Solved with the island, a contact row is soft as in the
+sweep (its compliance K/a2 on S's diagonal, `_contact_softness`), sees the substep's inertia
+that the joint rows see (`island_contact_inertia`), and is left out of the position
+projection (contacts push out through their soft bias). Several contact points on one face
+make S singular (four points hold three degrees of freedom): when the pivoting does not
+settle or the factor fails, projected Gauss-Seidel sweeps on S finish (`_pgs`), which only
+lower the LCP's energy. Contacts between two islands, those of islands holding rows over
+three or four bodies, and those of spheres and capsules (rolling patches) stay with the sweep.
+
 Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks, and
 their limits stay with the sweep).
 
@@ -62,19 +81,27 @@ from .sorting import argsort
 from .bodies import DYNAMIC, ROT
 from .joints.layout import MAX_ROWS
 from .mathx import qintegrate, quat_at
-from .rows import ACTIVE, BIAS, BLOCK, HI, LO, SPRING, TARGET, WIDE, row_apply, row_cdot
+from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
+                   TARGET, WIDE, apply_impulse, row_apply, row_cdot)
 
 MAX_DIRECT_ROWS = 192
 # The plan of a frame's islands (plan_islands): rows ordered by island, island start
 # offsets, number of islands, the islands' Cholesky factors with their offsets, per island
 # whether its factor is valid, where each row's envelope starts, and the islands' limit rows
 # with their start offsets. The kernels take its arrays one by one (an array taken out of a
-# tuple costs reference counting) and name them again with Plan(*...).
+# tuple costs reference counting) and name them again with Plan(...).
 Plan = namedtuple("Plan", "order starts n_islands factors offsets ok first lorder lstarts")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
 MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly pressed
+CONTACT_ROWS = 8            # contact rows per manifold (contacts.ROWS_PER_MANIFOLD): the
+                            # normal rows of manifold m are 8 m + k, k < its point count
+CONTACT_RADII = 46          # contacts.RADII: a sphere's or capsule's rounding (rolling contacts
+                            # stay with the sweep: see island_limits)
+CONTACT_CLOSING = 0.01      # m/s: a contact joins its island's solve when closing faster,
+CONTACT_LOAD = 0.1          # m/s: or when its impulse would move its body alone faster
+PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does not settle
 
 
 @helper
@@ -155,14 +182,30 @@ def _dynamic_body(r, rb, rp, bkind):
 
 
 @helper
-def _side_coupling(r, sr, k, sk, rj, rd, binv, body):
-    """J_r,side M^-1 J_k,side^T for one shared body."""
+def _side_coupling(r, sr, rj, k, sk, rj2, rd2, binv, body):
+    """J_r,side M^-1 J_k,side^T for one shared body (row k in the tables rj2, rd2)."""
     o_r = 6 * sr
     o_k = 6 * sk
-    s = binv[body] * (rj[r, o_r] * rj[k, o_k] + rj[r, o_r + 1] * rj[k, o_k + 1]
-                      + rj[r, o_r + 2] * rj[k, o_k + 2])
+    s = binv[body] * (rj[r, o_r] * rj2[k, o_k] + rj[r, o_r + 1] * rj2[k, o_k + 1]
+                      + rj[r, o_r + 2] * rj2[k, o_k + 2])
     d = 3 * sk
-    s += rj[r, o_r + 3] * rd[k, d] + rj[r, o_r + 4] * rd[k, d + 1] + rj[r, o_r + 5] * rd[k, d + 2]
+    s += rj[r, o_r + 3] * rd2[k, d] + rj[r, o_r + 4] * rd2[k, d + 1] \
+        + rj[r, o_r + 5] * rd2[k, d + 2]
+    return s
+
+
+@helper
+def coupling_between(r, rb, rj, k, rb2, rj2, rd2, binv):
+    """`coupling` of row r of the tables (rb, rj) and row k of (rb2, rj2, rd2): a joint row
+    and a contact row (contacts.py keeps its rows in tables of its own)."""
+    s = 0.0
+    for sr in range(2):
+        body = rb[r, sr]
+        if body < 0:
+            continue
+        for sk in range(2):
+            if rb2[k, sk] == body:
+                s += _side_coupling(r, sr, rj, k, sk, rj2, rd2, binv, body)
     return s
 
 
@@ -170,15 +213,7 @@ def _side_coupling(r, sr, k, sk, rj, rd, binv, body):
 def coupling(r, k, rb, rj, rd, binv):
     """K[r, k] = J_r M^-1 J_k^T summed over the bodies the two rows share (two-body rows, or
     two slots)."""
-    s = 0.0
-    for sr in range(2):
-        body = rb[r, sr]
-        if body < 0:
-            continue
-        for sk in range(2):
-            if rb[k, sk] == body:
-                s += _side_coupling(r, sr, k, sk, rj, rd, binv, body)
-    return s
+    return coupling_between(r, rb, rj, k, rb, rj, rd, binv)
 
 
 @helper
@@ -328,12 +363,14 @@ def joint_rows(joints):
 
 
 @helper(outline=True)
-def plan_islands(R, joints, n_rows, n_bodies, bkind):
+def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
     """Group the equality rows of `joints` by island (once per frame: the set of equality
     rows only changes when joints are added, removed or broken, between frames). n_rows:
     the size of the row tables.
 
-    Returns the `Plan` (its fields are described where it is defined)."""
+    Returns the `Plan` (its fields are described where it is defined). mi: the batch's
+    contact manifolds (contacts.py), whose normal rows
+    join the limits of the island they touch (`island_limits`)."""
     rb, rp = R[0], R[3]
     rows = joint_rows(joints)
     root = row_islands(n_bodies, rb, rp, rows, bkind)
@@ -365,34 +402,66 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind):
     factors = np.empty(offsets[n_islands])
     ok = np.zeros(n_islands, dtype=np.bool_)
     first = island_envelope(order, starts, n_islands, rb, rp, bkind)
-    lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind)
+    lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
+                                    mi, mf)
     return Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
 
 
 @helper
-def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind):
+def _contact_island(a, b, root, island_of, wide, bkind):
+    """The island whose solve a contact between bodies a and b joins (-1: none). A contact
+    between two islands' bodies, or touching an island with rows over three or four bodies,
+    stays with the sweep."""
+    ia = island_of[root[a]] if bkind[a] == DYNAMIC else -1
+    ib = island_of[root[b]] if bkind[b] == DYNAMIC else -1
+    if bkind[a] == DYNAMIC and bkind[b] == DYNAMIC and ia != ib:
+        return -1
+    s = max(ia, ib)
+    return -1 if s < 0 or wide[s] else s
+
+
+@helper
+def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf):
     """The joints' limit rows (lambda >= 0, not springs) grouped by the island of equality
     rows they act in: (rows ordered by island, island start offsets). A limit row whose
-    bodies have no equality rows stays with the iterative sweep only."""
+    bodies have no equality rows stays with the iterative sweep only.
+
+    The normal rows of the contact manifolds mi join them (`_contact_island`), numbered
+    after the joint rows: contact row c is n_rows + c. Not those of spheres and capsules
+    (mf's rounding radii): their patch rolls, friction stays with the sweep, and solved
+    with the island a ragdoll's head resting on the floor spun up (0.3 to 4 rad/s). Solved with the island, a landing's
+    contacts stop the whole body at once; swept before the island's exact solve, a 1 kg
+    foot under a 70 kg body stopped only itself, and the joints pulled it 5 cm into the
+    floor."""
     rb, rp = R[0], R[3]
     island_of = np.full(root.shape[0], -1, dtype=np.int64)
+    wide = np.zeros(n_islands + 1, dtype=np.bool_)
     for s in range(n_islands):
         island_of[root[_dynamic_body(order[starts[s]], rb, rp, bkind)]] = s
-    keys = np.empty(rows.shape[0], dtype=np.int64)
+        wide[s] = _has_wide(order[starts[s]:starts[s + 1]], rp)
+    span = n_rows + CONTACT_ROWS * mi.shape[0] + 1
+    keys = np.empty(rows.shape[0] + 4 * mi.shape[0], dtype=np.int64)
     count = 0
     for r in rows:
         if _is_limit(r, rp):
             body = _dynamic_body(r, rb, rp, bkind)
             if body >= 0 and island_of[root[body]] >= 0:
-                keys[count] = island_of[root[body]] * (n_rows + 1) + r
+                keys[count] = island_of[root[body]] * span + r
                 count += 1
+    if n_islands > 0:
+        for m in range(mi.shape[0]):
+            s = _contact_island(mi[m, 0], mi[m, 1], root, island_of, wide, bkind)
+            if s >= 0 and mf[m, CONTACT_RADII] == 0.0 and mf[m, CONTACT_RADII + 1] == 0.0:
+                for k in range(mi[m, 2]):
+                    keys[count] = s * span + n_rows + CONTACT_ROWS * m + k
+                    count += 1
     keys = keys[:count]
     keys = keys[argsort(keys)]
     lorder = np.empty(count, dtype=np.int64)
     lstarts = np.zeros(n_islands + 1, dtype=np.int64)
     for i in range(count):
-        island = keys[i] // (n_rows + 1)
-        lorder[i] = keys[i] - island * (n_rows + 1)
+        island = keys[i] // span
+        lorder[i] = keys[i] - island * span
         lstarts[island + 1] += 1
     for s in range(n_islands):
         lstarts[s + 1] += lstarts[s]
@@ -455,6 +524,62 @@ def _dot_from(u, v, i0, n):
     return s
 
 
+@helper(inline=True)
+def island_contact_inertia(plan, R, C, bI, binv):
+    """The contact rows that join an island's solve see the inertia its joint rows see (the
+    substep's, stiffened by the joints' loads, bodies.py) instead of the frame's first:
+    with two inertias in one K its Schur complement on the contacts was indefinite right
+    after an impact (the stiffening follows the joints' last impulses)."""
+    CR = C[3]
+    _island_contact_inertia(plan.lorder, CR[0], CR[1], CR[2], CR[3], bI, binv, R[3].shape[0])
+
+
+@helper(outline=True)
+def _island_contact_inertia(lorder, crb, crj, crd, crp, bI, binv, nr):
+    for r in lorder:
+        if r < nr:
+            continue
+        c = r - nr
+        k = 0.0
+        for side in range(2):
+            body = crb[c, side]
+            o = 6 * side
+            for x in range(3):
+                crd[c, 3 * side + x] = 0.0
+            if body < 0:
+                continue
+            for x in range(3):
+                d = (bI[body, 3 * x] * crj[c, o + 3] + bI[body, 3 * x + 1] * crj[c, o + 4]
+                     + bI[body, 3 * x + 2] * crj[c, o + 5])
+                crd[c, 3 * side + x] = d
+                k += binv[body] * crj[c, o + x] ** 2 + crj[c, o + 3 + x] * d
+        crp[c, EFF] = 1.0 / k if k > 1e-300 else 0.0
+
+
+@helper
+def _contact_softness(c, crp):
+    """The soft contact row's compliance as a K diagonal term, K_c / a2: Box2D v3's soft
+    update dlambda = -EFF MASS_SCALE (Cdot + bias) - IMPULSE_SCALE lambda is the rigid one
+    for K + K / a2 with a2 = MASS_SCALE / IMPULSE_SCALE (0 for a rigid, speculative row)."""
+    if crp[c, IMPULSE_SCALE] == 0.0 or crp[c, EFF] == 0.0:
+        return 0.0
+    return crp[c, IMPULSE_SCALE] / (crp[c, MASS_SCALE] * crp[c, EFF])
+
+
+@helper
+def _pgs(s, r, lam0, m, dl):
+    """Projected Gauss-Seidel sweeps on `_limit_lcp`'s system, from dl: it lowers the LCP's
+    energy every step (S positive semi-definite), so it cannot push harder than the limits
+    need. Used when block pivoting does not settle or S is singular (several coplanar
+    contact points of one body, or contacts and limits holding the same motion)."""
+    for _ in range(PGS_SWEEPS):
+        for a in range(m):
+            if s[a, a] <= 0.0:
+                continue
+            w = r[a] + _dot_from(s[a], dl, 0, m)
+            dl[a] = max(lam0[a] + dl[a] - w / s[a, a], 0.0) - lam0[a]
+
+
 @helper
 def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
     """dl for the limit rows' LCP on their Schur complement S (positive definite):
@@ -493,7 +618,10 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
             for i in range(k):
                 sub[i, i] += 1e-9 * big
             if not cholesky(sub, dense, k):
+                # singular beyond the regularisation: coplanar contact points of one body
+                # (four on a face hold three degrees of freedom)
                 dl[:m] = 0.0
+                _pgs(s, r, lam0, m, dl)
                 return
             cholesky_solve(sub, dense, k, rhs)
             for i in range(k):
@@ -509,14 +637,14 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
                 changed = True
         if not changed:
             return
-    for a in range(m):
-        dl[a] = max(dl[a], -lam0[a])
+    dl[:m] = 0.0         # from the impulses the pass began with: the unsettled pivots' dl
+    _pgs(s, r, lam0, m, dl)      # can be far off (clamped, it once threw a car 7 m up)
 
 
 @helper(outline=True)
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
-    (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense)."""
+    (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense, soft)."""
     starts, n_islands, lstarts = plan.starts, plan.n_islands, plan.lstarts
     n = 1
     m = 1
@@ -527,7 +655,7 @@ def scratch(plan):
             np.zeros(m, dtype=np.bool_), np.empty((m, n)), np.empty(m, dtype=np.int64),
             np.empty((m, m)), np.empty(m), np.empty(m, dtype=np.bool_),
             np.empty(m, dtype=np.int64), np.empty((m, m)), np.empty(m),
-            np.zeros(m, dtype=np.int64))
+            np.zeros(m, dtype=np.int64), np.zeros(m))
 
 
 @helper
@@ -541,18 +669,45 @@ def _touches(r, a, b, rb):
 
 
 @helper
-def _limit_coupling(row, lim, la, lb, wide, rb, rj, rd, rp, binv):
-    """K[row, lim] (la, lb: the limit's bodies); `wide`: the island has rows over three or
-    four bodies."""
+def _limit_coupling(row, lim, la, lb, wide, rb, rj, rd, rp, crb, crj, crd, binv):
+    """K[row, lim] (la, lb: the limit's bodies; lim >= the joint rows' count: a contact
+    row); `wide`: the island has rows over three or four bodies (and no contact rows)."""
     if wide:
         return wide_coupling(row, lim, rb, rj, rd, rp, binv)
     if _touches(row, la, lb, rb):
+        nr = rp.shape[0]
+        if lim >= nr:
+            return coupling_between(row, rb, rj, lim - nr, crb, crj, crd, binv)
         return coupling(row, lim, rb, rj, rd, binv)
     return 0.0
 
 
 @helper
-def _solve_island(rows, factor, first, lims, m, wide, R, binv, x, bl, lam0, dl, W):
+def _limits_coupling(x, y, wide, rb, rj, rd, rp, crb, crj, crd, binv):
+    """K[x, y] of two limit rows, either of them a contact row (numbered after the joint
+    rows)."""
+    if wide:
+        return wide_coupling(x, y, rb, rj, rd, rp, binv)
+    nr = rp.shape[0]
+    if x < nr and y < nr:
+        return coupling(x, y, rb, rj, rd, binv)
+    if x < nr:
+        return coupling_between(x, rb, rj, y - nr, crb, crj, crd, binv)
+    if y < nr:
+        return coupling_between(y, rb, rj, x - nr, crb, crj, crd, binv)
+    return coupling(x - nr, y - nr, crb, crj, crd, binv)
+
+
+@helper
+def _limit_bodies(r, rb, rp, crb):
+    nr = rp.shape[0]
+    if r >= nr:
+        return crb[r - nr, 0], crb[r - nr, 1]
+    return rb[r, 0], rb[r, 1]
+
+
+@helper
+def _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
 
@@ -564,20 +719,22 @@ def _solve_island(rows, factor, first, lims, m, wide, R, binv, x, bl, lam0, dl, 
     d_e = -L^-T (L^-1 b_e + G d_l) holds the equality rows exactly. A limit couples only
     with the rows of the joints at its two bodies (only those are asked for K_el), so each
     column of G starts late in the island's order and its forward solve starts there.
-    W: work arrays from `scratch`; `wide`: the island has rows over three or four bodies."""
+    W: work arrays from `scratch`; `wide`: the island has rows over three or four bodies.
+    CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    g, start, s, r, act, idx, sub, rhs, dense = W[6:]
+    crb, crj, crd = CR[0], CR[1], CR[2]
+    g, start, s, r, act, idx, sub, rhs, dense, soft = W[6:16]
     n = rows.shape[0]
     _forward(factor, first, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
         for a in range(m):
             ga = g[a]
             ga[:n] = 0.0
-            la = rb[lims[a], 0]
-            lb = rb[lims[a], 1]
+            la, lb = _limit_bodies(lims[a], rb, rp, crb)
             f0 = n
             for i in range(n):
-                c = _limit_coupling(rows[i], lims[a], la, lb, wide, rb, rj, rd, rp, binv)
+                c = _limit_coupling(rows[i], lims[a], la, lb, wide, rb, rj, rd, rp, crb, crj,
+                                    crd, binv)
                 if c != 0.0:
                     ga[i] = c
                     f0 = min(f0, i)
@@ -586,10 +743,12 @@ def _solve_island(rows, factor, first, lims, m, wide, R, binv, x, bl, lam0, dl, 
         for a in range(m):
             r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
             for b in range(a + 1):
-                k_ab = wide_coupling(lims[a], lims[b], rb, rj, rd, rp, binv) if wide else \
-                    coupling(lims[a], lims[b], rb, rj, rd, binv)
+                k_ab = _limits_coupling(lims[a], lims[b], wide, rb, rj, rd, rp, crb, crj,
+                                        crd, binv)
                 s[a, b] = k_ab - _dot_from(g[a], g[b], max(start[a], start[b]), n)
                 s[b, a] = s[a, b]
+            s[a, a] += soft[a]
+            r[a] += soft[a] * lam0[a]
         _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense)
         for a in range(m):
             for i in range(start[a], n):
@@ -606,7 +765,7 @@ def _rhs(r, use_bias, rj, rp, bs, rb):
 
 
 @helper(inline=True)
-def solve_direct(plan, use_bias, R, acc, bs, binv, W):
+def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     """Project velocities exactly onto J v = -bias (solve pass) or J v = -target (relax) for
     the equality rows and the pressed limit rows: those already pushing (lambda > 0) or
     being driven past their bound now. A limit row's total impulse stays >= 0.
@@ -614,22 +773,29 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W):
     The equality rows' impulses can drive a limit of the island that was not pressed past its
     bound; then the island is solved again with that limit in the pressed set (at most
     MAX_DIRECT_ROUNDS solves per island), so no sweep has to run between two direct solves.
-    W: work arrays from `scratch`.
+    W: work arrays from `scratch`. C: the batch's contacts (contacts.py); their normal rows
+    numbered past the joint rows in the plan's limits are solved here like limits: those
+    closing faster than CONTACT_CLOSING, or pushing harder than CONTACT_LOAD says (a
+    contact the sweep holds on its own stays with it).
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
+    CR = C[3]
     order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
     _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
-                  use_bias, *R, acc, bs, binv, *W)
+                  use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2])
 
 
 @helper(outline=True)
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
-                  x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
+                  x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
+                  soft, crb, crj, crd, crp, cacc):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
+    CR = (crb, crj, crd)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft)
+    nr = rp.shape[0]
     for s in range(plan.n_islands):
         if not ok[s]:
             continue
@@ -643,31 +809,49 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder,
             fresh = False
             for k in range(nl):
                 r = limits[k]
-                if not _is_limit(r, rp):
-                    continue
-                b = _rhs(r, use_bias, rj, rp, bs, rb)
-                if acc[r] > 0.0 or b < 0.0:
+                if r >= nr:                       # a contact row
+                    c = r - nr
+                    if crp[c, ACTIVE] == 0.0:
+                        continue
+                    b = _rhs(c, use_bias, crj, crp, bs, crb)
+                    lam = cacc[c]
+                    if not pressed[k] and b > -CONTACT_CLOSING and \
+                            lam <= CONTACT_LOAD * crp[c, EFF]:
+                        continue
+                else:
+                    if not _is_limit(r, rp):
+                        continue
+                    b = _rhs(r, use_bias, rj, rp, bs, rb)
+                    lam = acc[r]
+                if lam > 0.0 or b < 0.0:
                     if not pressed[k]:
                         pressed[k] = True
                         fresh = True
                     lims[m] = r
                     bl[m] = b
-                    lam0[m] = acc[r]
+                    lam0[m] = lam
+                    soft[m] = _contact_softness(r - nr, crp) if r >= nr and use_bias else 0.0
                     m += 1
             if round_ > 0 and not fresh:
                 break
             for i in range(n):
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
             dl[:m] = 0.0
-            _solve_island(rows, factor, first, lims, m, wide, R, binv, x, bl, lam0, dl, W)
+            _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
+                          W)
             for i in range(n):
                 r = rows[i]
                 acc[r] += x[i]
                 row_apply(r, x[i], rb, rj, rd, rp, bs, binv)
             for a in range(m):
                 r = lims[a]
-                acc[r] += dl[a]
-                row_apply(r, dl[a], rb, rj, rd, rp, bs, binv)
+                if r >= nr:
+                    c = r - nr
+                    cacc[c] += dl[a]
+                    apply_impulse(c, dl[a], crb, crj, crd, bs, binv)
+                else:
+                    acc[r] += dl[a]
+                    row_apply(r, dl[a], rb, rj, rd, rp, bs, binv)
 
 
 @helper
@@ -720,7 +904,7 @@ def _take_turn(r, rb, rp, turn):
 
 
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W):
+def project_positions(plan, R, bs, binv, W, C):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Rows must hold BIAS = C
@@ -729,18 +913,21 @@ def project_positions(plan, R, bs, binv, W):
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
+    CR = C[3]
     order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
-                       *R, bs, binv, *W)
+                       *R, bs, binv, *W, CR[0], CR[1], CR[2])
 
 
 @helper(outline=True)
 def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
                        rb, rj, rd, rp, rk, bs, binv,
-                       x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense):
+                       x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
+                       soft, crb, crj, crd):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense)
+    CR = (crb, crj, crd)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft)
     turn = np.zeros((bs.shape[0], 3))
     for s in range(plan.n_islands):
         if not ok[s]:
@@ -751,14 +938,15 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lo
             x[i] = rp[rows[i], BIAS]
         m = 0
         for r in limits:
-            if _is_limit(r, rp) and rp[r, BIAS] < 0.0:
+            if r < rp.shape[0] and _is_limit(r, rp) and rp[r, BIAS] < 0.0:   # not contacts
+                soft[m] = 0.0
                 lims[m] = r
                 bl[m] = rp[r, BIAS]
                 lam0[m] = 0.0
                 dl[m] = 0.0
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
-        _solve_island(rows, factor, first, lims, m, wide, R, binv, x, bl, lam0, dl, W)
+        _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W)
         # Newton's step is exact for small errors; a large one (a violent frame) is scaled
         # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
         # where the linearisation holds.

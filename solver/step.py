@@ -5,19 +5,19 @@
                  Jacobians; group the joints' equality rows into islands for the direct
                  solver
     per substep: integrate velocities -> world inertia (+ geometric stiffness of loaded
-                 joints) -> prepare joint rows, contact biases -> factor each island's K
-                 -> warm start -> solve (soft bias) -> integrate positions
-                 -> re-measure contacts, re-prepare joint rows at the new poses
+                 joints) -> prepare joint rows, contact friction anchors -> factor each
+                 island's K -> warm start -> solve (soft bias) -> integrate positions
+                 -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
-                 -> relax (no bias); contacts are measured before the projection: measured
-                 after it (once per substep), a metarig lying on the ground kept a foot
-                 rocking 5 mm a frame (tests/addon/test_ragdoll.py, 8.5 mm over 4 frames)
+                 -> re-measure contact separations at the projected poses (they serve the
+                 relax pass and the next substep's solve: positions do not move between)
+                 -> relax (no bias)
                  -> add the substep's impulses to each joint's frame total
     a pass:      (solve or relax) `iterations` rounds of one sweep over the iterative
                  joint rows (limits, motors, springs, rows of islands the direct solver
                  does not take; listed once after each factoring) and one over the contacts
                  (contacts.py), then one exact direct solve per island of the equality rows
-                 and the limits they press (direct.py). The direct solve comes last: solved
+                 and the limits and contacts they press (direct.py). The direct solve comes last: solved
                  after it, a landing's contact impulses on a light end body (a hand hitting
                  the floor) bent its joint up to 40 degrees past the limit
     contacts:    restitution after the substeps (contacts.py)
@@ -42,7 +42,8 @@ from .joints.prepare import prepare_joint_rows
 from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import factor_islands, plan_islands, project_positions, scratch, solve_direct
+from .direct import (factor_islands, island_contact_inertia, plan_islands,
+                     project_positions, scratch, solve_direct)
 from .rows import (ACTIVE, BLOCK, WIDE, block_solve, deactivate, row_solve, soft_coefficients,
                    warm_start, wide_solve)
 from .contacts import (apply_restitution, contact_softness, prepare_contacts,
@@ -240,7 +241,7 @@ def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
     for _ in range(iterations):
         solve_listed_rows(sweep, R, acc, B, use_bias, 1)
         solve_contacts(C, B, use_bias, 1)
-    solve_direct(plan, use_bias, R, acc, B[0], B[1], W)
+    solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
 
 
 @helper(inline=True)
@@ -340,7 +341,8 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
     prepare_contacts(C, SC, body)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind)
+    refresh_contacts(C, SC, body)
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
     for _ in range(substeps):
@@ -354,17 +356,19 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
         factor_islands(plan, R, binv)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
+        island_contact_inertia(plan, R, C, bI, binv)
         warm_start_contacts(C, body)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations)
         integrate_positions(ids, bs, bil, bib, bkind, h)
-        refresh_contacts(C, SC, body)
         world_inertia(ids, bs, bil, bkind, bI)
         stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_positions(plan, R, bs, binv, W)
+        project_positions(plan, R, bs, binv, W, C)
+        refresh_contacts(C, SC, body)
+        island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
     apply_restitution(C, body)
