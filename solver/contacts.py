@@ -33,7 +33,8 @@ Layout, one row per manifold:
     mf[m]   normal (0:3), friction, restitution, rolling, patch radius, rolling axis (7:10),
             per point k at 10 + 8k: anchor in A's frame (3), in B's frame (3), separation at
             collide time, normal velocity before the first impulse (for restitution);
-            max normal impulse of point k at 42 + k
+            max normal impulse of point k at 42 + k; rounding radii (46, 47); arms (48:72);
+            friction anchor (72:79); whether A or B is round (79)
     acc[8m + k]  normal impulse of point k; 8m + 4..7: tangent 1, tangent 2, twist, rolling
 """
 
@@ -53,13 +54,14 @@ from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
                    apply_impulse, new_rows, pair_apply, pair_row_solve, pair_velocities,
                    row_angular, row_axis, row_velocity, soft_coefficients,
                    store_pair_velocities)
-from .shapes import CAPSULE, HULL, PLANE, SPHERE
+from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 
 MI_WIDTH = 7
 MF_WIDTH = 80
 ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
 ANCHOR = 72        # friction anchor: patch point in A's frame (72:75), in B's (75:78), set (78)
 RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
+ROLLS = 79         # 1 when A or B is round (sphere, capsule, cylinder): its patch can roll
 ROWS_PER_MANIFOLD = 8
 P0 = 10            # first point column in mf
 MAXIMP = 42
@@ -121,6 +123,11 @@ def _rounding(kind, p):
 
 
 @helper
+def _round(kind):
+    return kind == SPHERE or kind == CAPSULE or kind == CYLINDER
+
+
+@helper
 def _surface_points(bs, a, b, mf, m, k, n):
     c = P0 + 8 * k
     pa, _ = _world_anchor(bs, a, (mf[m, c], mf[m, c + 1], mf[m, c + 2]))
@@ -136,7 +143,7 @@ def _point_velocity(bs, i, r):
 
 
 @helper
-def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, mi, mf):
+def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, rolls, mi, mf):
     mi[m, 0] = a
     mi[m, 1] = b
     mi[m, 2] = count
@@ -155,6 +162,7 @@ def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, mi, mf):
         mi[m, 3 + k] = -1
     mf[m, RADII] = rad_a
     mf[m, RADII + 1] = rad_b
+    mf[m, ROLLS] = 1.0 if rolls else 0.0
     cen = (0.0, 0.0, 0.0)
     for k in range(count):
         cen = add(cen, (0.5 * (pts[k, 0] + pts[k, 3]), 0.5 * (pts[k, 1] + pts[k, 4]),
@@ -332,7 +340,8 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
             m += 1
             continue
         _write_manifold(m, a, b, count, nrm, pts, bs, bmat, _rounding(skind[a], sparam[a]),
-                        _rounding(skind[b], sparam[b]), mi, mf)
+                        _rounding(skind[b], sparam[b]), _round(skind[a]) or _round(skind[b]),
+                        mi, mf)
         r0 = m * ROWS_PER_MANIFOLD
         for k in range(ROWS_PER_MANIFOLD):
             acc[r0 + k] = 0.0

@@ -52,7 +52,8 @@ projection (contacts push out through their soft bias). Several contact points o
 make S singular (four points hold three degrees of freedom): when the pivoting does not
 settle or the factor fails, projected Gauss-Seidel sweeps on S finish (`_pgs`), which only
 lower the LCP's energy. Contacts between two islands, those of islands holding rows over
-three or four bodies, and those of spheres and capsules (rolling patches) stay with the sweep.
+three or four bodies, and those of round bodies (spheres, capsules, cylinders: their patch
+rolls) stay with the sweep.
 
 Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks, and
 their limits stay with the sweep).
@@ -97,8 +98,8 @@ MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_l
 MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly pressed
 CONTACT_ROWS = 8            # contact rows per manifold (contacts.ROWS_PER_MANIFOLD): the
                             # normal rows of manifold m are 8 m + k, k < its point count
-CONTACT_RADII = 46          # contacts.RADII: a sphere's or capsule's rounding (rolling contacts
-                            # stay with the sweep: see island_limits)
+CONTACT_ROLLS = 79          # contacts.ROLLS: a round body's patch (it rolls: stays with the
+                            # sweep, see island_limits)
 CONTACT_CLOSING = 0.01      # m/s: a contact joins its island's solve when closing faster,
 CONTACT_LOAD = 0.1          # m/s: or when its impulse would move its body alone faster
 PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does not settle
@@ -427,9 +428,11 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
     bodies have no equality rows stays with the iterative sweep only.
 
     The normal rows of the contact manifolds mi join them (`_contact_island`), numbered
-    after the joint rows: contact row c is n_rows + c. Not those of spheres and capsules
-    (mf's rounding radii): their patch rolls, friction stays with the sweep, and solved
-    with the island a ragdoll's head resting on the floor spun up (0.3 to 4 rad/s). Solved with the island, a landing's
+    after the joint rows: contact row c is n_rows + c. Not those of round bodies (spheres,
+    capsules, cylinders: mf's ROLLS flag): their patch rolls, friction stays with the sweep,
+    and solved with the island a ragdoll's head resting on the floor spun up (0.3 to 4
+    rad/s) and two cars steered alike on cylinder wheels turned 1 % apart
+    (tests/addon/test_mechanisms_blender.py). Solved with the island, a landing's
     contacts stop the whole body at once; swept before the island's exact solve, a 1 kg
     foot under a 70 kg body stopped only itself, and the joints pulled it 5 cm into the
     floor."""
@@ -451,7 +454,7 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
     if n_islands > 0:
         for m in range(mi.shape[0]):
             s = _contact_island(mi[m, 0], mi[m, 1], root, island_of, wide, bkind)
-            if s >= 0 and mf[m, CONTACT_RADII] == 0.0 and mf[m, CONTACT_RADII + 1] == 0.0:
+            if s >= 0 and mf[m, CONTACT_ROLLS] == 0.0:
                 for k in range(mi[m, 2]):
                     keys[count] = s * span + n_rows + CONTACT_ROWS * m + k
                     count += 1
