@@ -315,7 +315,8 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
     point_c: PointerProperty(name="Point C", type=bpy.types.Object, poll=_poll_fixed,
                              update=_changed,
                              description="Letter C of the expression (pC, uC = its local Z): "
-                                         "a fixed point where this object is at the start "
+                                         "a Ligament body stands for itself, any other "
+                                         "object for a fixed point where it is at the start "
                                          "frame")
     point_d: PointerProperty(name="Point D", type=bpy.types.Object, poll=_poll_fixed,
                              update=_changed,

@@ -99,28 +99,34 @@ WARMUP = 10
 # Engines: build(scene) in __init__, step() one frame, poses() -> positions (n,3) and
 # rotation matrices (n,3,3) of every body in scene order
 
+def populate(w, scene):
+    """Add the scene's bodies (boxes and capsules, mass 0: static) and joints to World w."""
+    import solver as lg
+    for i, b in enumerate(scene.bodies):
+        shape = lg.Box(b.size) if b.shape == "box" else lg.Capsule(*b.size)
+        q = S.matrix_to_quat(b.rotation)
+        if b.mass > 0:
+            got = w.add_body(shape, b.position, q, mass=b.mass, friction=S.MU)
+        else:
+            got = w.add_body(shape, b.position, q, kind="static", friction=S.MU)
+        assert got == i
+    for j in scene.joints:
+        if j.kind == "hinge":
+            w.add_hinge(j.a, j.b, j.anchor, j.axis, lower=j.limits[0], upper=j.limits[1])
+        else:
+            w.add_ragdoll(j.a, j.b, j.anchor, j.axis, *j.limits, swing_axis=j.swing_axis)
+
+
 class Ligament:
     label = "Ligament"
     module = "solver"
 
     def __init__(self, scene, args):
         import solver as lg
-        self.w = w = lg.World(gravity=GRAVITY, substeps=SUBSTEPS, iterations=args.iterations,
-                              sleeping=args.sleeping, contact_hertz=args.contact_hertz,
-                              contact_hertz_limit=args.hertz_limit)
-        for i, b in enumerate(scene.bodies):
-            shape = lg.Box(b.size) if b.shape == "box" else lg.Capsule(*b.size)
-            q = S.matrix_to_quat(b.rotation)
-            if b.mass > 0:
-                got = w.add_body(shape, b.position, q, mass=b.mass, friction=S.MU)
-            else:
-                got = w.add_body(shape, b.position, q, kind="static", friction=S.MU)
-            assert got == i
-        for j in scene.joints:
-            if j.kind == "hinge":
-                w.add_hinge(j.a, j.b, j.anchor, j.axis, lower=j.limits[0], upper=j.limits[1])
-            else:
-                w.add_ragdoll(j.a, j.b, j.anchor, j.axis, *j.limits, swing_axis=j.swing_axis)
+        self.w = lg.World(gravity=GRAVITY, substeps=SUBSTEPS, iterations=args.iterations,
+                          sleeping=args.sleeping, contact_hertz=args.contact_hertz,
+                          contact_hertz_limit=args.hertz_limit)
+        populate(self.w, scene)
 
     def step(self):
         self.w.step(1.0 / FPS)

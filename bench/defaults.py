@@ -42,19 +42,8 @@ class LigamentDefaults(C.Ligament):
         extra = dict(args.world)
         if args.thread_count is not None:
             extra["threads"] = args.thread_count
-        self.w = w = lg.World(gravity=C.GRAVITY, sleeping=False, **extra)
-        for i, b in enumerate(scene.bodies):
-            shape = lg.Box(b.size) if b.shape == "box" else lg.Capsule(*b.size)
-            q = S.matrix_to_quat(b.rotation)
-            kind = "dynamic" if b.mass > 0 else "static"
-            got = w.add_body(shape, b.position, q, mass=b.mass if b.mass > 0 else None,
-                             kind=kind, friction=S.MU)
-            assert got == i
-        for j in scene.joints:
-            if j.kind == "hinge":
-                w.add_hinge(j.a, j.b, j.anchor, j.axis, lower=j.limits[0], upper=j.limits[1])
-            else:
-                w.add_ragdoll(j.a, j.b, j.anchor, j.axis, *j.limits, swing_axis=j.swing_axis)
+        self.w = lg.World(gravity=C.GRAVITY, sleeping=False, **extra)
+        C.populate(self.w, scene)
 
 
 def run(engine, scene, args):
