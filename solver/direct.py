@@ -83,7 +83,7 @@ from .bodies import DYNAMIC, ROT
 from .joints.layout import MAX_ROWS
 from .mathx import qintegrate, quat_at
 from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
-                   TARGET, WIDE, apply_impulse, row_apply, row_cdot)
+                   TARGET, WIDE, apply_impulse, refresh_row_mass, row_apply, row_cdot)
 
 MAX_DIRECT_ROWS = 192
 # The plan of a frame's islands (plan_islands): rows ordered by island, island start
@@ -540,23 +540,8 @@ def island_contact_inertia(plan, R, C, bI, binv):
 @helper(outline=True)
 def _island_contact_inertia(lorder, crb, crj, crd, crp, bI, binv, nr):
     for r in lorder:
-        if r < nr:
-            continue
-        c = r - nr
-        k = 0.0
-        for side in range(2):
-            body = crb[c, side]
-            o = 6 * side
-            for x in range(3):
-                crd[c, 3 * side + x] = 0.0
-            if body < 0:
-                continue
-            for x in range(3):
-                d = (bI[body, 3 * x] * crj[c, o + 3] + bI[body, 3 * x + 1] * crj[c, o + 4]
-                     + bI[body, 3 * x + 2] * crj[c, o + 5])
-                crd[c, 3 * side + x] = d
-                k += binv[body] * crj[c, o + x] ** 2 + crj[c, o + 3 + x] * d
-        crp[c, EFF] = 1.0 / k if k > 1e-300 else 0.0
+        if r >= nr:
+            refresh_row_mass(r - nr, crb, crj, crd, crp, binv, bI)
 
 
 @helper

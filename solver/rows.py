@@ -145,6 +145,15 @@ def _store_pair(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, binv, bI):
 
 
 @helper
+def refresh_row_mass(r, rb, rj, rd, rp, binv, bI):
+    """Row r's cached IA^-1 JwA, IB^-1 JwB and effective mass again from its stored J, for the
+    world inertia bI (its other parameters kept)."""
+    k = _store_pair(r, rb[r, 0], rb[r, 1], vec3_at(rj, r, 0), vec3_at(rj, r, 3),
+                    vec3_at(rj, r, 6), vec3_at(rj, r, 9), rb, rj, rd, binv, bI)
+    rp[r, EFF] = 1.0 / k if k > 1e-300 else 0.0
+
+
+@helper
 def row_jacobian(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, rp, rk, bs, binv, bI):
     """Store J for row r and compute its effective mass 1 / (J M^-1 J^T)."""
     _row_defaults(r, _store_pair(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, binv, bI), rp)
