@@ -15,9 +15,11 @@ link carrying a heavy load would stretch like a weak spring. The exact solve nee
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
 velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
-the solve pass (the relax pass removes that bias velocity again). K is factored per island by an
-envelope (skyline) Cholesky twice per substep: before the solve pass, and at the moved poses
-for the position projection and the relax pass.
+the solve pass (the relax pass removes that bias velocity again). K is factored per island by a sparse
+Cholesky twice per substep: before the solve pass, and at the moved poses for the position
+projection and the relax pass. Its rows are ordered joint by joint in minimum-degree order
+(`island_pattern`): a tree of joints is eliminated from its leaves and its factor has no
+fill, so factoring and solving cost what K's own couplings cost.
 
 Limits (the joints' one-sided rows: angle limits, swing cones, twist ranges, ropes, slider
 and distance bounds) run in the iterative sweep first, but an exact projection of the
@@ -88,10 +90,10 @@ from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, 
 MAX_DIRECT_ROWS = 192
 # The plan of a frame's islands (plan_islands): rows ordered by island, island start
 # offsets, number of islands, the islands' Cholesky factors with their offsets, per island
-# whether its factor is valid, where each row's envelope starts, and the islands' limit rows
-# with their start offsets. The kernels take its arrays one by one (an array taken out of a
+# whether its factor is valid, each row's factor pattern (`island_pattern`), and the
+# islands' limit rows with their start offsets. The kernels take its arrays one by one (an array taken out of a
 # tuple costs reference counting) and name them again with Plan(...).
-Plan = namedtuple("Plan", "order starts n_islands factors offsets ok first lorder lstarts")
+Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
@@ -244,8 +246,7 @@ def _has_wide(rows, rp):
 def cholesky(k, first, n):
     """In-place lower Cholesky of the leading n x n block inside its envelope: row i of K
     (and of its factor L) is zero left of column first[i]. False if not positive definite.
-    Ordered along a chain or tree of joints the envelope is narrow, so a ragdoll costs far
-    less than the dense n^3 / 3."""
+    `_limit_lcp` factors its small dense systems with it (first all zeros)."""
     for i in range(n):
         fi = first[i]
         for j in range(fi, i + 1):
@@ -262,67 +263,96 @@ def cholesky(k, first, n):
 
 
 @helper
-def _forward(l, first, n, x, start):
-    """x <- L^-1 x for an envelope factor, x zero before index `start`."""
-    for i in range(start, n):
+def cholesky_solve(l, first, n, x):
+    """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
+    for i in range(n):
         s = x[i]
-        for m in range(max(first[i], start), i):
+        for m in range(first[i], i):
             s -= l[i, m] * x[m]
         x[i] = s / l[i, i]
-
-
-@helper
-def _backward(l, first, n, x):
-    """x <- L^-T x for an envelope factor."""
     for i in range(n - 1, -1, -1):
         x[i] /= l[i, i]
         for m in range(first[i], i):
             x[m] -= l[i, m] * x[i]
 
 
+# An island's K is factored over a sparsity pattern (`island_pattern`): row i of the pattern
+# holds, at pattern[i, 0], how many columns left of the diagonal row i of the factor L may
+# fill, and those columns in increasing order at pattern[i, 1:]. Entries of L outside the
+# pattern are zero (`_fill_k` clears them), so the sums below may run over one row's pattern
+# and read the other row densely.
+
 @helper
-def cholesky_solve(l, first, n, x):
-    """x <- (L L^T)^-1 x for an envelope factor from `cholesky`."""
-    _forward(l, first, n, x, 0)
-    _backward(l, first, n, x)
+def sparse_cholesky(k, pattern, n):
+    """In-place lower Cholesky of K's leading n x n block over its pattern. False if not
+    positive definite."""
+    for i in range(n):
+        for c in range(1, pattern[i, 0] + 2):
+            j = pattern[i, c] if c <= pattern[i, 0] else i
+            s = k[i, j]
+            for d in range(1, pattern[j, 0] + 1):
+                m = pattern[j, d]
+                s -= k[i, m] * k[j, m]
+            if j < i:
+                k[i, j] = s / k[j, j]
+            elif s <= 0.0:
+                return False
+            else:
+                k[i, i] = math.sqrt(s)
+    return True
 
 
 @helper
-def _fill_k(rows, first, n, R, binv, factor):
-    """K's lower envelope; returns its largest diagonal entry."""
+def _forward(l, pattern, n, x, start):
+    """x <- L^-1 x for a factor from `sparse_cholesky`, x zero before index `start`."""
+    for i in range(start, n):
+        s = x[i]
+        for c in range(1, pattern[i, 0] + 1):
+            s -= l[i, pattern[i, c]] * x[pattern[i, c]]
+        x[i] = s / l[i, i]
+
+
+@helper
+def _backward(l, pattern, n, x):
+    """x <- L^-T x for a factor from `sparse_cholesky`."""
+    for i in range(n - 1, -1, -1):
+        x[i] /= l[i, i]
+        for c in range(1, pattern[i, 0] + 1):
+            x[pattern[i, c]] -= l[i, pattern[i, c]] * x[i]
+
+
+@helper
+def _fill_k(rows, pattern, n, R, binv, factor):
+    """K's lower triangle over the pattern (zeros elsewhere); returns its largest diagonal
+    entry."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    if _has_wide(rows, rp):
-        _fill_wide_k(rows, first, n, rb, rj, rd, rp, binv, factor)
-    else:
-        for i in range(n):
-            for m in range(first[i], i + 1):
-                factor[i, m] = coupling(rows[i], rows[m], rb, rj, rd, binv)
+    wide = _has_wide(rows, rp)
     big = 0.0
     for i in range(n):
+        for m in range(i):
+            factor[i, m] = 0.0
+        for c in range(1, pattern[i, 0] + 2):
+            m = pattern[i, c] if c <= pattern[i, 0] else i
+            if wide:
+                factor[i, m] = wide_coupling(rows[i], rows[m], rb, rj, rd, rp, binv)
+            else:
+                factor[i, m] = coupling(rows[i], rows[m], rb, rj, rd, binv)
         big = max(big, factor[i, i])
     return big
 
 
-@helper(outline=True)
-def _fill_wide_k(rows, first, n, rb, rj, rd, rp, binv, factor):
-    """`_fill_k` for an island holding rows over three or four bodies."""
-    for i in range(n):
-        for m in range(first[i], i + 1):
-            factor[i, m] = wide_coupling(rows[i], rows[m], rb, rj, rd, rp, binv)
-
-
 @helper
-def _factor_island(rows, first, n, R, binv, factor):
-    big = _fill_k(rows, first, n, R, binv, factor)
+def _factor_island(rows, pattern, n, R, binv, factor):
+    big = _fill_k(rows, pattern, n, R, binv, factor)
     # Redundant rows (a loop closed twice, two joints on one pair) make K singular: a tiny
     # regularisation picks the smallest impulses that satisfy them.
     eps = 1e-10 * big
     for attempt in range(3):
         if attempt > 0:
-            _fill_k(rows, first, n, R, binv, factor)
+            _fill_k(rows, pattern, n, R, binv, factor)
         for i in range(n):
             factor[i, i] += eps
-        if cholesky(factor, first, n):
+        if sparse_cholesky(factor, pattern, n):
             return True
         eps *= 1e3
     return False
@@ -340,17 +370,94 @@ def _shares_body(r, k, rb, rp, bkind):
 
 
 @helper
-def island_envelope(order, starts, n_islands, rb, rp, bkind):
-    """Per row of the plan, the island-local index of the first row it couples with."""
-    first = np.empty(order.shape[0], dtype=np.int64)
+def _joints_share(order, i0, i1, k0, k1, rb, rp, bkind):
+    """Whether any row order[i0:i1] shares a dynamic body with any row order[k0:k1]."""
+    for i in range(i0, i1):
+        for k in range(k0, k1):
+            if _shares_body(order[i], order[k], rb, rp, bkind):
+                return True
+    return False
+
+
+@helper(outline=True)
+def island_pattern(order, starts, n_islands, rb, rp, bkind):
+    """Order each island's rows joint by joint for a sparse factor, and return the factor's
+    pattern (see `sparse_cholesky`; island-local columns).
+
+    Two joints' rows couple in K when the joints share a dynamic body. The joints are
+    eliminated in minimum-degree order (fewest coupled rows first, ties by position), and
+    eliminating one couples the joints it touched (fill). A chain or tree of joints (a
+    ragdoll) is eliminated from its leaves and fills nothing: its factor keeps K's own
+    couplings, about two thirds of the envelope the joints' own order gave, and a third of
+    its operations. Rows of one joint stay together and in their order."""
+    width = 1
+    for s in range(n_islands):
+        n = starts[s + 1] - starts[s]
+        if n <= MAX_DIRECT_ROWS:
+            width = max(width, n)
+    pattern = np.zeros((order.shape[0], width + 1), dtype=np.int64)
     for s in range(n_islands):
         s0 = starts[s]
-        for i in range(starts[s + 1] - s0):
-            m = 0
-            while m < i and not _shares_body(order[s0 + i], order[s0 + m], rb, rp, bkind):
-                m += 1
-            first[s0 + i] = m
-    return first
+        n = starts[s + 1] - s0
+        if n > MAX_DIRECT_ROWS:
+            continue
+        rows = order[s0:s0 + n].copy()
+        jstart = np.empty(n + 1, dtype=np.int64)
+        nj = 0
+        for i in range(n):
+            if i == 0 or rows[i] // MAX_ROWS != rows[i - 1] // MAX_ROWS:
+                jstart[nj] = i
+                nj += 1
+        jstart[nj] = n
+        adj = np.zeros((nj, nj), dtype=np.bool_)
+        for x in range(nj):
+            for y in range(x):
+                adj[x, y] = adj[y, x] = _joints_share(rows, jstart[x], jstart[x + 1],
+                                                      jstart[y], jstart[y + 1], rb, rp, bkind)
+        done = np.zeros(nj, dtype=np.bool_)
+        elim = np.empty(nj, dtype=np.int64)
+        at = np.empty(nj, dtype=np.int64)          # first island-local row of elim[p]
+        i = 0
+        for p in range(nj):
+            best = -1
+            fewest = 0
+            for x in range(nj):
+                if done[x]:
+                    continue
+                d = 0
+                for y in range(nj):
+                    if adj[x, y] and not done[y]:
+                        d += jstart[y + 1] - jstart[y]
+                if best < 0 or d < fewest:
+                    best = x
+                    fewest = d
+            done[best] = True
+            elim[p] = best
+            for x in range(nj):
+                if adj[best, x] and not done[x]:
+                    for y in range(nj):
+                        if y != x and adj[best, y] and not done[y]:
+                            adj[x, y] = True
+            at[p] = i
+            for k in range(jstart[best], jstart[best + 1]):
+                order[s0 + i] = rows[k]
+                i += 1
+        for p in range(nj):
+            x = elim[p]
+            for k in range(jstart[x + 1] - jstart[x]):
+                row = s0 + at[p] + k
+                c = 0
+                for q in range(p):
+                    y = elim[q]
+                    if adj[x, y]:
+                        for t in range(jstart[y + 1] - jstart[y]):
+                            c += 1
+                            pattern[row, c] = at[q] + t
+                for t in range(k):
+                    c += 1
+                    pattern[row, c] = at[p] + t
+                pattern[row, 0] = c
+    return pattern
 
 
 @helper
@@ -402,10 +509,10 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
         offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
     factors = np.empty(offsets[n_islands])
     ok = np.zeros(n_islands, dtype=np.bool_)
-    first = island_envelope(order, starts, n_islands, rb, rp, bkind)
+    pattern = island_pattern(order, starts, n_islands, rb, rp, bkind)
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
                                     mi, mf)
-    return Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
 
 
 @helper
@@ -478,15 +585,15 @@ def factor_islands(plan, R, binv):
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
-    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
-    _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
+    _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                     *R, binv)
 
 
 @helper(outline=True)
-def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                     rb, rj, rd, rp, rk, binv):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
@@ -495,7 +602,7 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorde
             continue
         rows = order[starts[s]:starts[s + 1]]
         factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
-        ok[s] = _factor_island(rows, first[starts[s]:starts[s + 1]], n, R, binv, factor)
+        ok[s] = _factor_island(rows, pattern[starts[s]:starts[s + 1]], n, R, binv, factor)
     mark_direct(plan, R[3])
 
 
@@ -503,7 +610,7 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, first, lorde
 def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
-    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
+    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
@@ -512,11 +619,11 @@ def mark_direct(plan, rp):
 
 @helper
 def _island(plan, s):
-    """(rows, Cholesky factor, envelope, limit rows) of island s of the plan."""
-    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
+    """(rows, Cholesky factor, its pattern, limit rows) of island s of the plan."""
+    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
     n = starts[s + 1] - starts[s]
     return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
-            first[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
+            pattern[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
 
 
 @helper
@@ -695,7 +802,7 @@ def _limit_bodies(r, rb, rp, crb):
 
 
 @helper
-def _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W):
+def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
 
@@ -713,7 +820,7 @@ def _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, 
     crb, crj, crd = CR[0], CR[1], CR[2]
     g, start, s, r, act, idx, sub, rhs, dense, soft = W[6:16]
     n = rows.shape[0]
-    _forward(factor, first, n, x, 0)                    # z = L^-1 b_e
+    _forward(factor, pattern, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
         for a in range(m):
             ga = g[a]
@@ -727,7 +834,7 @@ def _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, 
                     ga[i] = c
                     f0 = min(f0, i)
             start[a] = f0
-            _forward(factor, first, n, ga, f0)         # G = L^-1 K_el
+            _forward(factor, pattern, n, ga, f0)         # G = L^-1 K_el
         for a in range(m):
             r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
             for b in range(a + 1):
@@ -741,7 +848,7 @@ def _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, 
         for a in range(m):
             for i in range(start[a], n):
                 x[i] += g[a, i] * dl[a]
-    _backward(factor, first, n, x)
+    _backward(factor, pattern, n, x)
     for i in range(n):
         x[i] = -x[i]
 
@@ -769,17 +876,17 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     CR = C[3]
-    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
-    _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
+    _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                   use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2])
 
 
 @helper(outline=True)
-def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
                   soft, crb, crj, crd, crp, cacc):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft)
@@ -787,7 +894,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder,
     for s in range(plan.n_islands):
         if not ok[s]:
             continue
-        rows, factor, first, limits = _island(plan, s)
+        rows, factor, pattern, limits = _island(plan, s)
         n = len(rows)
         nl = len(limits)
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
@@ -825,7 +932,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, first, lorder,
             for i in range(n):
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
             dl[:m] = 0.0
-            _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
+            _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
                           W)
             for i in range(n):
                 r = rows[i]
@@ -902,17 +1009,17 @@ def project_positions(plan, R, bs, binv, W, C):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     CR = C[3]
-    order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts = plan
-    _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
+    _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                        *R, bs, binv, *W, CR[0], CR[1], CR[2])
 
 
 @helper(outline=True)
-def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts,
+def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
                        soft, crb, crj, crd):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, first, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft)
@@ -920,7 +1027,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lo
     for s in range(plan.n_islands):
         if not ok[s]:
             continue
-        rows, factor, first, limits = _island(plan, s)
+        rows, factor, pattern, limits = _island(plan, s)
         n = len(rows)
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
@@ -934,7 +1041,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, first, lo
                 dl[m] = 0.0
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
-        _solve_island(rows, factor, first, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W)
+        _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W)
         # Newton's step is exact for small errors; a large one (a violent frame) is scaled
         # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
         # where the linearisation holds.
