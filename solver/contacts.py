@@ -1,8 +1,9 @@
 """Contacts: manifolds, their warm-start matching, and the contact patch rows.
 
-Per frame (`collide`): broadphase pairs -> filter (kind, group/mask, joints) -> narrowphase
--> manifolds with anchors stored in both bodies' frames -> match last frame's manifolds for
-warm starting (docs/rows.md, Warm starting): by feature id (full impulse),
+Per frame (`ContactState.collide`): broadphase pairs -> filter (kind, group/mask, joints)
+(`contact_pairs`) -> narrowphase, its pairs shared out among the world's threads
+(`narrow_pairs`) -> manifolds with anchors stored in both bodies' frames -> match last
+frame's manifolds for warm starting (docs/rows.md, Warm starting): by feature id (full impulse),
 then by anchor distance, then the leftover old impulse spread over the still unmatched new
 points. Fresh points (given the spread, or matched to an old point farther than NEAR_MATCH)
 are clamped by their depth (shallow-contact clamp, so a fresh, barely touching point does not
@@ -71,6 +72,7 @@ SPECULATIVE_DISTANCE = 4.0 * LINEAR_SLOP
 SPECULATIVE_CAP = 1.0           # m: the most a body's own motion widens its margin
 MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
 NEAR_MATCH = LINEAR_SLOP        # m: matched this close, a point is the old one (no clamp)
+MIN_PAIRS_PER_THREAD = 64       # fewer pairs a thread: the narrowphase stays on one
 
 
 # --- collide ------------------------------------------------------------------------------
@@ -264,17 +266,14 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
 
 
 @kernel
-def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, dt,
-            old_mi, old_mf, old_acc, mi, mf, acc):
-    """Find this frame's manifolds. Returns (count, how many came from the narrowphase),
-    or (-(needed capacity), 0) when the output tables are too small (the caller grows them
-    and calls again).
+def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt):
+    """This frame's candidate pairs for `narrow_pairs`, each (a, b) with A's shape kind at
+    most B's, in the order their manifolds are written; each body's speculative extension;
+    and which kinematic bodies move.
 
     Pairs where neither body is awake and dynamic skip the narrowphase (a moving kinematic
     body against a sleeping one excepted, to wake it): a sleeping body keeps last frame's
-    manifolds with a static, still kinematic or sleeping partner unchanged (its pose has not
-    moved, and its impulses wait there for the warm start when it wakes); they follow the
-    narrowphase's manifolds in the table."""
+    manifolds with a static, still kinematic or sleeping partner (`park_sleeping`)."""
     n = bs.shape[0]
     moving = np.zeros(n, dtype=np.bool_)
     active = 0
@@ -308,17 +307,8 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
         allp = np.concatenate((pairs, extra[:c]))
         key = allp[:, 0] * n + allp[:, 1]
         pairs = allp[argsort(key)]
-    old_n = old_mi.shape[0]
-    old_key = np.empty(old_n, dtype=np.int64)
-    for o in range(old_n):
-        old_key[o] = min(old_mi[o, 0], old_mi[o, 1]) * n + max(old_mi[o, 0], old_mi[o, 1])
-    old_order = argsort(old_key)    # parked manifolds come unsorted
-    old_key = old_key[old_order]
-    pts = np.empty((MAX_CANDIDATES, PT_WIDTH))
-    scratch = np.empty((2, MAX_CANDIDATES, 3))
-    scratch_id = np.empty((2, MAX_CANDIDATES), dtype=np.int64)
-    cap = mi.shape[0]
-    m = 0
+    out = np.empty((pairs.shape[0], 2), dtype=np.int64)
+    count = 0
     for s in range(pairs.shape[0]):
         a = pairs[s, 0]
         b = pairs[s, 1]
@@ -328,6 +318,40 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
             t = a
             a = b
             b = t
+        out[count, 0] = a
+        out[count, 1] = b
+        count += 1
+    return out[:count], ext, moving
+
+
+@kernel
+def old_pair_keys(old_mi, n):
+    """Last frame's manifolds' pair keys, sorted, and their manifolds in that order (parked
+    manifolds come unsorted), for `narrow_pairs` to find a pair's old manifold."""
+    old_n = old_mi.shape[0]
+    old_key = np.empty(old_n, dtype=np.int64)
+    for o in range(old_n):
+        old_key[o] = min(old_mi[o, 0], old_mi[o, 1]) * n + max(old_mi[o, 0], old_mi[o, 1])
+    old_order = argsort(old_key)
+    return old_key[old_order], old_order
+
+
+@kernel(nogil=True)
+def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, old_order,
+                 old_mi, old_mf, old_acc, mi, mf, acc):
+    """The manifolds of `pairs` (from `contact_pairs`), written from row 0 of mi, mf and acc
+    (room for one a pair), each warm started from last frame's manifold of the same pair;
+    returns their count. A manifold depends on its pair alone, so the world's threads share
+    the pairs out in runs and the table is the same as one thread's (the GIL is released)."""
+    n = bs.shape[0]
+    old_n = old_key.shape[0]
+    pts = np.empty((MAX_CANDIDATES, PT_WIDTH))
+    scratch = np.empty((2, MAX_CANDIDATES, 3))
+    scratch_id = np.empty((2, MAX_CANDIDATES), dtype=np.int64)
+    m = 0
+    for s in range(pairs.shape[0]):
+        a = pairs[s, 0]
+        b = pairs[s, 1]
         xa, qa = _origin(bs, borig, a)
         xb, qb = _origin(bs, borig, b)
         margin = SPECULATIVE_DISTANCE + ext[a] + ext[b]
@@ -336,9 +360,6 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
         if count <= 0:
             continue
         count = reduce_points(pts, count, nrm)
-        if m >= cap:
-            m += 1
-            continue
         _write_manifold(m, a, b, count, nrm, pts, bs, bmat, _rounding(skind[a], sparam[a]),
                         _rounding(skind[b], sparam[b]), _round(skind[a]) or _round(skind[b]),
                         mi, mf)
@@ -353,17 +374,22 @@ def collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl, 
                     dot((old_mf[o, 0], old_mf[o, 1], old_mf[o, 2]), nrm) > 0.5:   # not flipped
                 _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
         m += 1
-    narrow = m
-    for o in range(old_n):
+    return m
+
+
+@kernel
+def park_sleeping(old_mi, old_mf, old_acc, bkind, moving, mi, mf, acc, m):
+    """After the narrowphase's m manifolds: last frame's manifolds of sleeping pairs the
+    narrowphase did not look at, carried over unchanged (their pose has not moved, and their
+    impulses wait there for the warm start when they wake). Returns the new count; mi has
+    room for every old manifold after m."""
+    for o in range(old_mi.shape[0]):
         a = old_mi[o, 0]
         b = old_mi[o, 1]
         if (bkind[a] == ASLEEP or bkind[b] == ASLEEP) and not _looked_at(a, b, bkind, moving):
-            if m < cap:
-                _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
+            _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
             m += 1
-    if m > cap:
-        return -m, 0
-    return m, narrow
+    return m
 
 
 @helper
@@ -632,17 +658,44 @@ class ContactState:
                        np.zeros(cap * ROWS_PER_MANIFOLD))
 
     def collide(self, bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl,
-                dt):
+                dt, pool=None, threads=1):
         """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies).
-        Last frame's tables are read in place: the new ones go to the spare buffers."""
+        Last frame's tables are read in place: the new ones go to the spare buffers. With
+        `threads` > 1 and enough pairs, the narrowphase runs in that many runs of pairs, all
+        but the first on `pool` (a ThreadPoolExecutor); the result is the same."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
-        while True:
-            mi, mf, acc = self._spare
-            count, narrow = collide(bs, borig, skind, sparam, hverts, bkind, khas, bmat,
-                                    bfilter, excl, dt, old[0], old[1], old[2], mi, mf, acc)
-            if count >= 0:
-                break
-            self._alloc(2 * -count)
+        pairs, ext, moving = contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter,
+                                           excl, dt)
+        need = len(pairs) + self.n               # a manifold a pair, then the parked ones
+        if len(self._spare[0]) < need:
+            self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
+        mi, mf, acc = self._spare
+        old_key, old_order = old_pair_keys(old[0], len(bs))
+        args = (bs, borig, skind, sparam, hverts, ext, bmat, old_key, old_order) + old
+        runs = min(threads, len(pairs) // MIN_PAIRS_PER_THREAD) if pool is not None else 1
+        if runs <= 1:
+            m = narrow_pairs(pairs, *args, mi, mf, acc)
+        else:
+            cut = [len(pairs) * k // runs for k in range(runs + 1)]
+            w = ROWS_PER_MANIFOLD
+
+            def run(k):
+                lo, hi = cut[k], cut[k + 1]
+                return narrow_pairs(pairs[lo:hi], *args, mi[lo:hi], mf[lo:hi],
+                                    acc[lo * w:hi * w])
+
+            futures = [pool.submit(run, k) for k in range(1, runs)]
+            counts = [run(0)] + [f.result() for f in futures]
+            m = counts[0]
+            for k in range(1, runs):     # close the gaps between the runs' tables
+                lo, c = cut[k], counts[k]
+                if lo != m and c > 0:
+                    mi[m:m + c] = mi[lo:lo + c]
+                    mf[m:m + c] = mf[lo:lo + c]
+                    acc[m * w:(m + c) * w] = acc[lo * w:(lo + c) * w]
+                m += c
+        narrow = m
+        count = park_sleeping(*old, bkind, moving, mi, mf, acc, m)
         self._spare = (self.mi, self.mf, self.acc)
         self.mi, self.mf, self.acc = mi, mf, acc
         self.n = count

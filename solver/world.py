@@ -173,8 +173,8 @@ _POOL = None
 
 
 def _pool(workers):
-    """A process-wide pool of worker threads for the islands (grown when a World asks for
-    more threads than it has)."""
+    """A process-wide pool of worker threads for the islands and the narrowphase (grown
+    when a World asks for more threads than it has)."""
     global _POOL
     if _POOL is None or _POOL._max_workers < workers:
         old = _POOL
@@ -266,7 +266,8 @@ class World(Mechanisms, CustomConstraints):
                 still for time_to_sleep (s).
     threads     how many threads `step` uses: independent islands (bodies linked by
                 joints or touching, solver/islands.py) are stepped in parallel, up to this
-                many batches at once. None: every core this process may use. Results are
+                many batches at once, and the narrowphase's pairs are shared out among
+                them. None: every core this process may use. Results are
                 bit-identical whatever the count. Settable (`w.threads = 1`); Blender's
                 add-on passes the scene's own thread setting.
 
@@ -1007,7 +1008,8 @@ class World(Mechanisms, CustomConstraints):
         motion = self._bmotion.view
         self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params, hverts,
                                motion, self._khas.view, self._bmat.view, self._bfilter.view,
-                               excl, dt)
+                               excl, dt, _pool(self._threads - 1) if self._threads > 1 else None,
+                               self._threads)
         if self._sleeping and wake_touched(self._contacts.mi, self._contacts.n_narrow,
                                            self._bs.view, motion, self._bisland.view,
                                            self._btimer.view, self._khas.view,

@@ -91,3 +91,44 @@ def test_threads_argument():
     for bad in (0, -1, 1.5, "2", True):
         with pytest.raises(ValueError, match="threads"):
             lg.World(threads=bad)
+
+
+def _pile_run(threads, frames=150):
+    """A 12-row pyramid of boxes, hit late by a heavy ball, beside a box row that sleeps:
+    enough pairs for the narrowphase to be shared out among threads, and sleeping pairs
+    whose manifolds are carried over after the shared-out ones."""
+    w = lg.World(gravity=(0, 0, -9.81), threads=threads)
+    w.add_body(lg.Box((30, 30, 0.5)), (0, 0, -0.5), kind="static")
+    for i in range(12):
+        for j in range(12 - i):
+            w.add_body(lg.Box((0.25, 0.25, 0.25)), ((j - (11 - i) / 2) * 0.5, 0, 0.25 + 0.5 * i),
+                       mass=1.0)
+    for k in range(6):
+        w.add_body(lg.Box((0.2, 0.2, 0.2)), (8.0 + 0.5 * k, 5.0, 0.2), mass=1.0)
+    ball = w.add_body(lg.Sphere(0.3), (-12.0, 0.0, 1.5), mass=20.0)
+    w.set_kind(ball, "kinematic")
+    states, pairs, slept = [], 0, False
+    for f in range(frames):
+        if f == 60:
+            w.set_kind(ball, "dynamic")
+            w.linear_velocities[ball] = (12.0, 0.0, 0.0)
+        w.step(FRAME)
+        pairs = max(pairs, len({tuple(p) for p in w.contacts()["bodies"]}))
+        slept = slept or w.is_sleeping(w.body_count - 2)
+        states.append((w.positions.copy(), w.orientations.copy(),
+                       w.linear_velocities.copy(), w.angular_velocities.copy()))
+    return states, pairs, slept
+
+
+def test_narrowphase_shared_among_threads_is_bit_identical():
+    from solver.contacts import MIN_PAIRS_PER_THREAD
+    one, pairs, slept = _pile_run(1)
+    assert pairs >= 2 * MIN_PAIRS_PER_THREAD, "too few pairs to share the narrowphase out"
+    assert slept, "the box row should fall asleep (its manifolds parked)"
+    hit = np.linalg.norm(one[-1][0] - one[59][0], axis=1)
+    assert (hit > 0.1).sum() >= 10, "the ball should scatter the pyramid"
+    for threads in (2, 3):
+        other, _, _ = _pile_run(threads)
+        for f, (s1, s2) in enumerate(zip(one, other)):
+            for a1, a2 in zip(s1, s2):
+                assert np.array_equal(a1, a2), f"frame {f} differs between 1 and {threads} threads"
