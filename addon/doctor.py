@@ -87,6 +87,15 @@ def _deg(x):
 def check(scene, sim=None):
     """Findings for `scene`, errors first. `sim`: a freshly built `cache.Simulation` of the
     scene to reuse (it is left as it was); by default the doctor builds its own."""
+    global _checking
+    _checking = {}
+    try:
+        return _check(scene, sim)
+    finally:
+        _checking = None
+
+
+def _check(scene, sim):
     bodies = bridge.scene_bodies(scene)
     if not bodies:
         return [Finding(INFO, 'no-bodies', (), f"Scene '{scene.name}' has no Ligament bodies: "
@@ -313,19 +322,26 @@ def _rest_matrix(obj, start):
 
 
 _bounds = {}   # session uid -> (bound_box as floats, (lo, hi)): a check asks each many times
+_checking = None   # during a `check`: session uid -> (lo, hi), each object's box read once
 
 
 def _local_bounds(obj):
+    uid = obj.session_uid
+    if _checking is not None and uid in _checking:
+        return _checking[uid]      # nothing changes the scene during a check
     box = tuple(tuple(c) for c in obj.bound_box)
-    known = _bounds.get(obj.session_uid)
+    known = _bounds.get(uid)
     if known is not None and known[0] == box:
-        return known[1]
-    lo = Vector(tuple(min(c[i] for c in box) for i in range(3)))
-    hi = Vector(tuple(max(c[i] for c in box) for i in range(3)))
-    if len(_bounds) > 100000:
-        _bounds.clear()
-    _bounds[obj.session_uid] = (box, (lo, hi))
-    return lo, hi
+        got = known[1]
+    else:
+        got = (Vector(tuple(min(c[i] for c in box) for i in range(3))),
+               Vector(tuple(max(c[i] for c in box) for i in range(3))))
+        if len(_bounds) > 100000:
+            _bounds.clear()
+        _bounds[uid] = (box, got)
+    if _checking is not None:
+        _checking[uid] = got
+    return got
 
 
 def _dimensions(obj, m):
