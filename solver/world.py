@@ -249,8 +249,10 @@ class World(Mechanisms, CustomConstraints):
     iterations  solve sweeps per substep
     relax_iterations
                 relax sweeps per substep (velocity only, no position bias); None: as many
-                as `iterations`. Fewer is cheaper (a 20-row pyramid at iterations=2 runs a
-                quarter faster with one) but tall thin stacks walk more.
+                as `iterations`, and at least two. With one, stacks creep: a 20-row pyramid
+                kept awake at 8 substeps slides row on row, its top 3 mm sideways in 5 s and
+                14.5 cm in 30 s; with two it stays within its 1.9 mm sink (bench/defaults.py,
+                README "Benchmarks") for a fifth more time on a stack.
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);
                 higher is stiffer, keep joint_hertz below a quarter of the substep rate.
@@ -295,7 +297,7 @@ class World(Mechanisms, CustomConstraints):
         self.time_to_sleep = _number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(_number("substeps", substeps, minimum=1))
         self.iterations = int(_number("iterations", iterations, minimum=1))
-        self.relax_iterations = self.iterations if relax_iterations is None else \
+        self.relax_iterations = max(2, self.iterations) if relax_iterations is None else \
             int(_number("relax_iterations", relax_iterations, minimum=1))
         self.joint_hertz = _number("joint_hertz", joint_hertz, minimum=0.0)
         self.joint_damping_ratio = _number("joint_damping_ratio", joint_damping_ratio, minimum=0.0)

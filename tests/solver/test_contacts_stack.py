@@ -61,3 +61,18 @@ def test_boxes_resting_half_on_two_others_come_to_rest():
     assert speed < 1e-5 and spin < 1e-5, (speed, spin)
     sideways = np.abs(w.positions[ids][:, :2] - start[:, :2]).max()
     assert sideways < 5e-5, sideways
+
+
+def test_pyramid_kept_awake_at_defaults_does_not_creep_sideways():
+    # World() defaults (8 substeps, two relax sweeps). With one relax sweep a stack kept
+    # awake slides row on row: this pyramid's top moved 4.2 cm sideways in 15 s (14.5 cm in
+    # 30 s). What is left is the soft contacts' sink under load, straight down.
+    w = lg.World(gravity=(0, 0, -9.81), sleeping=False)
+    w.add_body(lg.Box((25.0, 5.0, 0.5)), (0, 0, -0.5), kind="static")
+    ids, start = pyramid(w, 20)
+    for _ in range(900):
+        w.step(FRAME)
+    d = w.positions[ids] - start
+    sideways = np.linalg.norm(d[:, :2], axis=1)
+    assert sideways.max() < 1e-3, f"a box slid {1000 * sideways.max():.2f} mm sideways in 15 s"
+    assert -d[:, 2].min() < 2.5e-3, f"the pyramid sank {-1000 * d[:, 2].min():.2f} mm"
