@@ -253,12 +253,21 @@ def cholesky(k, first, n):
             s = k[i, j]
             for m in range(max(fi, first[j]), j):
                 s -= k[i, m] * k[j, m]
-            if j < i:
-                k[i, j] = s / k[j, j]
-            elif s <= 0.0:
+            if not _pivot(k, i, j, s):
                 return False
-            else:
-                k[i, i] = math.sqrt(s)
+    return True
+
+
+@helper
+def _pivot(k, i, j, s):
+    """Store L[i, j] from K[i, j] less the products of the rows' earlier entries (s); False
+    when a diagonal entry is not positive (K is not positive definite)."""
+    if j < i:
+        k[i, j] = s / k[j, j]
+    elif s <= 0.0:
+        return False
+    else:
+        k[i, i] = math.sqrt(s)
     return True
 
 
@@ -293,12 +302,8 @@ def sparse_cholesky(k, pattern, n):
             for d in range(1, pattern[j, 0] + 1):
                 m = pattern[j, d]
                 s -= k[i, m] * k[j, m]
-            if j < i:
-                k[i, j] = s / k[j, j]
-            elif s <= 0.0:
+            if not _pivot(k, i, j, s):
                 return False
-            else:
-                k[i, i] = math.sqrt(s)
     return True
 
 
