@@ -321,24 +321,18 @@ def _rest_matrix(obj, start):
     return bridge.matrix_world_at(obj, start, {})
 
 
-_bounds = {}   # session uid -> (bound_box as floats, (lo, hi)): a check asks each many times
 _checking = None   # during a `check`: session uid -> (lo, hi), each object's box read once
 
 
 def _local_bounds(obj):
+    """The object's local bounding box (lo, hi), read once per `check` (nothing changes the
+    scene during one, and its size, anchor and overlap tests ask for each box many times)."""
     uid = obj.session_uid
     if _checking is not None and uid in _checking:
-        return _checking[uid]      # nothing changes the scene during a check
-    box = tuple(tuple(c) for c in obj.bound_box)
-    known = _bounds.get(uid)
-    if known is not None and known[0] == box:
-        got = known[1]
-    else:
-        got = (Vector(tuple(min(c[i] for c in box) for i in range(3))),
-               Vector(tuple(max(c[i] for c in box) for i in range(3))))
-        if len(_bounds) > 100000:
-            _bounds.clear()
-        _bounds[uid] = (box, got)
+        return _checking[uid]
+    box = [tuple(c) for c in obj.bound_box]
+    got = (Vector(tuple(min(c[i] for c in box) for i in range(3))),
+           Vector(tuple(max(c[i] for c in box) for i in range(3))))
     if _checking is not None:
         _checking[uid] = got
     return got
