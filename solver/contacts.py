@@ -627,10 +627,12 @@ def apply_restitution(C, B):
 
 
 @helper
-def contact_softness(P, h):
-    """Box2D v3 contact softness: hertz capped at a fraction of the substep rate (P[5],
-    a quarter by default as in Box2D v3)."""
-    hertz = min(P[0], P[5] / h)
+def contact_softness(P, h, h_cap):
+    """Box2D v3 contact softness for substeps of h: hertz capped at a fraction of the
+    substep rate 1 / h_cap (P[5], a quarter by default as in Box2D v3). h_cap is the
+    world's substep, also for an island stepped at fewer substeps (islands.py): its
+    contacts are as stiff as the rest of the world's."""
+    hertz = min(P[0], P[5] / h_cap)
     return soft_coefficients(hertz, P[1], h)
 
 

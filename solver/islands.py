@@ -3,16 +3,22 @@
 Once per frame, after the narrowphase, the awake dynamic and the kinematic bodies are
 grouped by union-find over the enabled joints and this frame's awake manifolds (static and
 sleeping bodies link nothing: a floor would glue the world into one island). A kinematic body
-links the islands it touches, so each is moved by one thread only. Islands are ordered by
-their label, the smallest body id in them, and cut into at most `threads` batches of
-consecutive islands with about equal work (bodies, joint rows, contact points); the step
-runs each batch in its own thread (World.step, step.py).
+links the islands it touches, so each is moved by one thread only.
+
+Each island gets its substep count (`_island_substeps`): a small jointed island (a ragdoll or
+a mechanism on the ground, at most MAX_PILE jointed or free bodies, no spring or drive) steps
+at World.jointed_substeps (by default World.substeps too), since the direct solver (direct.py)
+holds its joints and pressed contacts exactly; stacks, piles, lone bodies, long chains,
+springs and drives at World.substeps.
+Islands are ordered by (substep count, label), the label being the smallest body id in
+them, and cut into at most `threads` shares of consecutive islands with about equal work
+(bodies, joint rows, contact points, times the substeps); a share holding both counts is
+two batches. The step runs each share's batches in its own thread (World.step, step.py).
 
 The result is the same whatever the number of batches: the manifolds are reordered by
-island label, keeping their order inside an island, whether there is one batch or many,
-and each batch lists its bodies and joints in increasing id. Every island sees the same
-sequence of operations in any batch, so positions and velocities are bit-identical at any
-thread count.
+island, keeping their order inside an island, whether there is one batch or many, and each
+batch lists its bodies and joints in increasing id. Every island sees the same sequence of
+operations in any batch, so positions and velocities are bit-identical at any thread count.
 
 A joint belongs to the island of its first dynamic or kinematic body (batch 0 when it has
 none: its rows are only deactivated there). Joints over three or four bodies (a pulley whose
@@ -24,9 +30,14 @@ import numpy as np
 from .jit import helper, kernel
 
 from .bodies import DYNAMIC, KINEMATIC
-from .direct import find
-from .joints.layout import BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS
+from .direct import MAX_DIRECT_ROWS, find
+from .joints.layout import (BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS,
+                            HAS_DRIVE, HAS_SPRING)
 
+# joints of one jointed body the direct solver surely takes whole (direct.MAX_DIRECT_ROWS
+# equality rows at up to 6 a joint); a larger one steps at the full substeps
+JOINTS_SOLVED_WHOLE = MAX_DIRECT_ROWS // 6
+MAX_PILE = 3          # jointed or free bodies in an island of few substeps (_island_substeps)
 JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one body's work
 MANIFOLD_WORK = 4     # a manifold's eight rows, likewise
 
@@ -64,7 +75,7 @@ def _link_joints(parent, jt, bkind):
 
 
 @helper
-def _joint_owner(j, jt, bkind):
+def joint_owner(j, jt, bkind):
     """The body whose island joint j belongs to: its first linked body (-1: none)."""
     for column in (BODY_A, BODY_B, BODY_C, BODY_D):
         if _linked(jt[j, column], bkind):
@@ -73,7 +84,7 @@ def _joint_owner(j, jt, bkind):
 
 
 @helper
-def _owner(a, b, bkind):
+def owner(a, b, bkind):
     """The body whose island a joint or manifold of bodies a, b belongs to (-1: none)."""
     if _linked(a, bkind):
         return a
@@ -105,20 +116,67 @@ def _permute_manifolds(order, mi, mf, acc, rows_per):
         acc[i] = ta[i]
 
 
+@helper
+def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps):
+    """Substeps per island label: `jointed_substeps` for an island of at most MAX_PILE
+    jointed or free bodies (a ragdoll, two crossed on the ground, a box on one) whose joints
+    the direct solver takes whole (direct.py: at most JOINTS_SOLVED_WHOLE joints a body) and
+    have no spring or drive; `substeps` for the others: stacks and lone bodies, bigger piles
+    (their contacts are swept, not solved exactly: at 4 of 8 substeps a pile of four hinged
+    planks jitters at 0.14 m/s, of eight at 0.3 m/s; three stay still within a micrometre),
+    long chains (solved iteratively), springs and drives (a spring's numerical damping grows
+    with the substep; a metarig's pose-matching drives at 4 substeps missed their pose by 40
+    degrees). `parent`: the union-find over the joints alone (before the contacts joined
+    islands)."""
+    jointed = np.zeros(n + 1, dtype=np.bool_)        # per label
+    full = np.zeros(n + 1, dtype=np.bool_)           # per label
+    joints = np.zeros(n, dtype=np.int64)             # per jointed body's root
+    parts = np.zeros(n + 1, dtype=np.int64)          # per label: its jointed or free bodies
+    for j in range(jt.shape[0]):
+        flags = jt[j, FLAGS]
+        o = joint_owner(j, jt, bkind)
+        if o < 0 or not flags & ENABLED or flags & BROKEN:
+            continue
+        jointed[label[o]] = True
+        joints[find(parent, o)] += 1
+        if flags & (HAS_SPRING | HAS_DRIVE):
+            full[label[o]] = True
+    for i in range(n):
+        if label[i] >= 0 and find(parent, i) == i:
+            parts[label[i]] += 1
+            if joints[i] > JOINTS_SOLVED_WHOLE:
+                full[label[i]] = True
+    sub = np.full(n + 1, substeps, dtype=np.int64)
+    for i in range(n):
+        if label[i] == i and jointed[i] and not full[i] and parts[i] <= MAX_PILE:
+            sub[i] = jointed_substeps
+    return sub
+
+
 @kernel
-def partition(bkind, jt, mi, mf, acc, rows_per, threads):
-    """Cut the world into at most `threads` batches of whole islands.
+def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_substeps):
+    """Cut the world into batches of whole islands, each batch stepped at one substep count.
+
+    A jointed island of at most MAX_PILE jointed or free bodies (a ragdoll or a mechanism on
+    the ground: its joints are solved exactly) steps at `jointed_substeps`, the others
+    (stacks, lone bodies, piles; `_island_substeps`) at `substeps`.
+    Islands are ordered by (substep count, label), their work weighted by their substeps is
+    cut into at most `threads` batches, and a batch holding both counts is split in two, so
+    there are at most threads + 1 batches.
 
     mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
-    Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch): batch k
-    moves bodies[body_start[k]:body_start[k + 1]], solves
-    joints[joint_start[k]:joint_start[k + 1]] and manifolds
-    manifold_start[k]:manifold_start[k + 1]; joint_batch[j] is joint j's batch."""
+    Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
+    batch_substeps, batch_cut): batch k moves bodies[body_start[k]:body_start[k + 1]],
+    solves joints[joint_start[k]:joint_start[k + 1]] and manifolds
+    manifold_start[k]:manifold_start[k + 1] at batch_substeps[k] substeps, in thread
+    batch_cut[k] (the batches of one cut have about a thread's share of the work together);
+    joint_batch[j] is joint j's batch."""
     n = bkind.shape[0]
     nm = mi.shape[0]
     nj = jt.shape[0]
     parent = np.arange(n)
     _link_joints(parent, jt, bkind)
+    by_joints = parent.copy()
     for m in range(nm):
         if _linked(mi[m, 0], bkind) and _linked(mi[m, 1], bkind):
             _union(parent, mi[m, 0], mi[m, 1])
@@ -129,27 +187,47 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads):
         if label[i] >= 0:
             work[label[i]] += 1.0
     for j in range(nj):
-        o = _joint_owner(j, jt, bkind)
+        o = joint_owner(j, jt, bkind)
         work[label[o] if o >= 0 else n] += JOINT_WORK
     for m in range(nm):
-        o = _owner(mi[m, 0], mi[m, 1], bkind)
+        o = owner(mi[m, 0], mi[m, 1], bkind)
         work[label[o] if o >= 0 else n] += MANIFOLD_WORK * mi[m, 2] / 4.0
-    # islands by label, cut into contiguous batches of about equal work; the unlinked
-    # joints and manifolds (label n) go to batch 0
+    sub = _island_substeps(label, by_joints, n, jt, bkind, substeps, jointed_substeps)
+    # islands in (substeps descending, label) order: rank[label] is an island's place
     n_islands = 0
     total = 0.0
-    for i in range(n):
-        if label[i] == i:
-            n_islands += 1
-            total += work[i]
-    batches = max(1, min(threads, n_islands))
+    rank = np.full(n + 1, -1, dtype=np.int64)
+    ordered = np.empty(n, dtype=np.int64)
+    for first in (True, False):
+        for i in range(n):
+            if label[i] == i and (sub[i] == substeps) == first:
+                rank[i] = n_islands
+                ordered[n_islands] = i
+                n_islands += 1
+                total += work[i] * sub[i]
+    # cut into contiguous batches of about equal work, split where the substeps change;
+    # the unlinked joints and manifolds (label n) go to batch 0
+    cuts = max(1, min(threads, n_islands))
     batch_of = np.zeros(n + 1, dtype=np.int64)
+    batch_substeps = np.full(cuts + 1, substeps, dtype=np.int64)
+    batch_cut = np.zeros(cuts + 1, dtype=np.int64)
+    batches = 0
     done = 0.0
-    for i in range(n):
-        if label[i] == i:
-            middle = done + 0.5 * work[i]
-            batch_of[i] = min(batches - 1, int(middle * batches / total)) if total > 0 else 0
-            done += work[i]
+    last_cut = -1
+    for k in range(n_islands):
+        i = ordered[k]
+        middle = done + 0.5 * work[i] * sub[i]
+        cut = min(cuts - 1, int(middle * cuts / total)) if total > 0 else 0
+        if k == 0 or cut != last_cut or sub[i] != batch_substeps[batches - 1]:
+            batch_substeps[batches] = sub[i]
+            batch_cut[batches] = cut
+            batches += 1
+        last_cut = cut
+        batch_of[i] = batches - 1
+        done += work[i] * sub[i]
+    batches = max(batches, 1)
+    batch_substeps = batch_substeps[:batches].copy()
+    batch_cut = batch_cut[:batches].copy()
     # bodies and joints by batch, ids increasing inside a batch (counting sort)
     body_start = np.zeros(batches + 1, dtype=np.int64)
     for i in range(n):
@@ -158,7 +236,7 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads):
     joint_start = np.zeros(batches + 1, dtype=np.int64)
     joint_batch = np.zeros(nj, dtype=np.int64)
     for j in range(nj):
-        o = _joint_owner(j, jt, bkind)
+        o = joint_owner(j, jt, bkind)
         joint_batch[j] = batch_of[label[o]] if o >= 0 else 0
         joint_start[joint_batch[j] + 1] += 1
     for k in range(batches):
@@ -180,12 +258,12 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads):
         k = joint_batch[j]
         joints[fill[k]] = j
         fill[k] += 1
-    # manifolds by island label (unlinked first), their order kept inside an island
+    # manifolds by island rank (unlinked first), their order kept inside an island
     key_count = np.zeros(n + 2, dtype=np.int64)
     mkey = np.empty(nm, dtype=np.int64)
     for m in range(nm):
-        o = _owner(mi[m, 0], mi[m, 1], bkind)
-        mkey[m] = label[o] + 1 if o >= 0 else 0
+        o = owner(mi[m, 0], mi[m, 1], bkind)
+        mkey[m] = rank[label[o]] + 1 if o >= 0 else 0
         key_count[mkey[m] + 1] += 1
     for k in range(n + 1):
         key_count[k + 1] += key_count[k]
@@ -195,7 +273,7 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads):
         key_count[mkey[m]] += 1
     manifold_start = np.zeros(batches + 1, dtype=np.int64)
     for m in range(nm):
-        k = batch_of[mkey[m] - 1] if mkey[m] > 0 else 0
+        k = batch_of[ordered[mkey[m] - 1]] if mkey[m] > 0 else 0
         manifold_start[k + 1] += 1
     for k in range(batches):
         manifold_start[k + 1] += manifold_start[k]
@@ -206,4 +284,5 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads):
             break
     if not sorted_already:
         _permute_manifolds(order, mi, mf, acc, rows_per)
-    return bodies, body_start, joints, joint_start, manifold_start, joint_batch
+    return (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
+            batch_substeps, batch_cut)

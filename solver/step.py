@@ -46,9 +46,10 @@ from .direct import (factor_islands, island_contact_inertia, plan_islands,
                      project_positions, scratch, solve_direct)
 from .rows import (ACTIVE, BLOCK, WIDE, block_solve, deactivate, row_solve, soft_coefficients,
                    warm_start, wide_solve)
-from .contacts import (apply_restitution, contact_softness, prepare_contacts,
-                       refresh_contacts, solve_contacts, update_contacts,
+from .contacts import (ROWS_PER_MANIFOLD, apply_restitution, contact_softness,
+                       prepare_contacts, refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
+from .islands import joint_owner, owner
 
 
 @helper(outline=True)
@@ -299,10 +300,36 @@ def break_joints(joints, jt, jf, jimp, acc, bkind, dt):
                 acc[r] = 0.0
 
 
+@helper
+def rescale_warm_start(G, jt, acc, C, bkind, substeps):
+    """Scale the warm-start impulses of an island whose substep count changed since it last
+    stepped (islands.partition: a ragdoll that lands on a box, or leaves it) by old / new
+    count: a row's impulse per substep is its force times the substep, so a ragdoll of 4
+    substeps warm started with 8 substeps' impulses would start the frame at half its load.
+    Then record the count for the batch's bodies."""
+    ids, joints, bsub = G
+    for j in joints:
+        o = joint_owner(j, jt, bkind)
+        if o >= 0 and bsub[o] > 0 and bsub[o] != substeps:
+            f = bsub[o] / substeps
+            for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
+                acc[r] *= f
+    mi, cacc = C[0], C[2]
+    for m in range(mi.shape[0]):
+        o = owner(mi[m, 0], mi[m, 1], bkind)
+        if o >= 0 and bsub[o] > 0 and bsub[o] != substeps:
+            f = bsub[o] / substeps
+            for r in range(m * ROWS_PER_MANIFOLD, (m + 1) * ROWS_PER_MANIFOLD):
+                cacc[r] *= f
+    for i in ids:
+        bsub[i] = substeps
+
+
 @kernel(nogil=True)
-def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, joint_hertz,
-               joint_damping, C, X, G):
-    """Advance a batch of islands by one frame of length dt.
+def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_iterations,
+               gravity, joint_hertz, joint_damping, C, X, G):
+    """Advance a batch of islands by one frame of length dt in `substeps` substeps (the
+    batch's; `world_substeps` sets the contact stiffness cap, `contact_softness`).
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
                                                  sees it, ASLEEP for sleeping bodies)
@@ -314,8 +341,10 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
                                                  (contacts.py)
     X = (ci, cf)                                 the batch's custom constraints
                                                  (joints/custom.py)
-    G = (bodies, joints)                         the batch's dynamic and kinematic bodies
-                                                 and its joints (islands.py)
+    G = (bodies, joints, bsub)                   the batch's dynamic and kinematic bodies
+                                                 and its joints (islands.py), and per body
+                                                 of the world the substep count its island
+                                                 last stepped at (`rescale_warm_start`)
 
     A batch's islands share no dynamic or kinematic body with another batch's, and the
     step reads and writes only the batch's bodies, joints, rows and manifolds (static and
@@ -325,14 +354,15 @@ def step_frame(B, J, R, K, dt, substeps, iterations, relax_iterations, gravity, 
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jimp, jpts = J
     ktarget, khas = K
-    ids, joints = G
+    ids, joints = G[0], G[1]
     h = dt / substeps
     soft = soft_coefficients(joint_hertz, joint_damping, h)
     S = (soft[0], soft[1], soft[2], h, 1.0 / h)
     S_error = (1.0, 1.0, 0.0, h, 1.0 / h)      # rows re-prepared with BIAS = C
     body = (bs, binv, bI)
-    csoft = contact_softness(C[4], h)
+    csoft = contact_softness(C[4], h, dt / world_substeps)
     SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
+    rescale_warm_start(G, jt, acc, C, bkind, substeps)
     clear_joint_impulses(joints, jt, bkind, jimp)
 
     kinematic_velocities(ids, bs, bkind, ktarget, khas, dt)

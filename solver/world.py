@@ -246,6 +246,21 @@ class World(Mechanisms, CustomConstraints):
 
     gravity     (3,) m/s^2
     substeps    substeps per `step` (the soft step's main quality knob)
+    jointed_substeps
+                substeps per `step` for a small jointed island: a ragdoll or a mechanism on
+                the ground, with at most two other jointed or free bodies on it, no spring
+                and no drive (islands.py). None: `substeps`. The direct solver (direct.py)
+                holds such an island's joints and pressed contacts exactly, so fewer
+                substeps keep its joints together: at 4 of 8, 20 falling ragdolls step in
+                4.2 ms a frame instead of 6.3 with joints within 0.01 mm (bench/defaults.py).
+                The price is on impacts: a 70 kg ragdoll landing from 1 m sinks 0.8 cm into
+                the floor instead of 0.15 (bench/landing.py), and Rigify metarigs dropped
+                from 0.9-1.1 m bent a joint up to 12 degrees past its limit (3 at 8; the
+                position projection catches up half as often), so it is not the default.
+                Bigger piles take `substeps` whatever this says: their contacts are swept,
+                and at 4 substeps four hinged planks piled up jitter at 0.14 m/s. Contacts
+                keep the stiffness of `substeps`, and warm-start impulses are rescaled when
+                an island's count changes.
     iterations  solve sweeps per substep
     relax_iterations
                 relax sweeps per substep (velocity only, no position bias); None: as many
@@ -260,7 +275,8 @@ class World(Mechanisms, CustomConstraints):
                 stiffness of the soft contacts: a resting contact sinks by its load over
                 (effective mass x (2 pi hertz)^2), so a stack's sink adds up level by level
                 and falls with hertz squared. The hertz used is at most contact_hertz_limit x
-                the substep rate: 0.25 (Box2D v3's cap) is safe at one iteration; stiffer
+                the substep rate of `substeps` (in islands at `jointed_substeps` too): 0.25
+                (Box2D v3's cap) is safe at one iteration; stiffer
                 needs more iterations (bench/contacts.py: 120 Hz at 4 substeps, limit 0.5,
                 iterations 5 keeps a 40-row pyramid standing; 3 iterations do not).
                 The default 120 Hz is the cap at 8 substeps (60 Hz at 4): at the default
@@ -285,7 +301,7 @@ class World(Mechanisms, CustomConstraints):
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
-                 relax_iterations=None, joint_hertz=60.0, joint_damping_ratio=5.0,
+                 relax_iterations=None, jointed_substeps=None, joint_hertz=60.0, joint_damping_ratio=5.0,
                  contact_hertz=120.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
                  restitution_threshold=1.0, contact_hertz_limit=0.25, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
@@ -296,6 +312,8 @@ class World(Mechanisms, CustomConstraints):
         self.sleep_threshold = _number("sleep_threshold", sleep_threshold, minimum=0.0)
         self.time_to_sleep = _number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(_number("substeps", substeps, minimum=1))
+        self.jointed_substeps = self.substeps if jointed_substeps is None \
+            else int(_number("jointed_substeps", jointed_substeps, minimum=1))
         self.iterations = int(_number("iterations", iterations, minimum=1))
         self.relax_iterations = max(2, self.iterations) if relax_iterations is None else \
             int(_number("relax_iterations", relax_iterations, minimum=1))
@@ -316,6 +334,7 @@ class World(Mechanisms, CustomConstraints):
         self._btimer = _Table(None, np.float64, state="sleep_timers")  # seconds still
         self._bisland = _Table(None, np.int64, fill=-1, state="sleep_islands")  # label, or -1
         self._bfrozen = _Table(7, np.float64, state="frozen_poses")  # where it fell asleep
+        self._bsub = _Table(None, np.int64, state="substep_counts")  # its island's, last step
         self._mark = np.zeros(0, dtype=np.bool_)
         self._bdyn = _Table(19, np.float64, state=SETTING)  # dynamic mass: 1/m, I^-1 (9), I (9)
         self._bmat = _Table(3, np.float64, state=SETTING)   # friction, restitution, rolling
@@ -529,6 +548,7 @@ class World(Mechanisms, CustomConstraints):
         self._btimer.append(0.0)
         self._bisland.append(-1)
         self._bfrozen.append(np.zeros(7))
+        self._bsub.append(0)
         self._bmat.append((mu, e, roll))
         self._ktarget.append(np.zeros(7))
         self._khas.append(False)
@@ -937,16 +957,17 @@ class World(Mechanisms, CustomConstraints):
                     self.time_to_sleep)
 
     def _batches(self, dt, C, threads):
-        """step_frame's arguments for each batch of whole islands (islands.py cuts the awake
-        world into at most `threads` of them, reordering this frame's manifolds by island)."""
+        """step_frame's arguments for each batch of whole islands, and the thread of each
+        (islands.py cuts the awake world into at most `threads` + 1 of them, each at one
+        substep count, reordering this frame's manifolds by island)."""
         B, J, R, K = self._kernel_args()
         mi, mf, acc, rows, params = C
-        bodies, bstart, joints, jstart, mstart, jbatch = partition(
-            B[6], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads)
+        bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut = partition(
+            B[6], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads, self.substeps,
+            self.jointed_substeps)
         ci, cf = self._custom_args()
         g = self.gravity
-        settings = (dt, self.substeps, self.iterations, self.relax_iterations,
-                    (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio)
+        bsub = self._bsub.view
         n = len(mstart) - 1
         batches = []
         for k in range(n):
@@ -957,14 +978,16 @@ class World(Mechanisms, CustomConstraints):
             if n > 1 and len(ci):
                 mine = jbatch[ci[:, CI_JOINT]] == k
                 X = (ci[mine], cf[mine])
-            G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]])
-            batches.append((B, J, R, K, *settings, Ck, X, G))
-        return batches
+            G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub)
+            batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
+                            self.iterations, self.relax_iterations, (g[0], g[1], g[2]),
+                            self.joint_hertz, self.joint_damping_ratio, Ck, X, G))
+        return batches, bcut
 
     def _step_args(self, dt, C):
         """step_frame's arguments for the world as one batch (warmup.prepare compiles it for
         their types; every batch has the same types)."""
-        return self._batches(dt, C, 1)[0]
+        return self._batches(dt, C, 1)[0][0]
 
     def step(self, dt=1.0 / 60.0):
         """Advance one frame of `dt` seconds (substeps happen inside)."""
@@ -987,11 +1010,18 @@ class World(Mechanisms, CustomConstraints):
                                      f"non-finite state; reduce dt or raise substeps")
 
     def _step_islands(self, dt, C):
-        """step_frame on each batch of islands, batches after the first in worker threads
-        (the kernel releases the GIL)."""
-        batches = self._batches(dt, C, self._threads)
-        futures = [_pool(len(batches) - 1).submit(step_frame, *args) for args in batches[1:]]
-        step_frame(*batches[0])
+        """step_frame on each batch of islands, the batches of the first thread's share here
+        and the others' in worker threads (the kernel releases the GIL)."""
+        batches, thread = self._batches(dt, C, self._threads)
+        shares = [[args for args, t in zip(batches, thread) if t == k]
+                  for k in range(int(thread[-1]) + 1)]
+
+        def run(share):
+            for args in share:
+                step_frame(*args)
+
+        futures = [_pool(len(shares) - 1).submit(run, share) for share in shares[1:]]
+        run(shares[0])
         for f in futures:
             f.result()
 
@@ -1035,7 +1065,7 @@ class World(Mechanisms, CustomConstraints):
         """The last step's contact points for debugging and drawing, as a dict of arrays:
         points (k,3) (midway between the surfaces), normals (k,3) (from bodies[:,0] into
         bodies[:,1]), separations (k,) (negative = overlap), impulses (k,) (normal impulse
-        of the last substep, N s) and bodies (k,2)."""
+        of its island's last substep, N s) and bodies (k,2)."""
         pts, nrm, sep, imp, pair = self._contacts.report(self._bs.view)
         return {"points": pts, "normals": nrm, "separations": sep, "impulses": imp,
                 "bodies": pair}
