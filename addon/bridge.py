@@ -269,6 +269,7 @@ def world_settings(scene):
         "gravity": tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0),
         "dt": 1.0 / fps,
         "substeps": ws.substeps,
+        "jointed_substeps": ws.jointed_substeps or None,   # 0: as many as substeps
         "iterations": ws.iterations,
         # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives
         # every core, or `blender -t N`; Fixed gives its count)
@@ -293,6 +294,7 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None):
     start = ws.frame_start
     settings = world_settings(scene)
     world = lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
+                     jointed_substeps=settings["jointed_substeps"],
                      iterations=settings["iterations"], threads=settings["threads"])
 
     objs = scene_bodies(scene)

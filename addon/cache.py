@@ -548,7 +548,7 @@ class Watch:
         r = scene.render
         return (missing, links, actions, basis.tobytes(), scale.tobytes(), modes.tobytes(),
                 _still_poses(self.posed), _path_curves(self.paths), ws.substeps,
-                ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
+                ws.jointed_substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
                 scene.use_gravity, r.fps, r.fps_base)
 
 

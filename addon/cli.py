@@ -176,7 +176,8 @@ def describe(scene):
                                                          if r["baked"]]
     return {"scene": scene.name, "file": bpy.data.filepath, "enabled": ws.enabled,
             "frame_start": ws.frame_start, "frame_end": ws.frame_end,
-            "fps": 1.0 / settings["dt"], "substeps": ws.substeps, "iterations": ws.iterations,
+            "fps": 1.0 / settings["dt"], "substeps": ws.substeps,
+            "jointed_substeps": ws.jointed_substeps or ws.substeps, "iterations": ws.iterations,
             "gravity": list(settings["gravity"]), "bodies": bodies, "joints": joints,
             "ragdolls": rigs, "baked": baked}
 
@@ -191,7 +192,10 @@ def info(scene, json_to=None):
         kinds[b["kind"]] = kinds.get(b["kind"], 0) + 1
     lines = [f"Scene '{d['scene']}' ({d['file'] or 'unsaved'})",
              f"Frames {d['frame_start']}-{d['frame_end']} at {d['fps']:g} fps; substeps "
-             f"{d['substeps']}, iterations {d['iterations']}; gravity "
+             f"{d['substeps']}"
+             + (f" (jointed {d['jointed_substeps']})" if d["jointed_substeps"] != d["substeps"]
+                else "")
+             + f", iterations {d['iterations']}; gravity "
              f"({', '.join(f'{g:g}' for g in d['gravity'])})"
              + ("" if d["enabled"] else "; simulation off"),
              f"Bodies: {len(d['bodies'])} (" + ", ".join(

@@ -466,6 +466,7 @@ def draw_world(layout, scene):
     col.operator_menu_enum("ligament.quality_preset", "level", text="Quality Preset",
                            icon='PRESET')
     col.prop(ws, "substeps")
+    col.prop(ws, "jointed_substeps")
     col.prop(ws, "iterations")
     # the solver steps independent islands on Blender's own thread setting (Render >
     # Performance), shown here too

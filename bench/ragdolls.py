@@ -3,6 +3,7 @@
 
     python bench/ragdolls.py                        # 10, 50 and 160 ragdolls, 60 frames
     python bench/ragdolls.py --counts 10 --frames 120
+    python bench/ragdolls.py --counts 50 --jointed-substeps 4   # Ligament's ragdolls at 4
 
 Needs the `bpy` wheel. The extension is built and installed into build/bench-blender/ as in
 bench/blender.py. Each (engine, count) runs in its own Blender process with the same scene:
@@ -163,7 +164,7 @@ def load_kernels(lig):
     w.contacts()
 
 
-def child(engine, count, frames, profile=False):
+def child(engine, count, frames, profile=False, jointed_substeps=0):
     import bpy
     if profile:
         import cProfile
@@ -172,6 +173,7 @@ def child(engine, count, frames, profile=False):
         prof.enable()
     t0 = time.perf_counter()
     scene, ground, arms = build_scene(bpy, count, frames)
+    scene.ligament_world.jointed_substeps = jointed_substeps
     lig = sys.modules[MODULE]
     step_time = [0.0]
     if engine == "bullet":
@@ -258,9 +260,10 @@ def child(engine, count, frames, profile=False):
         "below": below, "top": max(b.matrix_world.translation.z for b in bodies)}))
 
 
-def run_child(engine, count, frames):
+def run_child(engine, count, frames, jointed_substeps=0):
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", engine,
-                           str(count), "--frames", str(frames)], capture_output=True, text=True,
+                           str(count), "--frames", str(frames), "--jointed-substeps",
+                           str(jointed_substeps)], capture_output=True, text=True,
                           env=bench_blender._env())
     lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT:")]
     if not lines:
@@ -278,9 +281,12 @@ def main():
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--profile", action="store_true",
                    help="with --child: print cProfile's top functions of setup and playback")
+    p.add_argument("--jointed-substeps", type=int, default=0,
+                   help="Ligament's Jointed Substeps (0, the default: as many as Substeps)")
     args = p.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.frames, args.profile)
+        child(args.child[0], int(args.child[1]), args.frames, args.profile,
+              args.jointed_substeps)
         return
     bench_blender.ensure_installed()
     run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
@@ -290,7 +296,7 @@ def main():
           f"{'at start':>8} {'kernels':>7} {'below':>5} {'top z':>5}  load avg")
     for count in (int(c) for c in args.counts.split(",")):
         for engine in ("ligament", "bullet"):
-            r = run_child(engine, count, args.frames)
+            r = run_child(engine, count, args.frames, args.jointed_substeps)
             solver, addon = (f"{r[k]:7.2f}" if r[k] is not None else f"{'-':>7}"
                              for k in ("solver_ms", "addon_ms"))
             own = f"{r['ms_per_frame'] - r['solver_ms'] - r['addon_ms']:7.2f}" \

@@ -109,6 +109,29 @@ def test_editing_a_joint_invalidates_the_cache_and_changes_the_motion(blender):
     assert out["angle"] < 0.3 + 0.05
 
 
+def test_jointed_substeps_step_the_hinged_door_at_their_own_count(blender):
+    # The door is a small jointed island: with Jointed Substeps 4 (Substeps 8) it swings as
+    # with Substeps 4 everywhere, and differently from Substeps 8 everywhere; a free box
+    # beside it keeps Substeps (it falls as at 8 everywhere).
+    out = blender.run(DOOR, """
+        crate = box("Crate", (0.3, 0.3, 0.3), (4, 0, 3))
+        ws = scene.ligament_world
+        def swing(substeps, jointed):
+            ws.substeps, ws.jointed_substeps = substeps, jointed
+            for f in range(1, 31):
+                scene.frame_set(f)
+            return transforms([door]), transforms([crate])
+        result({"mixed": swing(8, 4), "four": swing(4, 0), "eight": swing(8, 0),
+                "error": lig.addon.cache.error(scene)})
+    """)
+    assert out["error"] is None
+    (door_mixed, crate_mixed), (door_4, _), (door_8, crate_8) = \
+        out["mixed"], out["four"], out["eight"]
+    assert np.allclose(door_mixed, door_4, rtol=0, atol=1e-9)
+    assert np.allclose(crate_mixed, crate_8, rtol=0, atol=1e-9)
+    assert not np.allclose(door_mixed, door_8, rtol=0, atol=1e-6)
+
+
 def test_shapes_fit_the_evaluated_geometry_and_the_object_scale(blender):
     out = blender.run("""
         box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
