@@ -40,8 +40,8 @@ Layout, one row per manifold:
             per point k at 10 + 8k: anchor in A's frame (3), in B's frame (3), separation at
             collide time, normal velocity before the first impulse (for restitution);
             max normal impulse of point k at 42 + k; rounding radii (46, 47); arms (48:72);
-            friction anchor (72:79); whether A or B is round (79); B's pose in A's frame
-            and the normal in A's or B's frame when the points were found (80:91)
+            whether A or B is round (72); B's pose in A's frame and the normal in A's or
+            B's frame when the points were found (73:84)
     acc[8m + k]  normal impulse of point k; 8m + 4..7: tangent 1, tangent 2, twist, rolling
 """
 
@@ -64,14 +64,13 @@ from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
 from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 
 MI_WIDTH = 7
-MF_WIDTH = 91
+MF_WIDTH = 84
 ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
-ANCHOR = 72        # friction anchor: patch point in A's frame (72:75), in B's (75:78), set (78)
 RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
-ROLLS = 79         # 1 when A or B is round (sphere, capsule, cylinder): its patch can roll
-POSE = 80          # B's pose in A's frame when the narrowphase found the points: position
-                   # (80:83), rotation (83:87); the normal in the frame of A (90 = 0) or of
-                   # B (90 = 1: A is round and B is not), 87:90
+ROLLS = 72         # 1 when A or B is round (sphere, capsule, cylinder): its patch can roll
+POSE = 73          # B's pose in A's frame when the narrowphase found the points: position
+                   # (73:76), rotation (76:80); the normal in the frame of A (83 = 0) or of
+                   # B (83 = 1: A is round and B is not), 80:83
 ROWS_PER_MANIFOLD = 8
 P0 = 10            # first point column in mf
 MAXIMP = 42
@@ -178,20 +177,6 @@ def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, rolls, mi, m
     mf[m, RADII] = rad_a
     mf[m, RADII + 1] = rad_b
     mf[m, ROLLS] = 1.0 if rolls else 0.0
-    cen = (0.0, 0.0, 0.0)
-    for k in range(count):
-        cen = add(cen, (0.5 * (pts[k, 0] + pts[k, 3]), 0.5 * (pts[k, 1] + pts[k, 4]),
-                        0.5 * (pts[k, 2] + pts[k, 5])))
-    if count >= 3:
-        # a face patch sticks where it first touched (static friction anchor); curved and
-        # edge contacts roll, so their contact point is not a material point
-        cen = scale(cen, 1.0 / count)
-        la = _to_local(bs, a, cen)
-        lb = _to_local(bs, b, cen)
-        for j in range(3):
-            mf[m, ANCHOR + j] = la[j]
-            mf[m, ANCHOR + 3 + j] = lb[j]
-        mf[m, ANCHOR + 6] = 1.0
     for k in range(count):
         # a round shape's anchor is its core point (sphere centre, capsule axis point), so
         # rolling does not carry the anchor off the contact
@@ -224,15 +209,6 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         acc[r0 + k] = old_acc[o0 + k]
     for k in range(7, 10):
         mf[m, k] = old_mf[o, k]
-    if mf[m, ANCHOR + 6] != 0.0 and old_mf[o, ANCHOR + 6] != 0.0:
-        # keep last frame's anchor unless the patch slid (friction at its cap)
-        total = 0.0
-        for j in range(ocnt):
-            total += old_acc[o0 + j]
-        cap = 0.95 * old_mf[o, 3] * total
-        if abs(old_acc[o0 + 4]) < cap and abs(old_acc[o0 + 5]) < cap:
-            for j in range(6):
-                mf[m, ANCHOR + j] = old_mf[o, ANCHOR + j]
     used = np.zeros(4, dtype=np.bool_)
     how = np.zeros(4, dtype=np.int64)    # 0 unmatched, 1 by id, 2 near by distance, 3 far
     for k in range(cnt):
@@ -392,7 +368,7 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
     them, with the normal fixed in A's frame; the separations, the arms and the normal are
     measured at the bodies' poses now (two round bodies, whose normal turns as they roll on
     each other, always go through the narrowphase), the impulses carried whole (every point matches by its
-    feature id), the friction anchor kept unless the patch slid, as `_match` does."""
+    feature id)."""
     a = old_mi[o, 0]
     b = old_mi[o, 1]
     for k in range(MI_WIDTH):
@@ -410,30 +386,16 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
     mf[m, 3] = math.sqrt(bmat[a, 0] * bmat[b, 0])
     mf[m, 4] = max(bmat[a, 1], bmat[b, 1])
     mf[m, 5] = math.sqrt(bmat[a, 2] * bmat[b, 2])
-    count = mi[m, 2]
-    cen = (0.0, 0.0, 0.0)
-    total = 0.0
-    for k in range(count):
+    for k in range(mi[m, 2]):
         pa, pb = _surface_points(bs, a, b, mf, m, k, nrm)
         c = P0 + 8 * k
         mf[m, c + 6] = dot(sub(pb, pa), nrm)
         mf[m, c + 7] = 0.0
         mf[m, MAXIMP + k] = 0.0
         mid = scale(add(pa, pb), 0.5)
-        cen = add(cen, mid)
-        total += old_acc[o0 + k]
         for j in range(3):
             mf[m, ARMS + 6 * k + j] = mid[j] - bs[a, j]
             mf[m, ARMS + 6 * k + 3 + j] = mid[j] - bs[b, j]
-    if mf[m, ANCHOR + 6] != 0.0:
-        cap = 0.95 * old_mf[o, 3] * total
-        if not (abs(old_acc[o0 + 4]) < cap and abs(old_acc[o0 + 5]) < cap):
-            cen = scale(cen, 1.0 / count)        # slid: the anchor moves to the patch
-            la = _to_local(bs, a, cen)
-            lb = _to_local(bs, b, cen)
-            for j in range(3):
-                mf[m, ANCHOR + j] = la[j]
-                mf[m, ANCHOR + 3 + j] = lb[j]
 
 
 @kernel(nogil=True)
@@ -597,16 +559,15 @@ def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
 
 @helper(inline=True)
 def update_contacts(C, S, B):
-    """Per substep, before the solve: the approach speeds restitution will reverse, the
-    static-friction pull back onto the patch anchor, and the rolling row about the current
-    relative spin. The normal rows' separation biases are `refresh_contacts`', measured
+    """Per substep, before the solve: the approach speeds restitution will reverse and the
+    rolling row about the current relative spin. The normal rows' separation biases are `refresh_contacts`', measured
     once per substep after the positions moved (they hold until the next position update)."""
     mi, mf, acc, R, P = C
-    _update_contacts(mi, mf, acc, *R, *B, S[0], P[2])
+    _update_contacts(mi, mf, acc, *R, *B)
 
 
 @helper(outline=True)
-def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, push):
+def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -615,16 +576,6 @@ def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, bias_rate, 
         for k in range(mi[m, 2]):
             if mf[m, MAXIMP + k] == 0.0:
                 mf[m, P0 + 8 * k + 7] = row_velocity(r0 + k, rj, bs, a, b)
-        if mf[m, ANCHOR + 6] != 0.0:
-            # static friction pulls the patch back onto its anchor (solve pass only)
-            pa, _ = _world_anchor(bs, a, (mf[m, ANCHOR], mf[m, ANCHOR + 1], mf[m, ANCHOR + 2]))
-            pb, _ = _world_anchor(bs, b, (mf[m, ANCHOR + 3], mf[m, ANCHOR + 4],
-                                          mf[m, ANCHOR + 5]))
-            d = sub(pb, pa)
-            t1 = perpendicular(n)
-            t2 = cross(n, t1)
-            rp[r0 + 4, BIAS] = min(max(bias_rate * dot(d, t1), -push), push)
-            rp[r0 + 5, BIAS] = min(max(bias_rate * dot(d, t2), -push), push)
         rr = r0 + 7
         wrel = sub(vec3_at(bs, b, SPIN), vec3_at(bs, a, SPIN))
         wt = sub(wrel, scale(n, dot(wrel, n)))

@@ -100,7 +100,7 @@ MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_l
 MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly pressed
 CONTACT_ROWS = 8            # contact rows per manifold (contacts.ROWS_PER_MANIFOLD): the
                             # normal rows of manifold m are 8 m + k, k < its point count
-CONTACT_ROLLS = 79          # contacts.ROLLS: a round body's patch (it rolls: stays with the
+CONTACT_ROLLS = 72          # contacts.ROLLS: a round body's patch (it rolls: stays with the
                             # sweep, see island_limits)
 CONTACT_CLOSING = 0.01      # m/s: a contact joins its island's solve when closing faster,
 CONTACT_LOAD = 0.1          # m/s: or when its impulse would move its body alone faster

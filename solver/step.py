@@ -5,7 +5,7 @@
                  Jacobians; group the joints' equality rows into islands for the direct
                  solver
     per substep: integrate velocities -> world inertia (+ geometric stiffness of loaded
-                 joints) -> prepare joint rows, contact friction anchors -> factor each
+                 joints) -> prepare joint rows, contact approach speeds -> factor each
                  island's K -> warm start -> solve (soft bias) -> integrate positions
                  -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors

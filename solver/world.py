@@ -264,10 +264,10 @@ class World(Mechanisms, CustomConstraints):
     iterations  solve sweeps per substep
     relax_iterations
                 relax sweeps per substep (velocity only, no position bias); None: as many
-                as `iterations`, and at least two. With one, stacks creep: a 20-row pyramid
-                kept awake at 8 substeps slides row on row, its top 3 mm sideways in 5 s and
-                14.5 cm in 30 s; with two it stays within its 1.9 mm sink (bench/defaults.py,
-                README "Benchmarks") for a fifth more time on a stack.
+                as `iterations`, and at least two. With one, a 20-row pyramid kept awake at
+                8 substeps wanders: boxes 1-2.3 mm sideways over 30 s; with two they stay
+                within 0.3 mm, beside the 1.9 mm sink (bench/defaults.py, README
+                "Benchmarks"), for a fifth more time on a stack.
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);
                 higher is stiffer, keep joint_hertz below a quarter of the substep rate.

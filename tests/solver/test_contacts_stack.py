@@ -49,6 +49,9 @@ def test_boxes_resting_half_on_two_others_come_to_rest():
     # re-found within 5 mm is the old point and keeps its warm-start impulse. Clamped like
     # fresh points instead, the patches lost most of their impulse every frame and the boxes
     # kept rocking, up to 2 mm/s in the fifth second and 0.1 mm sideways (now 1e-6 m/s).
+    # Resting pairs now keep their manifold whole (contacts._keep_manifold); the boxes settle
+    # 0.06 mm sideways as the rows take their load (under 0.05 mm with the static friction
+    # anchors, which were dropped: they ratcheted loaded stacks sideways).
     w = lg.World(gravity=(0, 0, -9.81), substeps=4, iterations=2, sleeping=False)
     w.add_body(lg.Box((25.0, 5.0, 0.5)), (0, 0, -0.5), kind="static")
     ids, start = pyramid(w, 6)
@@ -60,13 +63,15 @@ def test_boxes_resting_half_on_two_others_come_to_rest():
             spin = max(spin, np.abs(w.angular_velocities[ids]).max())
     assert speed < 1e-5 and spin < 1e-5, (speed, spin)
     sideways = np.abs(w.positions[ids][:, :2] - start[:, :2]).max()
-    assert sideways < 5e-5, sideways
+    assert sideways < 8e-5, sideways
 
 
 def test_pyramid_kept_awake_at_defaults_does_not_creep_sideways():
-    # World() defaults (8 substeps, two relax sweeps). With one relax sweep a stack kept
-    # awake slides row on row: this pyramid's top moved 4.2 cm sideways in 15 s (14.5 cm in
-    # 30 s). What is left is the soft contacts' sink under load, straight down.
+    # World() defaults (8 substeps, two relax sweeps). With the static friction anchors
+    # (since dropped) and one relax sweep a stack kept awake slid row on row: this pyramid's
+    # top moved 4.2 cm sideways in 15 s (14.5 cm in 30 s); without the anchors one sweep
+    # leaves it wandering 1-2.3 mm, two hold it within 0.3 mm. What is left is the soft
+    # contacts' sink under load, straight down.
     w = lg.World(gravity=(0, 0, -9.81), sleeping=False)
     w.add_body(lg.Box((25.0, 5.0, 0.5)), (0, 0, -0.5), kind="static")
     ids, start = pyramid(w, 20)
