@@ -375,11 +375,15 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
     plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
+    # the world inertia serves joint rows only (contact rows keep the frame's first, as in
+    # Box2D v3): a batch of contacts alone (a pile of boxes) skips it every substep
+    jointed = joints.shape[0] > 0
     for _ in range(substeps):
         integrate_velocities(ids, bs, binv, bdamp, bkind, gravity, h)
-        world_inertia(ids, bs, bil, bkind, bI)
-        joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
-        stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
+        if jointed:
+            world_inertia(ids, bs, bil, bkind, bI)
+            joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
+            stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S, R, body)
         update_contacts(C, SC, body)
@@ -390,8 +394,9 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
         warm_start_contacts(C, body)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations)
         integrate_positions(ids, bs, bil, bib, bkind, h)
-        world_inertia(ids, bs, bil, bkind, bI)
-        stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
+        if jointed:
+            world_inertia(ids, bs, bil, bkind, bI)
+            stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv)

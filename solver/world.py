@@ -275,14 +275,14 @@ class World(Mechanisms, CustomConstraints):
                 stiffness of the soft contacts: a resting contact sinks by its load over
                 (effective mass x (2 pi hertz)^2), so a stack's sink adds up level by level
                 and falls with hertz squared. The hertz used is at most contact_hertz_limit x
-                the substep rate of `substeps` (in islands at `jointed_substeps` too): 0.25
-                (Box2D v3's cap) is safe at one iteration; stiffer
+                the substep rate of `substeps` (in islands at `jointed_substeps` too). The
+                default 0.27 is a little over Box2D v3's 0.25: the 20-row pyramid kept awake
+                at 8 substeps and one iteration sinks 1.64 mm instead of 1.92 and holds
+                (0.36 mm sideways over 30 s); at 0.3 it walks 3 mm, at 0.375 8.7 cm. Stiffer
                 needs more iterations (bench/contacts.py: 120 Hz at 4 substeps, limit 0.5,
                 iterations 5 keeps a 40-row pyramid standing; 3 iterations do not).
-                The default 120 Hz is the cap at 8 substeps (60 Hz at 4): at the default
-                substeps it halves a 210-box pyramid's sink (top 3.5 mm instead of 7.4 mm
-                after 5 s) and a landing ragdoll's dip (2.3 cm instead of 3.0), at no cost
-                (bench/defaults.py).
+                The default 130 Hz is just over the cap at 8 substeps (129.6 Hz; 64.8 at 4),
+                so the cap sets it: twice the hertz of 4 substeps, a quarter of the sink.
     sleeping    let islands of touching or jointed bodies at rest fall asleep (sleep.py):
                 they cost almost nothing until touched, hit, moved by a joint, or woken.
     sleep_threshold, time_to_sleep
@@ -302,8 +302,8 @@ class World(Mechanisms, CustomConstraints):
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
                  relax_iterations=None, jointed_substeps=None, joint_hertz=60.0, joint_damping_ratio=5.0,
-                 contact_hertz=120.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
-                 restitution_threshold=1.0, contact_hertz_limit=0.25, sleeping=True,
+                 contact_hertz=130.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
+                 restitution_threshold=1.0, contact_hertz_limit=0.27, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
                  time_to_sleep=TIME_TO_SLEEP, threads=None):
         self._gravity = _vector("gravity", gravity)
