@@ -252,9 +252,9 @@ class World(Mechanisms, CustomConstraints):
                 and no drive (islands.py). None: `substeps`. The direct solver (direct.py)
                 holds such an island's joints and pressed contacts exactly, so fewer
                 substeps keep its joints together: at 4 of 8, 20 falling ragdolls step in
-                4.2 ms a frame instead of 6.3 with joints within 0.01 mm (bench/defaults.py).
-                The price is on impacts: a 70 kg ragdoll landing from 1 m sinks 0.8 cm into
-                the floor instead of 0.15 (bench/landing.py), and Rigify metarigs dropped
+                4.7 ms a frame instead of 8.2 with joints within 0.01 mm (bench/defaults.py).
+                The price is on impacts: a 70 kg ragdoll landing from 1 m sinks 0.9 cm into
+                the floor instead of 0.47 (bench/landing.py), and Rigify metarigs dropped
                 from 0.9-1.1 m bent a joint up to 12 degrees past its limit (3 at 8; the
                 position projection catches up half as often), so it is not the default.
                 Bigger piles take `substeps` whatever this says: their contacts are swept,
