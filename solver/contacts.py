@@ -403,7 +403,8 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
                  old_mi, old_mf, old_acc, mi, mf, acc):
     """The manifolds of `pairs` (from `contact_pairs`), written from row 0 of mi, mf and acc
     (room for one a pair), each warm started from last frame's manifold of the same pair;
-    returns their count. A manifold depends on its pair alone, so the world's threads share
+    returns their count and how many pairs went through the narrowphase (the others kept
+    their manifold, `_keep_manifold`). A manifold depends on its pair alone, so the world's threads share
     the pairs out in runs and the table is the same as one thread's (the GIL is released)."""
     n = bs.shape[0]
     old_n = old_key.shape[0]
@@ -411,6 +412,7 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
     scratch = np.empty((2, MAX_CANDIDATES, 3))
     scratch_id = np.empty((2, MAX_CANDIDATES), dtype=np.int64)
     m = 0
+    fresh = 0
     for s in range(pairs.shape[0]):
         a = pairs[s, 0]
         b = pairs[s, 1]
@@ -425,6 +427,7 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
             _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc)
             m += 1
             continue
+        fresh += 1
         xa, qa = _origin(bs, borig, a)
         xb, qb = _origin(bs, borig, b)
         margin = SPECULATIVE_DISTANCE + ext[a] + ext[b]
@@ -442,7 +445,7 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
         if o >= 0 and dot((old_mf[o, 0], old_mf[o, 1], old_mf[o, 2]), nrm) > 0.5:   # not flipped
             _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
         m += 1
-    return m
+    return m, fresh
 
 
 @kernel
@@ -706,6 +709,8 @@ class ContactState:
         self.n = 0
         self.n_awake = 0           # manifolds 0..n_awake are solved; the rest sleep
         self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase
+        self.fresh = -1            # pairs last frame's narrowphase looked at (-1: none yet)
+        self.runs = 1              # how many runs of pairs the last narrowphase was cut into
         self._alloc(64)
 
     def _alloc(self, cap):
@@ -731,9 +736,14 @@ class ContactState:
         mi, mf, acc = self._spare
         old_key, old_order = old_pair_keys(old[0], len(bs))
         args = (bs, borig, skind, sparam, hverts, ext, bmat, old_key, old_order) + old
-        runs = min(threads, len(pairs) // MIN_PAIRS_PER_THREAD) if pool is not None else 1
+        # shared out when last frame's narrowphase had work enough for that: a resting pile
+        # keeps most manifolds (cheap), and cutting it into runs cost more than it saved
+        work = len(pairs) if self.fresh < 0 else self.fresh
+        runs = min(threads, len(pairs) // MIN_PAIRS_PER_THREAD,
+                   work // MIN_PAIRS_PER_THREAD) if pool is not None else 1
         if runs <= 1:
-            m = narrow_pairs(pairs, *args, mi, mf, acc)
+            runs = 1
+            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc)
         else:
             cut = [len(pairs) * k // runs for k in range(runs + 1)]
             w = ROWS_PER_MANIFOLD
@@ -745,6 +755,8 @@ class ContactState:
 
             futures = [pool.submit(run, k) for k in range(1, runs)]
             counts = [run(0)] + [f.result() for f in futures]
+            fresh = sum(f for _, f in counts)
+            counts = [c for c, _ in counts]
             m = counts[0]
             for k in range(1, runs):     # close the gaps between the runs' tables
                 lo, c = cut[k], counts[k]
@@ -754,6 +766,8 @@ class ContactState:
                     acc[m * w:(m + c) * w] = acc[lo * w:(lo + c) * w]
                 m += c
         narrow = m
+        self.fresh = fresh
+        self.runs = runs
         count = park_sleeping(*old, bkind, moving, mi, mf, acc, m)
         self._spare = (self.mi, self.mf, self.acc)
         self.mi, self.mf, self.acc = mi, mf, acc
