@@ -288,8 +288,8 @@ def cholesky_solve(l, first, n, x):
 # An island's K is factored over a sparsity pattern (`island_pattern`): row i of the pattern
 # holds, at pattern[i, 0], how many columns left of the diagonal row i of the factor L may
 # fill, and those columns in increasing order at pattern[i, 1:]. Entries of L outside the
-# pattern are zero (`_fill_k` clears them), so the sums below may run over one row's pattern
-# and read the other row densely.
+# pattern are zero (`plan_islands` allocates the factors zeroed and nothing writes there), so
+# the sums below may run over one row's pattern and read the other row densely.
 
 @helper
 def sparse_cholesky(k, pattern, n):
@@ -328,14 +328,13 @@ def _backward(l, pattern, n, x):
 
 @helper
 def _fill_k(rows, pattern, n, R, binv, factor):
-    """K's lower triangle over the pattern (zeros elsewhere); returns its largest diagonal
-    entry."""
+    """K's lower triangle over the pattern; returns its largest diagonal entry. Entries
+    outside the pattern are zero from `plan_islands` on: neither this nor the factorisation
+    writes them."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     wide = _has_wide(rows, rp)
     big = 0.0
     for i in range(n):
-        for m in range(i):
-            factor[i, m] = 0.0
         for c in range(1, pattern[i, 0] + 2):
             m = pattern[i, c] if c <= pattern[i, 0] else i
             if wide:
@@ -512,7 +511,7 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
         offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
-    factors = np.empty(offsets[n_islands])
+    factors = np.zeros(offsets[n_islands])     # entries outside the patterns stay zero
     ok = np.zeros(n_islands, dtype=np.bool_)
     pattern = island_pattern(order, starts, n_islands, rb, rp, bkind)
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
