@@ -55,8 +55,8 @@ from .bodies import ASLEEP, DYNAMIC, POS, ROT, SPIN, VEL, moving_kinematic
 from .collision.broadphase import compute_aabbs, sweep_and_prune
 from .collision.manifold import MAX_CANDIDATES, PT_WIDTH, patch_area, reduce_points
 from .collision.narrowphase import collide_convex
-from .mathx import (add, cross, dot, length, perpendicular, qconj, qmul, qrotate, quat_at, scale,
-                    sub, vec3_at)
+from .mathx import (add, cross, dot, length, perpendicular, qconj, qmul, qrotate, quat_at,
+                    scale, sub, vec3_at)
 from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
                    apply_impulse, new_rows, pair_apply, pair_row_solve, pair_velocities,
                    row_angular, row_axis, row_velocity, soft_coefficients,
@@ -365,10 +365,10 @@ def _pose_kept(bs, a, b, old_mf, o):
 def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
     """Manifold m is last frame's manifold o, its pair barely moved (`_pose_kept`; Jolt's
     body pair cache): the anchors are material points of both bodies, so the points follow
-    them, with the normal fixed in A's frame; the separations, the arms and the normal are
-    measured at the bodies' poses now (two round bodies, whose normal turns as they roll on
-    each other, always go through the narrowphase), the impulses carried whole (every point matches by its
-    feature id)."""
+    them, and the normal stays fixed in the body `_record_pose` chose; the separations, the
+    arms and the normal are measured at the bodies' poses now (two round bodies, whose normal
+    turns as they roll on each other, always go through the narrowphase), and the impulses
+    are carried whole (every point matches by its feature id)."""
     a = old_mi[o, 0]
     b = old_mi[o, 1]
     for k in range(MI_WIDTH):
@@ -404,8 +404,9 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
     """The manifolds of `pairs` (from `contact_pairs`), written from row 0 of mi, mf and acc
     (room for one a pair), each warm started from last frame's manifold of the same pair;
     returns their count and how many pairs went through the narrowphase (the others kept
-    their manifold, `_keep_manifold`). A manifold depends on its pair alone, so the world's threads share
-    the pairs out in runs and the table is the same as one thread's (the GIL is released)."""
+    their manifold, `_keep_manifold`). A manifold depends on its pair alone, so the world's
+    threads share the pairs out in runs and the table is the same as one thread's (the GIL is
+    released)."""
     n = bs.shape[0]
     old_n = old_key.shape[0]
     pts = np.empty((MAX_CANDIDATES, PT_WIDTH))
@@ -561,10 +562,11 @@ def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
 
 
 @helper(inline=True)
-def update_contacts(C, S, B):
+def update_contacts(C, B):
     """Per substep, before the solve: the approach speeds restitution will reverse and the
-    rolling row about the current relative spin. The normal rows' separation biases are `refresh_contacts`', measured
-    once per substep after the positions moved (they hold until the next position update)."""
+    rolling row about the current relative spin. The normal rows' separation biases are
+    `refresh_contacts`', measured once per substep after the positions moved (they hold until
+    the next position update)."""
     mi, mf, acc, R, P = C
     _update_contacts(mi, mf, acc, *R, *B)
 

@@ -386,7 +386,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
             stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S, R, body)
-        update_contacts(C, SC, body)
+        update_contacts(C, body)
         factor_islands(plan, R, binv)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)

@@ -266,7 +266,7 @@ class World(Mechanisms, CustomConstraints):
                 relax sweeps per substep (velocity only, no position bias); None: as many
                 as `iterations`, and at least two. With one, a 20-row pyramid kept awake at
                 8 substeps wanders: boxes 1-2.3 mm sideways over 30 s; with two they stay
-                within 0.3 mm, beside the 1.9 mm sink (bench/defaults.py, README
+                within 0.3 mm, beside the 1.64 mm sink (bench/defaults.py, README
                 "Benchmarks"), for a fifth more time on a stack.
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);

@@ -8,10 +8,8 @@ import math
 import numpy as np
 
 import solver as lg
+from probes import FRAME, G, qaxis_angle, qmat, qmul, rotation_angle
 from solver.contacts import P0, POSE, ContactState
-
-FRAME = 1.0 / 60.0
-G = 9.81
 
 
 def settled_scene():
@@ -19,7 +17,8 @@ def settled_scene():
     w.add_body(lg.Plane(), (0, 0, 0), kind="static")
     for row in range(3):                                  # a three-row pyramid of boxes
         for j in range(3 - row):
-            w.add_body(lg.Box((0.25, 0.25, 0.25)), ((j - (2 - row) / 2.0) * 0.5, 0, 0.25 + 0.5 * row))
+            w.add_body(lg.Box((0.25, 0.25, 0.25)),
+                       ((j - (2 - row) / 2.0) * 0.5, 0, 0.25 + 0.5 * row))
     w.add_body(lg.Box((0.4, 0.4, 0.1)), (3, 0, 0.1))       # a capsule lying on a slab
     w.add_body(lg.Capsule(0.1, 0.2), (3, 0, 0.3), orientation=(math.cos(math.pi / 4), 0,
                                                                math.sin(math.pi / 4), 0))
@@ -43,16 +42,7 @@ def manifolds(c):
 
 def relative_pose_now(w, a, b):
     """B's position in A's frame, from the public poses."""
-    qa = w.orientations[a]
-    ra = quat_matrix(qa)
-    return ra.T @ (w.positions[b] - w.positions[a])
-
-
-def quat_matrix(q):
-    w_, x, y, z = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w_ * z), 2 * (x * z + w_ * y)],
-                     [2 * (x * y + w_ * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w_ * x)],
-                     [2 * (x * z - w_ * y), 2 * (y * z + w_ * x), 1 - 2 * (x * x + y * y)]])
+    return qmat(w.orientations[a]).T @ (w.positions[b] - w.positions[a])
 
 
 def nudge(w, body, shift, turn_deg, axis):
@@ -60,13 +50,7 @@ def nudge(w, body, shift, turn_deg, axis):
     and KEEP_TURN, so its pairs keep their points)."""
     bs = w._bs.view
     bs[body, 0:3] += shift
-    h = math.radians(turn_deg) / 2.0
-    ax = np.asarray(axis, float) / np.linalg.norm(axis)
-    dq = np.array([math.cos(h), *(math.sin(h) * ax)])
-    q = bs[body, 3:7].copy()
-    w0, v0 = dq[0], dq[1:]
-    w1, v1 = q[0], q[1:]
-    bs[body, 3:7] = [w0 * w1 - v0 @ v1, *(w0 * v1 + w1 * v0 + np.cross(v0, v1))]
+    bs[body, 3:7] = qmul(qaxis_angle(axis, math.radians(turn_deg)), bs[body, 3:7].copy())
 
 
 def test_kept_manifolds_are_what_the_narrowphase_finds_at_rest():
@@ -111,7 +95,7 @@ def test_box_sliding_slowly_off_a_table_tips_once_its_centre_passes_the_edge():
     for _ in range(300):
         w.step(FRAME)
         x = w.positions[box, 0]
-        tilt = 2.0 * math.degrees(math.acos(min(1.0, abs(w.orientations[box][0]))))
+        tilt = math.degrees(rotation_angle(w.orientations[box]))
         if x < -0.002:
             assert tilt < 0.2, (x, tilt)                   # supported: it must stay flat
         if tipped_at is None and tilt > 1.0:
