@@ -186,10 +186,11 @@ class Simulation:
         start = scene.ligament_world.frame_start
         self.rest = {}
         stats["builds"] += 1
+        armatures = {}   # the ragdolls' armature matrices at the start frame
 
         def rest_pose(obj):
             if ragdoll_sim.is_body(obj):  # built at the rest pose, see ragdoll_sim.attach
-                loc, rot, _ = ragdoll_sim.reference_matrix(obj, start).decompose()
+                loc, rot, _ = ragdoll_sim.reference_matrix(obj, start, armatures).decompose()
                 return loc, rot
             values = _rest_values(scene, obj, start)
             self.rest[obj.name] = values

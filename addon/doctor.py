@@ -23,7 +23,7 @@ import numpy as np
 
 from mathutils import Matrix, Quaternion, Vector
 
-from . import bridge, cache, kernels, mechanisms, ragdoll_sim
+from . import bridge, cache, kernels, mechanisms
 
 ERROR, WARNING, INFO = 'ERROR', 'WARNING', 'INFO'
 SEVERITIES = (ERROR, WARNING, INFO)
@@ -683,17 +683,12 @@ def animated_limits(scene, sim):
     out = []
     # Ragdolls: the animated pose of the armature, part by part.
     for run in sim.ragdolls:
-        helpers = [objs[p.name] for p in run.parts]
-        refs = {o.name: ragdoll_sim.reference_matrix(o, start) for o in helpers}
         specs = []
-        for j in run.joints:
+        for j in run.joints:   # hinge and ragdoll joints: their frames in the parts' at rest
             e = objs.get(joint_names.get(j.id))
-            if e is None or e.ligament_joint.type not in {'HINGE', 'RAGDOLL'}:
+            if e is None or j.frame_a is None:
                 continue
-            qj = bridge.matrix_world_at(e, start, dict(refs)).to_quaternion()
-            a, b = run.parts[j.a].name, run.parts[j.b].name
-            specs.append((e, j.a, j.b, refs[a].to_quaternion().inverted() @ qj,
-                          refs[b].to_quaternion().inverted() @ qj))
+            specs.append((e, j.a, j.b, j.frame_a, j.frame_b))
         if not specs:
             continue
         animated = run.skeleton.animated or bridge.has_transform_animation(run.arm)

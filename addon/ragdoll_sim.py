@@ -38,7 +38,8 @@ def bone_path(name):
 class Skeleton:
     """Forward kinematics of the bones `names` (and their ancestors) of armature `arm`."""
 
-    def __init__(self, arm, names):
+    def __init__(self, arm, names, depth=None):
+        """`depth`: `bone_depths(arm)` when already known."""
         bones = arm.data.bones
         needed = set()
         for name in names:
@@ -46,7 +47,7 @@ class Skeleton:
             while bone is not None and bone.name not in needed:
                 needed.add(bone.name)
                 bone = bone.parent
-        depth = {n: len(bones[n].parent_recursive) for n in needed}
+        depth = bone_depths(arm) if depth is None else depth
         self.order = sorted(needed, key=lambda n: depth[n])
         self.parent = {n: (bones[n].parent.name if bones[n].parent else None) for n in needed}
         self.rest = {n: bones[n].matrix_local.copy() for n in needed}
@@ -89,12 +90,30 @@ class Skeleton:
         return (parent @ self.link[name]).inverted_safe() @ pose[name]
 
 
+def bone_depths(arm):
+    """{bone name: how many ancestors it has}, in one pass over the armature's bones
+    (`Bone.parent_recursive` builds a list of them on every call)."""
+    parent = {b.name: (b.parent.name if b.parent else None) for b in arm.data.bones}
+    depth = {}
+    for name in parent:
+        chain = []
+        while name is not None and name not in depth:
+            chain.append(name)
+            name = parent[name]
+        d = -1 if name is None else depth[name]
+        for n in reversed(chain):
+            d += 1
+            depth[n] = d
+    return depth
+
+
 class Part:
     """One body of a ragdoll at run time."""
     __slots__ = ("name", "body", "bone", "frame", "to_body", "targets")
 
-    def __init__(self, obj, body, arm, children):
-        """`children`: the objects parented to `obj` (`children_by_parent`)."""
+    def __init__(self, obj, body, arm, children, depth):
+        """`children`: the objects parented to `obj` (`children_by_parent`), `depth`:
+        `bone_depths(arm)`."""
         p = obj.ligament_ragdoll_part
         self.name = obj.name
         self.body = body                              # bridge.Body
@@ -111,12 +130,15 @@ class Part:
         if not self.targets:
             raise SceneError(f"Ragdoll of '{arm.name}': body '{obj.name}' lost its bone "
                              "targets; remove the ragdoll and make it again")
-        self.bone = min(self.targets, key=lambda b: len(arm.data.bones[b].parent_recursive))
+        self.bone = min(self.targets, key=depth.__getitem__)
         # the body's frame relative to its first bone (both at rest, armature space)
         self.to_body = arm.data.bones[self.bone].matrix_local.inverted() @ self.frame
 
 
 class Joint:
+    """A joint of a ragdoll: its solver id, its parts (indices), and for hinge and ragdoll
+    joints the joint frame's rotation in each part's frame at rest (`frame_a`, `frame_b`;
+    None for other types)."""
     __slots__ = ("id", "a", "b", "hinge", "frame_a", "frame_b")
 
     def __init__(self, joint_id, a, b, hinge):
@@ -127,12 +149,13 @@ class Joint:
 class RagdollRun:
     """A ragdoll in a Simulation: its parts (body ids), joints, skeleton and switches."""
 
-    def __init__(self, arm, parts, joints):
+    def __init__(self, arm, parts, joints, depth=None):
+        """`depth`: `bone_depths(arm)` when already known."""
         self.arm = arm
         self.name = arm.name
         self.parts = parts
         self.joints = joints
-        self.skeleton = Skeleton(arm, [p.bone for p in parts])
+        self.skeleton = Skeleton(arm, [p.bone for p in parts], depth)
         self.fcurves = bridge.action_fcurves(arm)
         self.baked = arm.ligament_ragdoll.baked
         self.drive_animated = any(path.endswith("drive_strength") or
@@ -241,12 +264,14 @@ class RagdollRun:
             world.set_drive(j.id, target, f, damping, torque)
 
 
-def reference_matrix(obj, frame):
+def reference_matrix(obj, frame, known=None):
     """World matrix of a ragdoll body's helper with its armature at the rest pose (where the
-    solver world is built, so that joint angles count from the rest pose)."""
+    solver world is built, so that joint angles count from the rest pose). `known`: a
+    `bridge.matrix_world_at` memo of `frame` (the armature's matrix is read once for all
+    its helpers)."""
     p = obj.ligament_ragdoll_part
-    return ragdoll.rigid(bridge.matrix_world_at(p.armature, frame, {}) @
-                         _matrix16(p.rest_frame))
+    return ragdoll.rigid(bridge.matrix_world_at(p.armature, frame, {} if known is None
+                                                else known) @ _matrix16(p.rest_frame))
 
 
 def is_body(obj):
@@ -279,12 +304,14 @@ def attach(scene, sim):
     joint_ids = dict(sim.joints)
     children = children_by_parent()
     runs, starts = [], {}
+    armatures = {}   # the armatures' matrices at the start frame
     for arm in ragdoll.ragdolls(scene):
         helpers = [o for o in ragdoll.bodies(arm) if o.name in by_name]
         if not helpers:
             continue
-        refs = {o.name: reference_matrix(o, sim.start) for o in helpers}
-        parts = [Part(o, by_name[o.name], arm, children.get(o, ())) for o in helpers]
+        refs = {o.name: reference_matrix(o, sim.start, armatures) for o in helpers}
+        depth = bone_depths(arm)
+        parts = [Part(o, by_name[o.name], arm, children.get(o, ()), depth) for o in helpers]
         index = {o.name: i for i, o in enumerate(helpers)}
         joints = []
         for e in ragdoll.members(arm, 'JOINT'):
@@ -294,12 +321,12 @@ def attach(scene, sim):
                 continue
             j = Joint(joint_ids[e.name], index[js.object_a.name], index[js.object_b.name],
                       js.type == 'HINGE')
-            if j.hinge:
-                qj = bridge.matrix_world_at(e, sim.start, dict(refs)).to_quaternion()
+            if js.type in {'HINGE', 'RAGDOLL'}:   # hinge drives and the scene check
+                qj = bridge.matrix_world_at(e, sim.start, refs).to_quaternion()
                 j.frame_a = refs[js.object_a.name].to_quaternion().inverted() @ qj
                 j.frame_b = refs[js.object_b.name].to_quaternion().inverted() @ qj
             joints.append(j)
-        run = RagdollRun(arm, parts, joints)
+        run = RagdollRun(arm, parts, joints, depth)
         for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
             starts[part.name] = m
         runs.append(run)

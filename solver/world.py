@@ -47,14 +47,20 @@ def _vector(name, value, size=3):
         raise ValueError(f"{name} must be {size} numbers, got {value!r}") from None
     if arr.shape != (size,):
         raise ValueError(f"{name} must be {size} numbers, got {value!r}")
-    if not np.all(np.isfinite(arr)):
+    # plain floats: numpy's reductions cost microseconds a call on 3 numbers, and a world
+    # of a few thousand bodies and joints makes ten thousand of these calls
+    if not all(map(math.isfinite, arr.tolist())):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return arr
 
 
+def _norm(v):
+    return math.sqrt(sum(x * x for x in v.tolist()))
+
+
 def _direction(name, value):
     v = _vector(name, value)
-    n = float(np.linalg.norm(v))
+    n = _norm(v)
     if n < 1e-12:
         raise ValueError(f"{name} must not be a zero-length vector, got {value!r}")
     return v / n
@@ -62,27 +68,27 @@ def _direction(name, value):
 
 def _quaternion(name, value):
     q = _vector(name, value, 4)
-    n = float(np.linalg.norm(q))
+    n = _norm(q)
     if n < 1e-12:
         raise ValueError(f"{name} must be a non-zero quaternion (w, x, y, z), got {value!r}")
     return q / n
 
 
-def _cross(a, b):
-    """a x b of two 3-vectors: np.cross spends ~40 us a call on its axis handling, most of
-    building a world of a few thousand bodies and joints."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                     a[0] * b[1] - a[1] * b[0]])
+def _floats(v):
+    return v.tolist() if isinstance(v, np.ndarray) else v
 
 
 def _inverse3(m):
     """Inverse of a 3x3 matrix by its adjugate. np.linalg.inv goes through LAPACK, whose
     thread pool made each call cost milliseconds inside Blender (800 bodies: 3.7 s)."""
-    adj = np.array([_cross(m[1], m[2]), _cross(m[2], m[0]), _cross(m[0], m[1])]).T
-    det = float(m[0] @ adj[:, 0])
-    if not np.isfinite(det) or abs(det) < 1e-300:
+    (a, b, c), (d, e, f), (g, h, i) = _floats(m)
+    adj = ((e * i - f * h, c * h - b * i, b * f - c * e),
+           (f * g - d * i, a * i - c * g, c * d - a * f),
+           (d * h - e * g, b * g - a * h, a * e - b * d))
+    det = a * adj[0][0] + b * adj[1][0] + c * adj[2][0]
+    if not math.isfinite(det) or abs(det) < 1e-300:
         raise ValueError("the body's inertia tensor is singular; give the shape a volume")
-    return adj / det
+    return np.array(adj) / det
 
 
 def _number(name, value, minimum=None, strict=False, allow_inf=False):
@@ -104,53 +110,70 @@ def _optional_number(name, value, **kw):
 # --- small numpy quaternion helpers (Python side, creation time only) ----------------------
 
 def _qmul(a, b):
-    w1, x1, y1, z1 = a
-    w2, x2, y2, z2 = b
+    w1, x1, y1, z1 = _floats(a)
+    w2, x2, y2, z2 = _floats(b)
     return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
                      w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
 
 
 def _qconj(q):
-    return np.array([q[0], -q[1], -q[2], -q[3]])
+    w, x, y, z = _floats(q)
+    return np.array([w, -x, -y, -z])
 
 
 def _qmat(q):
-    w, x, y, z = q
+    w, x, y, z = _floats(q)
     return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def _mat_to_quat(m):
-    t = np.trace(m)
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = _floats(m)
+    t = m00 + m11 + m22
     if t > 0:
         s = math.sqrt(t + 1.0) * 2
-        q = [0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        q = [(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s]
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        q = [(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s]
+        q = (0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s)
+    elif m00 > m11 and m00 > m22:
+        s = math.sqrt(1.0 + m00 - m11 - m22) * 2
+        q = ((m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s)
+    elif m11 > m22:
+        s = math.sqrt(1.0 + m11 - m00 - m22) * 2
+        q = ((m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s)
     else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        q = [(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s]
-    q = np.array(q)
-    return q / np.linalg.norm(q)
+        s = math.sqrt(1.0 + m22 - m00 - m11) * 2
+        q = ((m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s)
+    n = math.sqrt(sum(c * c for c in q))
+    return np.array([c / n for c in q])
+
+
+def _unit3(v):
+    a, b, c = v
+    n = math.sqrt(a * a + b * b + c * c)
+    return a / n, b / n, c / n
+
+
+def _cross3(a, b):
+    """a x b of two 3-vectors as floats (np.cross spends ~40 us a call on its axis
+    handling, numpy's small arrays a few us an operation: building a world of a few
+    thousand bodies and joints makes tens of thousands of these)."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 def _frame_from_axis(axis, second=None):
     """Quaternion of a right-handed frame whose X is `axis` (and Y along `second` if given)."""
-    x = axis / np.linalg.norm(axis)
+    x = _unit3(_floats(axis))
     if second is None:
-        helper = np.array([0.0, 0.0, 1.0]) if abs(x[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
-        second = _cross(helper, x)
-    y = second - x * np.dot(second, x)
-    if np.linalg.norm(y) < 1e-9:
+        helper = (0.0, 0.0, 1.0) if abs(x[2]) < 0.9 else (1.0, 0.0, 0.0)
+        second = _cross3(helper, x)
+    s = _floats(second)
+    d = s[0] * x[0] + s[1] * x[1] + s[2] * x[2]
+    y = (s[0] - x[0] * d, s[1] - x[1] * d, s[2] - x[2] * d)
+    if math.sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]) < 1e-9:
         raise ValueError("swing_axis must not be parallel to twist_axis")
-    y /= np.linalg.norm(y)
-    z = _cross(x, y)
-    return _mat_to_quat(np.column_stack([x, y, z]))
+    y = _unit3(y)
+    z = _cross3(x, y)
+    return _mat_to_quat(((x[0], y[0], z[0]), (x[1], y[1], z[1]), (x[2], y[2], z[2])))
 
 
 def _reach(shape, com):
@@ -405,15 +428,17 @@ class World(Mechanisms, CustomConstraints):
 
     def _wake_bodies(self, bodies):
         """Wake the islands of these body ids (-1, the world, is ignored)."""
-        motion = self._bmotion.view
-        mark = np.zeros(max(self._bs.n, 1), dtype=np.bool_)
+        motion, timers = self._bmotion.view, self._btimer.view
+        mark = None   # allocated when a body is asleep (not for each joint a build adds)
         for b in bodies:
             if b >= 0:
-                self._btimer.view[b] = 0.0
+                timers[b] = 0.0
                 if motion[b] == ASLEEP:
+                    if mark is None:
+                        mark = np.zeros(max(self._bs.n, 1), dtype=np.bool_)
                     mark[self._bisland.view[b]] = True
-        if mark.any():
-            wake_marked(mark, motion, self._bisland.view, self._btimer.view)
+        if mark is not None:
+            wake_marked(mark, motion, self._bisland.view, timers)
 
     def _wake_all(self):
         self._wake_bodies(np.nonzero(self._bmotion.view == ASLEEP)[0])
@@ -535,7 +560,7 @@ class World(Mechanisms, CustomConstraints):
             v = np.zeros(3)
             w = np.zeros(3)
 
-        centre = pos + _qmat(q) @ com
+        centre = pos + _qmat(q) @ com if com.any() else pos
         b = self._bs.append(np.concatenate([centre, q, v, w]))
         self._binv.append(inv_mass)
         self._bil.append(inv_inertia.reshape(9))
@@ -647,11 +672,16 @@ class World(Mechanisms, CustomConstraints):
         for col_anchor, col_frame, body, anchor in ((L.ANCHOR_A, L.FRAME_A, ia, anchor_a),
                                                      (L.ANCHOR_B, L.FRAME_B, ib, anchor_b)):
             if body < 0:
-                x, q = np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0])
+                x, q = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
             else:
-                x, q = self._bs.view[body, 0:3], self._bs.view[body, 3:7]
-            jf[col_anchor:col_anchor + 3] = _qmat(q).T @ (anchor - x)
-            jf[col_frame:col_frame + 4] = _qmul(_qconj(q), frame)
+                pose = self._bs.data[body, 0:7].tolist()
+                x, q = pose[0:3], pose[3:7]
+            # the anchor in the body's frame, R(q)^T (anchor - x), and the frame q* frame
+            r = _qmat(q).tolist()
+            d = [a - c for a, c in zip(_floats(anchor), x)]
+            jf[col_anchor:col_anchor + 3] = [r[0][k] * d[0] + r[1][k] * d[1] + r[2][k] * d[2]
+                                             for k in range(3)]
+            jf[col_frame:col_frame + 4] = _qmul((q[0], -q[1], -q[2], -q[3]), frame)
         bf = _optional_number("break_force", break_force, minimum=0.0, strict=True)
         bt = _optional_number("break_torque", break_torque, minimum=0.0, strict=True)
         jf[L.BREAK_FORCE] = bf or 0.0
