@@ -330,9 +330,8 @@ def _local_bounds(obj):
     uid = obj.session_uid
     if _checking is not None and uid in _checking:
         return _checking[uid]
-    box = [tuple(c) for c in obj.bound_box]
-    got = (Vector(tuple(min(c[i] for c in box) for i in range(3))),
-           Vector(tuple(max(c[i] for c in box) for i in range(3))))
+    box = obj.bound_box    # axis-aligned in the object's frame: corner 0 low, corner 6 high
+    got = (Vector(box[0]), Vector(box[6]))
     if _checking is not None:
         _checking[uid] = got
     return got
@@ -345,15 +344,12 @@ def _dimensions(obj, m):
     return [abs((hi[i] - lo[i]) * sc[i]) for i in range(3)]
 
 
-def _world_corners(obj, m):
-    return [m @ Vector(c) for c in obj.bound_box]
-
-
-def _distance_to_bounds(obj, m, p):
-    """Distance from world point `p` to the object's bounding box (0 inside)."""
+def _distance_to_bounds(obj, m, p, inverse=None):
+    """Distance from world point `p` to the object's bounding box (0 inside); `inverse`:
+    m's inverse when known."""
     lo, hi = _local_bounds(obj)
     try:
-        local = m.inverted() @ p
+        local = (m.inverted() if inverse is None else inverse) @ p
     except ValueError:
         return 0.0
     clamped = Vector(tuple(min(max(local[i], lo[i]), hi[i]) for i in range(3)))
@@ -372,10 +368,8 @@ def scales(bodies, mats):
         if m is None:
             continue
         own = tuple(o.scale)
-        fixable = o.type == 'MESH' and not scale_animated(o)
-        fix = Fix("ligament.apply_body_scale", {"objects": o.name}, "Apply Scale") \
-            if fixable else select_fix([o])
         if m.to_3x3().determinant() < 0.0:
+            fix = _scale_fix(o)
             if bridge.effective_kind(o) == 'DYNAMIC':   # others are never written back
                 mine = any(c < 0 for c in own)
                 whose = "its" if mine else "a parent's"
@@ -386,13 +380,21 @@ def scales(bodies, mats):
                     fix if mine else select_fix([o]), {"scale": own}))
             continue
         sc = [abs(c) for c in m.to_scale()]
-        if max(sc) > 1.01 * min(sc) and o.children and max(own) > 1.01 * min(own):
+        if max(sc) > 1.01 * min(sc) and max(own) > 1.01 * min(own) and o.children:
+            fix = _scale_fix(o)
             out.append(Finding(WARNING, 'non-uniform-scale', (o.name,),
                 f"'{o.name}' is scaled non-uniformly ({', '.join(f'{c:g}' for c in own)}) and "
                 f"has objects parented to it ({', '.join(sorted(c.name for c in o.children))})"
                 ": they are sheared out of shape when it turns (joint empties too, which "
                 "skews their axes); apply the scale", fix, {"scale": own}))
     return out
+
+
+def _scale_fix(o):
+    """Apply Scale for a mesh whose scale is not keyed, else select it."""
+    if o.type == 'MESH' and not scale_animated(o):
+        return Fix("ligament.apply_body_scale", {"objects": o.name}, "Apply Scale")
+    return select_fix([o])
 
 
 def round_shapes(bodies, mats):
@@ -467,6 +469,19 @@ def anchors(scene, joints, mats):
     out = []
     start = scene.ligament_world.frame_start
     known = dict(mats)   # world matrices at the start frame, shared by every joint's lookup
+    inverses, size = {}, {}   # each body's, computed once
+
+    def measure(o, anchor):
+        """(distance from the anchor to o's bounds, o's largest size)"""
+        m = mats[o.name]
+        if o.name not in size:
+            try:
+                inverses[o.name] = m.inverted()
+            except ValueError:
+                inverses[o.name] = None
+            size[o.name] = max(_dimensions(o, m))
+        inv = inverses[o.name]
+        return (0.0 if inv is None else _distance_to_bounds(o, m, anchor, inv)), size[o.name]
     for e in joints:
         js = e.ligament_joint
         pair = _body_pair(js, mats)
@@ -478,8 +493,7 @@ def anchors(scene, joints, mats):
             continue
         a, b = pair
         ends = (a,) if js.type in {'DISTANCE', 'ROPE'} else (a, b)   # their anchor is on A
-        gaps = [_distance_to_bounds(o, mats[o.name], anchor) for o in ends]
-        sizes_ = [max(_dimensions(o, mats[o.name])) for o in ends]
+        gaps, sizes_ = zip(*(measure(o, anchor) for o in ends))
         gap = min(gaps)
         if gap > max(0.05, 0.5 * min(sizes_)):
             whom = f"'{a.name}'" if len(ends) == 1 else f"both '{a.name}' and '{b.name}'"
@@ -551,10 +565,18 @@ def falling(scene, bodies, joints, mats):
         m = mats.get(o.name)
         if m is None:
             continue
-        pts = _world_corners(o, m)
-        us, vs, hs = [p.dot(u) for p in pts], [p.dot(v) for p in pts], [p.dot(down) for p in pts]
+        # the extent of its world bounds along u, v and down: the box's centre, plus and
+        # minus its half sizes along its own axes projected (its corners' min and max)
+        lo, hi = _local_bounds(o)
+        centre, half = m @ ((lo + hi) / 2), (hi - lo) / 2
+        axes = m.to_3x3().transposed()
+        row = []
+        for d in (u, v, down):
+            p = axes @ d
+            c, r = centre.dot(d), abs(p[0] * half[0]) + abs(p[1] * half[1]) + abs(p[2] * half[2])
+            row += (c - r, c + r)
         names.append(o.name)
-        rows.append((min(us), max(us), min(vs), max(vs), min(hs), max(hs)))
+        rows.append(row)
     if not rows:
         return []
     box = np.array(rows)      # footprint across gravity (u, v) and extent along it (h, down)

@@ -39,7 +39,7 @@ class Skeleton:
     """Forward kinematics of the bones `names` (and their ancestors) of armature `arm`."""
 
     def __init__(self, arm, names, depth=None):
-        """`depth`: `bone_depths(arm)` when already known."""
+        """`depth`: the armature's `BoneDepths` when already made."""
         bones = arm.data.bones
         needed = set()
         for name in names:
@@ -47,7 +47,7 @@ class Skeleton:
             while bone is not None and bone.name not in needed:
                 needed.add(bone.name)
                 bone = bone.parent
-        depth = bone_depths(arm) if depth is None else depth
+        depth = BoneDepths(arm) if depth is None else depth
         self.order = sorted(needed, key=lambda n: depth[n])
         self.parent = {n: (bones[n].parent.name if bones[n].parent else None) for n in needed}
         self.rest = {n: bones[n].matrix_local.copy() for n in needed}
@@ -90,21 +90,27 @@ class Skeleton:
         return (parent @ self.link[name]).inverted_safe() @ pose[name]
 
 
-def bone_depths(arm):
-    """{bone name: how many ancestors it has}, in one pass over the armature's bones
-    (`Bone.parent_recursive` builds a list of them on every call)."""
-    parent = {b.name: (b.parent.name if b.parent else None) for b in arm.data.bones}
-    depth = {}
-    for name in parent:
+class BoneDepths:
+    """`depths[name]`: how many ancestors the armature's bone has, walking up only from the
+    bones asked about and remembering each (`Bone.parent_recursive` builds the list of them
+    on every call; a metarig has 159 bones, a ragdoll maps 16)."""
+
+    def __init__(self, arm):
+        self.bones = arm.data.bones
+        self.depth = {}
+
+    def __getitem__(self, name):
+        depth = self.depth
         chain = []
-        while name is not None and name not in depth:
-            chain.append(name)
-            name = parent[name]
-        d = -1 if name is None else depth[name]
+        bone = self.bones[name]
+        while bone is not None and bone.name not in depth:
+            chain.append(bone.name)
+            bone = bone.parent
+        d = -1 if bone is None else depth[bone.name]
         for n in reversed(chain):
             d += 1
             depth[n] = d
-    return depth
+        return depth[name]
 
 
 class Part:
@@ -112,8 +118,8 @@ class Part:
     __slots__ = ("name", "body", "bone", "frame", "to_body", "targets")
 
     def __init__(self, obj, body, arm, children, depth):
-        """`children`: the objects parented to `obj` (`children_by_parent`), `depth`:
-        `bone_depths(arm)`."""
+        """`children`: the objects parented to `obj` (`children_by_parent`), `depth`: the
+        armature's `BoneDepths`."""
         p = obj.ligament_ragdoll_part
         self.name = obj.name
         self.body = body                              # bridge.Body
@@ -150,7 +156,7 @@ class RagdollRun:
     """A ragdoll in a Simulation: its parts (body ids), joints, skeleton and switches."""
 
     def __init__(self, arm, parts, joints, depth=None):
-        """`depth`: `bone_depths(arm)` when already known."""
+        """`depth`: the armature's `BoneDepths` when already made."""
         self.arm = arm
         self.name = arm.name
         self.parts = parts
@@ -211,18 +217,22 @@ class RagdollRun:
         poses = self.animated_poses(start, known)
         nxt = self.animated_poses(start + 1, {}) if self.skeleton.animated or \
             bridge.has_transform_animation(self.arm) else poses
+        pos, rot, vel, spin = [], [], [], []
         for part, m, m1 in zip(self.parts, poses, nxt):
             com, q = bridge.shape_pose(part.body, m)
             com1, q1 = bridge.shape_pose(part.body, m1)
-            b = part.body.id
-            # The world's state arrays are views: write the start pose in place.
-            world.positions[b] = com
-            world.orientations[b] = q
-            world.linear_velocities[b] = [(y - x) / dt for x, y in zip(com, com1)]
+            pos.append(com)
+            rot.append(q)
+            vel.append([(y - x) / dt for x, y in zip(com, com1)])
             turn = Quaternion(q1) @ Quaternion(q).inverted()
             axis, angle = turn.to_axis_angle()
             angle = angle - 2 * math.pi if angle > math.pi else angle
-            world.angular_velocities[b] = tuple(axis * (angle / dt))
+            spin.append(tuple(axis * (angle / dt)))
+        # The world's state arrays are views: write the start poses in place, all at once.
+        world.positions[self.ids] = pos
+        world.orientations[self.ids] = rot
+        world.linear_velocities[self.ids] = vel
+        world.angular_velocities[self.ids] = spin
         return poses
 
     def before_step(self, world, frame, known):
@@ -310,7 +320,7 @@ def attach(scene, sim):
         if not helpers:
             continue
         refs = {o.name: reference_matrix(o, sim.start, armatures) for o in helpers}
-        depth = bone_depths(arm)
+        depth = BoneDepths(arm)
         parts = [Part(o, by_name[o.name], arm, children.get(o, ()), depth) for o in helpers]
         index = {o.name: i for i, o in enumerate(helpers)}
         joints = []
