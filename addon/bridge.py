@@ -6,11 +6,12 @@ Nothing here does physics. Frames are evaluated without touching the scene: anim
 the depsgraph has not evaluated yet (a jump ahead, a bake, a render of frame 80 from frame 1).
 """
 
+import functools
 import math
 
 import bpy
 import numpy as np
-from mathutils import Matrix, Quaternion, Vector
+from mathutils import Euler, Matrix, Quaternion, Vector
 
 from .kernels import solver as lg
 from . import mechanisms  # it imports bridge back and uses it at call time only
@@ -71,7 +72,6 @@ def rotation_to_quaternion(mode, values):
         if axis.length < 1e-12:
             return Quaternion()
         return Quaternion(axis.normalized(), values[0])
-    from mathutils import Euler
     return Euler(values[:3], mode).to_quaternion()
 
 
@@ -83,7 +83,6 @@ def _current_rotation(obj):
         return obj.rotation_quaternion.normalized()
     if mode == 'AXIS_ANGLE':
         return rotation_to_quaternion(mode, tuple(obj.rotation_axis_angle))
-    from mathutils import Euler
     return Euler(obj.rotation_euler, mode).to_quaternion()
 
 
@@ -97,7 +96,6 @@ def quaternion_to_rotation(mode, q, previous=None):
         axis, angle = q.to_axis_angle()
         return (angle, *axis)
     if previous is not None:
-        from mathutils import Euler
         e = q.to_euler(mode, Euler(previous[:3], mode))
     else:
         e = q.to_euler(mode)
@@ -288,6 +286,27 @@ def scene_joints(scene):
     return [o for o in scene.objects if o.type == 'EMPTY' and o.ligament_joint.enabled]
 
 
+class SceneScan:
+    """The scene's bodies, joint empties and objects by name, each found once (a pass over
+    every object of the scene) for a build and the scene check that follows it. Short-lived:
+    the scene does not change while it is in use."""
+
+    def __init__(self, scene):
+        self.scene = scene
+
+    @functools.cached_property
+    def bodies(self):
+        return scene_bodies(self.scene)
+
+    @functools.cached_property
+    def joints(self):
+        return scene_joints(self.scene)
+
+    @functools.cached_property
+    def by_name(self):
+        return {o.name: o for o in self.scene.objects}
+
+
 def effective_kind(obj):
     """Baked dynamic bodies replay their keys: to the solver they are animated."""
     s = obj.ligament_body
@@ -316,14 +335,16 @@ def _pose_from_matrix(m):
     return loc, rot, scale
 
 
-def build_world(scene, rest_pose, depsgraph=None, skipped=None):
+def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None):
     """A solver World for `scene` at its start frame.
 
     `rest_pose(obj)` gives the (location, rotation quaternion) of a dynamic body's
     `matrix_basis` at the start frame. Returns (world, bodies, joints, frame_start), joints
     as [(empty name, joint id)]. A joint that cannot be built (a missing object, bad
     settings) raises SceneError, or with a `skipped` dict is left out and its message
-    stored there under the empty's name, so one broken joint does not stop the rest."""
+    stored there under the empty's name, so one broken joint does not stop the rest.
+    `scan`: the scene's `SceneScan` when the caller has one."""
+    scan = SceneScan(scene) if scan is None else scan
     ws = scene.ligament_world
     start = ws.frame_start
     settings = world_settings(scene)
@@ -331,7 +352,7 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None):
                      jointed_substeps=settings["jointed_substeps"],
                      iterations=settings["iterations"], threads=settings["threads"])
 
-    objs = scene_bodies(scene)
+    objs = scan.bodies
     names = {o.name for o in objs}
     # World matrices at the start frame: dynamic bodies from their rest pose, everything else
     # from its animation (or its current transform when it has none).
@@ -386,7 +407,7 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None):
 
     ids = {b.name: b.id for b in bodies}
     joints, built = [], {}
-    for e in mechanisms.build_order(scene_joints(scene)):  # couplings after their joints
+    for e in mechanisms.build_order(scan.joints):  # couplings after their joints
         try:
             built[e.name] = _add_joint(world, e, ids, start, known, bodies, built, skipped)
             joints.append((e.name, built[e.name]))

@@ -199,9 +199,12 @@ class Simulation:
         if depsgraph is None:
             depsgraph = _evaluated_depsgraph(scene)
         self.skipped = {}        # joint name -> why it could not be built (the rest runs)
+        # the scene's bodies, joints and objects by name, for the build and the scene check
+        # after it (`ensure` drops it then)
+        self.scan = bridge.SceneScan(scene)
         with mechanisms.keep_frame(scene):   # an animated path's spline read at the start
             self.world, self.bodies, self.joints, self.start = bridge.build_world(
-                scene, rest_pose, depsgraph, self.skipped)
+                scene, rest_pose, depsgraph, self.skipped, self.scan)
             # animated path curves and steering, sent to the world every frame
             self.inputs = mechanisms.FrameInputs(scene, self.joints, self.start)
         self.end = max(scene.ligament_world.frame_end, self.start)
@@ -212,10 +215,10 @@ class Simulation:
             self.rest[name] = (tuple(loc), tuple(rot), 'QUATERNION')
         self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
         self.animated = [b for b in self.bodies if b.animated]
-        self.dynamic = _parents_first(scene, self.dynamic)
+        objs = self.scan.by_name
+        self.dynamic = _parents_first(objs, self.dynamic)
         # Dynamic bodies with transform keys: the keys give the start pose, the simulation
         # moves them after that through their delta transform (the keys keep playing).
-        objs = objects_by_name(scene)
         # The bodies' objects, resolved once (a deleted one raises ReferenceError, which
         # drops the cache).
         self.objects = {b.name: objs[b.name] for b in self.bodies}
@@ -424,7 +427,8 @@ def objects_by_name(scene):
     return {o.name: o for o in scene.objects}
 
 
-def _parents_first(scene, bodies):
+def _parents_first(objs, bodies):
+    """`bodies` sorted parents first; `objs`: the scene's objects by name."""
     order = {}
 
     def depth(obj):
@@ -433,7 +437,6 @@ def _parents_first(scene, bodies):
             obj = obj.parent
             d += 1
         return d
-    objs = objects_by_name(scene)
     for b in bodies:
         order[b.name] = depth(objs[b.name])
     return sorted(bodies, key=lambda b: order[b.name])
@@ -498,7 +501,7 @@ def watched_objects(scene, sim):
     for obj in sim.objects.values():
         add(obj)
     pointers = None
-    for e in bridge.scene_joints(scene):
+    for e in sim.scan.joints:
         add(e)
         js = e.ligament_joint
         if pointers is None:
@@ -716,6 +719,7 @@ def ensure(scene, depsgraph=None):
         for name, message in sim.skipped.items():
             st.report(f"joint '{name}' skipped: {message}")
         _preflight(scene, st, sim)
+        sim.scan = None   # the scene may change from here on
     return st.sim
 
 

@@ -33,7 +33,7 @@ THIN = 0.02              # m: bodies thinner than this are easily passed through
 SMALL = 0.02             # m: bodies smaller than this along every axis
 MASS_RATIO = 100.0       # heaviest to lightest dynamic body in one jointed group
 LIMIT_SLACK = math.radians(2.0)   # animated poses this far past a limit are reported
-PROBE_DT = 1e-6          # s: the step that finds the start frame's contacts
+PROBE_DT = 1e-6          # s: the speculative margin of the start frame's contacts
 ROUND_SHAPES = {'SPHERE', 'CAPSULE', 'CYLINDER'}
 
 
@@ -96,11 +96,12 @@ def check(scene, sim=None):
 
 
 def _check(scene, sim):
-    bodies = bridge.scene_bodies(scene)
+    scan = sim.scan if sim is not None and sim.scan is not None else bridge.SceneScan(scene)
+    bodies = scan.bodies
     if not bodies:
         return [Finding(INFO, 'no-bodies', (), f"Scene '{scene.name}' has no Ligament bodies: "
                         "nothing to simulate; add some with Ligament > Add Body")]
-    joints = bridge.scene_joints(scene)
+    joints = scan.joints
     findings = []
     findings += joint_objects(scene, joints)
     findings += limit_order(joints)
@@ -118,7 +119,7 @@ def _check(scene, sim):
         findings += mass_ratios(joints)
         findings += falling(scene, bodies, joints, mats)
         if sim is not None:
-            findings += animated_limits(scene, sim)
+            findings += animated_limits(scene, sim, scan.by_name)
             findings += overlaps(sim, bodies, mats)
     finally:
         if sim is not None and not built_here:
@@ -630,7 +631,7 @@ def falling(scene, bodies, joints, mats):
 def overlaps(sim, bodies, mats):
     """Bodies overlapping at the start frame, and how deep (the solver's contacts)."""
     world = sim.world
-    world.step(PROBE_DT)
+    world.collide(PROBE_DT)
     c = world.contacts()
     names = {b.id: b.name for b in sim.bodies}
     objs = {o.name: o for o in bodies}
@@ -694,14 +695,13 @@ def _sample_frames(scene):
     return frames if frames[-1] == end else frames + [end]
 
 
-def animated_limits(scene, sim):
+def animated_limits(scene, sim, objs):
     """Animated targets outside a joint's limits: a ragdoll's animated pose (its start pose
     and what pose matching pulls toward), and joints between two bodies that both follow
-    their keys."""
+    their keys. `objs`: the scene's objects by name."""
     start = sim.start
     frames = _sample_frames(scene)
     joint_names = {jid: name for name, jid in sim.joints}
-    objs = cache.objects_by_name(scene)
     out = []
     # Ragdolls: the animated pose of the armature, part by part.
     for run in sim.ragdolls:

@@ -316,7 +316,9 @@ def attach(scene, sim):
     runs, starts = [], {}
     armatures = {}   # the armatures' matrices at the start frame
     for arm in ragdoll.ragdolls(scene):
-        helpers = [o for o in ragdoll.bodies(arm) if o.name in by_name]
+        members = ragdoll.members(arm)   # one pass over its collection for both roles
+        helpers = [o for o in members if o.name in by_name and
+                   o.ligament_ragdoll_part.role == 'BODY']
         if not helpers:
             continue
         refs = {o.name: reference_matrix(o, sim.start, armatures) for o in helpers}
@@ -324,7 +326,7 @@ def attach(scene, sim):
         parts = [Part(o, by_name[o.name], arm, children.get(o, ()), depth) for o in helpers]
         index = {o.name: i for i, o in enumerate(helpers)}
         joints = []
-        for e in ragdoll.members(arm, 'JOINT'):
+        for e in (o for o in members if o.ligament_ragdoll_part.role == 'JOINT'):
             js = e.ligament_joint
             if e.name not in joint_ids or js.object_a is None or js.object_b is None or \
                     js.object_a.name not in index or js.object_b.name not in index:

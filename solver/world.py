@@ -235,11 +235,17 @@ class _Table:
         self.state = state
 
     def append(self, row):
+        n = self.push()
+        self.data[n] = row
+        return n
+
+    def push(self):
+        """Append a row of the fill value (rows past `n` hold it already: tables never
+        shrink and only their live part is written)."""
         if self.n == len(self.data):
             grown = np.full((2 * len(self.data),) + self.data.shape[1:], self.fill, self.data.dtype)
             grown[:self.n] = self.data
             self.data = grown
-        self.data[self.n] = row
         self.n += 1
         return self.n - 1
 
@@ -565,18 +571,18 @@ class World(Mechanisms, CustomConstraints):
         self._binv.append(inv_mass)
         self._bil.append(inv_inertia.reshape(9))
         self._bib.append(inertia.reshape(9))
-        self._bI.append(np.zeros(9))
+        self._bI.push()
         self._bdamp.append(damp)
         self._bkind.append(kind_id)
         self._bmotion.append(kind_id)
         self._breach.append(_reach(shape, com))
-        self._btimer.append(0.0)
-        self._bisland.append(-1)
-        self._bfrozen.append(np.zeros(7))
-        self._bsub.append(0)
+        self._btimer.push()
+        self._bisland.push()
+        self._bfrozen.push()
+        self._bsub.push()
         self._bmat.append((mu, e, roll))
-        self._ktarget.append(np.zeros(7))
-        self._khas.append(False)
+        self._ktarget.push()
+        self._khas.push()
         self._body_origin.append(-com)
         self._shapes.append(shape)
         self._bfilter.append(bits)
@@ -690,8 +696,8 @@ class World(Mechanisms, CustomConstraints):
         j = self._jt.append((kind, ia, ib, flags, more[0], more[1]))
         self._many_body_joints += more[0] >= 0 or more[1] >= 0
         self._jf.append(jf)
-        self._jacc.append(np.zeros(L.MAX_ROWS))
-        self._jimp.append(np.zeros(L.JIMP_WIDTH))
+        self._jacc.push()
+        self._jimp.push()
         self._wake_bodies((ia, ib) + tuple(more))
         return j
 
@@ -1085,6 +1091,17 @@ class World(Mechanisms, CustomConstraints):
                                            self._marks()):
             self._contacts.sort_awake(motion)
         return self._contacts.kernel_args()
+
+    def collide(self, dt=1.0 / 60.0):
+        """Find the contacts at the bodies' current poses without moving anything: what
+        `contacts()` and `contact_count()` report until the next step (overlaps show as
+        negative separations; impulses are the warm-start ones carried over from the last
+        step, zero for new contacts). `dt` sets the speculative margin as in `step`. The
+        next step collides again; save and load a state around it to leave the world as it
+        was (the contacts are part of the state)."""
+        dt = _number("dt", dt, minimum=0.0, strict=True)
+        if self._bs.n:
+            self._collide(dt)
 
     def contact_count(self):
         """Contact points found in the last step (speculative ones and sleeping bodies'

@@ -200,6 +200,34 @@ def test_contacts_report_points_normals_and_impulses():
     assert abs(c["impulses"].sum() - weight) < 0.05 * weight
 
 
+def test_collide_measures_overlaps_without_moving_anything():
+    """A unit box sunk 3 cm into a static box, and a sphere 2 cm clear of it: collide()
+    reports the box's four corners 3 cm deep (and nothing for the sphere, beyond the margin
+    of a short step), leaves every pose and velocity as it was, and the step after it
+    matches a world that never called it."""
+    def build():
+        w = world()
+        w.add_body(lg.Box((2.0, 2.0, 0.5)), (0, 0, -0.5), kind="static")
+        box = w.add_body(lg.Box((0.5, 0.5, 0.5)), (0, 0, 0.47), orientation=(1, 0, 0, 0))
+        w.add_body(lg.Sphere(0.25), (1.5, 0, 0.27))
+        return w, box
+    w, box = build()
+    before = w.positions.copy(), w.orientations.copy(), w.linear_velocities.copy()
+    state = w.save_state()
+    w.collide(1e-6)
+    c = w.contacts()
+    assert w.contact_count() == 4 == len(c["points"])
+    assert np.allclose(c["separations"], -0.03, atol=1e-9)
+    assert all(sorted(pair) == [0, box] for pair in c["bodies"].tolist())
+    assert np.array_equal(before[0], w.positions) and np.array_equal(before[1], w.orientations)
+    assert np.array_equal(before[2], w.linear_velocities)
+    w.load_state(state)
+    w.step(FRAME)
+    fresh, _ = build()
+    fresh.step(FRAME)
+    assert np.array_equal(fresh.positions, w.positions)
+
+
 def test_replay_from_saved_state_is_bit_identical_with_contacts():
     w = world()
     w.add_body(lg.Plane(), (0, 0, 0), kind="static")
