@@ -161,14 +161,17 @@ BOUNDED = {'BOX', 'SPHERE', 'CAPSULE', 'CYLINDER'}   # shapes fitted to the boun
 
 def _local_bounds(obj, depsgraph):
     """The low and high corners of the evaluated mesh's bounds in the object's local frame,
-    (2,3), for a mesh object without modifiers (its evaluated bounds are its vertices'
-    bounds, shape keys included); None for other objects (`_local_vertices` reads those) or
-    a mesh without vertices. Reading the whole mesh to fit a box to it cost ~40 us a body,
+    (2,3), for an evaluated mesh object without modifiers (its evaluated bounds are its
+    vertices' bounds, shape keys included); None for other objects (`_local_vertices` reads
+    those) or a mesh without vertices. Reading the whole mesh to fit a box to it cost ~40 us a body,
     a fifth of building a crowd of ragdolls."""
     if obj.type != 'MESH' or depsgraph is None or len(obj.modifiers):
         return None
     eval_obj = obj.evaluated_get(depsgraph)
-    if not len(eval_obj.data.vertices):
+    # an object the depsgraph does not evaluate (disabled in viewports, in an excluded
+    # collection) comes back as the original, whose bounds are cached from its last
+    # evaluation: its mesh may have changed since
+    if not eval_obj.is_evaluated or not len(eval_obj.data.vertices):
         return None
     box = eval_obj.bound_box   # corner 0 is the low one, corner 6 the high one
     return np.array((box[0][:], box[6][:]), dtype=np.float64)
@@ -244,8 +247,8 @@ def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
             hull = lg.ConvexHull(v)
         except ValueError as exc:
             raise SceneError(f"Object '{obj.name}' is flat or empty along an axis "
-                             f"({tuple(np.round(2 * half, 5))}); a convex hull cannot be built ({exc}); use the Box shape") \
-                from None
+                             f"({tuple(np.round(2 * half, 5))}); a convex hull cannot be "
+                             f"built ({exc}); use the Box shape") from None
         return hull, None  # offset comes from the hull's centre of mass
     if shape_type == 'MESH':
         if kind != 'STATIC':

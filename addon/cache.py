@@ -70,6 +70,7 @@ class Reads:
     it; the bulk write uses its rows."""
 
     def __init__(self, scene, lookup):
+        self.evaluations = mechanisms.evaluations()   # scene updates before these reads
         self.data = bpy.data.objects
         self.scene_uids = _uids(scene.collection.all_objects)
         self.uids = _uids(self.data)
@@ -373,9 +374,9 @@ class Simulation:
         hold), then a transform tag for each body that moved (foreach_set tags nothing).
         Remembers them as written, rounded to the float32 Blender stores.
 
-        The two channels are read again here, not taken from the change check's `reads`:
-        a build or a step may have evaluated the scene at another frame in between
-        (mechanisms.depsgraph_at), which moves animated objects; only the rows are shared."""
+        The two channels come from the change check's `reads` unless the scene was evaluated
+        since (a build or a step that evaluated it at another frame with
+        mechanisms.depsgraph_at moves animated objects): then they are read again."""
         if not self.bulk_objects:
             return
         loc, rot = self.bulk_poses[frame]
@@ -384,10 +385,14 @@ class Simulation:
         if (rows < 0).any():
             raise ReferenceError("a simulated body left the scene")
         data, n = reads.data, reads.n
-        locations = np.empty((n, 3), dtype=np.float32)
-        rotations = np.empty((n, 4), dtype=np.float32)
-        data.foreach_get("location", locations.ravel())
-        data.foreach_get("rotation_quaternion", rotations.ravel())
+        if reads.evaluations == mechanisms.evaluations():
+            locations = reads.channel("location", 3).copy()
+            rotations = reads.channel("rotation_quaternion", 4).copy()
+        else:
+            locations = np.empty((n, 3), dtype=np.float32)
+            rotations = np.empty((n, 4), dtype=np.float32)
+            data.foreach_get("location", locations.ravel())
+            data.foreach_get("rotation_quaternion", rotations.ravel())
         moved = np.flatnonzero((locations[rows] != loc).any(axis=1) |
                                (rotations[rows] != rot).any(axis=1))
         if len(moved):

@@ -426,6 +426,13 @@ class FrameInputs:
 
 
 _evaluating = []     # non-empty while depsgraph_at updates the scene (handlers ignore it)
+_evaluations = [0]   # how many times depsgraph_at has updated a scene (`evaluations`)
+
+
+def evaluations():
+    """A count of the scene updates depsgraph_at has made: while it stays the same, nothing
+    here moved an animated object (an update at another frame writes its animated values)."""
+    return _evaluations[0]
 
 
 def evaluating():
@@ -457,6 +464,7 @@ def depsgraph_at(scene, frame):
     view_layer = context.view_layer if getattr(context, "scene", None) == scene and \
         context.view_layer is not None else scene.view_layers[0]
     _evaluating.append(frame)
+    _evaluations[0] += 1
     try:
         if scene.frame_current != frame:
             scene.frame_current = frame

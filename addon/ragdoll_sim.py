@@ -321,9 +321,11 @@ def attach(scene, sim):
                    o.ligament_ragdoll_part.role == 'BODY']
         if not helpers:
             continue
-        refs = {o.name: reference_matrix(o, sim.start, armatures) for o in helpers}
         depth = BoneDepths(arm)
         parts = [Part(o, by_name[o.name], arm, children.get(o, ()), depth) for o in helpers]
+        # each helper at the armature's rest pose (`reference_matrix`, from the parts' frames)
+        arm_world = bridge.matrix_world_at(arm, sim.start, armatures)
+        refs = {p.name: ragdoll.rigid(arm_world @ p.frame) for p in parts}
         index = {o.name: i for i, o in enumerate(helpers)}
         joints = []
         for e in (o for o in members if o.ligament_ragdoll_part.role == 'JOINT'):

@@ -1093,12 +1093,13 @@ class World(Mechanisms, CustomConstraints):
         return self._contacts.kernel_args()
 
     def collide(self, dt=1.0 / 60.0):
-        """Find the contacts at the bodies' current poses without moving anything: what
+        """Find the contacts at the bodies' current poses without stepping: what
         `contacts()` and `contact_count()` report until the next step (overlaps show as
         negative separations; impulses are the warm-start ones carried over from the last
-        step, zero for new contacts). `dt` sets the speculative margin as in `step`. The
-        next step collides again; save and load a state around it to leave the world as it
-        was (the contacts are part of the state)."""
+        step, zero for new contacts). `dt` sets the speculative margin as in `step`. Poses
+        and velocities stay as they are; a sleeping body touched by an awake one wakes, as
+        in a step. The next step collides again; save and load a state around it to leave
+        the world exactly as it was (contacts and sleep are part of the state)."""
         dt = _number("dt", dt, minimum=0.0, strict=True)
         if self._bs.n:
             self._collide(dt)

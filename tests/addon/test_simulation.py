@@ -153,6 +153,27 @@ def test_shapes_fit_the_evaluated_geometry_and_the_object_scale(blender):
     assert max(out["tilt"]) < 0.05
 
 
+def test_a_body_disabled_in_viewports_is_fitted_to_its_mesh_as_it_is_now(blender):
+    """A body the depsgraph does not evaluate (disabled in viewports) keeps the bounds of its
+    last evaluation; its mesh grown to 2 m afterwards must still give a 2 m box, which rests
+    with its origin 1 m above the ground (a stale 1 m box would rest at 0.5 m)."""
+    out = blender.run("""
+        import numpy as np
+        box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        crate = box("Crate", (1, 1, 1), (0, 0, 1.5), shape='BOX')
+        bpy.context.view_layer.update()        # evaluated once: its 1 m bounds are cached
+        crate.hide_viewport = True
+        co = np.empty(3 * len(crate.data.vertices))
+        crate.data.vertices.foreach_get("co", co)
+        crate.data.vertices.foreach_set("co", 2.0 * co)   # a 2 m cube now
+        crate.data.update()
+        for f in range(1, 61):
+            scene.frame_set(f)
+        result({"z": crate.location.z})
+    """)
+    assert abs(out["z"] - 1.0) < 0.02, out
+
+
 def test_parented_bodies_and_rotation_modes_move_like_unparented_ones(blender):
     out = blender.run(DOOR, """
         # The same door 10 m further along Y, parented to a rotated, scaled empty and using
