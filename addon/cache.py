@@ -506,6 +506,7 @@ def watched_objects(scene, sim):
     for obj in sim.objects.values():
         add(obj)
     pointers = None
+    basic = ("object_a", "object_b")   # all that the build reads of a joint not a mechanism
     for e in sim.scan.joints:
         add(e)
         js = e.ligament_joint
@@ -513,7 +514,7 @@ def watched_objects(scene, sim):
             pointers = [p.identifier for p in js.bl_rna.properties
                         if p.type == 'POINTER' and getattr(p, "fixed_type", None) is not None
                         and p.fixed_type.identifier == 'Object']
-        for name in pointers:
+        for name in (pointers if js.type in mechanisms.TYPES else basic):
             add(getattr(js, name))
     for arm in ragdoll.ragdolls(scene):
         add(arm)
