@@ -12,8 +12,8 @@ for what the doctor could not check.
 
 Overlaps are measured by the solver itself: the doctor builds the world the live run builds
 (`cache.Simulation`), finds its contacts where the bodies start (`World.collide`, nothing
-moves) and reads the depth of every contact from `World.contacts()`. Nothing here does physics; nothing changes the scene
-but the rest pose the live run would store anyway.
+moves) and reads the depth of every contact from `World.contacts()`. Nothing here does
+physics; nothing changes the scene but the rest pose the live run would store anyway.
 """
 
 import math

@@ -4,6 +4,7 @@
     python bench/ragdolls.py                        # 10, 50 and 160 ragdolls, 60 frames
     python bench/ragdolls.py --counts 10 --frames 120
     python bench/ragdolls.py --counts 50 --jointed-substeps 4   # Ligament's ragdolls at 4
+    python bench/ragdolls.py --stages 50           # what Ligament's start frame spends
 
 Needs the `bpy` wheel. The extension is built and installed into build/bench-blender/ as in
 bench/blender.py. Each (engine, count) runs in its own Blender process with the same scene:
@@ -260,6 +261,80 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
         "below": below, "top": max(b.matrix_world.translation.z for b in bodies)}))
 
 
+STAGES = (("cache", "Simulation", "build (all of it)"),
+          ("bridge", "build_world", "  World from the objects"),
+          ("bridge", "fit_shape", "    shapes fitted"),
+          ("bridge", "_add_joint", "    joints"),
+          ("ragdoll_sim", "attach", "  ragdolls attached, start poses"),
+          ("cache", "Watch", "  change watch"),
+          ("doctor", "preflight", "scene check"),
+          ("cache", "check", "change check"))
+
+
+def stages(count, repeats=6):
+    """The start frame's stages at `count` ragdolls (`--stages`): the cache is dropped and the
+    start frame played `repeats` times in one Blender session; prints the fastest start frame
+    and each stage's time in it (perf_counter around the add-on's functions)."""
+    import bpy
+    import importlib
+    scene, _, _ = build_scene(bpy, count, 10)
+    lig = sys.modules[MODULE]
+    load_kernels(lig)
+    spent = {}
+    for mod_name, name, label in STAGES:
+        mod = importlib.import_module(f"{MODULE}.addon.{mod_name}")
+        fn = getattr(mod, name)
+
+        def timed(*args, _fn=fn, _label=label, **kw):
+            t = time.perf_counter()
+            try:
+                return _fn(*args, **kw)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - t
+        setattr(mod, name, timed)
+    best = None
+    for _ in range(repeats):
+        scene.frame_set(2)
+        lig.addon.cache.invalidate(scene)   # the start frame builds the World again
+        spent.clear()
+        t = time.perf_counter()
+        scene.frame_set(1)
+        total = time.perf_counter() - t
+        if best is None or total < best[0]:
+            best = (total, dict(spent))
+    total, parts = best
+    print(f"start frame at {count} ragdolls: {1000 * total:.1f} ms (fastest of {repeats})")
+    for _, _, label in STAGES:
+        print(f"  {label:34s} {1000 * parts.get(label, 0.0):7.1f} ms")
+    rest = total - parts.get("build (all of it)", 0) - parts.get("scene check", 0) - \
+        parts.get("change check", 0)
+    print(f"  {'the rest (Blender, the writes)':34s} {1000 * rest:7.1f} ms")
+    floor = min(_read_all(scene) for _ in range(3))
+    print(f"  {'(reading what the build needs)':34s} {1000 * floor:7.1f} ms")
+
+
+def _read_all(scene):
+    """Seconds to find the bodies and joints and read, in plain attribute reads, every setting
+    the build needs of them (their kinds, shapes, masses, materials, limits, world matrices
+    and bounds): the floor of a build that reads each object once."""
+    t = time.perf_counter()
+    bodies = [o for o in scene.objects if o.ligament_body.enabled]
+    joints = [o for o in scene.objects if o.type == 'EMPTY' and o.ligament_joint.enabled]
+    rows = []
+    for o in bodies:
+        b = o.ligament_body
+        box = o.bound_box
+        rows.append((b.kind, b.shape, b.mass, b.friction, b.restitution, b.linear_damping,
+                     b.angular_damping, b.collision_group, b.baked, o.rotation_mode,
+                     o.matrix_world.copy(), box[0][:], box[6][:], o.parent))
+    for e in joints:
+        j = e.ligament_joint
+        rows.append((j.type, j.object_a, j.object_b, j.use_limit_ang, j.limit_ang_lower,
+                     j.limit_ang_upper, j.swing_1, j.swing_2, j.disable_collisions,
+                     j.breakable, e.matrix_world.copy(), e.parent))
+    return time.perf_counter() - t
+
+
 def run_child(engine, count, frames, jointed_substeps=0):
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", engine,
                            str(count), "--frames", str(frames), "--jointed-substeps",
@@ -279,11 +354,27 @@ def main():
     p.add_argument("--frames", type=int, default=60)
     p.add_argument("--counts", default="10,50,160")
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    p.add_argument("--child-stages", type=int, help=argparse.SUPPRESS)
     p.add_argument("--profile", action="store_true",
                    help="with --child: print cProfile's top functions of setup and playback")
     p.add_argument("--jointed-substeps", type=int, default=0,
                    help="Ligament's Jointed Substeps (0, the default: as many as Substeps)")
+    p.add_argument("--stages", type=int, metavar="N",
+                   help="time the stages of Ligament's start frame at N ragdolls instead")
     args = p.parse_args()
+    if args.stages:
+        bench_blender.ensure_installed()
+        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-stages",
+                               str(args.stages)], env=bench_blender._env(), text=True,
+                              capture_output=True)
+        print("\n".join(l for l in proc.stdout.splitlines() if l.startswith(("start", "  "))))
+        if proc.returncode:
+            raise SystemExit(proc.stderr[-3000:])
+        return
+    if args.child_stages:
+        stages(args.child_stages)
+        return
     if args.child:
         child(args.child[0], int(args.child[1]), args.frames, args.profile,
               args.jointed_substeps)
