@@ -9,7 +9,6 @@ the depsgraph has not evaluated yet (a jump ahead, a bake, a render of frame 80 
 import functools
 import math
 
-import bpy
 import numpy as np
 from mathutils import Euler, Matrix, Quaternion, Vector
 
@@ -159,12 +158,12 @@ def _parent_link(obj):
 BOUNDED = {'BOX', 'SPHERE', 'CAPSULE', 'CYLINDER'}   # shapes fitted to the bounds alone
 
 
-def _local_bounds(obj, depsgraph):
+def _evaluated_bounds(obj, depsgraph):
     """The low and high corners of the evaluated mesh's bounds in the object's local frame,
     (2,3), for an evaluated mesh object without modifiers (its evaluated bounds are its
     vertices' bounds, shape keys included); None for other objects (`_local_vertices` reads
-    those) or a mesh without vertices. Reading the whole mesh to fit a box to it cost ~40 us a body,
-    a fifth of building a crowd of ragdolls."""
+    those) or a mesh without vertices. Reading the whole mesh to fit a box to it cost ~40 us
+    a body, a fifth of building a crowd of ragdolls."""
     if obj.type != 'MESH' or depsgraph is None or len(obj.modifiers):
         return None
     eval_obj = obj.evaluated_get(depsgraph)
@@ -221,7 +220,7 @@ def _auto_shape(v, lo, hi):
 def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
     """(solver shape, offset) for `obj`: the shape in the body frame and the position of the
     body frame's origin relative to the object's origin, both in scaled object axes."""
-    verts = _local_bounds(obj, depsgraph) if shape_type in BOUNDED else None
+    verts = _evaluated_bounds(obj, depsgraph) if shape_type in BOUNDED else None
     if verts is None:
         verts, tris = _local_vertices(obj, depsgraph)
     if len(verts) == 0:

@@ -427,11 +427,6 @@ def _evaluated_depsgraph(scene):
     return None
 
 
-def objects_by_name(scene):
-    """Name lookups in `scene.objects` are linear: index the scene once per frame."""
-    return {o.name: o for o in scene.objects}
-
-
 def _parents_first(objs, bodies):
     """`bodies` sorted parents first; `objs`: the scene's objects by name."""
     order = {}
