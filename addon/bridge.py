@@ -378,6 +378,9 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None):
             raise SceneError(f"Object '{pending[0].name}': parenting loop between bodies")
 
     bodies = []
+    rows = {key: [] for key in ("shapes", "positions", "orientations", "mass", "kind", "friction",
+                                "restitution", "linear_damping", "angular_damping",
+                                "collision_group", "collision_mask")}
     for o in objs:
         s = o.ligament_body
         kind = effective_kind(o)
@@ -390,34 +393,59 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None):
         except ValueError as exc:
             raise SceneError(f"Object '{o.name}': {exc}") from None
         is_hull = offset is None
-        position = loc if is_hull else loc + rot @ Vector(offset)
-        kwargs = dict(kind=KIND[kind], friction=s.friction, restitution=s.restitution,
-                      linear_damping=s.linear_damping, angular_damping=s.angular_damping)
-        if kind == 'DYNAMIC':
-            kwargs["mass"] = s.mass
-        kwargs.update(collision_filter(s.collision_group))
-        try:
-            body_id = world.add_body(shape, position=tuple(position), orientation=tuple(rot),
-                                     **kwargs)
-        except ValueError as exc:
-            raise SceneError(f"Object '{o.name}': {exc}") from None
         # The solver's position is the centre of mass: remember where the object origin is.
         if is_hull:
-            offset = np.asarray(shape.center_of_mass, dtype=np.float64)
-        bodies.append(Body(o.name, body_id, kind, Vector(offset), scale.copy(),
+            offset = shape.center_of_mass
+        rows["positions"].append(tuple(loc) if is_hull else tuple(loc + rot @ Vector(offset)))
+        rows["shapes"].append(shape)
+        rows["orientations"].append(tuple(rot))
+        rows["mass"].append(s.mass if kind == 'DYNAMIC' else None)
+        rows["kind"].append(KIND[kind])
+        rows["friction"].append(s.friction)
+        rows["restitution"].append(s.restitution)
+        rows["linear_damping"].append(s.linear_damping)
+        rows["angular_damping"].append(s.angular_damping)
+        bits = collision_filter(s.collision_group)
+        rows["collision_group"].append(bits["collision_group"])
+        rows["collision_mask"].append(bits["collision_mask"])
+        bodies.append(Body(o.name, len(bodies), kind, Vector(offset), scale.copy(),
                            kind == 'ANIMATED', o.rotation_mode))
-
+    _add_bodies(world, objs, rows)
     ids = {b.name: b.id for b in bodies}
     joints, built = [], {}
+    batch = _JointBatch(world, ids, start, known, bodies, built, joints, skipped)
     for e in mechanisms.build_order(scan.joints):  # couplings after their joints
         try:
+            if batch.take(e):
+                continue
+            batch.flush()   # a joint added on its own may refer to the ones before it
             built[e.name] = _add_joint(world, e, ids, start, known, bodies, built, skipped)
             joints.append((e.name, built[e.name]))
         except SceneError as exc:
             if skipped is None:
                 raise
             skipped[e.name] = str(exc)
+    batch.flush()
     return world, bodies, joints, start
+
+
+def _add_bodies(world, objs, rows):
+    """The bodies' rows added to the (empty) world in one batch: body i is objs[i]. A row
+    the world refuses is added again on its own, which names it, with its object."""
+    placed = ("shapes", "positions", "orientations")
+    settings = {key: values for key, values in rows.items() if key not in placed}
+    try:
+        world.add_bodies(*(rows[key] for key in placed), **settings)
+        return
+    except ValueError:
+        pass
+    for i, o in enumerate(objs):
+        try:
+            world.add_body(*(rows[key][i] for key in placed),
+                           **{key: values[i] for key, values in settings.items()})
+        except ValueError as exc:
+            raise SceneError(f"Object '{o.name}': {exc}") from None
+    raise AssertionError("add_bodies refused rows that add_body takes")
 
 
 def collision_filter(group):
@@ -445,17 +473,101 @@ def _joint_object(empty, which, ids):
     return ids[obj.name]
 
 
+def _joint_frame(empty, start, known):
+    """(matrix, anchor, (x, y, z) axes) of a joint empty at the start frame."""
+    m = matrix_world_at(empty, start, known)
+    r = m.to_3x3().normalized()
+    return m, tuple(m.translation), tuple(tuple(r.col[i]) for i in range(3))
+
+
+def _joint_common(js):
+    """The arguments every joint kind takes: collisions between its bodies, breaking."""
+    common = dict(collide_connected=not js.disable_collisions)
+    if js.breakable:
+        common.update(break_force=js.break_threshold, break_torque=js.break_threshold)
+    return common
+
+
+class _JointBatch:
+    """Ball, ragdoll and plain hinge joints (no motor, no spring) gathered and added to the
+    world in one call per kind (`World.add_ball_sockets`, `add_ragdolls`, `add_hinges`): a
+    few milliseconds for a crowd of ragdolls instead of tens of microseconds a joint. A
+    batch the world refuses is added again joint by joint, which names the bad one."""
+
+    KINDS = {'BALL': ("anchors",),
+             'HINGE': ("anchors", "axes", "lower", "upper"),
+             'RAGDOLL': ("anchors", "twist_axes", "swing1", "swing2", "twist_lower",
+                         "twist_upper", "swing_axes")}
+    ADD = {'BALL': "add_ball_sockets", 'HINGE': "add_hinges", 'RAGDOLL': "add_ragdolls"}
+
+    def __init__(self, world, ids, start, known, bodies, built, joints, skipped):
+        self.world, self.ids, self.start, self.known = world, ids, start, known
+        self.bodies, self.built, self.joints, self.skipped = bodies, built, joints, skipped
+        self.pending = {}
+
+    def take(self, empty):
+        """Gather the joint if it is a batched kind (True), else leave it (False)."""
+        js = empty.ligament_joint
+        t = js.type
+        if t not in self.KINDS or (t == 'HINGE' and (js.use_motor or js.use_spring)):
+            return False
+        a = _joint_object(empty, "a", self.ids)
+        b = _joint_object(empty, "b", self.ids)
+        if a == b:
+            raise SceneError(f"Joint '{empty.name}': object A and object B are the same "
+                             "object; pick two different bodies")
+        _, anchor, (x, y, z) = _joint_frame(empty, self.start, self.known)
+        if t == 'BALL':
+            values = (anchor,)
+        elif t == 'HINGE':
+            lower, upper = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang \
+                else (None, None)
+            values = (anchor, z, lower, upper)
+        else:
+            lower, upper = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang \
+                else (-math.pi, math.pi)
+            # twist about local Y (the bone), swing_1 about local X, swing_2 about local Z
+            values = (anchor, y, js.swing_1, js.swing_2, lower, upper, x)
+        common = _joint_common(js)
+        rows = self.pending.setdefault(t, [])
+        rows.append((empty, a, b, values, common.get("collide_connected"),
+                     common.get("break_force"), common.get("break_torque")))
+        return True
+
+    def flush(self):
+        for t, rows in self.pending.items():
+            empties, a, b, values, collide, force, torque = zip(*rows)
+            columns = dict(zip(self.KINDS[t], zip(*values)))
+            try:
+                ids = getattr(self.world, self.ADD[t])(
+                    list(a), list(b), collide_connected=collide, break_force=force,
+                    break_torque=torque, **columns)
+            except ValueError:   # one by one: the bad joint is named (and maybe skipped)
+                for e in empties:
+                    try:
+                        self._added(e, _add_joint(self.world, e, self.ids, self.start,
+                                                  self.known, self.bodies, self.built,
+                                                  self.skipped))
+                    except SceneError as exc:
+                        if self.skipped is None:
+                            raise
+                        self.skipped[e.name] = str(exc)
+                continue
+            for e, j in zip(empties, ids.tolist()):
+                self._added(e, j)
+        self.pending = {}
+
+    def _added(self, empty, joint):
+        self.built[empty.name] = joint
+        self.joints.append((empty.name, joint))
+
+
 def _add_joint(world, empty, ids, start, known, bodies, built=None, skipped=None):
     """`built`: {empty name: joint id} of the joints built so far (couplings read it),
     `skipped`: build_world's."""
     js = empty.ligament_joint
-    m = matrix_world_at(empty, start, known)
-    anchor = tuple(m.translation)
-    r = m.to_3x3().normalized()
-    x, y, z = (tuple(r.col[i]) for i in range(3))
-    common = dict(collide_connected=not js.disable_collisions)
-    if js.breakable:
-        common.update(break_force=js.break_threshold, break_torque=js.break_threshold)
+    m, anchor, (x, y, z) = _joint_frame(empty, start, known)
+    common = _joint_common(js)
     lim_a = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang else (None, None)
     lim_l = (js.limit_lin_lower, js.limit_lin_upper) if js.use_limit_lin else (None, None)
     motor = {}

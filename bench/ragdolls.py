@@ -264,6 +264,8 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
 STAGES = (("cache", "Simulation", "build (all of it)"),
           ("bridge", "build_world", "  World from the objects"),
           ("bridge", "fit_shape", "    shapes fitted"),
+          ("bridge", "_JointBatch.take", "    joints"),
+          ("bridge", "_JointBatch.flush", "    joints"),
           ("bridge", "_add_joint", "    joints"),
           ("ragdoll_sim", "attach", "  ragdolls attached, start poses"),
           ("cache", "Watch", "  change watch"),
@@ -281,9 +283,12 @@ def stages(count, repeats=6):
     lig = sys.modules[MODULE]
     load_kernels(lig)
     spent = {}
-    for mod_name, name, label in STAGES:
-        mod = importlib.import_module(f"{MODULE}.addon.{mod_name}")
-        fn = getattr(mod, name)
+    for mod_name, path, label in STAGES:
+        owner = importlib.import_module(f"{MODULE}.addon.{mod_name}")
+        *outer, name = path.split(".")   # a module function or a class's method
+        for attr in outer:
+            owner = getattr(owner, attr)
+        fn = getattr(owner, name)
 
         def timed(*args, _fn=fn, _label=label, **kw):
             t = time.perf_counter()
@@ -291,7 +296,7 @@ def stages(count, repeats=6):
                 return _fn(*args, **kw)
             finally:
                 spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - t
-        setattr(mod, name, timed)
+        setattr(owner, name, timed)
     best = None
     for _ in range(repeats):
         scene.frame_set(2)
@@ -304,7 +309,7 @@ def stages(count, repeats=6):
             best = (total, dict(spent))
     total, parts = best
     print(f"start frame at {count} ragdolls: {1000 * total:.1f} ms (fastest of {repeats})")
-    for _, _, label in STAGES:
+    for _, _, label in dict.fromkeys((None, None, label) for _, _, label in STAGES):
         print(f"  {label:34s} {1000 * parts.get(label, 0.0):7.1f} ms")
     rest = total - parts.get("build (all of it)", 0) - parts.get("scene check", 0) - \
         parts.get("change check", 0)

@@ -58,6 +58,7 @@ import numpy as np
 
 from . import jit
 from . import world as _w            # circular import: used at call time only
+from .atomic import atomic_joint
 from .joints import layout as L
 from .joints.custom import (CF_ANCHOR, CF_AXIS, CF_DAMPING, CF_NUMBERS, CF_STIFFNESS,
                             CF_WIDTH, CI_FUNCTION, CI_JOINT, CI_NUMBERS, CI_SIDE, CI_USED,
@@ -379,6 +380,7 @@ class CustomConstraints:
                 out.append(_w._vector(f"anchors[{i}]", v))
         return out
 
+    @atomic_joint
     def add_custom(self, bodies, expression, lower=None, upper=None, stiffness=None,
                    damping=0.0, anchors=None, axes=None, collide_connected=False,
                    break_force=None, break_torque=None):

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from . import world as _w            # circular import: used at call time only
+from .atomic import atomic_joint
 from .joints import layout as L
 
 _IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
@@ -111,6 +112,7 @@ class Mechanisms:
 
     # --- joints -----------------------------------------------------------------------
 
+    @atomic_joint
     def add_gear(self, hinge_a, hinge_b, ratio, lower=None, upper=None, collide_connected=False,
                  break_force=None, break_torque=None):
         """Couple two hinges so that angle_b = -ratio x angle_a: the hinges' b bodies turn
@@ -137,6 +139,7 @@ class Mechanisms:
         self._set_range(j, lower, upper, "lower", "upper")
         return j
 
+    @atomic_joint
     def add_rack_and_pinion(self, hinge, prismatic, ratio, collide_connected=False,
                             break_force=None, break_torque=None):
         """Couple a hinge (the pinion, its b body) and a prismatic (the rack, its b body) so
@@ -159,6 +162,7 @@ class Mechanisms:
             (rho, jh, js, angle, slide - rho * angle)
         return j
 
+    @atomic_joint
     def add_pulley(self, a, b, anchor_a, anchor_b, fixed_a, fixed_b, ratio=1.0, lower=None,
                    upper=None, fixed_bodies=(None, None), collide_connected=False,
                    break_force=None, break_torque=None):
@@ -209,6 +213,7 @@ class Mechanisms:
         self._set_range(j, lower, upper, "lower", "upper")
         return j
 
+    @atomic_joint
     def add_line(self, a, b, anchor, axis, lower=None, upper=None, motor_speed=None,
                  max_motor_force=0.0, spring_hz=0.0, spring_damping=0.0, spring_stiffness=None,
                  spring_damper=None, collide_connected=False, break_force=None,
@@ -225,6 +230,7 @@ class Mechanisms:
         self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper)
         return j
 
+    @atomic_joint
     def add_wheel(self, chassis, wheel, anchor, suspension_axis, wheel_axis, lower=None,
                   upper=None, spring_hz=0.0, spring_damping=0.0, motor_speed=None,
                   max_motor_torque=0.0, steering=0.0, spring_stiffness=None, spring_damper=None,
@@ -262,6 +268,7 @@ class Mechanisms:
         self._jf.data[j, L.STEERING] = _w._number("angle", angle)
         self._wake_if_changed(j, before)
 
+    @atomic_joint
     def add_path(self, body, anchor, points, closed=False, align=False, motor_speed=None,
                  max_motor_force=0.0, friction=0.0, collide_connected=False, break_force=None,
                  break_torque=None):

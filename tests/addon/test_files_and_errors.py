@@ -117,3 +117,28 @@ def test_add_joint_and_connect_build_joint_empties_between_selected_bodies(blend
     assert out["pairs"] == [["Link0", "Link2"], ["Link2", "Link3"], ["Link3", "Link1"]]
     assert "'Plain' is not a Ligament body" in out["error"] and "Add Body" in out["error"]
     assert out["count"] == 3
+
+
+def test_a_joint_the_solver_refuses_in_a_batch_is_skipped_by_name_and_the_rest_built(blender):
+    # Hinges and ragdoll joints are added to the world in batches; one with crossed limits
+    # (the panel allows them, the solver refuses them) makes its batch fall back to one by
+    # one: that joint is skipped with the solver's reason, the others are built (the scene
+    # check stops the simulation on the crossed limits until they are swapped).
+    out = blender.run("""
+        arms = [box(f"Arm{i}", (0.1, 0.1, 0.6), (0.2 + i, 0, 1.7)) for i in range(4)]
+        posts = [box(f"Post{i}", (0.1, 0.1, 0.1), (0.2 + i, 0, 2.05), kind='STATIC')
+                 for i in range(4)]
+        for i, (name, kind) in enumerate((("Good0", 'HINGE'), ("Crossed", 'HINGE'),
+                                          ("Good2", 'RAGDOLL'), ("Good3", 'HINGE'))):
+            lower, upper = (0.5, -0.5) if name == "Crossed" else (-0.5, 0.5)
+            joint(name, kind, posts[i], arms[i], (0.2 + i, 0, 2), use_limit_ang=True,
+                  limit_ang_lower=lower, limit_ang_upper=upper)
+        scene.frame_set(1)
+        sim = lig.addon.cache.get(scene)
+        result({"skipped": sim.skipped, "built": sorted(name for name, _ in sim.joints),
+                "count": sim.world.joint_count})
+    """)
+    assert list(out["skipped"]) == ["Crossed"], out["skipped"]
+    assert "Joint 'Crossed'" in out["skipped"]["Crossed"]
+    assert "lower" in out["skipped"]["Crossed"] and "upper" in out["skipped"]["Crossed"]
+    assert out["built"] == ["Good0", "Good2", "Good3"] and out["count"] == 3
