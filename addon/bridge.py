@@ -337,7 +337,7 @@ def _pose_from_matrix(m):
     return loc, rot, scale
 
 
-def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None):
+def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known=None):
     """A solver World for `scene` at its start frame.
 
     `rest_pose(obj)` gives the (location, rotation quaternion) of a dynamic body's
@@ -345,7 +345,9 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None):
     as [(empty name, joint id)]. A joint that cannot be built (a missing object, bad
     settings) raises SceneError, or with a `skipped` dict is left out and its message
     stored there under the empty's name, so one broken joint does not stop the rest.
-    `scan`: the scene's `SceneScan` when the caller has one."""
+    `scan`: the scene's `SceneScan` when the caller has one. `known`: a dict the build fills
+    with the world matrices it evaluated at the start frame (bodies at rest, joint empties),
+    by object name."""
     scan = SceneScan(scene) if scan is None else scan
     ws = scene.ligament_world
     start = ws.frame_start
@@ -358,7 +360,7 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None):
     names = {o.name for o in objs}
     # World matrices at the start frame: dynamic bodies from their rest pose, everything else
     # from its animation (or its current transform when it has none).
-    known = {}
+    known = {} if known is None else known
     dynamic = [o for o in objs if effective_kind(o) == 'DYNAMIC']
     pending = list(dynamic)
     while pending:  # parents before children, so a child of a body uses its rest pose

@@ -203,14 +203,18 @@ class Simulation:
         # the scene's bodies, joints and objects by name, for the build and the scene check
         # after it (`ensure` drops it then)
         self.scan = bridge.SceneScan(scene)
+        # the world matrices the build evaluates at the start frame (the ragdolls' joint
+        # frames reuse them; dropped after)
+        self.rest_matrices = {}
         with mechanisms.keep_frame(scene):   # an animated path's spline read at the start
             self.world, self.bodies, self.joints, self.start = bridge.build_world(
-                scene, rest_pose, depsgraph, self.skipped, self.scan)
+                scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices)
             # animated path curves and steering, sent to the world every frame
             self.inputs = mechanisms.FrameInputs(scene, self.joints, self.start)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = bridge.world_settings(scene)["dt"]
         self.ragdolls, starts = ragdoll_sim.attach(scene, self)
+        self.rest_matrices = None
         for name, m in starts.items():
             loc, rot, _ = m.decompose()
             self.rest[name] = (tuple(loc), tuple(rot), 'QUATERNION')

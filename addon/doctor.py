@@ -115,7 +115,7 @@ def _check(scene, sim):
         findings += scales(bodies, mats)
         findings += round_shapes(bodies, mats)
         findings += sizes(scene, bodies, mats)
-        findings += anchors(scene, joints, mats)
+        findings += anchors(scene, joints, mats, sim)
         findings += mass_ratios(joints)
         findings += falling(scene, bodies, joints, mats)
         if sim is not None:
@@ -199,16 +199,14 @@ def joint_objects(scene, joints):
     """Joints with a missing, identical or non-body object: the scene does not build."""
     out = []
     in_scene = set(scene.objects.keys())
-    for e in joints:
-        js = e.ligament_joint
+    for e, js, jtype, a, b in _joint_pairs(joints):
         objs = {}
-        if js.type in mechanisms.COUPLINGS:
+        if jtype in mechanisms.COUPLINGS:
             continue   # a gear or rack couples joints: the build names what is wrong
-        sides = ("a", "b")
-        if js.type == 'PATH' or (js.type == 'CUSTOM' and js.object_a is None):
-            sides = ("b",)           # a path's curve is no body; a custom's unset A: the world
-        for which in sides:
-            obj = getattr(js, "object_" + which)
+        sides = (("a", a), ("b", b))
+        if jtype == 'PATH' or (jtype == 'CUSTOM' and a is None):
+            sides = (("b", b),)      # a path's curve is no body; a custom's unset A: the world
+        for which, obj in sides:
             label = which.upper()
             if obj is None:
                 out.append(Finding(ERROR, 'joint-object', (e.name,),
@@ -237,12 +235,11 @@ def joint_objects(scene, joints):
 def limit_order(joints):
     """Limits whose lower end is above the upper end: the joint cannot be built."""
     out = []
-    for e in joints:
-        js = e.ligament_joint
+    for e, js, jtype, _, _ in _joint_pairs(joints):
         checks = []
-        if js.type in {'HINGE', 'RAGDOLL'} and js.use_limit_ang:
+        if jtype in {'HINGE', 'RAGDOLL'} and js.use_limit_ang:
             checks.append(('ANGULAR', js.limit_ang_lower, js.limit_ang_upper, _deg))
-        if js.type in {'PRISMATIC', 'DISTANCE'} and js.use_limit_lin:
+        if jtype in {'PRISMATIC', 'DISTANCE'} and js.use_limit_lin:
             checks.append(('LINEAR', js.limit_lin_lower, js.limit_lin_upper, _length))
         for which, lower, upper, fmt in checks:
             if lower > upper:
@@ -322,7 +319,8 @@ def _rest_matrix(obj, start):
     return bridge.matrix_world_at(obj, start, {})
 
 
-_checking = None   # during a `check`: session uid -> (lo, hi), each object's box read once
+_checking = None   # during a `check`: its memos (session uid -> (lo, hi), each object's box
+                   # read once; "pairs" -> the joints' pairs, `_joint_pairs`)
 
 
 def _local_bounds(obj):
@@ -343,18 +341,6 @@ def _dimensions(obj, m):
     lo, hi = _local_bounds(obj)
     sc = m.to_scale()
     return [abs((hi[i] - lo[i]) * sc[i]) for i in range(3)]
-
-
-def _distance_to_bounds(obj, m, p, inverse=None):
-    """Distance from world point `p` to the object's bounding box (0 inside); `inverse`:
-    m's inverse when known."""
-    lo, hi = _local_bounds(obj)
-    try:
-        local = (m.inverted() if inverse is None else inverse) @ p
-    except ValueError:
-        return 0.0
-    clamped = Vector(tuple(min(max(local[i], lo[i]), hi[i]) for i in range(3)))
-    return (m @ clamped - p).length
 
 
 # --------------------------------------------------------------------------------------------
@@ -458,52 +444,105 @@ def _substep_rate(scene):
     return settings["substeps"] / settings["dt"]
 
 
-def _body_pair(js, names):
-    a, b = js.object_a, js.object_b
+def _joint_pairs(joints):
+    """[(empty, its settings, type, object A, object B)] of `joints`, read once per `check`
+    (the anchor, mass-ratio and falling checks each walk every joint's pair)."""
+    got = _checking.get("pairs") if _checking is not None else None
+    if got is None or got[0] is not joints:
+        rows = []
+        for e in joints:
+            js = e.ligament_joint
+            rows.append((e, js, js.type, js.object_a, js.object_b))
+        got = (joints, rows)
+        if _checking is not None:
+            _checking["pairs"] = got
+    return got[1]
+
+
+def _body_pair(a, b, names):
+    """(a, b) when both are different objects named in `names`, else None."""
     if a is None or b is None or a == b or a.name not in names or b.name not in names:
         return None
     return a, b
 
 
-def anchors(scene, joints, mats):
-    """Joint anchors far from both bodies: the bodies turn about a point in empty space."""
+def anchors(scene, joints, mats, sim=None):
+    """Joint anchors far from both bodies: the bodies turn about a point in empty space.
+    With the built `sim`, its joints' anchors on body A are read from its world (where the
+    empties put them, moved with the bodies to the start pose) in one pass."""
     out = []
     start = scene.ligament_world.frame_start
     known = dict(mats)   # world matrices at the start frame, shared by every joint's lookup
-    inverses, size = {}, {}   # each body's, computed once
-
-    def measure(o, anchor):
-        """(distance from the anchor to o's bounds, o's largest size)"""
-        m = mats[o.name]
-        if o.name not in size:
+    built = {}
+    if sim is not None and sim.joints:
+        names, ids = zip(*sim.joints)
+        points = sim.world.joint_anchors()[list(ids), 0].tolist()
+        built = dict(zip(names, points))
+    rows = []   # (joint, A, B, its anchor, the bodies it should be on)
+    for e, js, jtype, a, b in _joint_pairs(joints):
+        pair = _body_pair(a, b, mats)
+        if pair is None or jtype in {'MOTOR', 'PULLEY', 'CUSTOM'}:   # no shared anchor
+            continue
+        anchor = built.get(e.name)
+        if anchor is None:
             try:
-                inverses[o.name] = m.inverted()
-            except ValueError:
-                inverses[o.name] = None
-            size[o.name] = max(_dimensions(o, m))
-        inv = inverses[o.name]
-        return (0.0 if inv is None else _distance_to_bounds(o, m, anchor, inv)), size[o.name]
-    for e in joints:
-        js = e.ligament_joint
-        pair = _body_pair(js, mats)
-        if pair is None or js.type in {'MOTOR', 'PULLEY', 'CUSTOM'}:   # no shared anchor
-            continue
-        try:
-            anchor = bridge.matrix_world_at(e, start, known).translation
-        except bridge.SceneError:
-            continue
-        a, b = pair
-        ends = (a,) if js.type in {'DISTANCE', 'ROPE'} else (a, b)   # their anchor is on A
-        gaps, sizes_ = zip(*(measure(o, anchor) for o in ends))
-        gap = min(gaps)
-        if gap > max(0.05, 0.5 * min(sizes_)):
+                anchor = tuple(bridge.matrix_world_at(e, start, known).translation)
+            except bridge.SceneError:
+                continue
+        ends = (a,) if jtype in {'DISTANCE', 'ROPE'} else (a, b)   # their anchor is on A
+        rows.append((e, a, b, anchor, ends))
+    if not rows:
+        return out
+    # every (joint, end body) pair at once: the anchor's distance to the body's bounds
+    # and the body's largest size
+    ends = [o for row in rows for o in row[4]]
+    bodies = {o.name: o for o in ends}
+    slot = {name: i for i, name in enumerate(bodies)}
+    gap, size = _bounds_gaps([bodies[n] for n in slot], [mats[n] for n in slot],
+                             np.array([row[3] for row in rows for _ in row[4]]),
+                             np.array([slot[o.name] for o in ends]))
+    k = 0
+    for e, a, b, anchor, ends in rows:
+        n = len(ends)
+        g, sz = gap[k:k + n].min(), size[k:k + n].min()
+        k += n
+        if g > max(0.05, 0.5 * sz):
             whom = f"'{a.name}'" if len(ends) == 1 else f"both '{a.name}' and '{b.name}'"
             out.append(Finding(WARNING, 'anchor', (e.name, a.name, b.name),
-                f"Joint '{e.name}': its anchor (the empty) is {_length(gap)} outside {whom}, "
+                f"Joint '{e.name}': its anchor (the empty) is {_length(g)} outside {whom}, "
                 "so they turn about a point in empty space as if held by an invisible rigid "
                 "arm; move the empty to where the bodies meet", select_fix([e]),
-                {"distance": gap}))
+                {"distance": float(g)}))
     return out
+
+
+def _bounds_gaps(objs, mats, points, which):
+    """For each point and the body `objs[which[i]]` (world matrix `mats[which[i]]`): the
+    point's distance to the body's bounding box (0 inside) and the body's largest size along
+    its own axes, as two arrays. With M = [A t], the point's local position is
+    A^-1 (p - t), and its distance to the clamped one in the world |A (clamped - local)|;
+    a body whose A is singular counts as touching every point."""
+    m = np.array([[tuple(r) for r in mat] for mat in mats])           # (n, 4, 4)
+    bounds = np.array([[tuple(c) for c in _local_bounds(o)] for o in objs])   # (n, 2, 3)
+    a, t = m[:, :3, :3], m[:, :3, 3]
+    # the inverse as the adjugate over the determinant (np.linalg goes through LAPACK, whose
+    # thread pool costs milliseconds a call inside Blender): cofactor (i, j) of each A
+    cof = np.empty_like(a)
+    for i in range(3):
+        r0, r1 = [k for k in range(3) if k != i]
+        for j in range(3):
+            c0, c1 = [k for k in range(3) if k != j]
+            cof[:, i, j] = (-1) ** (i + j) * (a[:, r0, c0] * a[:, r1, c1] -
+                                              a[:, r0, c1] * a[:, r1, c0])
+    det = (a[:, 0, :] * cof[:, 0, :]).sum(axis=1)
+    ok = np.abs(det) > 1e-12
+    inv = cof.transpose(0, 2, 1) / np.where(ok, det, 1.0)[:, None, None]
+    A, T, INV, LO, HI = a[which], t[which], inv[which], bounds[which, 0], bounds[which, 1]
+    local = np.einsum("nij,nj->ni", INV, points - T)
+    gap = np.linalg.norm(np.einsum("nij,nj->ni", A, np.clip(local, LO, HI) - local), axis=1)
+    gap[~ok[which]] = 0.0
+    size = (np.abs(HI - LO) * np.linalg.norm(A, axis=1)).max(axis=1)
+    return gap, size
 
 
 def _groups(joints, names):
@@ -515,8 +554,8 @@ def _groups(joints, names):
             parent[n] = parent[parent[n]]
             n = parent[n]
         return n
-    for e in joints:
-        pair = _body_pair(e.ligament_joint, parent)
+    for _, _, _, a, b in _joint_pairs(joints):
+        pair = _body_pair(a, b, parent)
         if pair is not None:
             ra, rb = root(pair[0].name), root(pair[1].name)
             if ra != rb:
@@ -526,12 +565,13 @@ def _groups(joints, names):
 
 def mass_ratios(joints):
     """Dynamic bodies over 100:1 in mass in one jointed group."""
-    dynamic = {}
-    for e in joints:
-        js = e.ligament_joint
-        for o in (js.object_a, js.object_b):
-            if o is not None and o.ligament_body.enabled and \
-                    bridge.effective_kind(o) == 'DYNAMIC':
+    dynamic, seen = {}, set()
+    for _, _, _, a, b in _joint_pairs(joints):
+        for o in (a, b):
+            if o is None or o.name in seen:
+                continue
+            seen.add(o.name)
+            if o.ligament_body.enabled and bridge.effective_kind(o) == 'DYNAMIC':
                 dynamic[o.name] = o
     groups = {}
     for name, root in _groups(joints, dynamic).items():

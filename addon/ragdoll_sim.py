@@ -336,7 +336,11 @@ def attach(scene, sim):
             j = Joint(joint_ids[e.name], index[js.object_a.name], index[js.object_b.name],
                       js.type == 'HINGE')
             if js.type in {'HINGE', 'RAGDOLL'}:   # hinge drives and the scene check
-                qj = bridge.matrix_world_at(e, sim.start, refs).to_quaternion()
+                # the frame the build gave the world's joint, else evaluated with the
+                # helpers at rest
+                m = sim.rest_matrices.get(e.name) if sim.rest_matrices else None
+                qj = (m if m is not None else
+                      bridge.matrix_world_at(e, sim.start, refs)).to_quaternion()
                 j.frame_a = refs[js.object_a.name].to_quaternion().inverted() @ qj
                 j.frame_b = refs[js.object_b.name].to_quaternion().inverted() @ qj
             joints.append(j)

@@ -1382,6 +1382,25 @@ class World(Mechanisms, CustomConstraints):
         if self._jt.data[j, L.FLAGS] != flags or not np.array_equal(self._jf.data[j], params):
             self._wake_joint(j)
 
+    def joint_anchors(self):
+        """(n, 2, 3): where each joint's anchors on body A and on body B are in the world at
+        the current poses (an anchor on the world, body None, is where it was given). The
+        two coincide for a joint that holds, unless its anchors were given apart (distance,
+        rope, pulley)."""
+        jt, jf, bs = self._jt.view, self._jf.view, self._bs.view
+        out = np.empty((len(jt), 2, 3))
+        for side, (body_col, col) in enumerate(((L.BODY_A, L.ANCHOR_A),
+                                                (L.BODY_B, L.ANCHOR_B))):
+            ids = jt[:, body_col]
+            local = jf[:, col:col + 3]
+            real = ids >= 0
+            out[:, side] = local
+            if real.any():
+                pose = bs[ids[real]]
+                out[real, side] = pose[:, 0:3] + np.einsum(
+                    "nij,nj->ni", _qmats(pose[:, 3:7]), local[real])
+        return out
+
     def joint_broken(self, joint):
         return bool(self._jt.data[self._joint(joint), L.FLAGS] & L.BROKEN)
 

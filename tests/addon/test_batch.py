@@ -300,7 +300,8 @@ def test_doctor_finds_each_problem_planted_in_a_scene_that_builds(blender):
     sev, objs, data = one("overlap")
     assert sorted(objs) == ["A", "B"] and abs(data["depth"] - 0.1) < 0.01
     sev, objs, data = one("anchor")
-    assert objs[0] == "FarAnchor" and 2.9 < data["distance"] < 3.0
+    # 3 m from the post's centre, whose bounds reach 0.1 m towards it (the arm's 0.05)
+    assert objs[0] == "FarAnchor" and data["distance"] == pytest.approx(2.9, abs=1e-6)
     sev, objs, data = one("mass-ratio")
     assert objs == ["Heavy", "Light"] and data["ratio"] == pytest.approx(500)
     assert one("small")[1] == ["Crumb"]

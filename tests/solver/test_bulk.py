@@ -267,3 +267,27 @@ def test_a_joint_refused_after_its_row_was_added_leaves_nothing_behind(call):
         w.step(1 / 60)
         clean.step(1 / 60)
     assert np.array_equal(w.positions, clean.positions)
+
+
+def test_joint_anchors_are_where_the_joints_were_made_and_follow_their_bodies():
+    w = lg.World()
+    _limbs(w)
+    w.add_ball_socket(1, 2, (0.15, 0.05, 1.0))
+    w.add_hinge(None, 3, (0.6, 0.2, 1.1), (0, 1, 0))
+    w.add_distance(4, 5, (0.9, 0.3, 1.2), (1.3, 0.4, 1.3))
+    at = w.joint_anchors()
+    assert at.shape == (3, 2, 3)
+    assert np.allclose(at[0], [(0.15, 0.05, 1.0)] * 2, atol=1e-12)
+    assert np.allclose(at[1], [(0.6, 0.2, 1.1)] * 2, atol=1e-12)
+    assert np.allclose(at[2], [(0.9, 0.3, 1.2), (1.3, 0.4, 1.3)], atol=1e-12)
+    for _ in range(30):
+        w.step(1 / 60)
+    at = w.joint_anchors()
+    # the ball's two anchors still meet (the joint holds) while its bodies fell; the hinge's
+    # world side stays put; each anchor is a fixed point of its body: its distance to the
+    # body's centre is what it was
+    assert np.linalg.norm(at[0, 0] - at[0, 1]) < 1e-3
+    assert at[0, 0, 2] < 1.0 - 0.05
+    assert np.allclose(at[1, 0], (0.6, 0.2, 1.1)) and np.linalg.norm(at[1, 1] - at[1, 0]) < 1e-3
+    p0 = np.array((0.15, 0.05, 1.0)) - np.array((0.3, 0.1, 1.05))
+    assert abs(np.linalg.norm(at[0, 1] - w.positions[2]) - np.linalg.norm(p0)) < 1e-9
