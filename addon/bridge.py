@@ -160,7 +160,7 @@ BOUNDED = {'BOX', 'SPHERE', 'CAPSULE', 'CYLINDER'}   # shapes fitted to the boun
 
 def _evaluated_bounds(obj, depsgraph):
     """The low and high corners of the evaluated mesh's bounds in the object's local frame,
-    (2,3), for an evaluated mesh object without modifiers (its evaluated bounds are its
+    two 3-tuples, for an evaluated mesh object without modifiers (its evaluated bounds are its
     vertices' bounds, shape keys included); None for other objects (`_local_vertices` reads
     those) or a mesh without vertices. Reading the whole mesh to fit a box to it cost ~40 us
     a body, a fifth of building a crowd of ragdolls."""
@@ -173,7 +173,29 @@ def _evaluated_bounds(obj, depsgraph):
     if not eval_obj.is_evaluated or not len(eval_obj.data.vertices):
         return None
     box = eval_obj.bound_box   # corner 0 is the low one, corner 6 the high one
-    return np.array((box[0][:], box[6][:]), dtype=np.float64)
+    return box[0][:], box[6][:]
+
+
+def _bounded_shape(shape_type, bounds, scale):
+    """`fit_shape` of a box, sphere, capsule or cylinder from the bounds' corners (lo, hi),
+    on plain floats (numpy costs a microsecond an operation on three numbers, and a crowd
+    fits thousands of these)."""
+    lo, hi = [], []
+    for a, b, s in zip(*bounds, scale):
+        a, b = a * s, b * s
+        lo.append(min(a, b))
+        hi.append(max(a, b))
+    center = [(a + b) / 2 for a, b in zip(lo, hi)]
+    half = [(b - a) / 2 for a, b in zip(lo, hi)]
+    eps = 1e-4
+    if shape_type == 'BOX':
+        return lg.Box([max(x, eps) for x in half]), center
+    if shape_type == 'SPHERE':
+        return lg.Sphere(max(max(half), eps)), center
+    r = max(half[0], half[1], eps)
+    if shape_type == 'CAPSULE':
+        return lg.Capsule(r, max(half[2] - r, eps)), center
+    return lg.Cylinder(r, max(half[2], eps)), center
 
 
 def _local_vertices(obj, depsgraph):
@@ -220,9 +242,11 @@ def _auto_shape(v, lo, hi):
 def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
     """(solver shape, offset) for `obj`: the shape in the body frame and the position of the
     body frame's origin relative to the object's origin, both in scaled object axes."""
-    verts = _evaluated_bounds(obj, depsgraph) if shape_type in BOUNDED else None
-    if verts is None:
-        verts, tris = _local_vertices(obj, depsgraph)
+    if shape_type in BOUNDED:
+        bounds = _evaluated_bounds(obj, depsgraph)
+        if bounds is not None:
+            return _bounded_shape(shape_type, bounds, scale)
+    verts, tris = _local_vertices(obj, depsgraph)
     if len(verts) == 0:
         raise SceneError(f"Object '{obj.name}' has no geometry to fit a shape to; "
                          "give it a mesh or disable its Ligament body")

@@ -539,6 +539,21 @@ def members(arm, role=None):
             (role is None or o.ligament_ragdoll_part.role == role)]
 
 
+def members_by_role(arm, roles):
+    """The ragdoll's helper objects of each role in `roles`, as lists in that order, in one
+    pass over its collection (each helper's settings read once)."""
+    out = {role: [] for role in roles}
+    coll = arm.ligament_ragdoll.collection
+    if coll is not None:
+        for o in coll.all_objects:
+            p = o.ligament_ragdoll_part
+            if p.armature == arm:
+                found = out.get(p.role)
+                if found is not None:
+                    found.append(o)
+    return [out[role] for role in roles]
+
+
 def bodies(arm):
     return members(arm, 'BODY')
 

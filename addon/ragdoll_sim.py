@@ -125,10 +125,11 @@ class Part:
         self.body = body                              # bridge.Body
         self.frame = _matrix16(p.rest_frame)          # armature space, rest pose
         self.targets = {}                             # bone -> target empty's local matrix
+        bones = depth.bones
         for child in children:
             cp = child.ligament_ragdoll_part
             if cp.role == 'TARGET':
-                if cp.bone not in arm.data.bones:
+                if cp.bone not in bones:
                     raise SceneError(f"Ragdoll of '{arm.name}': bone '{cp.bone}' is gone "
                                      "(renamed or deleted); remove the ragdoll and make it "
                                      "again")
@@ -138,7 +139,7 @@ class Part:
                              "targets; remove the ragdoll and make it again")
         self.bone = min(self.targets, key=depth.__getitem__)
         # the body's frame relative to its first bone (both at rest, armature space)
-        self.to_body = arm.data.bones[self.bone].matrix_local.inverted() @ self.frame
+        self.to_body = bones[self.bone].matrix_local.inverted() @ self.frame
 
 
 class Joint:
@@ -316,9 +317,8 @@ def attach(scene, sim):
     runs, starts = [], {}
     armatures = {}   # the armatures' matrices at the start frame
     for arm in ragdoll.ragdolls(scene):
-        members = ragdoll.members(arm)   # one pass over its collection for both roles
-        helpers = [o for o in members if o.name in by_name and
-                   o.ligament_ragdoll_part.role == 'BODY']
+        helpers, empties = ragdoll.members_by_role(arm, ('BODY', 'JOINT'))
+        helpers = [o for o in helpers if o.name in by_name]
         if not helpers:
             continue
         depth = BoneDepths(arm)
@@ -328,7 +328,7 @@ def attach(scene, sim):
         refs = {p.name: ragdoll.rigid(arm_world @ p.frame) for p in parts}
         index = {o.name: i for i, o in enumerate(helpers)}
         joints = []
-        for e in (o for o in members if o.ligament_ragdoll_part.role == 'JOINT'):
+        for e in empties:
             js = e.ligament_joint
             if e.name not in joint_ids or js.object_a is None or js.object_b is None or \
                     js.object_a.name not in index or js.object_b.name not in index:
