@@ -565,7 +565,7 @@ def _groups(joints, names):
 
 def mass_ratios(joints):
     """Dynamic bodies over 100:1 in mass in one jointed group."""
-    dynamic, seen = {}, set()
+    dynamic, mass, seen = {}, {}, set()   # each joint end's settings read once
     for _, _, _, a, b in _joint_pairs(joints):
         for o in (a, b):
             if o is None or o.name in seen:
@@ -573,18 +573,19 @@ def mass_ratios(joints):
             seen.add(o.name)
             if o.ligament_body.enabled and bridge.effective_kind(o) == 'DYNAMIC':
                 dynamic[o.name] = o
+                mass[o.name] = o.ligament_body.mass
     groups = {}
     for name, root in _groups(joints, dynamic).items():
-        groups.setdefault(root, []).append(dynamic[name])
+        groups.setdefault(root, []).append(name)
     out = []
     for members in groups.values():
-        heavy = max(members, key=lambda o: o.ligament_body.mass)
-        light = min(members, key=lambda o: o.ligament_body.mass)
-        ratio = heavy.ligament_body.mass / light.ligament_body.mass
+        heavy = dynamic[max(members, key=mass.__getitem__)]
+        light = dynamic[min(members, key=mass.__getitem__)]
+        ratio = mass[heavy.name] / mass[light.name]
         if ratio > MASS_RATIO:
             out.append(Finding(WARNING, 'mass-ratio', (heavy.name, light.name),
-                f"'{heavy.name}' ({heavy.ligament_body.mass:g} kg) and '{light.name}' "
-                f"({light.ligament_body.mass:g} kg) are joined in one chain at {ratio:.0f}:1: "
+                f"'{heavy.name}' ({mass[heavy.name]:g} kg) and '{light.name}' "
+                f"({mass[light.name]:g} kg) are joined in one chain at {ratio:.0f}:1: "
                 "limits, motors and contacts converge slowly past 100:1, so the light bodies "
                 "jitter or give way; bring the masses closer or raise Iterations",
                 select_fix([heavy, light]), {"ratio": ratio}))
