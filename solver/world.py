@@ -1047,7 +1047,7 @@ class World(Mechanisms, CustomConstraints):
         bounds, flags = [], np.zeros(n, dtype=np.int64)
         for name, value, flag in ((lo_name, lower, L.HAS_LOWER), (hi_name, upper, L.HAS_UPPER)):
             values = _row_list(name, value, n)
-            given = np.array([x is not None for x in values])
+            given = np.array([x is not None for x in values], dtype=bool)
             arr = np.array([0.0 if x is None else x for x in values], dtype=np.float64)
             if np.isnan(arr).any():
                 raise ValueError(f"{name} of row {int(np.argmax(np.isnan(arr)))} must be a "

@@ -91,6 +91,13 @@ def test_single_values_apply_to_every_row_and_ids_continue():
     assert np.allclose(w.masses[1:], 3.0)
     assert np.allclose(w.positions[1:, 0], [0, 1, 2, 3])
     assert w.add_bodies([], np.zeros((0, 3))).shape == (0,)
+    assert w.add_bodies([], [], mass=[], kind=[]).shape == (0,)
+    # empty joint batches too (a scene with no joints of a kind)
+    for add in (w.add_ball_sockets, w.add_hinges, w.add_ragdolls):
+        args = ([], [], []) if add == w.add_ball_sockets else ([], [], [], [])
+        assert add(*args).shape == (0,)
+    assert w.joint_count == 0 and w.joint_anchors().shape == (0, 2, 3)
+    w.step(1 / 60)
 
 
 @pytest.mark.parametrize("named, kw", [
