@@ -514,17 +514,40 @@ def _joint_common(js):
     return common
 
 
+def _joint_bodies(empty, ids):
+    """Body ids of the joint's objects A and B (SceneError if unset, not bodies, the same)."""
+    a = _joint_object(empty, "a", ids)
+    b = _joint_object(empty, "b", ids)
+    if a == b:
+        raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
+                         "pick two different bodies")
+    return a, b
+
+
+def _angle_limits(js):
+    return (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang else (None, None)
+
+
+def _ragdoll_settings(js, x, y):
+    """`World.add_ragdoll`'s arguments from the joint's settings and the empty's axes: twist
+    about local Y (the bone), swing_1 about local X, swing_2 about local Z; without angle
+    limits the twist is free (-pi to pi)."""
+    lower, upper = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang else \
+        (-math.pi, math.pi)
+    return dict(twist_axis=y, swing1=js.swing_1, swing2=js.swing_2, twist_lower=lower,
+                twist_upper=upper, swing_axis=x)
+
+
 class _JointBatch:
     """Ball, ragdoll and plain hinge joints (no motor, no spring) gathered and added to the
     world in one call per kind (`World.add_ball_sockets`, `add_ragdolls`, `add_hinges`): a
-    few milliseconds for a crowd of ragdolls instead of tens of microseconds a joint. A
-    batch the world refuses is added again joint by joint, which names the bad one."""
+    few milliseconds for a crowd of ragdolls instead of tens of microseconds a joint. Each
+    joint's arguments are the ones `_add_joint` passes the single call; a batch the world
+    refuses is added again joint by joint, which names the bad one."""
 
-    KINDS = {'BALL': ("anchors",),
-             'HINGE': ("anchors", "axes", "lower", "upper"),
-             'RAGDOLL': ("anchors", "twist_axes", "swing1", "swing2", "twist_lower",
-                         "twist_upper", "swing_axes")}
     ADD = {'BALL': "add_ball_sockets", 'HINGE': "add_hinges", 'RAGDOLL': "add_ragdolls"}
+    PLURAL = {"anchor": "anchors", "axis": "axes", "twist_axis": "twist_axes",
+              "swing_axis": "swing_axes"}   # the batch calls' names of the per-joint ones
 
     def __init__(self, world, ids, start, known, bodies, built, joints, skipped):
         self.world, self.ids, self.start, self.known = world, ids, start, known
@@ -535,39 +558,26 @@ class _JointBatch:
         """Gather the joint if it is a batched kind (True), else leave it (False)."""
         js = empty.ligament_joint
         t = js.type
-        if t not in self.KINDS or (t == 'HINGE' and (js.use_motor or js.use_spring)):
+        if t not in self.ADD or (t == 'HINGE' and (js.use_motor or js.use_spring)):
             return False
-        a = _joint_object(empty, "a", self.ids)
-        b = _joint_object(empty, "b", self.ids)
-        if a == b:
-            raise SceneError(f"Joint '{empty.name}': object A and object B are the same "
-                             "object; pick two different bodies")
+        a, b = _joint_bodies(empty, self.ids)
         _, anchor, (x, y, z) = _joint_frame(empty, self.start, self.known)
-        if t == 'BALL':
-            values = (anchor,)
-        elif t == 'HINGE':
-            lower, upper = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang \
-                else (None, None)
-            values = (anchor, z, lower, upper)
-        else:
-            lower, upper = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang \
-                else (-math.pi, math.pi)
-            # twist about local Y (the bone), swing_1 about local X, swing_2 about local Z
-            values = (anchor, y, js.swing_1, js.swing_2, lower, upper, x)
-        common = _joint_common(js)
-        rows = self.pending.setdefault(t, [])
-        rows.append((empty, a, b, values, common.get("collide_connected"),
-                     common.get("break_force"), common.get("break_torque")))
+        args = dict(anchor=anchor, **_joint_common(js))
+        if t == 'HINGE':
+            lower, upper = _angle_limits(js)
+            args.update(axis=z, lower=lower, upper=upper)
+        elif t == 'RAGDOLL':
+            args.update(_ragdoll_settings(js, x, y))
+        self.pending.setdefault(t, []).append((empty, a, b, args))
         return True
 
     def flush(self):
         for t, rows in self.pending.items():
-            empties, a, b, values, collide, force, torque = zip(*rows)
-            columns = dict(zip(self.KINDS[t], zip(*values)))
+            empties, a, b, args = zip(*rows)
+            keys = set().union(*args)   # breaking is given for breakable joints only
+            columns = {self.PLURAL.get(k, k): [row.get(k) for row in args] for k in keys}
             try:
-                ids = getattr(self.world, self.ADD[t])(
-                    list(a), list(b), collide_connected=collide, break_force=force,
-                    break_torque=torque, **columns)
+                ids = getattr(self.world, self.ADD[t])(list(a), list(b), **columns)
             except ValueError:   # one by one: the bad joint is named (and maybe skipped)
                 for e in empties:
                     try:
@@ -594,7 +604,7 @@ def _add_joint(world, empty, ids, start, known, bodies, built=None, skipped=None
     js = empty.ligament_joint
     m, anchor, (x, y, z) = _joint_frame(empty, start, known)
     common = _joint_common(js)
-    lim_a = (js.limit_ang_lower, js.limit_ang_upper) if js.use_limit_ang else (None, None)
+    lim_a = _angle_limits(js)
     lim_l = (js.limit_lin_lower, js.limit_lin_upper) if js.use_limit_lin else (None, None)
     motor = {}
     spring = {}
@@ -609,11 +619,7 @@ def _add_joint(world, empty, ids, start, known, bodies, built=None, skipped=None
                                   common, lim_a, lim_l, spring)
         except (ValueError, TypeError) as exc:
             raise SceneError(f"Joint '{empty.name}': {exc}") from None
-    a = _joint_object(empty, "a", ids)
-    b = _joint_object(empty, "b", ids)
-    if a == b:
-        raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
-                         "pick two different bodies")
+    a, b = _joint_bodies(empty, ids)
     try:
         if t == 'BALL':
             return world.add_ball_socket(a, b, anchor, **common)
@@ -630,11 +636,7 @@ def _add_joint(world, empty, ids, start, known, bodies, built=None, skipped=None
             return world.add_prismatic(a, b, anchor, x, lower=lim_l[0], upper=lim_l[1],
                                        **motor, **spring, **common)
         if t == 'RAGDOLL':
-            lower, upper = lim_a if js.use_limit_ang else (-math.pi, math.pi)
-            # Twist about local Y (the bone), swing_1 about local X, swing_2 about local Z.
-            return world.add_ragdoll(a, b, anchor, y, swing1=js.swing_1, swing2=js.swing_2,
-                                     twist_lower=lower, twist_upper=upper, swing_axis=x,
-                                     **common)
+            return world.add_ragdoll(a, b, anchor, **_ragdoll_settings(js, x, y), **common)
         if t == 'MOTOR':
             return world.add_angular_motor(a, b, z, speed=js.motor_velocity,
                                            max_torque=js.motor_max_force,

@@ -315,7 +315,9 @@ def attach(scene, sim):
     joint_ids = dict(sim.joints)
     children = children_by_parent()
     runs, starts = [], {}
-    armatures = {}   # the armatures' matrices at the start frame
+    # the world matrices the build made the bodies and joints from (helpers at rest, joint
+    # empties with them): the joints' frames in their parts' frames are the world's own
+    built = sim.rest_matrices
     for arm in ragdoll.ragdolls(scene):
         helpers, empties = ragdoll.members_by_role(arm, ('BODY', 'JOINT'))
         helpers = [o for o in helpers if o.name in by_name]
@@ -323,9 +325,6 @@ def attach(scene, sim):
             continue
         depth = BoneDepths(arm)
         parts = [Part(o, by_name[o.name], arm, children.get(o, ()), depth) for o in helpers]
-        # each helper at the armature's rest pose (`reference_matrix`, from the parts' frames)
-        arm_world = bridge.matrix_world_at(arm, sim.start, armatures)
-        refs = {p.name: ragdoll.rigid(arm_world @ p.frame) for p in parts}
         index = {o.name: i for i, o in enumerate(helpers)}
         joints = []
         for e in empties:
@@ -336,13 +335,9 @@ def attach(scene, sim):
             j = Joint(joint_ids[e.name], index[js.object_a.name], index[js.object_b.name],
                       js.type == 'HINGE')
             if js.type in {'HINGE', 'RAGDOLL'}:   # hinge drives and the scene check
-                # the frame the build gave the world's joint, else evaluated with the
-                # helpers at rest
-                m = sim.rest_matrices.get(e.name) if sim.rest_matrices else None
-                qj = (m if m is not None else
-                      bridge.matrix_world_at(e, sim.start, refs)).to_quaternion()
-                j.frame_a = refs[js.object_a.name].to_quaternion().inverted() @ qj
-                j.frame_b = refs[js.object_b.name].to_quaternion().inverted() @ qj
+                qj = built[e.name].to_quaternion()
+                j.frame_a = built[js.object_a.name].to_quaternion().inverted() @ qj
+                j.frame_b = built[js.object_b.name].to_quaternion().inverted() @ qj
             joints.append(j)
         run = RagdollRun(arm, parts, joints, depth)
         for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
