@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mathutils import Matrix, Quaternion, Vector
+from mathutils import Quaternion, Vector
 
 from . import bridge, cache, kernels, mechanisms
 
@@ -103,7 +103,8 @@ def _check(scene, sim):
                         "nothing to simulate; add some with Ligament > Add Body")]
     joints = scan.joints
     findings = []
-    findings += joint_objects(scene, joints)
+    fresh = sim is not None and sim.world_frame == sim.start
+    findings += joint_objects(scene, joints, {n for n, _ in sim.joints} if fresh else ())
     findings += limit_order(joints)
     findings += custom_expressions(joints)
     findings += mesh_shapes(bodies)
@@ -111,16 +112,16 @@ def _check(scene, sim):
     if note is not None:
         findings.append(note)
     try:
-        mats = start_matrices(scene, bodies, sim)
-        findings += scales(bodies, mats)
-        findings += round_shapes(bodies, mats)
-        findings += sizes(scene, bodies, mats)
-        findings += anchors(scene, joints, mats, sim)
-        findings += mass_ratios(joints)
-        findings += falling(scene, bodies, joints, mats)
+        poses = start_matrices(scene, bodies, sim)
+        findings += scales(poses)
+        findings += round_shapes(poses)
+        findings += sizes(scene, poses)
+        findings += anchors(scene, joints, poses, sim)
+        findings += mass_ratios(joints, sim)
+        findings += falling(scene, joints, poses)
         if sim is not None:
             findings += animated_limits(scene, sim, scan.by_name)
-            findings += overlaps(sim, bodies, mats)
+            findings += overlaps(sim, poses)
     finally:
         if sim is not None and not built_here:
             sim.world.load_state(sim.states[sim.start])
@@ -195,14 +196,18 @@ def _simulation(scene, sim, findings):
 # --------------------------------------------------------------------------------------------
 # Joints and their settings
 
-def joint_objects(scene, joints):
-    """Joints with a missing, identical or non-body object: the scene does not build."""
+def joint_objects(scene, joints, built=()):
+    """Joints with a missing, identical or non-body object: the scene does not build.
+    `built`: names of joints a fresh build of the scene made (their objects passed the same
+    tests there), not looked at again."""
     out = []
+    rows = [row for row in _joint_pairs(joints) if row[0].name not in built and
+            row[2] not in mechanisms.COUPLINGS]   # a gear or rack: the build names the problem
+    if not rows:
+        return out
     in_scene = set(scene.objects.keys())
-    for e, js, jtype, a, b in _joint_pairs(joints):
+    for e, js, jtype, a, b in rows:
         objs = {}
-        if jtype in mechanisms.COUPLINGS:
-            continue   # a gear or rack couples joints: the build names what is wrong
         sides = (("a", a), ("b", b))
         if jtype == 'PATH' or (jtype == 'CUSTOM' and a is None):
             sides = (("b", b),)      # a path's curve is no body; a custom's unset A: the world
@@ -288,23 +293,79 @@ def mesh_shapes(bodies):
 # --------------------------------------------------------------------------------------------
 # Where everything is at the start frame
 
+class StartPoses:
+    """Every body's world matrix at the start frame and its local bounds, as arrays with one
+    row per body whose pose is known (in the order of `bodies`): the per-body checks run over
+    all of them at once.
+
+        names, objs, row    the bodies' names, objects, and row by name
+        m                   (n, 4, 4) world matrices
+        lo, hi              (n, 3) local bounds (`_local_bounds`)
+        dims                (n, 3) world size of the bounds along the body's own axes
+        kinds               [effective kind] ('DYNAMIC', 'STATIC', 'ANIMATED')
+        known               {name: Matrix} for `bridge.matrix_world_at` (the rest matrices
+                            when there is no built world)
+    """
+
+    def __init__(self, objs, m, kinds, known):
+        self.objs = objs
+        self.names = [o.name for o in objs]
+        self.row = {n: i for i, n in enumerate(self.names)}
+        self.m = np.asarray(m, dtype=np.float64).reshape(-1, 4, 4)
+        bounds = np.array([[tuple(c) for c in _local_bounds(o)] for o in objs],
+                          dtype=np.float64).reshape(-1, 2, 3)
+        self.lo, self.hi = bounds[:, 0], bounds[:, 1]
+        self.axes = np.sqrt((self.m[:, :3, :3] ** 2).sum(axis=1))   # column lengths: scale
+        self.dims = np.abs(self.hi - self.lo) * self.axes
+        self.kinds = kinds
+        self.known = known
+
+    def __len__(self):
+        return len(self.names)
+
+
 def start_matrices(scene, bodies, sim):
-    """{body name: world matrix at the start frame}: from the built world when there is one
-    (exactly where the simulation starts), else from the objects' rest poses and keys."""
-    mats = {}
+    """The bodies' `StartPoses`: from the built world when there is one (exactly where the
+    simulation starts), else from the objects' rest poses and keys."""
     if sim is not None:
-        P, Q = sim.world.positions, sim.world.orientations
-        for b in sim.bodies:
-            origin, q = bridge.body_pose(b, P[b.id], Q[b.id])
-            mats[b.name] = Matrix.LocRotScale(origin, q, b.scale)
-        return mats
+        built = {b.name: b for b in sim.bodies}
+        objs = [o for o in bodies if o.name in built]
+        rows = [built[o.name] for o in objs]
+        ids = [b.id for b in rows]
+        rot = _rotations(sim.world.orientations[ids])
+        offset = np.array([tuple(b.offset) for b in rows], dtype=np.float64).reshape(-1, 3)
+        scale = np.array([tuple(b.scale) for b in rows], dtype=np.float64).reshape(-1, 3)
+        m = np.zeros((len(objs), 4, 4))
+        m[:, :3, :3] = rot * scale[:, None, :]
+        m[:, :3, 3] = sim.world.positions[ids] - np.einsum("nij,nj->ni", rot, offset)
+        m[:, 3, 3] = 1.0
+        return StartPoses(objs, m, [b.kind for b in rows], {})
     start = scene.ligament_world.frame_start
+    objs, mats = [], {}
     for o in bodies:
         try:
             mats[o.name] = _rest_matrix(o, start)
         except bridge.SceneError:
-            pass
-    return mats
+            continue
+        objs.append(o)
+    m = [[tuple(r) for r in mats[o.name]] for o in objs]
+    return StartPoses(objs, m, [bridge.effective_kind(o) for o in objs], mats)
+
+
+def _rotations(q):
+    """(n, 3, 3) rotation matrices of (n, 4) unit quaternions (w, x, y, z)."""
+    w, x, y, z = np.asarray(q, dtype=np.float64).reshape(-1, 4).T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)],
+        axis=1)
+
+
+def _determinants(a):
+    """(n,) determinants of (n, 3, 3) matrices (a triple product: np.linalg goes through
+    LAPACK, whose thread pool costs milliseconds a call inside Blender)."""
+    return np.einsum("ni,ni->n", a[:, :, 0], np.cross(a[:, :, 1], a[:, :, 2]))
 
 
 def _rest_matrix(obj, start):
@@ -336,28 +397,24 @@ def _local_bounds(obj):
     return got
 
 
-def _dimensions(obj, m):
-    """World-space size of the object's bounds along its own axes."""
-    lo, hi = _local_bounds(obj)
-    sc = m.to_scale()
-    return [abs((hi[i] - lo[i]) * sc[i]) for i in range(3)]
-
-
 # --------------------------------------------------------------------------------------------
 # Bodies
 
-def scales(bodies, mats):
+def scales(poses):
     """Negative scale, and non-uniform scale on a body with children. (A body's own
     non-uniform scale is fine otherwise: shapes are fitted to the scaled geometry.)"""
     out = []
-    for o in bodies:
-        m = mats.get(o.name)
-        if m is None:
-            continue
+    if not len(poses):
+        return out
+    mirrored = _determinants(poses.m[:, :3, :3]) < 0.0
+    sc = poses.axes
+    uneven = sc.max(axis=1) > 1.01 * sc.min(axis=1)
+    for i in np.flatnonzero(mirrored | uneven):   # the bodies' own settings read for these
+        o = poses.objs[i]
         own = tuple(o.scale)
-        if m.to_3x3().determinant() < 0.0:
+        if mirrored[i]:
             fix = _scale_fix(o)
-            if bridge.effective_kind(o) == 'DYNAMIC':   # others are never written back
+            if poses.kinds[i] == 'DYNAMIC':   # others are never written back
                 mine = any(c < 0 for c in own)
                 whose = "its" if mine else "a parent's"
                 out.append(Finding(ERROR, 'negative-scale', (o.name,),
@@ -366,8 +423,7 @@ def scales(bodies, mats):
                     "jumps at the first simulated frame; apply the scale",
                     fix if mine else select_fix([o]), {"scale": own}))
             continue
-        sc = [abs(c) for c in m.to_scale()]
-        if max(sc) > 1.01 * min(sc) and max(own) > 1.01 * min(own) and o.children:
+        if max(own) > 1.01 * min(own) and o.children:
             fix = _scale_fix(o)
             out.append(Finding(WARNING, 'non-uniform-scale', (o.name,),
                 f"'{o.name}' is scaled non-uniformly ({', '.join(f'{c:g}' for c in own)}) and "
@@ -384,25 +440,28 @@ def _scale_fix(o):
     return select_fix([o])
 
 
-def round_shapes(bodies, mats):
+def round_shapes(poses):
     """Sphere, capsule and cylinder shapes on objects that are not round: the shape is
     fitted to the widest axis, so it sticks out of the object."""
     out = []
-    for o in bodies:
-        m = mats.get(o.name)
+    if not len(poses):
+        return out
+    d = poses.dims
+    for i in np.flatnonzero(d.max(axis=1) > 1.1 * d.min(axis=1)):   # round shapes stick out
+        o = poses.objs[i]
         shape = o.ligament_body.shape
-        if m is None or shape not in ROUND_SHAPES:
+        if shape not in ROUND_SHAPES:
             continue
-        d = _dimensions(o, m)
+        di = d[i].tolist()
         if shape == 'SPHERE':
-            wide, narrow = max(d), min(d)
+            wide, narrow = max(di), min(di)
         else:
-            wide, narrow = max(d[0], d[1]), min(d[0], d[1])
+            wide, narrow = max(di[0], di[1]), min(di[0], di[1])
         if wide > 1.1 * narrow:
             gap = (wide - narrow) / 2
             out.append(Finding(WARNING, 'shape-fit', (o.name,),
                 f"'{o.name}' has the {shape.title()} shape but is "
-                f"{' x '.join(_length(x) for x in d)}: the round shape is fitted to the widest "
+                f"{' x '.join(_length(x) for x in di)}: the round shape is fitted to the widest "
                 f"axis, so it collides up to {_length(gap)} away from the surface you see; use "
                 "Convex Hull or Box",
                 Fix("ligament.set_body_shape", {"objects": o.name, "shape": 'CONVEX_HULL'},
@@ -414,28 +473,29 @@ def scale_animated(obj):
     return any(path == "scale" for path, _ in bridge.transform_fcurves(obj))
 
 
-def sizes(scene, bodies, mats):
+def sizes(scene, poses):
     """Very small and very thin dynamic bodies: fast bodies pass through them."""
     out = []
+    if not len(poses):
+        return out
     rate = _substep_rate(scene)
-    for o in bodies:
-        m = mats.get(o.name)
-        if m is None or bridge.effective_kind(o) != 'DYNAMIC':
+    size, thin = poses.dims.max(axis=1), poses.dims.min(axis=1)
+    for i in np.flatnonzero((thin < THIN) | (size < SMALL)):
+        o = poses.objs[i]
+        if poses.kinds[i] != 'DYNAMIC':
             continue
-        dims = _dimensions(o, m)
-        size, thin = max(dims), min(dims)
-        if size < SMALL:
+        if size[i] < SMALL:
             out.append(Finding(WARNING, 'small', (o.name,),
-                f"'{o.name}' is very small ({_length(size)} across): anything moving faster "
-                f"than {size * rate:.1f} m/s (its size times the {rate:.0f} substeps a "
+                f"'{o.name}' is very small ({_length(size[i])} across): anything moving faster "
+                f"than {size[i] * rate:.1f} m/s (its size times the {rate:.0f} substeps a "
                 "second) can pass through it, and it jitters in contact; scale the scene up "
-                "or raise Substeps", select_fix([o]), {"size": size}))
-        elif thin < THIN:
+                "or raise Substeps", select_fix([o]), {"size": float(size[i])}))
+        else:
             out.append(Finding(WARNING, 'thin', (o.name,),
-                f"'{o.name}' is very thin ({_length(thin)}): anything moving faster than "
-                f"{thin * rate:.1f} m/s (its thickness times the {rate:.0f} substeps a "
+                f"'{o.name}' is very thin ({_length(thin[i])}): anything moving faster than "
+                f"{thin[i] * rate:.1f} m/s (its thickness times the {rate:.0f} substeps a "
                 "second) can pass through it; make it thicker or raise Substeps",
-                select_fix([o]), {"thickness": thin}))
+                select_fix([o]), {"thickness": float(thin[i])}))
     return out
 
 
@@ -466,13 +526,13 @@ def _body_pair(a, b, names):
     return a, b
 
 
-def anchors(scene, joints, mats, sim=None):
+def anchors(scene, joints, poses, sim=None):
     """Joint anchors far from both bodies: the bodies turn about a point in empty space.
     With the built `sim`, its joints' anchors on body A are read from its world (where the
     empties put them, moved with the bodies to the start pose) in one pass."""
     out = []
     start = scene.ligament_world.frame_start
-    known = dict(mats)   # world matrices at the start frame, shared by every joint's lookup
+    known = dict(poses.known)   # world matrices at the start frame, shared by the lookups
     built = {}
     if sim is not None and sim.joints:
         names, ids = zip(*sim.joints)
@@ -480,7 +540,7 @@ def anchors(scene, joints, mats, sim=None):
         built = dict(zip(names, points))
     rows = []   # (joint, A, B, its anchor, the bodies it should be on)
     for e, js, jtype, a, b in _joint_pairs(joints):
-        pair = _body_pair(a, b, mats)
+        pair = _body_pair(a, b, poses.row)
         if pair is None or jtype in {'MOTOR', 'PULLEY', 'CUSTOM'}:   # no shared anchor
             continue
         anchor = built.get(e.name)
@@ -495,12 +555,8 @@ def anchors(scene, joints, mats, sim=None):
         return out
     # every (joint, end body) pair at once: the anchor's distance to the body's bounds
     # and the body's largest size
-    ends = [o for row in rows for o in row[4]]
-    bodies = {o.name: o for o in ends}
-    slot = {name: i for i, name in enumerate(bodies)}
-    gap, size = _bounds_gaps([bodies[n] for n in slot], [mats[n] for n in slot],
-                             np.array([row[3] for row in rows for _ in row[4]]),
-                             np.array([slot[o.name] for o in ends]))
+    which = np.array([poses.row[o.name] for row in rows for o in row[4]])
+    gap, size = _bounds_gaps(poses, np.array([row[3] for row in rows for _ in row[4]]), which)
     k = 0
     for e, a, b, anchor, ends in rows:
         n = len(ends)
@@ -516,32 +572,25 @@ def anchors(scene, joints, mats, sim=None):
     return out
 
 
-def _bounds_gaps(objs, mats, points, which):
-    """For each point and the body `objs[which[i]]` (world matrix `mats[which[i]]`): the
-    point's distance to the body's bounding box (0 inside) and the body's largest size along
-    its own axes, as two arrays. With M = [A t], the point's local position is
-    A^-1 (p - t), and its distance to the clamped one in the world |A (clamped - local)|;
-    a body whose A is singular counts as touching every point."""
-    m = np.array([[tuple(r) for r in mat] for mat in mats])           # (n, 4, 4)
-    bounds = np.array([[tuple(c) for c in _local_bounds(o)] for o in objs])   # (n, 2, 3)
-    a, t = m[:, :3, :3], m[:, :3, 3]
-    # the inverse as the adjugate over the determinant (np.linalg goes through LAPACK, whose
-    # thread pool costs milliseconds a call inside Blender): cofactor (i, j) of each A
-    cof = np.empty_like(a)
-    for i in range(3):
-        r0, r1 = [k for k in range(3) if k != i]
-        for j in range(3):
-            c0, c1 = [k for k in range(3) if k != j]
-            cof[:, i, j] = (-1) ** (i + j) * (a[:, r0, c0] * a[:, r1, c1] -
-                                              a[:, r0, c1] * a[:, r1, c0])
-    det = (a[:, 0, :] * cof[:, 0, :]).sum(axis=1)
+def _bounds_gaps(poses, points, which):
+    """For each point and the body in row `which[i]` of `poses`: the point's distance to the
+    body's bounding box (0 inside) and the body's largest size along its own axes, as two
+    arrays. With M = [A t], the point's local position is A^-1 (p - t), and its distance to
+    the clamped one in the world |A (clamped - local)|; a body whose A is singular counts as
+    touching every point."""
+    a, t = poses.m[which, :3, :3], poses.m[which, :3, 3]
+    # the inverse as the adjugate over the determinant (rows of the adjugate: cross
+    # products of A's columns; no LAPACK, see `_determinants`)
+    c0, c1, c2 = a[:, :, 0], a[:, :, 1], a[:, :, 2]
+    adj = np.stack([np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)], axis=1)
+    det = np.einsum("ni,ni->n", c0, adj[:, 0])
     ok = np.abs(det) > 1e-12
-    inv = cof.transpose(0, 2, 1) / np.where(ok, det, 1.0)[:, None, None]
-    A, T, INV, LO, HI = a[which], t[which], inv[which], bounds[which, 0], bounds[which, 1]
-    local = np.einsum("nij,nj->ni", INV, points - T)
-    gap = np.linalg.norm(np.einsum("nij,nj->ni", A, np.clip(local, LO, HI) - local), axis=1)
-    gap[~ok[which]] = 0.0
-    size = (np.abs(HI - LO) * np.linalg.norm(A, axis=1)).max(axis=1)
+    inv = adj / np.where(ok, det, 1.0)[:, None, None]
+    lo, hi = poses.lo[which], poses.hi[which]
+    local = np.einsum("nij,nj->ni", inv, points - t)
+    gap = np.linalg.norm(np.einsum("nij,nj->ni", a, np.clip(local, lo, hi) - local), axis=1)
+    gap[~ok] = 0.0
+    size = poses.dims[which].max(axis=1)
     return gap, size
 
 
@@ -563,15 +612,23 @@ def _groups(joints, names):
     return {n: root(n) for n in names}
 
 
-def mass_ratios(joints):
-    """Dynamic bodies over 100:1 in mass in one jointed group."""
+def mass_ratios(joints, sim=None):
+    """Dynamic bodies over 100:1 in mass in one jointed group. With the built `sim`, the
+    kinds and masses are the world's."""
     dynamic, mass, seen = {}, {}, set()   # each joint end's settings read once
+    built = {b.name: b for b in sim.bodies} if sim is not None else None
+    masses = sim.world.masses if sim is not None else None
     for _, _, _, a, b in _joint_pairs(joints):
         for o in (a, b):
             if o is None or o.name in seen:
                 continue
             seen.add(o.name)
-            if o.ligament_body.enabled and bridge.effective_kind(o) == 'DYNAMIC':
+            if built is not None:
+                body = built.get(o.name)
+                if body is not None and body.kind == 'DYNAMIC':
+                    dynamic[o.name] = o
+                    mass[o.name] = float(masses[body.id])
+            elif o.ligament_body.enabled and bridge.effective_kind(o) == 'DYNAMIC':
                 dynamic[o.name] = o
                 mass[o.name] = o.ligament_body.mass
     groups = {}
@@ -592,37 +649,30 @@ def mass_ratios(joints):
     return out
 
 
-def falling(scene, bodies, joints, mats):
+def falling(scene, joints, poses):
     """Dynamic bodies with nothing under them (nor a joint holding them): they fall for the
     whole frame range."""
     settings = bridge.world_settings(scene)
-    g = Vector(settings["gravity"])
-    if g.length < 1e-9:
+    g = np.array(settings["gravity"], dtype=np.float64)
+    if np.linalg.norm(g) < 1e-9 or not len(poses):
         return []
-    down = g.normalized()
+    down = Vector(g).normalized()
     u = down.orthogonal().normalized()
     v = down.cross(u)
-    names, rows = [], []
-    for o in bodies:
-        m = mats.get(o.name)
-        if m is None:
-            continue
-        # the extent of its world bounds along u, v and down: the box's centre, plus and
-        # minus its half sizes along its own axes projected (its corners' min and max)
-        lo, hi = _local_bounds(o)
-        centre, half = m @ ((lo + hi) / 2), (hi - lo) / 2
-        axes = m.to_3x3().transposed()
-        row = []
-        for d in (u, v, down):
-            p = axes @ d
-            c, r = centre.dot(d), abs(p[0] * half[0]) + abs(p[1] * half[1]) + abs(p[2] * half[2])
-            row += (c - r, c + r)
-        names.append(o.name)
-        rows.append(row)
-    if not rows:
-        return []
-    box = np.array(rows)      # footprint across gravity (u, v) and extent along it (h, down)
-    kinds = {o.name: bridge.effective_kind(o) for o in bodies}
+    names = poses.names
+    # the extent of each body's world bounds along u, v and down: the box's centre, plus and
+    # minus its half sizes along its own axes projected (its corners' min and max)
+    m = poses.m
+    centre = np.einsum("nij,nj->ni", m[:, :3, :3], (poses.lo + poses.hi) / 2) + m[:, :3, 3]
+    half = (poses.hi - poses.lo) / 2
+    columns = []
+    for d in (u, v, down):
+        d = np.array(tuple(d))
+        c = centre @ d
+        r = np.abs(np.einsum("nij,i->nj", m[:, :3, :3], d) * half).sum(axis=1)
+        columns += (c - r, c + r)
+    box = np.stack(columns, axis=1)   # footprint across gravity (u, v), extent along it
+    kinds = dict(zip(names, poses.kinds))
     roots = _groups(joints, names)
     index = {r: i for i, r in enumerate(sorted(set(roots.values())))}
     group = np.array([index[roots[n]] for n in names])
@@ -645,7 +695,7 @@ def falling(scene, bodies, joints, mats):
                 changed = True
     ws = scene.ligament_world
     seconds = max(ws.frame_end - ws.frame_start, 0) * settings["dt"]
-    drop = 0.5 * g.length * seconds ** 2
+    drop = 0.5 * float(np.linalg.norm(g)) * seconds ** 2
     out = []
     reported = set()
     for i, n in enumerate(names):
@@ -669,13 +719,12 @@ def falling(scene, bodies, joints, mats):
 # --------------------------------------------------------------------------------------------
 # Measured on the built world
 
-def overlaps(sim, bodies, mats):
+def overlaps(sim, poses):
     """Bodies overlapping at the start frame, and how deep (the solver's contacts)."""
     world = sim.world
     world.collide(PROBE_DT)
     c = world.contacts()
     names = {b.id: b.name for b in sim.bodies}
-    objs = {o.name: o for o in bodies}
     deepest = {}
     for (i, j), sep in zip(c["bodies"].tolist(), c["separations"].tolist()):
         if -sep > OVERLAP:
@@ -685,7 +734,7 @@ def overlaps(sim, bodies, mats):
     for (a, b), depth in sorted(deepest.items(), key=lambda kv: -kv[1]):
         if a is None or b is None:
             continue
-        size = min(min(_dimensions(objs[n], mats[n])) for n in (a, b))
+        size = min(float(poses.dims[poses.row[n]].min()) for n in (a, b))
         inside = " (one is half inside the other)" if depth > 0.5 * size else ""
         out.append(Finding(WARNING, 'overlap', (a, b),
             f"'{a}' and '{b}' overlap by {_length(depth)} at the start frame{inside}: the "
@@ -756,8 +805,9 @@ def animated_limits(scene, sim, objs):
             continue
         animated = run.skeleton.animated or bridge.has_transform_animation(run.arm)
         worst = {}
+        placed = run.start_poses     # the pose the run started from, made at attach
         for f in (frames if animated else [start]):
-            poses = run.animated_poses(f, {})
+            poses = placed[1] if f == placed[0] else run.animated_poses(f, {})
             for e, ia, ib, fa, fb in specs:
                 rel = (poses[ia].to_quaternion() @ fa).inverted() @ (
                     poses[ib].to_quaternion() @ fb)

@@ -169,6 +169,7 @@ class RagdollRun:
                                   path.endswith("drive_stiffness") for path, _ in self.fcurves)
         self.ids = np.array([p.body.id for p in parts], dtype=np.int64)
         self._paths = {}   # (owner, path) -> F-curve data path
+        self.start_poses = (None, None)   # (frame, [helper world matrix]): place_at_start's
         # Unkeyed, undriven switches and drive settings only change through their update
         # callbacks, which drop the cache: a ragdoll with none keyed or driven, every part
         # simulated and no drive has nothing to do before a step (every part was built
@@ -234,6 +235,7 @@ class RagdollRun:
         world.orientations[self.ids] = rot
         world.linear_velocities[self.ids] = vel
         world.angular_velocities[self.ids] = spin
+        self.start_poses = (start, poses)
         return poses
 
     def before_step(self, world, frame, known):
