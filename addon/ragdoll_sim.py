@@ -217,14 +217,16 @@ class RagdollRun:
         the animated pose of the start frame, moving as the animation does. Returns the
         helpers' start matrices."""
         poses = self.animated_poses(start, known)
-        nxt = self.animated_poses(start + 1, {}) if self.skeleton.animated or \
-            bridge.has_transform_animation(self.arm) else poses
+        moving = self.skeleton.animated or bridge.has_transform_animation(self.arm)
+        nxt = self.animated_poses(start + 1, {}) if moving else poses
         pos, rot, vel, spin = [], [], [], []
         for part, m, m1 in zip(self.parts, poses, nxt):
             com, q = bridge.shape_pose(part.body, m)
-            com1, q1 = bridge.shape_pose(part.body, m1)
             pos.append(com)
             rot.append(q)
+            if not moving:       # a still pose: starts at rest
+                continue
+            com1, q1 = bridge.shape_pose(part.body, m1)
             vel.append([(y - x) / dt for x, y in zip(com, com1)])
             turn = Quaternion(q1) @ Quaternion(q).inverted()
             axis, angle = turn.to_axis_angle()
@@ -233,8 +235,8 @@ class RagdollRun:
         # The world's state arrays are views: write the start poses in place, all at once.
         world.positions[self.ids] = pos
         world.orientations[self.ids] = rot
-        world.linear_velocities[self.ids] = vel
-        world.angular_velocities[self.ids] = spin
+        world.linear_velocities[self.ids] = vel if moving else 0.0
+        world.angular_velocities[self.ids] = spin if moving else 0.0
         self.start_poses = (start, poses)
         return poses
 
