@@ -103,8 +103,8 @@ def _check(scene, sim):
                         "nothing to simulate; add some with Ligament > Add Body")]
     joints = scan.joints
     findings = []
-    fresh = sim is not None and sim.world_frame == sim.start
-    findings += joint_objects(scene, joints, {n for n, _ in sim.joints} if fresh else ())
+    findings += joint_objects(scene, joints,
+                              {n for n, _ in sim.joints} if _fresh(sim) else ())
     findings += limit_order(joints)
     findings += custom_expressions(joints)
     findings += mesh_shapes(bodies)
@@ -168,13 +168,15 @@ def recheck(scene):
         store(scene, check(scene))
 
 
+def _fresh(sim):
+    """A Simulation still at its start frame (one that moved on is not measured)."""
+    return sim is not None and sim.world_frame == sim.start
+
+
 def _simulation(scene, sim, findings):
     """(sim, built here, note): the world to measure, or None with an INFO saying why."""
-    if sim is not None:
-        if sim.world_frame != sim.start:
-            sim = None           # moved on since it was built: build a fresh one
-        else:
-            return sim, False, None
+    if _fresh(sim):
+        return sim, False, None  # else none, or moved on since it was built: build one
     if not kernels.ready():
         if kernels.blocking():
             kernels.prepare_blocking()
@@ -312,8 +314,7 @@ class StartPoses:
         self.names = [o.name for o in objs]
         self.row = {n: i for i, n in enumerate(self.names)}
         self.m = np.asarray(m, dtype=np.float64).reshape(-1, 4, 4)
-        bounds = np.array([[tuple(c) for c in _local_bounds(o)] for o in objs],
-                          dtype=np.float64).reshape(-1, 2, 3)
+        bounds = np.array([_local_bounds(o) for o in objs], dtype=np.float64).reshape(-1, 2, 3)
         self.lo, self.hi = bounds[:, 0], bounds[:, 1]
         self.axes = np.sqrt((self.m[:, :3, :3] ** 2).sum(axis=1))   # column lengths: scale
         self.dims = np.abs(self.hi - self.lo) * self.axes
@@ -380,21 +381,14 @@ def _rest_matrix(obj, start):
     return bridge.matrix_world_at(obj, start, {})
 
 
-_checking = None   # during a `check`: its memos (session uid -> (lo, hi), each object's box
-                   # read once; "pairs" -> the joints' pairs, `_joint_pairs`)
+_checking = None   # during a `check`: its memos ("pairs" -> the joints' pairs, `_joint_pairs`)
 
 
 def _local_bounds(obj):
-    """The object's local bounding box (lo, hi), read once per `check` (nothing changes the
-    scene during one, and its size, anchor and overlap tests ask for each box many times)."""
-    uid = obj.session_uid
-    if _checking is not None and uid in _checking:
-        return _checking[uid]
+    """The object's local bounding box (lo, hi) as two 3-tuples (`StartPoses` reads each
+    body's once per check)."""
     box = obj.bound_box    # axis-aligned in the object's frame: corner 0 low, corner 6 high
-    got = (Vector(box[0]), Vector(box[6]))
-    if _checking is not None:
-        _checking[uid] = got
-    return got
+    return box[0][:], box[6][:]
 
 
 # --------------------------------------------------------------------------------------------

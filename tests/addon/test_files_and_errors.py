@@ -142,3 +142,24 @@ def test_a_joint_the_solver_refuses_in_a_batch_is_skipped_by_name_and_the_rest_b
     assert "Joint 'Crossed'" in out["skipped"]["Crossed"]
     assert "lower" in out["skipped"]["Crossed"] and "upper" in out["skipped"]["Crossed"]
     assert out["built"] == ["Good0", "Good2", "Good3"] and out["count"] == 3
+
+
+def test_the_live_scene_check_still_names_a_joint_the_build_skipped(blender):
+    # The check that runs when a simulation is built does not look again at the objects of
+    # the joints the build made; a joint it skipped (its object B unset) is still reported,
+    # by name, and the joints that were built are not.
+    out = blender.run("""
+        arms = [box(f"Arm{i}", (0.1, 0.1, 0.6), (0.2 + i, 0, 1.7)) for i in range(3)]
+        posts = [box(f"Post{i}", (0.1, 0.1, 0.1), (0.2 + i, 0, 2.05), kind='STATIC')
+                 for i in range(3)]
+        for i, name in enumerate(("Good0", "NoB", "Good2")):
+            joint(name, 'HINGE', posts[i], arms[i], (0.2 + i, 0, 2))
+        bpy.data.objects["NoB"].ligament_joint.object_b = None
+        scene.frame_set(1)
+        sim = lig.addon.cache.get(scene)
+        result({"skipped": sorted(sim.skipped), "built": sorted(n for n, _ in sim.joints),
+                "found": [(f.severity, f.code, list(f.objects)) for f in sim.findings
+                          if f.code == 'joint-object']})
+    """)
+    assert out["skipped"] == ["NoB"] and out["built"] == ["Good0", "Good2"]
+    assert out["found"] == [["ERROR", "joint-object", ["NoB"]]], out["found"]
