@@ -92,10 +92,18 @@ def bake(scene, frame_start=None, frame_end=None, step=1, progress=None):
 
 
 def _channelbag(action, slot):
-    if slot is not None:
-        from bpy_extras import anim_utils
-        return anim_utils.action_ensure_channelbag_for_slot(action, slot)
-    return action  # Blender 4.2/4.3: fcurves live on the action
+    """The F-curve container of `action` for `slot`, made if missing."""
+    if slot is None:
+        return action  # Blender 4.2/4.3: fcurves live on the action
+    from bpy_extras import anim_utils
+    ensure = getattr(anim_utils, "action_ensure_channelbag_for_slot", None)
+    if ensure is not None:          # Blender 5.0+
+        return ensure(action, slot)
+    # Blender 4.4/4.5 have slotted actions but not that helper: the same steps by hand
+    # (one layer, one keyframe strip, the slot's channelbag in it).
+    layer = action.layers[0] if len(action.layers) else action.layers.new("Layer")
+    strip = layer.strips[0] if len(layer.strips) else layer.strips.new(type='KEYFRAME')
+    return strip.channelbag(slot, ensure=True)
 
 
 def _ensure_slot(obj, action):
