@@ -16,7 +16,8 @@ first frame, printing progress lines. Esc (the Prepare Solver operator), disabli
 extension or quitting Blender stop the process; numba writes each cache file atomically, so a
 stopped preparation leaves whole files only, and READY is written last.
 
-This file runs as a script too (no bpy then): `python addon/kernels.py --prepare`.
+This file runs as a script too (no bpy then): `python addon/kernels.py --prepare` compiles,
+`--verify` checks that the kernels beside the sources load in this Python without compiling.
 """
 
 import importlib.util
@@ -176,11 +177,40 @@ def _watch():
         bpy.app.timers.register(_tick, first_interval=0.5)
 
 
+def verify():
+    """Whether the kernels beside these sources serve this Python and numba: a complete set
+    (READY) that a simulation of every feature loads without compiling anything. Prints what
+    it found; tools/build_extension.py refuses a zip for which this fails."""
+    import numba
+    python = "%d.%d" % sys.version_info[:2]
+    if not _warmup.ready():
+        print(f"no complete kernel set for Python {python}, numba {numba.__version__} in "
+              f"{_warmup.jit.CACHE_FOLDER}")
+        return False
+    compiled = []
+
+    class Listener(numba.core.event.Listener):
+        def on_start(self, ev):
+            pass
+
+        def on_end(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+    _warmup.warm_up(progress=Listener())
+    if compiled:
+        print(f"{len(compiled)} kernels compiled instead of loading: {', '.join(compiled[:10])}")
+        return False
+    print(f"kernels for Python {python}, numba {numba.__version__} load without compiling")
+    return True
+
+
 def _main(argv):
     if argv[1:] == ["--prepare"]:
         _warmup.main()
         return 0
-    print("usage: python addon/kernels.py --prepare", file=sys.stderr)
+    if argv[1:] == ["--verify"]:
+        return 0 if verify() else 1
+    print("usage: python addon/kernels.py --prepare | --verify", file=sys.stderr)
     return 2
 
 

@@ -1,6 +1,6 @@
 """Custom constraints (World.add_custom) against the built-in joints they rewrite.
 
-    .venv/bin/python bench/custom.py          (from the repository root; ~1 minute)
+    .venv/bench/bin/python bench/custom.py          (from the repository root; ~1 minute)
 
 * first use: a fresh process and an empty custom-constraint cache: sympy's import and
   derivation, numba's compile of the expression's function; then a second process with the

@@ -1,9 +1,9 @@
 """Ligament at `World()` defaults against Blender's Bullet, side by side in one process.
 
-    .venv/bin/python bench/defaults.py                       # pyramid 20 + 20 ragdolls, 300 frames
-    .venv/bin/python bench/defaults.py --threads 1,2         # Ligament at 1 and 2 threads
-    .venv/bin/python bench/defaults.py --engines ligament --frames 120
-    .venv/bin/python bench/defaults.py --engines ligament --scenes pyramid100 --frames 600 \
+    .venv/bench/bin/python bench/defaults.py                       # pyramid 20 + 20 ragdolls, 300 frames
+    .venv/bench/bin/python bench/defaults.py --threads 1,2         # Ligament at 1 and 2 threads
+    .venv/bench/bin/python bench/defaults.py --engines ligament --frames 120
+    .venv/bench/bin/python bench/defaults.py --engines ligament --scenes pyramid100 --frames 600 \
         --threads 1 --set substeps=4,contact_hertz=120.0   # the 5050-box pyramid, 10 s
 
 The scenes are bench/scenes.py's (what bench/contacts.py runs): the 210-box pyramid and 20

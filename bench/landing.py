@@ -1,7 +1,7 @@
 """The landing dip: a 70 kg ragdoll dropped feet first from 1 m onto a static floor.
 
-    .venv/bin/python bench/landing.py                          # World() defaults
-    .venv/bin/python bench/landing.py --set substeps=16        # other settings, to compare
+    .venv/bench/bin/python bench/landing.py                          # World() defaults
+    .venv/bench/bin/python bench/landing.py --set substeps=16        # other settings, to compare
 
 The ragdoll is bench/scenes.py's 13-body one (boxes and capsules, cones and hinges), its
 masses scaled to 70 kg in total, standing upright with its soles 1 m above the floor; it

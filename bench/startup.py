@@ -1,8 +1,8 @@
 """What a new user waits for: the solver's cold compile, its warm start, and the installed
 extension's first frame, with the compile seconds per kernel.
 
-    .venv/bin/python bench/startup.py              (from the repository root; ~3 minutes)
-    .venv/bin/python bench/startup.py --skip-blender
+    .venv/bench/bin/python bench/startup.py              (from the repository root; ~3 minutes)
+    .venv/bench/bin/python bench/startup.py --skip-blender
 
 Each figure is a fresh process from its start to the end of its first simulated frame of
 `solver.warmup.every_feature_world()` (every shape, every joint kind, a drive, contacts):
@@ -13,10 +13,13 @@ Each figure is a fresh process from its start to the end of its first simulated 
   kernel: time in the kernel itself, not in the kernels it calls);
 * warm: the same cache again (every kernel loads; the sources' bytecode, written by the
   cold run as Python does for a user, loads too);
-* installed: the linux-x64 zip built by tools/build_extension.py (kernels inside) installed
-  into a fresh Blender user folder with Blender's own installer, then a two-body scene's first
-  simulated frame; then the same zip installed again over it (a reinstall or an upgrade that
-  keeps the solver), and the first frame again. "compiled" counts numba cache misses.
+* installed: for each Blender of --blenders (default 5.0.1 and 5.3.0, one per Python line),
+  the zip of its Python line built by tools/build_extension.py (kernels inside) installed
+  into a fresh Blender user folder with Blender's own installer, in that Blender's environment
+  (.venv/blender-VERSION: bpy and numpy only, so the zip's numba is the one imported), then a
+  two-body scene's first simulated frame; then the same zip installed again over it (a
+  reinstall or an upgrade that keeps the solver), and the first frame again. "compiled"
+  counts numba cache misses.
 Prints figures, asserts nothing.
 """
 
@@ -121,12 +124,17 @@ def run_frame(root, cache, workers=None):
     return r
 
 
-def run_blender(zip_path, home):
+def blender_python(version):
+    return os.path.join(ROOT, ".venv", f"blender-{version}", "bin", "python")
+
+
+def run_blender(python, zip_path, home):
     env = dict(os.environ, BLENDER_USER_RESOURCES=home)
-    for k in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "PYTHONDONTWRITEBYTECODE"):
+    for k in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "PYTHONDONTWRITEBYTECODE",
+              "PYTHONPATH"):
         env.pop(k, None)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", BLENDER.format(zip=zip_path)], env=env,
+    proc = subprocess.run([python, "-c", BLENDER.format(zip=zip_path)], env=env,
                           capture_output=True, text=True, cwd=home)
     lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT")]
     if proc.returncode or not lines:
@@ -140,6 +148,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--skip-blender", action="store_true", help="only the headless figures")
     ap.add_argument("--kernels", type=int, default=15, help="slowest kernels to list")
+    ap.add_argument("--blenders", default="5.0.1,5.3.0",
+                    help="Blender versions to install the zip into (bash tools/setup.sh "
+                         "blender-VERSION makes each)")
     args = ap.parse_args()
     print(f"Ligament start-up ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory(prefix="ligament-startup-") as tmp:
@@ -157,23 +168,33 @@ def main():
         print("(cpu s: this process's CPU seconds, worker cpu s: the compile worker's; on a "
               "quiet machine the cold process time is about the larger of the two)")
         if not args.skip_blender:
-            dist = os.path.join(tmp, "dist")
-            t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
-                                  "--output-dir", dist, "--platform", "linux-x64"],
-                                 capture_output=True, text=True, check=True).stdout
-            build = time.perf_counter() - t0
-            zip_path = out.strip().splitlines()[-1]
-            home = os.path.join(tmp, "blender")
-            os.makedirs(home)
-            fresh = run_blender(zip_path, home)
-            again = run_blender(zip_path, home)
-            print(f"\nextension (linux-x64 zip built in {build:.0f} s with its kernels, "
-                  f"{os.path.getsize(zip_path) / 2**20:.1f} MB)")
-            print(f"{'':36}{'install s':>10}{'1st frame s':>13}{'process s':>11}{'compiled':>10}")
-            for name, r in (("fresh install", fresh), ("reinstall of the same zip", again)):
-                print(f"{name:36}{r['install']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
-                      f"{r['compiled']:10d}")
+            print(f"\n{'extension, fresh user folder':36}{'zip s':>7}{'MB':>6}{'install s':>10}"
+                  f"{'1st frame s':>13}{'process s':>11}{'compiled':>10}")
+            for version in args.blenders.split(","):
+                python = blender_python(version)
+                if not os.path.exists(python):
+                    print(f"Blender {version}: not set up (bash tools/setup.sh "
+                          f"blender-{version})")
+                    continue
+                line = subprocess.run([python, "-c", "import sys; print('%d.%d' % "
+                                       "sys.version_info[:2])"], capture_output=True,
+                                      text=True, check=True).stdout.strip()
+                dist = os.path.join(tmp, "dist-" + version)
+                t0 = time.perf_counter()
+                out = subprocess.run([sys.executable,
+                                      os.path.join(ROOT, "tools", "build_extension.py"),
+                                      "--output-dir", dist, "--platform", "linux-x64",
+                                      "--python", line],
+                                     capture_output=True, text=True, check=True).stdout
+                build = time.perf_counter() - t0
+                zip_path = out.strip().splitlines()[-1]
+                home = os.path.join(tmp, "blender-" + version)
+                os.makedirs(home)
+                for name in ("fresh install", "reinstall of the same zip"):
+                    r = run_blender(python, zip_path, home)
+                    print(f"{'Blender ' + version + ', ' + name:36}{build:7.0f}"
+                          f"{os.path.getsize(zip_path) / 2**20:6.1f}{r['install']:10.2f}"
+                          f"{r['frame']:13.2f}{r['process']:11.2f}{r['compiled']:10d}")
         print("(compiles: this process's only; the worker compiles the rest)")
         print(f"\ncold compile on one core: seconds per kernel (its own time; "
               f"{len(one['kernels'])} kernels, {one['compiles']} compiles)")

@@ -5,7 +5,8 @@
 `warm_up` steps a small world with every shape, every joint kind, a drive, a kinematic body
 and contacts, and lets an island fall asleep and wake, so every kernel that `World` calls is
 compiled (the first time, about a minute on one core) or loaded from the kernel cache
-(jit.py). When it finishes it writes READY into the cache folder: the Blender extension ships
+(jit.py). When it finishes it writes READY (named for the Python and the numba that compiled
+the kernels) into the cache folder: the Blender extension ships
 that folder for linux-x64, and checks READY to know that simulating will not compile.
 
 `prepare` does the same in two processes when the machine has a second core: the kernels
@@ -27,6 +28,7 @@ import threading
 import time
 
 import numpy as np
+from numba import __version__ as numba_version
 from numba import typeof
 from numba.core import config as numba_config
 from numba.core import event
@@ -38,7 +40,10 @@ from .step import step_frame
 from .shapes import Box, Capsule, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh
 from .world import World
 
-READY = "READY"
+# One marker per Python line and numba version: numba's cache files carry the Python tag in
+# their names (.py311.nbi beside .py313.nbi) and the numba version in their index, so one
+# folder can hold complete sets for several, and each must know whether its own is complete.
+READY = f"READY-py{sys.version_info[0]}{sys.version_info[1]}-numba-{numba_version}"
 
 
 def ready():

@@ -2,31 +2,43 @@
 """Build the Ligament extension zips with Blender's own extension builder.
 
     python tools/build_extension.py --output-dir dist
-    python tools/build_extension.py --output-dir dist --platform linux-x64
+    python tools/build_extension.py --output-dir dist --platform linux-x64 --python 3.13
 
-One zip per platform (`--split-platforms`), each with the numba and llvmlite wheels listed in
-blender_manifest.toml for that platform, and the pure-Python wheels (`py3-none-any`: sympy and
-mpmath, which derive custom constraints) in every zip. The zip of the platform this runs on
-also carries the solver's compiled kernels (solver/_kernels/, built by `addon/kernels.py
---prepare` in the staged copy, for numba's portable CPU target), so the installed extension
-simulates at once; `--no-kernels` leaves them out. Other platforms' extensions compile them
-once, in the background, on first use. Wheels are downloaded from PyPI with pip once and kept
-in build/wheels/ (git-ignored; `--wheel-dir` to change). The builder is Blender's
-`blender_ext.py`: taken from the `bpy` wheel when it is installed, else from `--blender`
-(runs `blender --command extension build`).
+One zip per platform and Python line, named `ligament-<version>-<platform>-py311.zip` (or
+`-py313`): Blender 4.2 LTS to 5.0 run Python 3.11, Blender 5.1 and later Python 3.13, and
+each zip's manifest says which Blender versions it is for (`blender_version_min` and
+`blender_version_max`), so no Blender can pick a wheel of the other Python. A zip bundles the
+numba and llvmlite wheels blender_manifest.toml lists for its platform and Python, and the
+pure-Python wheels (sympy and mpmath, which derive custom constraints).
+
+Kernels: the zip of the platform this runs on also carries the solver's compiled kernels
+(solver/_kernels/), compiled by exactly the numba, llvmlite and Python that zip ships: an
+environment of their own (build/kernel-envs/py313-numba-0.65.1/) is made from the zip's own
+wheel files and the NumPy Blender bundles on that line, with the Python of that line (found
+as PYTHON313, python3.13 on PATH or in pyenv). The built zip is then unpacked and its kernels
+loaded in that environment: a zip in which any kernel would compile again is refused, as is
+a zip whose kernels cannot be built (no such Python here); `--no-kernels` builds zips without
+them (their users compile on first play, about a minute, in the background). Zips of other
+platforms never carry kernels: numba compiles for the machine it runs on.
+
+Wheels are downloaded from PyPI with pip once and kept in build/wheels/ (git-ignored;
+`--wheel-dir` to change). The builder is Blender's `blender_ext.py`, plain Python: taken from
+a `bpy` wheel (this Python's, or one of .venv/blender-*/ that tools/setup.sh makes), else
+from `--blender` (runs `blender --command extension build`).
 """
 
 import argparse
 import glob
-import platform as platform_mod
 import importlib.util
 import os
+import platform as platform_mod
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import tomllib
+import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -40,10 +52,18 @@ PLATFORM_TAGS = {
     "windows-arm64": ("win_arm64", ""),
 }
 
+# The Python lines Blender runs: the Blender versions of each (min inclusive, max exclusive,
+# as the manifest's blender_version_min/max) and the NumPy those Blenders bundle (the kernels
+# are compiled beside it).
+PYTHON_LINES = {
+    "3.11": {"blender_min": "4.2.0", "blender_max": "5.1.0", "numpy": "1.26.4"},
+    "3.13": {"blender_min": "5.1.0", "blender_max": None, "numpy": "2.3.4"},
+}
+
 # Not shipped, and not worth copying into the staging folder (the manifest's
 # paths_exclude_pattern is the authority on what the zip holds).
 STAGE_SKIP = {".git", "build", "dist", "tests", "bench", "tools", "docs", ".ci", "__pycache__",
-              ".pytest_cache", ".venv", "wheels"}
+              ".pytest_cache", ".venv", "wheels", ".github"}
 KERNEL_PATTERNS = ('  "*.nbi",\n', '  "*.nbc",\n')
 
 
@@ -55,31 +75,40 @@ def native_platform():
     return f"{system}-{arch}"
 
 
-def compile_kernels(staging):
-    """Compile the solver's kernels into the staged copy (solver/_kernels/<source hash>/),
-    the way the installed extension's background preparation would."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "NUMBA_CPU_NAME",
-                        "NUMBA_CPU_FEATURES", "LIGAMENT_CPU")}
-    print("build_extension: compiling the solver's kernels for the zip", flush=True)
-    proc = subprocess.run([sys.executable, os.path.join(staging, "addon", "kernels.py"),
-                           "--prepare"], capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        raise SystemExit("build_extension: compiling the kernels failed:\n"
-                         + proc.stdout[-3000:] + proc.stderr[-3000:])
+def zip_name(manifest, platform, line):
+    return (f"{manifest['id']}-{manifest['version']}-{platform.replace('-', '_')}"
+            f"-py{line.replace('.', '')}.zip")
 
+
+# --- wheels ------------------------------------------------------------------------------
 
 def wheel_platform(filename):
     """The platform part of a wheel file name ('manylinux2014_x86_64.manylinux_2_17_x86_64')."""
     return filename[:-len(".whl")].split("-")[-1]
 
 
-def wheel_matches(filename, platform):
-    """Whether the wheel installs on `platform`: its platform tag names it, or it is pure
-    Python ('any', every platform)."""
+def wheel_python(filename):
+    """The Python line a wheel is built for ('3.13'), None for a pure wheel (py3-none-any)."""
+    tag = filename[:-len(".whl")].split("-")[-3]
+    if not tag.startswith("cp"):
+        return None
+    return tag[2] + "." + tag[3:]
+
+
+def wheel_matches(filename, platform, line=None):
+    """Whether the wheel installs on `platform` (and, given, Python `line`): its platform tag
+    names it, or it is pure Python ('any', every platform and line)."""
     prefix, arch = PLATFORM_TAGS[platform]
+    py = wheel_python(filename)
+    if line is not None and py is not None and py != line:
+        return False
     return any(tag == "any" or (tag.startswith(prefix) and tag.endswith(arch))
                for tag in wheel_platform(filename).split("."))
+
+
+def wheel_version(filename):
+    name, version = filename.split("-")[:2]
+    return name.lower(), version
 
 
 def download_wheel(filename, wheel_dir):
@@ -102,23 +131,162 @@ def download_wheel(filename, wheel_dir):
             "only the platforms whose wheels you have with --platform (e.g. --platform linux-x64).")
 
 
-def find_builder(blender):
+# --- the builder ---------------------------------------------------------------------------
+
+def _builder_in(site_packages_dirs):
+    for base in site_packages_dirs:
+        hits = sorted(glob.glob(os.path.join(
+            base, "*", "scripts", "addons_core", "bl_pkg", "cli", "blender_ext.py")))
+        if hits:
+            return hits[-1]
+    return None
+
+
+def find_builder(blender=None):
+    """The command that runs Blender's extension builder."""
     if blender:
         return [blender, "--factory-startup", "--command", "extension"]
     spec = importlib.util.find_spec("bpy")
     if spec is not None and spec.submodule_search_locations:
-        for base in spec.submodule_search_locations:
-            hits = sorted(glob.glob(os.path.join(
-                base, "*", "scripts", "addons_core", "bl_pkg", "cli", "blender_ext.py")))
-            if hits:
-                return [sys.executable, hits[-1]]
-    raise SystemExit("build_extension: Blender's extension builder was not found. Install the "
-                     "`bpy` wheel in this Python (pip install bpy) or pass --blender PATH.")
+        hit = _builder_in(spec.submodule_search_locations)
+        if hit:
+            return [sys.executable, hit]
+    # the Blender environments tools/setup.sh makes, newest first
+    for env in sorted(glob.glob(os.path.join(ROOT, ".venv", "blender-*")), reverse=True,
+                      key=lambda p: [int(x) for x in re.findall(r"\d+", os.path.basename(p))]):
+        hit = _builder_in(glob.glob(os.path.join(env, "lib", "python3.*", "site-packages", "bpy"))
+                          + glob.glob(os.path.join(env, "Lib", "site-packages", "bpy")))
+        python = os.path.join(env, "Scripts" if os.name == "nt" else "bin",
+                              "python.exe" if os.name == "nt" else "python")
+        if hit and os.path.exists(python):
+            return [python, hit]
+    raise SystemExit("build_extension: Blender's extension builder was not found. Run "
+                     "`bash tools/setup.sh blender-5.3.0`, install the `bpy` wheel in this "
+                     "Python (pip install bpy) or pass --blender PATH.")
 
 
-def stage(staging, platforms, wheels, kernels=False):
+# --- kernels ---------------------------------------------------------------------------------
+
+def find_python(line):
+    """An interpreter of Python `line` ('3.13'): PYTHON313, python3.13 on PATH, pyenv's."""
+    var = "PYTHON" + line.replace(".", "")
+    cands = [os.environ.get(var), shutil.which("python" + line)]
+    pyenv_root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    cands += sorted(glob.glob(os.path.join(pyenv_root, "versions", line + ".*", "bin",
+                                           "python" + line)), reverse=True)
+    if sys.version_info[:2] == tuple(map(int, line.split("."))):
+        cands.insert(0, sys.executable)
+    for cand in cands:
+        if not cand:
+            continue
+        try:
+            out = subprocess.run([cand, "-c", "import sys, venv; print('%d.%d' % "
+                                  "sys.version_info[:2])"], capture_output=True, text=True,
+                                 timeout=60)
+        except OSError:
+            continue
+        if out.returncode == 0 and out.stdout.strip() == line:
+            return cand
+    raise SystemExit(
+        f"build_extension: the py{line.replace('.', '')} zip's kernels must be compiled by "
+        f"Python {line} (the Python that Blender runs), and none was found here. Install "
+        f"Python {line}, set {var}=/path/to/python{line}, or build without kernels "
+        "(--no-kernels: users then compile on first play).")
+
+
+def _env_python(env):
+    return os.path.join(env, "Scripts", "python.exe") if os.name == "nt" else \
+        os.path.join(env, "bin", "python")
+
+
+def kernel_env(line, wheels):
+    """The environment that compiles the kernels of a zip for Python `line`: that Python, the
+    zip's own numba and llvmlite wheel files, and the NumPy Blender bundles on that line.
+    Made once under build/kernel-envs/ and reused while the wheels are the same."""
+    native = [w for w in wheels if wheel_version(os.path.basename(w))[0] in ("numba", "llvmlite")]
+    versions = dict(wheel_version(os.path.basename(w)) for w in native)
+    if set(versions) != {"numba", "llvmlite"}:
+        raise SystemExit(f"build_extension: the py{line.replace('.', '')} zip bundles no "
+                         f"numba/llvmlite pair ({[os.path.basename(w) for w in wheels]})")
+    numpy = PYTHON_LINES[line]["numpy"]
+    name = (f"py{line.replace('.', '')}-numba-{versions['numba']}-llvmlite-"
+            f"{versions['llvmlite']}-numpy-{numpy}")
+    env = os.path.join(ROOT, "build", "kernel-envs", name)
+    python = _env_python(env)
+    done = os.path.join(env, "ligament-kernel-env")
+    if not os.path.exists(done):
+        shutil.rmtree(env, ignore_errors=True)
+        print(f"build_extension: making {os.path.relpath(env, ROOT)} to compile the kernels",
+              flush=True)
+        subprocess.run([find_python(line), "-m", "venv", env], check=True)
+        proc = subprocess.run([python, "-m", "pip", "install", "-q",
+                               "--disable-pip-version-check", *native, f"numpy=={numpy}"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"build_extension: could not make {env}:\n" + proc.stderr[-3000:])
+        with open(done, "w") as f:
+            f.write("\n".join(os.path.basename(w) for w in native) + "\n")
+    # what the environment imports must be what the zip ships, not merely what was asked for
+    check = subprocess.run([python, "-c", "import sys, numba, llvmlite; print(numba.__version__, "
+                            "llvmlite.__version__, '%d.%d' % sys.version_info[:2])"],
+                           capture_output=True, text=True)
+    got = check.stdout.split()
+    want = [versions["numba"], versions["llvmlite"], line]
+    if check.returncode != 0 or got != want:
+        raise SystemExit(f"build_extension: {env} imports numba, llvmlite, Python {got or '?'} "
+                         f"where the zip ships {want}:\n{check.stderr[-2000:]}\n"
+                         "Delete that folder and build again.")
+    return python
+
+
+def _clean_env():
+    return {k: v for k, v in os.environ.items()
+            if k not in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "NUMBA_CPU_NAME",
+                         "NUMBA_CPU_FEATURES", "LIGAMENT_CPU", "PYTHONPATH", "PYTHONHOME")}
+
+
+def compile_kernels(staging, python):
+    """Compile the solver's kernels into the staged copy (solver/_kernels/<source hash>/) with
+    `python` (the kernel environment), the way the installed extension's preparation would."""
+    print(f"build_extension: compiling the solver's kernels with {python} (about a minute on "
+          "two cores)", flush=True)
+    proc = subprocess.Popen([python, os.path.join(staging, "addon", "kernels.py"), "--prepare"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=_clean_env())
+    lines, shown = [], -10
+    for line in proc.stdout:            # progress as it comes, every tenth percent
+        lines.append(line.rstrip())
+        percent = re.search(r"preparing the solver: (\d+)%", line)
+        if percent and int(percent.group(1)) >= shown + 10:
+            shown = int(percent.group(1))
+            print(f"build_extension: kernels {shown}%", flush=True)
+    if proc.wait() != 0:
+        raise SystemExit("build_extension: compiling the kernels failed:\n"
+                         + "\n".join(lines[-40:]))
+
+
+def verify_kernels(zip_path, python):
+    """Unpack the built zip and load its kernels with `python` (the kernel environment): every
+    kernel a simulation runs must come from the zip, none compile. Refuses the zip if not."""
+    with tempfile.TemporaryDirectory(prefix="ligament-verify-") as tmp:
+        with zipfile.ZipFile(zip_path) as z:
+            z.extractall(tmp)
+        proc = subprocess.run([python, os.path.join(tmp, "addon", "kernels.py"), "--verify"],
+                              capture_output=True, text=True, env=_clean_env())
+    if proc.returncode != 0:
+        os.remove(zip_path)
+        raise SystemExit(f"build_extension: {os.path.basename(zip_path)} refused, its kernels "
+                         "do not load in the Python and numba it ships:\n"
+                         + proc.stdout[-3000:] + proc.stderr[-3000:])
+    print("build_extension:", proc.stdout.strip().splitlines()[-1], flush=True)
+
+
+# --- staging and building --------------------------------------------------------------------
+
+def stage(staging, platform, line, wheels, kernel_python=None):
     """Copy the extension sources and the chosen wheels into `staging`, with a manifest that
-    lists only those platforms and wheels (and, with `kernels`, the compiled kernels)."""
+    lists only that platform, its wheels and the Blender versions of the Python line (and,
+    given a kernel environment, the kernels compiled by it)."""
     def ignore(directory, names):
         top = os.path.abspath(directory) == ROOT
         return [n for n in names if n in {"__pycache__", ".pytest_cache", ".git", "_kernels"}
@@ -129,20 +297,36 @@ def stage(staging, platforms, wheels, kernels=False):
         shutil.copy2(src, os.path.join(staging, "wheels", os.path.basename(src)))
     path = os.path.join(staging, "blender_manifest.toml")
     text = open(path, encoding="utf-8").read()
-    text = re.sub(r"(?ms)^platforms = \[.*?\]", "platforms = [" + ", ".join(
-        f'"{p}"' for p in platforms) + "]", text)
+    text = re.sub(r"(?ms)^platforms = \[.*?\]", f'platforms = ["{platform}"]', text)
     text = re.sub(r"(?ms)^wheels = \[.*?\n\]", "wheels = [\n" + "".join(
         f'  "./wheels/{os.path.basename(w)}",\n' for w in wheels) + "]", text)
-    if kernels:
-        compile_kernels(staging)
+    versions = PYTHON_LINES[line]
+    span = f'blender_version_min = "{versions["blender_min"]}"\n'
+    if versions["blender_max"]:
+        span += f'blender_version_max = "{versions["blender_max"]}"\n'
+    text, n = re.subn(r'(?m)^blender_version_min = .*\n(blender_version_max = .*\n)?', span, text)
+    assert n == 1, "blender_manifest.toml has no blender_version_min line"
+    if kernel_python:
+        compile_kernels(staging, kernel_python)
         for pattern in KERNEL_PATTERNS:
             text = text.replace(pattern, "")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
 
-def build(output_dir, platforms=None, wheel_dir=None, blender=None, kernels=True):
-    """Build and return the list of zip paths."""
+def manifest_lines(manifest):
+    """The Python lines the manifest's wheels are built for, in PYTHON_LINES order."""
+    found = {wheel_python(os.path.basename(w)) for w in manifest.get("wheels", [])} - {None}
+    unknown = found - set(PYTHON_LINES)
+    if unknown:
+        raise SystemExit(f"build_extension: wheels for Python {sorted(unknown)}, which no "
+                         f"Blender this tool knows runs (PYTHON_LINES: {list(PYTHON_LINES)})")
+    return [line for line in PYTHON_LINES if line in found]
+
+
+def build(output_dir, platforms=None, lines=None, wheel_dir=None, blender=None, kernels=True):
+    """Build the zips for `platforms` x Python `lines` (default: all the manifest has) and
+    return their paths."""
     with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
         manifest = tomllib.load(f)
     all_platforms = manifest.get("platforms", [])
@@ -151,45 +335,45 @@ def build(output_dir, platforms=None, wheel_dir=None, blender=None, kernels=True
     if unknown:
         raise SystemExit(f"build_extension: unknown platform(s) {unknown}; the manifest lists "
                          f"{all_platforms}")
+    all_lines = manifest_lines(manifest)
+    lines = lines or all_lines
+    unknown = [line for line in lines if line not in all_lines]
+    if unknown:
+        raise SystemExit(f"build_extension: no wheels for Python {unknown}; the manifest's "
+                         f"wheels are for {all_lines}")
     wheel_dir = os.path.abspath(wheel_dir or os.path.join(ROOT, "build", "wheels"))
     os.makedirs(wheel_dir, exist_ok=True)
-    wheels = {}
-    for p in platforms:
-        mine = [os.path.basename(w) for w in manifest.get("wheels", [])
-                if wheel_matches(os.path.basename(w), p)]
-        if not mine:
-            raise SystemExit(f"build_extension: the manifest lists no wheels for {p}")
-        for name in mine:
-            if not os.path.exists(os.path.join(wheel_dir, name)):
-                download_wheel(name, wheel_dir)
-            wheels.setdefault(p, []).append(os.path.join(wheel_dir, name))
-    # the native platform's zip gets the kernels; the others share one staging without them
-    groups = [[p] for p in platforms if kernels and p == native_platform()]
-    rest = [p for p in platforms if not groups or p != groups[0][0]]
-    groups += [rest] if rest else []
-
     output_dir = os.path.abspath(output_dir)
     os.makedirs(output_dir, exist_ok=True)
     builder = find_builder(blender)
-    for group in groups:
-        with tempfile.TemporaryDirectory(prefix="ligament-build-") as tmp:
-            staging = os.path.join(tmp, "ligament")
-            stage(staging, group, [w for p in group for w in wheels[p]],
-                  kernels=kernels and group == [native_platform()])
-            cmd = [*builder, "build", "--source-dir", staging, "--output-dir", output_dir,
-                   "--split-platforms"]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            sys.stdout.write(proc.stdout)
-            if proc.returncode != 0:
-                sys.stderr.write(proc.stderr)
-                raise SystemExit(f"build_extension: Blender's builder failed "
-                                 f"(exit {proc.returncode})")
-    version = manifest["version"]
-    zips = [os.path.join(output_dir, f"{manifest['id']}-{version}-{p.replace('-', '_')}.zip")
-            for p in platforms]
-    missing = [z for z in zips if not os.path.exists(z)]
-    if missing:
-        raise SystemExit(f"build_extension: the builder did not write {missing}")
+    zips = []
+    for p in platforms:
+        for line in lines:
+            mine = [os.path.basename(w) for w in manifest.get("wheels", [])
+                    if wheel_matches(os.path.basename(w), p, line)]
+            if not any(wheel_python(w) for w in mine):
+                raise SystemExit(f"build_extension: the manifest lists no wheels for {p}, "
+                                 f"Python {line}")
+            for name in mine:
+                if not os.path.exists(os.path.join(wheel_dir, name)):
+                    download_wheel(name, wheel_dir)
+            wheels = [os.path.join(wheel_dir, name) for name in mine]
+            kernel_python = kernel_env(line, wheels) if kernels and p == native_platform() \
+                else None
+            out = os.path.join(output_dir, zip_name(manifest, p, line))
+            with tempfile.TemporaryDirectory(prefix="ligament-build-") as tmp:
+                staging = os.path.join(tmp, "ligament")
+                stage(staging, p, line, wheels, kernel_python)
+                cmd = [*builder, "build", "--source-dir", staging, "--output-filepath", out]
+                proc = subprocess.run(cmd, capture_output=True, text=True)
+                sys.stdout.write(proc.stdout)
+                if proc.returncode != 0 or not os.path.exists(out):
+                    sys.stderr.write(proc.stderr)
+                    raise SystemExit(f"build_extension: Blender's builder failed "
+                                     f"(exit {proc.returncode}) for {os.path.basename(out)}")
+            if kernel_python:
+                verify_kernels(out, kernel_python)
+            zips.append(out)
     return zips
 
 
@@ -199,14 +383,17 @@ def main(argv=None):
     p.add_argument("--platform", action="append", dest="platforms",
                    help="build only this platform (repeatable); default: every platform in "
                         "the manifest")
+    p.add_argument("--python", action="append", dest="lines", choices=sorted(PYTHON_LINES),
+                   help="build only the zip for this Python line (repeatable): 3.11 for "
+                        "Blender 4.2-5.0, 3.13 for Blender 5.1 and later; default: both")
     p.add_argument("--wheel-dir", help="wheel cache (default: build/wheels)")
     p.add_argument("--blender", help="a Blender executable to build with instead of the bpy "
                                      "wheel's builder")
     p.add_argument("--no-kernels", action="store_true",
-                   help="leave the compiled kernels out of this platform's zip (the extension "
+                   help="leave the compiled kernels out of this platform's zips (the extension "
                         "then prepares them in the background on first use)")
     args = p.parse_args(argv)
-    for z in build(args.output_dir, args.platforms, args.wheel_dir, args.blender,
+    for z in build(args.output_dir, args.platforms, args.lines, args.wheel_dir, args.blender,
                    kernels=not args.no_kernels):
         print(z)
 

@@ -1,50 +1,76 @@
 #!/usr/bin/env python3
-"""The main job, end to end: Ligament inside real Blender (the bpy 5.0.1 wheel).
+"""The main job, end to end: Ligament inside real Blender (the `bpy` wheel: Blender 5.3 by
+default, 5.0 with `bash tools/demo.sh --python 3.11`).
 
-Builds the extension zip with Blender's own builder, installs it the way a user does into a
-private user folder (build/demo_user), builds a scene from ordinary objects (a static ground,
-a stack of boxes, a door on a hinge, a chain of links hanging from a beam), runs the batch
-bake (`ligament bake`, the same code `blender -b scene.blend -c ligament bake` runs), saves
-build/demo.blend and prints what happened.
+Builds the extension zip with Blender's own builder (its kernels compiled by the numba and the
+Python the zip ships), installs it the way a user does into a private user folder
+(build/demo-user-VERSION), builds a scene from ordinary objects (a static ground, a stack of
+boxes, a pyramid of blocks, a door on a hinge, a chain of links hanging from a beam), runs the
+batch bake (`ligament bake`, the same code `blender -b scene.blend -c ligament bake` runs),
+saves build/demo.blend and prints what happened.
 
-    bash tools/demo.sh            (sets up .venv, then runs this file)
+    bash tools/demo.sh            (makes .venv/blender-5.3.0, then runs this file in it)
 """
 
 import math
 import os
+import platform
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
-USER = os.path.join(BUILD, "demo_user")
 MODULE = "bl_ext.user_default.ligament"
+T0 = time.perf_counter()
+
+
+def say(text):
+    print(f"[{time.perf_counter() - T0:5.1f} s] {text}", flush=True)
+
+
+def current_platform():
+    machine = platform.machine().lower()
+    arch = "arm64" if machine in {"arm64", "aarch64"} else "x64"
+    system = {"linux": "linux", "win32": "windows", "darwin": "macos"}[sys.platform]
+    return f"{system}-{arch}"
 
 
 def build_zip():
-    sys.path.insert(0, os.path.join(ROOT, "tests", "addon"))
-    from conftest import current_platform  # the platform name the builder uses
-    out = os.path.join(BUILD, "dist")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
-                           "--output-dir", out, "--platform", current_platform()],
-                          capture_output=True, text=True)
-    if proc.returncode:
-        sys.exit(proc.stdout + proc.stderr)
-    return proc.stdout.strip().splitlines()[-1]
+    """tools/build_extension.py for this platform and this Python, its progress shown."""
+    line = "%d.%d" % sys.version_info[:2]
+    say(f"building the extension zip for {current_platform()}, Python {line}")
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
+                             "--output-dir", os.path.join(BUILD, "dist"), "--platform",
+                             current_platform(), "--python", line],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for text in proc.stdout:
+        lines.append(text.rstrip())
+        if text.startswith("build_extension:"):
+            say(text.rstrip()[len("build_extension: "):])
+    if proc.wait():
+        sys.exit("\n".join(lines[-30:]))
+    return lines[-1]
 
 
 def install():
     """Build the zip, install and enable it in a private user folder the way a user does,
     open an empty file. Returns (bpy, the extension's module)."""
-    os.makedirs(USER, exist_ok=True)
-    os.environ["BLENDER_USER_RESOURCES"] = USER
-    os.environ.pop("NUMBA_CACHE_DIR", None)
     zip_path = build_zip()
+    say("starting Blender")
+    os.environ.pop("NUMBA_CACHE_DIR", None)
+    os.environ.pop("LIGAMENT_KERNEL_CACHE", None)
+    home = os.path.join(BUILD, "demo-user-%d.%d" % sys.version_info[:2])
+    os.makedirs(home, exist_ok=True)
+    os.environ["BLENDER_USER_RESOURCES"] = home
     import bpy
+    say(f"Blender {bpy.app.version_string}: installing {os.path.basename(zip_path)} into "
+        f"{os.path.relpath(home, ROOT)}")
     result = bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
                                                       enable_on_install=True)
     assert result == {"FINISHED"}, result
-    print(f"Installed {os.path.basename(zip_path)} into {USER}")
+    say("installed and enabled")
     bpy.ops.wm.read_homefile(use_empty=True)
     return bpy, sys.modules[MODULE]
 
@@ -94,6 +120,8 @@ def main():
     world.frame_start, world.frame_end = scene.frame_start, scene.frame_end
 
     out = os.path.join(BUILD, "demo.blend")
+    say(f"baking frames {scene.frame_start}-{scene.frame_end} of {len(scene.objects)} objects "
+        "(ligament bake)")
     code = lig.addon.cli.main(["bake", "--output", out])
     if code:
         sys.exit(f"bake failed with exit code {code}")
@@ -102,12 +130,8 @@ def main():
     top = stack[-1].matrix_world.translation
     hinge_angle = math.degrees(door.matrix_world.to_euler().z)
     tip = links[-1].matrix_world.translation
-    from bpy_extras.anim_utils import action_get_channelbag_for_slot
-    keys = 0
-    for o in stack + pyramid + [door] + links:
-        ad = o.animation_data
-        bag = ad and ad.action and action_get_channelbag_for_slot(ad.action, ad.action_slot)
-        keys += sum(len(fc.keyframe_points) for fc in bag.fcurves) if bag else 0
+    keys = sum(len(fc.keyframe_points) for o in stack + pyramid + [door] + links
+               for fc in lig.addon.bridge.transform_fcurves(o).values())
     print(f"Frame {scene.frame_end} ({scene.frame_end / scene.render.fps:.1f} s):")
     print(f"  top crate at z = {top.z:.3f} m (stacked height {0.25 + 0.5 * 4:.2f} m)")
     moved = max((o.matrix_world.translation - p).length for o, p in zip(pyramid, pyramid_start))
@@ -115,7 +139,8 @@ def main():
     print(f"  door turned to {hinge_angle:.1f} deg about its hinge")
     print(f"  chain tip at ({tip.x:.2f}, {tip.y:.2f}, {tip.z:.2f}) m, hanging below the beam")
     print(f"  {keys} keyframes written on {len(stack) + len(pyramid) + 1 + len(links)} objects")
-    print(f"Saved {out}; open it in Blender 4.2+ and press play.")
+    print(f"Saved {out}; open it in Blender {bpy.app.version_string.rsplit('.', 1)[0]} or later "
+          "and press play.")
     if abs(top.z - 2.25) > 0.05 or moved > 0.05:
         sys.exit("the stacks did not stand: the crate column or the pyramid moved over 5 cm")
 

@@ -6,7 +6,7 @@ from different heights, they reach the bottom together). Everything is set up th
 does it, with joint empties; the script simulates 5 s, prints how each mechanism did against
 its mechanics, and saves build/mechanisms.blend (open it in Blender 4.2+ and press play).
 
-    .venv/bin/python tools/mechanisms_demo.py
+    .venv/bench/bin/python tools/mechanisms_demo.py
 
 Not part of the test suite (it builds and installs the extension, a minute or two).
 """

@@ -1,15 +1,62 @@
 #!/usr/bin/env bash
-# Create .venv with everything Ligament needs to run, test and benchmark:
-# numpy < 2, numba + llvmlite, pytest, and Blender as a Python module (bpy 5.0.1, Python 3.11).
+# Make the environments Ligament's tests, demo and benchmarks run in, under .venv/:
+#
+#   .venv/py311, .venv/py313     the headless solver (requirements-solver.txt) on each Python
+#                                line; pytest runs from these
+#   .venv/blender-VERSION        Blender as a Python module (the bpy wheel) and numpy only,
+#                                one per line of tools/blenders.txt: the extension is installed
+#                                into these as a user installs it, and its bundled numba is
+#                                the one imported (a numba of the environment's own would
+#                                shadow it)
+#
+#   .venv/bench                  Python 3.11: the solver, Blender 5.0.1 (whose Bullet world the
+#                                benchmarks run beside Ligament in one process), pybullet and
+#                                MuJoCo (requirements-bench.txt); made only when asked for
+#
+#   bash tools/setup.sh                  every environment but bench
+#   bash tools/setup.sh py313 blender-5.3.0    only those
+#
+# Python 3.11 and 3.13 are looked up as python3.X on PATH, then in pyenv; PYTHON311 and
+# PYTHON313 name them explicitly. An environment that exists is only brought up to date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3.11}
-command -v "$PY" >/dev/null 2>&1 || PY=python3
-if ! "$PY" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
-    echo "Ligament needs Python 3.11 (the bpy 5.0.1 wheel is built for it); set PYTHON=..." >&2
-    exit 1
-fi
-if [ ! -x .venv/bin/python ]; then
-    "$PY" -m venv .venv
-fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+source tools/pythons.sh
+
+pip_install() {   # ENV ARGS...: quiet pip, without the index warnings some machines print
+    "$1/bin/python" -m pip install -q --disable-pip-version-check "${@:2}" 2>&1 |
+        { grep -v "^WARNING: Location .* is ignored" || true; }
+    return "${PIPESTATUS[0]}"
+}
+
+make_env() {      # NAME PYTHON_VERSION PIP_ARGS...
+    local dir=".venv/$1" py
+    py=$(find_python "$2")
+    if [ ! -x "$dir/bin/python" ]; then
+        echo "setup: making $dir (Python $2)"
+        mkdir -p .venv
+        "$py" -m venv "$dir"
+    fi
+    pip_install "$dir" "${@:3}"
+}
+
+wanted() {        # NAME: whether to make it (no arguments: everything but bench)
+    [ "${#targets[@]}" -eq 0 ] && [ "$1" != bench ] && return 0
+    local t
+    for t in "${targets[@]}"; do [ "$t" = "$1" ] && return 0; done
+    return 1
+}
+
+targets=("$@")
+for line in 3.11 3.13; do
+    name="py${line/./}"
+    wanted "$name" && make_env "$name" "$line" -r requirements-solver.txt
+done
+while read -r version python numpy role; do
+    name="blender-$version"
+    wanted "$name" || continue
+    pins=("bpy==$version")
+    [ "$numpy" != "-" ] && pins+=("numpy==$numpy")
+    make_env "$name" "$python" "${pins[@]}"
+done < <(grep -v '^\s*#' tools/blenders.txt | grep -v '^\s*$')
+wanted bench && make_env bench 3.11 -r requirements-bench.txt
+exit 0

@@ -1,28 +1,71 @@
 #!/usr/bin/env bash
-# Set up .venv if needed, then run the whole test suite (headless solver + real Blender).
+# The whole test suite on both Python lines Blender runs (tools/setup.sh makes the
+# environments first):
 #
-# With no arguments the two halves run side by side (each is one process that spends its
-# first minutes compiling the solver's numba kernels, so two cores finish in about half the
-# time); the add-on half's output is printed after the solver half's. With arguments, they
-# are passed to a single pytest run: `bash tools/test.sh tests/solver -k pendulum`.
+#   3.11: tests/solver in .venv/py311; tests/addon in Blender 5.0.1, with the install, play and
+#         bake check in Blender 4.2 LTS and 4.5 LTS (the py311 zip)
+#   3.13: tests/solver in .venv/py313; tests/addon in Blender 5.3.0, with the same check in
+#         Blender 5.2 LTS (the py313 zip)
+#
+# Two lanes side by side (each lane's processes spend their first minute compiling kernels,
+# so two cores finish in about half the time): the solver suites one after the other in one,
+# the add-on suites in the other. Each run's output is kept in build/test-*.log and printed
+# when it ends; the last line counts all of them.
+#
+#   bash tools/test.sh                                  everything
+#   bash tools/test.sh tests/solver -k pendulum         one pytest run in .venv/py311
+#   LIGAMENT_PYTHON=3.13 bash tools/test.sh tests/addon one run on the 3.13 line (Blender 5.3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
 if [ "$#" -gt 0 ]; then
-    exec .venv/bin/python -m pytest "$@"
+    line=${LIGAMENT_PYTHON:-3.11}
+    exec ".venv/py${line/./}/bin/python" -m pytest "$@"
 fi
 mkdir -p build
-log=build/test-addon.log
-.venv/bin/python -m pytest tests/addon -q >"$log" 2>&1 &
-addon_pid=$!
-trap 'kill "$addon_pid" 2>/dev/null || true' INT TERM
-set +e
-.venv/bin/python -m pytest tests/solver -q
-solver_rc=$?
-echo "--- tests/addon (real Blender; still running if nothing follows yet) ---"
-wait "$addon_pid"
-addon_rc=$?
-set -e
-cat "$log"
-echo "tests/solver exit $solver_rc, tests/addon exit $addon_rc"
-[ "$solver_rc" -eq 0 ] && [ "$addon_rc" -eq 0 ]
+
+run() {      # NAME PYTHON_LINE BLENDER PATHS...: one pytest run, its output in build/test-NAME.log
+    local name=$1 line=$2 blender=$3 rc=0
+    LIGAMENT_BLENDER=$blender ".venv/py${line/./}/bin/python" -m pytest -q -p no:cacheprovider \
+        "${@:4}" >"build/test-$name.log" 2>&1 || rc=$?
+    { echo "--- $name (Python $line) ---"; cat "build/test-$name.log"; } >&2
+    return "$rc"
+}
+
+lane() {     # run its arguments' runs in turn, the exit codes in build/test-lane-N.rc
+    local out=$1 rc=0
+    shift
+    while [ "$#" -gt 0 ]; do
+        run "$1" "$2" "$3" "$4" || rc=1
+        shift 4
+    done
+    echo "$rc" >"$out"
+}
+
+start=$(date +%s)
+lane build/test-lane-solver.rc \
+    solver-py311 3.11 5.0.1 tests/solver \
+    solver-py313 3.13 5.3.0 tests/solver &
+solver_lane=$!
+trap 'kill "$solver_lane" 2>/dev/null || true' INT TERM
+lane build/test-lane-addon.rc \
+    addon-py311 3.11 5.0.1 tests/addon \
+    addon-py313 3.13 5.3.0 tests/addon
+wait "$solver_lane"
+
+# One closing line for all four runs, from pytest's own summaries.
+python3 - <<'EOF'
+import re
+totals = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+for name in ("solver-py311", "solver-py313", "addon-py311", "addon-py313"):
+    text = open(f"build/test-{name}.log", errors="replace").read().strip().splitlines()
+    last = text[-1] if text else ""
+    if not re.search(r"\d+ (passed|failed|error)", last):
+        totals["errors"] += 1          # a run that ended without its summary
+    for n, what in re.findall(r"(\d+) (passed|failed|errors?|skipped)", last):
+        totals["errors" if what.startswith("error") else what] += int(n)
+print(f"all runs: {totals['passed']} passed, {totals['failed'] + totals['errors']} failed, "
+      f"{totals['skipped']} skipped")
+EOF
+echo "tools/test.sh: $(( $(date +%s) - start )) s"
+[ "$(cat build/test-lane-solver.rc)" = 0 ] && [ "$(cat build/test-lane-addon.rc)" = 0 ]

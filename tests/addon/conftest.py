@@ -2,12 +2,17 @@
 install it into an isolated user folder, and run each scenario in its own Blender process
 (bpy can be imported only once per process, and a crash must not take pytest down).
 
+Blender runs in an environment of its own, .venv/blender-VERSION (tools/setup.sh), that has
+bpy and numpy only: a numba there would shadow the one the zip bundles. pytest itself runs in
+the solver's environment (.venv/py311 or .venv/py313). Which Blender: LIGAMENT_BLENDER=5.3.0,
+or by default the suite Blender of pytest's own Python line in tools/blenders.txt (5.0.1 for
+3.11, 5.3.0 for 3.13). The zip built is the one for that Blender's Python line.
+
 The zip built here carries the solver's compiled kernels (tools/build_extension.py), so no
 scenario compiles; the user folder is kept between runs (see `blender`) and an unchanged zip
 is not reinstalled.
 """
 
-import importlib.util
 import json
 import os
 import platform
@@ -17,11 +22,44 @@ import textwrap
 
 import pytest
 
-if importlib.util.find_spec("bpy") is None:  # same as pytest.importorskip, without importing
-    pytest.skip("the bpy wheel is not installed (pip install bpy==5.0.1)", allow_module_level=True)
-
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = "bl_ext.user_default.ligament"
+
+
+def blender_versions():
+    """tools/blenders.txt as dicts: version, python, numpy, role."""
+    rows = []
+    with open(os.path.join(ROOT, "tools", "blenders.txt")) as f:
+        for line in f:
+            line = line.split("#")[0].split()
+            if line:
+                rows.append(dict(zip(("version", "python", "numpy", "role"), line)))
+    return rows
+
+
+def blender_python(version):
+    """The Python of the environment that has Blender `version` as a module."""
+    env = os.path.join(ROOT, ".venv", f"blender-{version}")
+    return os.path.join(env, "Scripts", "python.exe") if os.name == "nt" else \
+        os.path.join(env, "bin", "python")
+
+
+def _default_blender():
+    line = "%d.%d" % sys.version_info[:2]
+    suites = [r for r in blender_versions() if r["role"] == "suite"]
+    for r in suites:
+        if r["python"] == line:
+            return r
+    return suites[0]
+
+
+BLENDER = os.environ.get("LIGAMENT_BLENDER") or _default_blender()["version"]
+BLENDER_PYTHON = blender_python(BLENDER)
+PYTHON_LINE = next((r["python"] for r in blender_versions() if r["version"] == BLENDER), None)
+
+if not os.path.exists(BLENDER_PYTHON) or PYTHON_LINE is None:
+    pytest.skip(f"Blender {BLENDER} is not set up (bash tools/setup.sh blender-{BLENDER}; the "
+                "versions are listed in tools/blenders.txt)", allow_module_level=True)
 
 
 def current_platform():
@@ -29,6 +67,25 @@ def current_platform():
     arch = "arm64" if machine in {"arm64", "aarch64"} else "x64"
     system = {"linux": "linux", "win32": "windows", "darwin": "macos"}[sys.platform]
     return f"{system}-{arch}"
+
+
+def blender_env(home):
+    """The environment a Blender process runs in: its user folder `home`, nothing that
+    points numba at another cache."""
+    env = dict(os.environ, BLENDER_USER_RESOURCES=home)
+    for key in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "PYTHONPATH"):
+        env.pop(key, None)
+    return env
+
+
+def build_zip(out, *extra, python_line=None):
+    """tools/build_extension.py for this platform and the Blender's Python line; the zip's path."""
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
+                           "--output-dir", str(out), "--platform", current_platform(),
+                           "--python", python_line or PYTHON_LINE, *extra],
+                          capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
 
 
 PRELUDE = textwrap.dedent(f"""
@@ -77,17 +134,16 @@ PRELUDE = textwrap.dedent(f"""
 
 
 class Blender:
-    def __init__(self, home):
+    def __init__(self, home, python=None):
         self.home = home
+        self.python = python or BLENDER_PYTHON
 
     def run(self, *scripts, timeout=600):
         """Run `scripts` (after PRELUDE) in a fresh Blender; return what it passed to result()."""
         script = "\n".join(textwrap.dedent(s) for s in scripts)
-        env = dict(os.environ, BLENDER_USER_RESOURCES=self.home)
-        env.pop("NUMBA_CACHE_DIR", None)
-        proc = subprocess.run([sys.executable, "-c", PRELUDE + script],
-                              capture_output=True, text=True, timeout=timeout, env=env,
-                              cwd=self.home)
+        proc = subprocess.run([self.python, "-c", PRELUDE + script],
+                              capture_output=True, text=True, timeout=timeout,
+                              env=blender_env(self.home), cwd=self.home)
         lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT:")]
         if proc.returncode != 0 or not lines:
             raise AssertionError(f"Blender scenario failed (exit {proc.returncode}):\n"
@@ -105,13 +161,12 @@ assert result == {{'FINISHED'}}, result
 """
 
 
-def install(zip_path, home):
+def install(zip_path, home, python=None):
     """Install the zip into the Blender user folder `home` as a user does (Install from
     Disk), in a Blender process of its own."""
-    env = dict(os.environ, BLENDER_USER_RESOURCES=home)
-    env.pop("NUMBA_CACHE_DIR", None)
-    proc = subprocess.run([sys.executable, "-c", INSTALL.format(zip=zip_path)],
-                          capture_output=True, text=True, timeout=600, env=env, cwd=home)
+    proc = subprocess.run([python or BLENDER_PYTHON, "-c", INSTALL.format(zip=zip_path)],
+                          capture_output=True, text=True, timeout=600, env=blender_env(home),
+                          cwd=home)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -122,12 +177,7 @@ WARM_UP_TIMEOUT = 3600
 
 @pytest.fixture(scope="session")
 def extension_zip(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
-                           "--output-dir", str(out), "--platform", current_platform()],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc.stdout.strip().splitlines()[-1]
+    return build_zip(tmp_path_factory.mktemp("dist"))
 
 
 def _zip_stamp(path):
@@ -142,27 +192,17 @@ def blender(extension_zip):
     """An isolated Blender user folder (not the user's own) with the extension installed and
     the solver compiled.
 
-    The folder is build/test-blender/ (or $LIGAMENT_TEST_BLENDER_HOME) and survives between
+    The folder is build/test-blender-VERSION/ (or $LIGAMENT_TEST_BLENDER_HOME) and survives between
     runs. The zip is installed whenever its contents differ from the installed one (always
     on a fresh checkout)."""
-    home = os.environ.get("LIGAMENT_TEST_BLENDER_HOME") or os.path.join(ROOT, "build",
-                                                                        "test-blender")
+    home = os.environ.get("LIGAMENT_TEST_BLENDER_HOME") or os.path.join(
+        ROOT, "build", f"test-blender-{BLENDER}")
     os.makedirs(home, exist_ok=True)
     stamp_path = os.path.join(home, "installed-zip.txt")
     stamp = _zip_stamp(extension_zip)
     installed = open(stamp_path).read() if os.path.exists(stamp_path) else None
-    env = dict(os.environ, BLENDER_USER_RESOURCES=home)
-    env.pop("NUMBA_CACHE_DIR", None)
-    install = textwrap.dedent(f"""
-        import bpy
-        result = bpy.ops.extensions.package_install_files(
-            filepath={extension_zip!r}, repo='user_default', enable_on_install=True)
-        assert result == {{'FINISHED'}}, result
-    """)
     if installed != stamp:
-        proc = subprocess.run([sys.executable, "-c", install], capture_output=True, text=True,
-                              timeout=600, env=env, cwd=home)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+        install(extension_zip, home)
         with open(stamp_path, "w") as f:
             f.write(stamp)
     b = Blender(home)

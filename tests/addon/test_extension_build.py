@@ -6,14 +6,15 @@ import sys
 import tomllib
 import zipfile
 
-from conftest import ROOT, Blender, current_platform, install
+from conftest import PYTHON_LINE, ROOT, Blender, current_platform, install
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import build_extension  # noqa: E402
 
 
-def test_zip_bundles_numba_wheels_for_its_platform_and_no_dev_files(extension_zip):
-    assert extension_zip.endswith(current_platform().replace("-", "_") + ".zip")
+def test_zip_bundles_numba_wheels_for_its_platform_and_python_and_no_dev_files(extension_zip):
+    tag = "py" + PYTHON_LINE.replace(".", "")
+    assert extension_zip.endswith(f"{current_platform().replace('-', '_')}-{tag}.zip")
     with zipfile.ZipFile(extension_zip) as z:
         names = z.namelist()
         manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
@@ -21,15 +22,19 @@ def test_zip_bundles_numba_wheels_for_its_platform_and_no_dev_files(extension_zi
     assert sorted(w.split("-")[0] for w in wheels) == ["wheels/llvmlite", "wheels/mpmath",
                                                        "wheels/numba", "wheels/sympy"]
     # numba's and llvmlite's for this platform's Python; sympy and mpmath are pure Python
-    assert all("cp311" in w for w in wheels if "numba" in w or "llvmlite" in w)
+    assert all(f"-cp{tag[2:]}-" in w for w in wheels if "numba" in w or "llvmlite" in w)
     assert all(w.endswith("-py3-none-any.whl") for w in wheels if "sympy" in w or "mpmath" in w)
     assert sorted(manifest["wheels"]) == sorted("./" + w for w in wheels)
     assert manifest["id"] == "ligament"
     assert manifest["build"]["generated"]["platforms"] == [current_platform()]
+    # the Blender versions that run this Python, and no other
+    span = build_extension.PYTHON_LINES[PYTHON_LINE]
+    assert manifest["blender_version_min"] == span["blender_min"]
+    assert manifest.get("blender_version_max") == span["blender_max"]
     assert "__init__.py" in names and "addon/bridge.py" in names and "solver/__init__.py" in names
     assert "presets/quality.toml" in names
-    for dev in ("tests/", "bench/", "tools/", ".ci/", "build/", "requirements-dev.txt",
-                "pytest.ini"):
+    for dev in ("tests/", "bench/", "tools/", ".ci/", ".github/", "build/",
+                "requirements-solver.txt", "requirements-bench.txt", "pytest.ini"):
         assert not any(n.startswith(dev) for n in names), dev
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
     # compiled kernels only where the solver looks for them (test_first_run.py)
@@ -77,14 +82,27 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
     assert os.path.basename(os.path.dirname(out["kernels"])) == "_kernels"
 
 
-def test_pure_python_wheels_go_in_every_platforms_zip():
+def test_every_platform_and_python_line_gets_numba_llvmlite_and_the_pure_wheels():
     with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
         manifest = tomllib.load(f)
+    assert build_extension.manifest_lines(manifest) == ["3.11", "3.13"]
     for platform in manifest["platforms"]:
-        mine = [os.path.basename(w) for w in manifest["wheels"]
-                if build_extension.wheel_matches(os.path.basename(w), platform)]
-        assert sorted(n.split("-")[0] for n in mine) == ["llvmlite", "mpmath", "numba",
-                                                         "sympy"], (platform, mine)
+        for line in ("3.11", "3.13"):
+            mine = [os.path.basename(w) for w in manifest["wheels"]
+                    if build_extension.wheel_matches(os.path.basename(w), platform, line)]
+            assert sorted(n.split("-")[0] for n in mine) == ["llvmlite", "mpmath", "numba",
+                                                             "sympy"], (platform, line, mine)
+            # one numba/llvmlite pair for both lines
+            assert {n.split("-")[1] for n in mine if n.startswith("numba")} == \
+                {w.split("-")[1] for w in map(os.path.basename, manifest["wheels"])
+                 if w.startswith("numba")}
+
+
+def test_the_python_lines_cover_blender_4_2_to_the_newest_without_overlap():
+    lines = build_extension.PYTHON_LINES
+    assert lines["3.11"]["blender_min"] == "4.2.0"
+    assert lines["3.11"]["blender_max"] == lines["3.13"]["blender_min"] == "5.1.0"
+    assert lines["3.13"]["blender_max"] is None
 
 
 def test_blenders_validate_accepts_the_zip(extension_zip):

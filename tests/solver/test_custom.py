@@ -30,7 +30,7 @@ def _double_pendulum(use_custom):
     for p, q, anchor_p, anchor_q in links:
         if use_custom:
             length = np.linalg.norm(np.subtract(anchor_q, anchor_p))
-            w.add_custom([p, q], f"length(pA - pB) - {length!r}", anchors=[anchor_p, anchor_q])
+            w.add_custom([p, q], f"length(pA - pB) - {float(length)!r}", anchors=[anchor_p, anchor_q])
         else:
             w.add_distance(p, q, anchor_p, anchor_q)
     return w
