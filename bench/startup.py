@@ -3,6 +3,7 @@ extension's first frame, with the compile seconds per kernel.
 
     .venv/bench/bin/python bench/startup.py              (from the repository root; ~3 minutes)
     .venv/bench/bin/python bench/startup.py --skip-blender
+    .venv/py311/bin/python bench/startup.py --skip-headless --blenders 5.0.1,5.3.0
 
 Each figure is a fresh process from its start to the end of its first simulated frame of
 `solver.warmup.every_feature_world()` (every shape, every joint kind, a drive, contacts):
@@ -147,6 +148,8 @@ def run_blender(python, zip_path, home):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--skip-blender", action="store_true", help="only the headless figures")
+    ap.add_argument("--skip-headless", action="store_true",
+                    help="only the installed extension's figures")
     ap.add_argument("--kernels", type=int, default=15, help="slowest kernels to list")
     ap.add_argument("--blenders", default="5.0.1,5.3.0",
                     help="Blender versions to install the zip into (bash tools/setup.sh "
@@ -154,19 +157,21 @@ def main():
     args = ap.parse_args()
     print(f"Ligament start-up ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory(prefix="ligament-startup-") as tmp:
-        cache = os.path.join(tmp, "numba")
-        root = fresh_copy(tmp)
-        cold = run_frame(root, cache)
-        warm = run_frame(root, cache)
-        one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0)
-        print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}{'compiles':>10}"
-              f"{'cpu s':>8}{'worker cpu s':>14}")
-        for name, r in (("cold (fresh NUMBA_CACHE_DIR)", cold), ("warm (same cache)", warm),
-                        ("cold, one core (no worker)", one)):
-            print(f"{name:36}{r['import']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
-                  f"{r['compiles']:10d}{r['cpu'][0]:8.1f}{r['cpu'][1]:14.1f}")
-        print("(cpu s: this process's CPU seconds, worker cpu s: the compile worker's; on a "
-              "quiet machine the cold process time is about the larger of the two)")
+        one = None
+        if not args.skip_headless:
+            cache = os.path.join(tmp, "numba")
+            root = fresh_copy(tmp)
+            cold = run_frame(root, cache)
+            warm = run_frame(root, cache)
+            one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0)
+            print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}"
+                  f"{'compiles':>10}{'cpu s':>8}{'worker cpu s':>14}")
+            for name, r in (("cold (fresh NUMBA_CACHE_DIR)", cold), ("warm (same cache)", warm),
+                            ("cold, one core (no worker)", one)):
+                print(f"{name:36}{r['import']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
+                      f"{r['compiles']:10d}{r['cpu'][0]:8.1f}{r['cpu'][1]:14.1f}")
+            print("(cpu s: this process's CPU seconds, worker cpu s: the compile worker's; on a "
+                  "quiet machine the cold process time is about the larger of the two)")
         if not args.skip_blender:
             print(f"\n{'extension, fresh user folder':36}{'zip s':>7}{'MB':>6}{'install s':>10}"
                   f"{'1st frame s':>13}{'process s':>11}{'compiled':>10}")
@@ -195,11 +200,12 @@ def main():
                     print(f"{'Blender ' + version + ', ' + name:36}{build:7.0f}"
                           f"{os.path.getsize(zip_path) / 2**20:6.1f}{r['install']:10.2f}"
                           f"{r['frame']:13.2f}{r['process']:11.2f}{r['compiled']:10d}")
-        print("(compiles: this process's only; the worker compiles the rest)")
-        print(f"\ncold compile on one core: seconds per kernel (its own time; "
-              f"{len(one['kernels'])} kernels, {one['compiles']} compiles)")
-        for name, seconds in one["kernels"][:args.kernels]:
-            print(f"  {seconds:6.2f}  {name}")
+        if one is not None:
+            print("(compiles: this process's only; the worker compiles the rest)")
+            print(f"\ncold compile on one core: seconds per kernel (its own time; "
+                  f"{len(one['kernels'])} kernels, {one['compiles']} compiles)")
+            for name, seconds in one["kernels"][:args.kernels]:
+                print(f"  {seconds:6.2f}  {name}")
 
 
 if __name__ == "__main__":
