@@ -16,7 +16,7 @@ builds each scene with the add-on's own operators, as the README's quick start d
   with teeth 20 : 10).
 
 Frames are played forward (live playback, the same path as the timeline) and rendered small
-with Cycles on the CPU (Workbench and EEVEE need a GPU context that background mode may not
+with Cycles on the CPU (it needs no GPU context, which Blender in background mode may not
 have), then laid side by side in one PNG. The plot (docs/images/bench-crowds.png) draws the
 dated figures of docs/performance.md with matplotlib, which the Blender environments do not
 have: run it with any Python that has matplotlib.
