@@ -15,7 +15,8 @@ Kernels: the zip of the platform this runs on also carries the solver's compiled
 (solver/_kernels/), compiled by exactly the numba, llvmlite and Python that zip ships: an
 environment of their own (build/kernel-envs/py313-numba-0.65.1/) is made from the zip's own
 wheel files and the NumPy Blender bundles on that line, with the Python of that line (found
-as PYTHON313, python3.13 on PATH or in pyenv). The built zip is then unpacked and its kernels
+as PYTHON313, python3.13 on PATH or in pyenv), and kept in build/kernel-cache/ for the next
+build of the same sources. The built zip is then unpacked and its kernels
 loaded in that environment: a zip in which any kernel would compile again is refused, as is
 a zip whose kernels cannot be built (no such Python here); `--no-kernels` builds zips without
 them (their users compile on first play, about a minute, in the background). Zips of other
@@ -265,6 +266,37 @@ def compile_kernels(staging, python):
                          + "\n".join(lines[-40:]))
 
 
+def _kernel_store(staging, python):
+    """Where kernels compiled for these sources by this kernel environment are kept between
+    builds: build/kernel-cache/<environment>/<source hash>. Reusing them is safe because the
+    set is the same bytes the environment would compile again (same sources, same Python and
+    numba), and every built zip's kernels are loaded before the zip is accepted."""
+    spec = importlib.util.spec_from_file_location(
+        "_ligament_stamp", os.path.join(staging, "solver", "stamp.py"))
+    stamp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stamp)
+    key = stamp.source_hash(os.path.join(staging, "solver"))[:16]
+    env = os.path.basename(os.path.dirname(os.path.dirname(python)))
+    return os.path.join(ROOT, "build", "kernel-cache", env, key), key
+
+
+def kernels_for(staging, python):
+    """The staged solver's kernels: from the kernel store when this environment compiled
+    these sources before, else compiled now (and stored)."""
+    store, key = _kernel_store(staging, python)
+    target = os.path.join(staging, "solver", "_kernels", key)
+    if os.path.isdir(store):
+        print(f"build_extension: kernels for these sources from {os.path.relpath(store, ROOT)}",
+              flush=True)
+        shutil.copytree(store, target)
+        return
+    compile_kernels(staging, python)
+    tmp = store + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(target, tmp, ignore=shutil.ignore_patterns("__pycache__"))
+    os.replace(tmp, store)
+
+
 def verify_kernels(zip_path, python):
     """Unpack the built zip and load its kernels with `python` (the kernel environment): every
     kernel a simulation runs must come from the zip, none compile. Refuses the zip if not."""
@@ -275,6 +307,9 @@ def verify_kernels(zip_path, python):
                               capture_output=True, text=True, env=_clean_env())
     if proc.returncode != 0:
         os.remove(zip_path)
+        shutil.rmtree(os.path.join(ROOT, "build", "kernel-cache",
+                                   os.path.basename(os.path.dirname(os.path.dirname(python)))),
+                      ignore_errors=True)     # a stored set that does not load goes too
         raise SystemExit(f"build_extension: {os.path.basename(zip_path)} refused, its kernels "
                          "do not load in the Python and numba it ships:\n"
                          + proc.stdout[-3000:] + proc.stderr[-3000:])
@@ -307,7 +342,7 @@ def stage(staging, platform, line, wheels, kernel_python=None):
     text, n = re.subn(r'(?m)^blender_version_min = .*\n(blender_version_max = .*\n)?', span, text)
     assert n == 1, "blender_manifest.toml has no blender_version_min line"
     if kernel_python:
-        compile_kernels(staging, kernel_python)
+        kernels_for(staging, kernel_python)
         for pattern in KERNEL_PATTERNS:
             text = text.replace(pattern, "")
     with open(path, "w", encoding="utf-8") as f:
