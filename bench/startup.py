@@ -173,7 +173,7 @@ def main():
             print("(cpu s: this process's CPU seconds, worker cpu s: the compile worker's; on a "
                   "quiet machine the cold process time is about the larger of the two)")
         if not args.skip_blender:
-            print(f"\n{'extension, fresh user folder':36}{'zip s':>7}{'MB':>6}{'install s':>10}"
+            print(f"\n{'extension, fresh user folder':42}{'zip s':>7}{'MB':>6}{'install s':>10}"
                   f"{'1st frame s':>13}{'process s':>11}{'compiled':>10}")
             for version in args.blenders.split(","):
                 python = blender_python(version)
@@ -197,7 +197,7 @@ def main():
                 os.makedirs(home)
                 for name in ("fresh install", "reinstall of the same zip"):
                     r = run_blender(python, zip_path, home)
-                    print(f"{'Blender ' + version + ', ' + name:36}{build:7.0f}"
+                    print(f"{'Blender ' + version + ', ' + name:42}{build:7.0f}"
                           f"{os.path.getsize(zip_path) / 2**20:6.1f}{r['install']:10.2f}"
                           f"{r['frame']:13.2f}{r['process']:11.2f}{r['compiled']:10d}")
         if one is not None:
