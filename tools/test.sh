@@ -54,6 +54,7 @@ lane build/test-lane-addon.rc \
 wait "$solver_lane"
 
 # One closing line for all four runs, from pytest's own summaries.
+echo "tools/test.sh: $(( $(date +%s) - start )) s"
 python3 - <<'EOF'
 import re
 totals = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
@@ -64,8 +65,7 @@ for name in ("solver-py311", "solver-py313", "addon-py311", "addon-py313"):
         totals["errors"] += 1          # a run that ended without its summary
     for n, what in re.findall(r"(\d+) (passed|failed|errors?|skipped)", last):
         totals["errors" if what.startswith("error") else what] += int(n)
-print(f"all runs: {totals['passed']} passed, {totals['failed'] + totals['errors']} failed, "
+print(f"total: {totals['passed']} passed, {totals['failed'] + totals['errors']} failed, "
       f"{totals['skipped']} skipped")
 EOF
-echo "tools/test.sh: $(( $(date +%s) - start )) s"
 [ "$(cat build/test-lane-solver.rc)" = 0 ] && [ "$(cat build/test-lane-addon.rc)" = 0 ]
