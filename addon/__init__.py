@@ -1,7 +1,16 @@
-"""The Blender side of Ligament: properties, operators, panels, handlers, bake, batch command.
+"""The Blender side of Ligament, in layers that import downward only:
 
-Nothing here does physics: `bridge` turns the scene into a solver World and poses back into
-transforms, `cache` keeps the per-frame states, the rest is Blender UI and bookkeeping.
+    ui/         properties, panels, operators, overlay, handlers (what Blender registers)
+    cli.py      the batch command (`blender -b FILE -c ligament ...`, `cli.main(argv)`)
+    baking/     simulated poses written as keyframes
+    authoring/  ragdolls made from armatures, bone maps, presets
+    check/      the scene check (doctor): problems found before a simulation runs
+    runtime/    the per-frame cache: a Simulation per scene, the change check, rest poses
+    world/      a solver World built from the scene: bodies, joints, mechanisms, ragdolls
+    scene/      reading the scene: animation at any frame, shapes, curves, objects
+    kernels.py  the solver loaded under a module name of its own, its kernels prepared
+
+Nothing here does physics; docs/architecture-addon.md follows a frame through the layers.
 """
 
 import atexit
@@ -24,10 +33,12 @@ def _remove_old_kernel_cache():
 
 def register():
     global _modules
-    from . import cli, handlers, kernels, operators, overlay, panels, properties
+    from . import cli, kernels
+    from .check import doctor
+    from .ui import handlers, operators, overlay, panels, properties
     atexit.register(kernels.stop)
     _remove_old_kernel_cache()
-    _modules = (properties, operators, panels, handlers, overlay, cli)
+    _modules = (properties, operators, panels, handlers, overlay, doctor, cli)
     for m in _modules:
         m.register()
 

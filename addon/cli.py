@@ -36,8 +36,15 @@ import time
 
 import bpy
 
-from . import bake, bridge, cache, doctor, kernels, ragdoll
-from .bridge import SceneError
+from . import kernels
+from .baking import bake
+from .check import doctor
+from .runtime import cache
+from .runtime.changes import drop_if_changed
+from .scene import ragdolls
+from .scene.errors import SceneError
+from .scene.objects import scene_bodies, scene_joints, world_settings
+
 
 USAGE, FAILED = 2, 1
 
@@ -157,21 +164,21 @@ def check(scene, json_to=None):
 def describe(scene):
     """What `info` reports, as plain data."""
     ws = scene.ligament_world
-    settings = bridge.world_settings(scene)
+    settings = world_settings(scene)
     bodies = [{"name": o.name, "kind": o.ligament_body.kind, "shape": o.ligament_body.shape,
                "mass": o.ligament_body.mass, "baked": o.ligament_body.baked}
-              for o in bridge.scene_bodies(scene)]
+              for o in scene_bodies(scene)]
     joints = []
-    for e in bridge.scene_joints(scene):
+    for e in scene_joints(scene):
         js = e.ligament_joint
         joints.append({"name": e.name, "type": js.type,
                        "a": js.object_a.name if js.object_a else None,
                        "b": js.object_b.name if js.object_b else None,
                        "breakable": js.breakable,
                        "break_threshold": js.break_threshold if js.breakable else None})
-    rigs = [{"armature": a.name, "bodies": len(ragdoll.bodies(a)),
+    rigs = [{"armature": a.name, "bodies": len(ragdolls.bodies(a)),
              "total_mass": a.ligament_ragdoll.total_mass, "baked": a.ligament_ragdoll.baked}
-            for a in ragdoll.ragdolls(scene)]
+            for a in ragdolls.armatures(scene)]
     baked = [b["name"] for b in bodies if b["baked"]] + [r["armature"] for r in rigs
                                                          if r["baked"]]
     return {"scene": scene.name, "file": bpy.data.filepath, "enabled": ws.enabled,
@@ -273,7 +280,7 @@ def bake_one(args, blend):
     seconds = report["seconds"] = {}
     try:
         t = time.perf_counter()
-        cache.check(scene)
+        drop_if_changed(scene)
         sim = cache.ensure(scene)      # prepares the kernels first in background mode
         # building runs the scene check (cache.ensure), which printed its findings
         seconds["build"] = round(time.perf_counter() - t - sim.check_seconds, 3)
@@ -299,8 +306,8 @@ def bake_one(args, blend):
     broken = dict(sim.broken)
     report.update(
         frames={"start": start, "end": end, "step": args.step,
-                "keyed": len(bake._frames(start, end, args.step))},
-        bodies=len(bridge.scene_bodies(scene)), joints=len(bridge.scene_joints(scene)),
+                "keyed": len(bake.bake_frames(start, end, args.step))},
+        bodies=len(scene_bodies(scene)), joints=len(scene_joints(scene)),
         ragdolls=len(sim.ragdolls), baked_objects=[o.name for o in objs],
         broken_joints=[{"joint": n, "frame": f} for n, f in sorted(broken.items(),
                                                                    key=lambda kv: kv[1])],

@@ -59,7 +59,7 @@ def load_solver():
 
 
 solver = load_solver()
-_warmup = importlib.import_module(MODULE_NAME + ".warmup")
+warmup = importlib.import_module(MODULE_NAME + ".warmup")
 
 
 class _Preparation:
@@ -93,7 +93,7 @@ class _Preparation:
             self._lines.append(line)
             if line.startswith("Ligament: preparing the solver: ") and line.endswith("%"):
                 self.percent = int(line.rsplit(" ", 1)[1][:-1])
-        if process.wait() != 0 and not _warmup.ready():
+        if process.wait() != 0 and not warmup.ready():
             self.error = "\n".join(self._lines[-12:]) or f"exit {process.returncode}"
 
     def stop(self):
@@ -107,7 +107,7 @@ _job = _Preparation()
 
 
 def ready():
-    return _warmup.ready()
+    return warmup.ready()
 
 
 def blocking():
@@ -183,9 +183,9 @@ def verify():
     it found; tools/build_extension.py refuses a zip for which this fails."""
     import numba
     python = "%d.%d" % sys.version_info[:2]
-    if not _warmup.ready():
+    if not warmup.ready():
         print(f"no complete kernel set for Python {python}, numba {numba.__version__} in "
-              f"{_warmup.jit.CACHE_FOLDER}")
+              f"{warmup.jit.CACHE_FOLDER}")
         return False
     compiled = []
 
@@ -196,7 +196,7 @@ def verify():
         def on_end(self, ev):
             compiled.append(ev.data["dispatcher"].py_func.__qualname__)
 
-    _warmup.warm_up(progress=Listener())
+    warmup.warm_up(progress=Listener())
     if compiled:
         print(f"{len(compiled)} kernels compiled instead of loading: {', '.join(compiled[:10])}")
         return False
@@ -206,7 +206,7 @@ def verify():
 
 def _main(argv):
     if argv[1:] == ["--prepare"]:
-        _warmup.main()
+        warmup.main()
         return 0
     if argv[1:] == ["--verify"]:
         return 0 if verify() else 1

@@ -451,6 +451,8 @@ scenes.add_ragdoll(s, (10.0, 0.0, 0.2), scenes.axis_angle((1, 0, 0), 0.3))
 class A: iterations, sleeping, contact_hertz, hertz_limit = {iterations}, False, {hertz}, {limit}
 e = contacts.Ligament(s, A)
 t2 = time.perf_counter()
+from solver import warmup
+warmup.prepare()
 e.step()
 t3 = time.perf_counter()
 print(json.dumps({{"import": t1 - t0, "first_step": t3 - t2}}))
@@ -485,6 +487,8 @@ def line(scene, engine, ms, ratio, sim, *figures):
 
 
 def main():
+    from solver import warmup
+    warmup.prepare()      # compile (or load) every kernel before timing
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="2 s per scene")
     ap.add_argument("--seconds", type=float, default=10.0)

@@ -28,6 +28,8 @@ import solver as lg
 from solver import custom
 w = lg.World()
 a = w.add_body(lg.Sphere(0.1), (0, 0, 4), mass=1.0)
+from solver import warmup
+warmup.prepare()
 w.step(1 / 60)
 t1 = time.perf_counter()
 w.add_custom([None, a, None], "length(pA - pB) + 0.5 * length(pB - pC) - 2",
@@ -79,6 +81,8 @@ def per_frame(n=100, frames=300):
 
 
 if __name__ == "__main__":
+    from solver import warmup
+    warmup.prepare()
     first_use()
     per_frame()
     per_frame(n=10, frames=1000)

@@ -78,6 +78,8 @@ SCENES = {"pyramid20": lambda: S.pyramid(20), "ragdolls": lambda: S.ragdolls(20)
 
 
 def main():
+    from solver import warmup
+    warmup.prepare()      # compile (or load) every kernel before timing
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=300)
     ap.add_argument("--threads", default="1,2", help="Ligament thread counts to run")

@@ -173,6 +173,8 @@ def startup(cache_dir):
 
 
 def main():
+    from solver import warmup
+    warmup.prepare()      # compile (or load) every kernel before timing
     rows = []
     w, tr = ragdoll_world(20)
     ms, worst = run(w, tr, 120)

@@ -66,6 +66,8 @@ def run(settings, frames):
 
 
 def main():
+    from solver import warmup
+    warmup.prepare()      # compile (or load) every kernel before timing
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=120)
     ap.add_argument("--set", default="", help="World settings, e.g. substeps=16")

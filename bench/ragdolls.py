@@ -98,7 +98,7 @@ def to_bullet(bpy, scene, ground, arms):
     and `rigidbody.constraint_add` on one empty whose copies (an object copy keeps its
     rigid body constraint) are linked into the world's constraint collection."""
     lig = sys.modules[MODULE]
-    ragdoll = lig.addon.ragdoll
+    ragdoll = lig.addon.authoring.ragdoll
     scene.ligament_world.enabled = False
     bpy.ops.rigidbody.world_add()
     rbw = scene.rigidbody_world
@@ -158,7 +158,7 @@ def add_constraint(c, j):
 def load_kernels(lig):
     """Load the solver's kernels from their cache (once per Blender session, before any
     world is built): a small world with every feature steps a few times."""
-    warmup = lig.addon.kernels._warmup
+    warmup = lig.addon.kernels.warmup
     w = warmup.every_feature_world()
     for _ in range(2):
         w.step(1 / 60)
@@ -217,7 +217,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
         pstats.Stats(prof).sort_stats("tottime").print_stats(15)
         prof = cProfile.Profile()
         prof.enable()
-    bodies = [b for arm in arms for b in lig.addon.ragdoll.bodies(arm)]
+    bodies = [b for arm in arms for b in lig.addon.scene.ragdolls.bodies(arm)]
     # The first frame: from the start frame (Ligament builds its world and checks the
     # scene, Bullet builds its own) to the first simulated frame.
     step_time[0] = handler_time[0] = 0.0
@@ -300,7 +300,7 @@ def stages(count, repeats=6):
     best = None
     for _ in range(repeats):
         scene.frame_set(2)
-        lig.addon.cache.invalidate(scene)   # the start frame builds the World again
+        lig.addon.runtime.cache.invalidate(scene)   # the start frame builds the World again
         spent.clear()
         t = time.perf_counter()
         scene.frame_set(1)

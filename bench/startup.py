@@ -45,6 +45,8 @@ from solver.warmup import every_feature_world
 t1 = time.perf_counter()
 with event.install_recorder("numba:compile") as rec:
     w = every_feature_world()
+    if solver.warmup.workers():
+        solver.warmup.prepare()
     w.step(1 / 60)
 t2 = time.perf_counter()
 stack, own = [], collections.Counter()

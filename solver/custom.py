@@ -57,8 +57,9 @@ import time
 import numpy as np
 
 from . import jit
-from . import world as _w            # circular import: used at call time only
+from . import validate, vectors
 from .atomic import atomic_joint
+from .tables import SETTING, Table
 from .joints import layout as L
 from .joints.custom import (CF_ANCHOR, CF_AXIS, CF_DAMPING, CF_NUMBERS, CF_STIFFNESS,
                             CF_WIDTH, CI_FUNCTION, CI_JOINT, CI_NUMBERS, CI_SIDE, CI_USED,
@@ -351,8 +352,8 @@ class CustomConstraints:
     """add_custom, a mixin of World (world.py)."""
 
     def _init_custom(self):
-        self._ci = _w._Table(CI_WIDTH, np.int64, state=_w.SETTING)
-        self._cf = _w._Table(CF_WIDTH, np.float64, state=_w.SETTING)
+        self._ci = Table(CI_WIDTH, np.int64, state=SETTING)
+        self._cf = Table(CF_WIDTH, np.float64, state=SETTING)
         self._cfunctions = []        # the compiled functions whose addresses _ci holds
 
     def _custom_args(self):
@@ -375,9 +376,9 @@ class CustomConstraints:
             if v is None:
                 out.append(None)
             elif name == "axes":
-                out.append(_w._direction(f"axes[{i}]", v))
+                out.append(validate.direction(f"axes[{i}]", v))
             else:
-                out.append(_w._vector(f"anchors[{i}]", v))
+                out.append(validate.vector(f"anchors[{i}]", v))
         return out
 
     @atomic_joint
@@ -415,15 +416,15 @@ class CustomConstraints:
                              f"world's), so it constrains nothing")
         points = self._letter_vectors("anchors", anchors, n)
         directions = self._letter_vectors("axes", axes, n)
-        k = _w._optional_number("stiffness", stiffness, minimum=0.0)
-        b = _w._number("damping", damping, minimum=0.0)
+        k = validate.optional_number("stiffness", stiffness, minimum=0.0)
+        b = validate.number("damping", damping, minimum=0.0)
         if k is None and b > 0.0:
             raise ValueError("damping needs a stiffness: a rigid constraint (stiffness=None) "
                              "has no damping; give stiffness (0 for a pure damper)")
         if k == 0.0 and b == 0.0:
             raise ValueError("stiffness=0 with damping=0 does nothing: give a stiffness > 0, a "
                              "damping > 0, or stiffness=None for a rigid constraint")
-        lo, hi = (_w._optional_number(name, value, allow_inf=True)
+        lo, hi = (validate.optional_number(name, value, allow_inf=True)
                   for name, value in (("lower", lower), ("upper", upper)))
         if lo is not None and hi is not None and lo > hi:
             raise ValueError(f"lower ({lo:g}) must not be greater than upper ({hi:g})")
@@ -443,7 +444,7 @@ class CustomConstraints:
         for i, body in enumerate(ids):
             ci[CI_SIDE + i] = -1 if body < 0 else joint_bodies.index(body)
             x, rot = (np.zeros(3), np.eye(3)) if body < 0 else \
-                (self._bs.view[body, 0:3], _w._qmat(self._bs.view[body, 3:7]))
+                (self._bs.view[body, 0:3], vectors.qmat(self._bs.view[body, 3:7]))
             p = x if points[i] is None else points[i]
             u = np.array([1.0, 0.0, 0.0]) if directions[i] is None else directions[i]
             cf[CF_ANCHOR + 3 * i:CF_ANCHOR + 3 * i + 3] = rot.T @ (p - x)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import world as _w            # circular import: used at call time only
+from . import validate, vectors
 from .atomic import atomic_joint
 from .joints import layout as L
 
@@ -31,13 +31,13 @@ class Mechanisms:
                                     (jt[L.BODY_B], L.ANCHOR_B, L.FRAME_B)):
             x, q = (np.zeros(3), _IDENTITY) if body < 0 else \
                 (self._bs.view[body, 0:3], self._bs.view[body, 3:7])
-            out.append((x + _w._qmat(q) @ jf[anchor:anchor + 3], _w._qmul(q, jf[frame:frame + 4])))
+            out.append((x + vectors.qmat(q) @ jf[anchor:anchor + 3], vectors.qmul(q, jf[frame:frame + 4])))
         return out
 
     def _hinge_angle(self, j):
         """The hinge's angle now: twist of fA^-1 fB about the frame's X (joints/hinge.py)."""
         (_, fa), (_, fb) = self._joint_world(j)
-        q = _w._qmul(_w._qconj(fa), fb)
+        q = vectors.qmul(vectors.qconj(fa), fb)
         if q[0] < 0.0:
             q = -q
         return 2.0 * math.atan2(q[1], q[0])
@@ -75,7 +75,7 @@ class Mechanisms:
 
     @staticmethod
     def _ratio(ratio, positive=False):
-        rho = _w._number("ratio", ratio)
+        rho = validate.number("ratio", ratio)
         if rho == 0.0 or (positive and rho < 0.0):
             raise ValueError(f"ratio must be {'> 0' if positive else 'non-zero'}, got {ratio!r}")
         return rho
@@ -153,7 +153,7 @@ class Mechanisms:
             raise ValueError(f"the hinge and the prismatic both move body {bh}: a rack and "
                              f"pinion couples two bodies")
         (pa, fa), (pb, _) = self._joint_world(js)
-        slide = float(_w._qmat(fa)[:, 0] @ (pb - pa))
+        slide = float(vectors.qmat(fa)[:, 0] @ (pb - pa))
         angle = self._hinge_angle(jh)
         j = self._new_joint(L.RACK_AND_PINION, bh, bs, self._bs.view[bh, 0:3],
                             self._bs.view[bs, 0:3], _IDENTITY, collide_connected, break_force,
@@ -179,15 +179,15 @@ class Mechanisms:
         and do not collide with each other unless collide_connected). A rope's two ends may
         not sit on one body: fixed_bodies[0] must differ from a, fixed_bodies[1] from b.
         joint_impulse reports the impulse on b."""
-        pa, pb = _w._vector("anchor_a", anchor_a), _w._vector("anchor_b", anchor_b)
-        fa, fb = _w._vector("fixed_a", fixed_a), _w._vector("fixed_b", fixed_b)
+        pa, pb = validate.vector("anchor_a", anchor_a), validate.vector("anchor_b", anchor_b)
+        fa, fb = validate.vector("fixed_a", fixed_a), validate.vector("fixed_b", fixed_b)
         rho = self._ratio(ratio, positive=True)
         for name, p, f in (("anchor_a", pa, fa), ("anchor_b", pb, fb)):
             if np.linalg.norm(p - f) < 1e-9:
                 raise ValueError(f"{name} must not coincide with fixed_{name[-1]}: the rope "
                                  f"needs a direction")
         for name, value in (("lower", lower), ("upper", upper)):
-            _w._optional_number(name, value, minimum=0.0)
+            validate.optional_number(name, value, minimum=0.0)
         if isinstance(fixed_bodies, (str, bytes)) or not hasattr(fixed_bodies, "__len__") \
                 or len(fixed_bodies) != 2:
             raise ValueError(f"fixed_bodies must be a pair (body carrying fixed_a, body "
@@ -206,7 +206,7 @@ class Mechanisms:
         jf = self._jf.data[j]
         for col, body, point in ((L.FIXED_A, ic, fa), (L.FIXED_B, id_, fb)):
             if body >= 0:           # stored in the carrying body's frame
-                point = _w._qmat(self._bs.view[body, 3:7]).T @ (point - self._bs.view[body, 0:3])
+                point = vectors.qmat(self._bs.view[body, 3:7]).T @ (point - self._bs.view[body, 0:3])
             jf[col:col + 3] = point
         jf[L.RATIO] = rho
         jf[L.LENGTH] = np.linalg.norm(pa - fa) + rho * np.linalg.norm(pb - fb)
@@ -221,8 +221,8 @@ class Mechanisms:
         """B's anchor stays on the line of A through `anchor` along `axis`; every rotation is
         free (Nape's LineJoint). Displacement along the axis (m, 0 at creation) takes limits,
         a motor and a spring toward 0, as the prismatic's."""
-        p = _w._vector("anchor", anchor)
-        frame = _w._frame_from_axis(_w._direction("axis", axis))
+        p = validate.vector("anchor", anchor)
+        frame = vectors.frame_from_axis(validate.direction("axis", axis))
         j = self._new_joint(L.LINE, a, b, p, p, frame, collide_connected, break_force,
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
@@ -243,18 +243,18 @@ class Mechanisms:
         chassis may be None (the world)."""
         self._body("chassis", chassis, allow_world=True)
         self._body("wheel", wheel)
-        p = _w._vector("anchor", anchor)
-        s = _w._direction("suspension_axis", suspension_axis)
-        axle = _w._direction("wheel_axis", wheel_axis)
+        p = validate.vector("anchor", anchor)
+        s = validate.direction("suspension_axis", suspension_axis)
+        axle = validate.direction("wheel_axis", wheel_axis)
         if np.linalg.norm(np.cross(s, axle)) < 1e-3:
             raise ValueError("wheel_axis must not be parallel to suspension_axis")
-        frame = _w._frame_from_axis(s, axle)
+        frame = vectors.frame_from_axis(s, axle)
         j = self._new_joint(L.WHEEL, chassis, wheel, p, p, frame, collide_connected, break_force,
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
         self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper)
         self._set_motor(j, motor_speed, max_motor_torque, "max_motor_torque")
-        self._jf.data[j, L.STEERING] = _w._number("steering", steering)
+        self._jf.data[j, L.STEERING] = validate.number("steering", steering)
         return j
 
     def set_steering(self, joint, angle):
@@ -265,7 +265,7 @@ class Mechanisms:
             raise ValueError(f"joint {j} is a {L.TYPE_NAMES[self._jt.data[j, L.TYPE]]}: "
                              f"set_steering works on wheel joints")
         before = self._joint_settings(j)
-        self._jf.data[j, L.STEERING] = _w._number("angle", angle)
+        self._jf.data[j, L.STEERING] = validate.number("angle", angle)
         self._wake_if_changed(j, before)
 
     @atomic_joint
@@ -280,12 +280,12 @@ class Mechanisms:
         (motor_speed m/s, at most max_motor_force N) or, without one, a friction force of at
         most `friction` N. An anchor off the curve is pulled onto its nearest point."""
         b = self._body("body", body)
-        p = _w._vector("anchor", anchor)
+        p = validate.vector("anchor", anchor)
         pts, seg, lengths = self._path_points(points, closed)
-        fric = _w._number("friction", friction, minimum=0.0)
+        fric = validate.number("friction", friction, minimum=0.0)
         u = np.clip(np.einsum("ij,ij->i", p - pts[:len(seg)], seg) / lengths ** 2, 0.0, 1.0)
         k = int(np.argmin(np.linalg.norm(pts[:len(seg)] + u[:, None] * seg - p, axis=1)))
-        frame = _w._frame_from_axis(self._path_tangent(seg / lengths[:, None], closed, k, u[k]))
+        frame = vectors.frame_from_axis(self._path_tangent(seg / lengths[:, None], closed, k, u[k]))
         j = self._new_joint(L.PATH, None, b, p, p, frame, collide_connected, break_force,
                             break_torque)
         jf = self._jf.data[j]

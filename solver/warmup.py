@@ -11,14 +11,15 @@ that folder for linux-x64, and checks READY to know that simulating will not com
 
 `prepare` does the same in two processes when the machine has a second core: the kernels
 fall into two trees that share almost nothing, the step (`step_frame`: joints, rows, the
-exact island solve, contact solving; ~36 s alone on this 2-core machine) and the collision
-(`ContactState.collide`: narrow phase, meshes, hulls, manifolds, and sleeping; ~27 s). A worker process
-compiles the collision tree while this one compiles the step; both write the same kernel
-cache (numba writes each file atomically), then `warm_up` loads both and compiles the few
-kernels left (waking, removing a joint). `World.step` calls `prepare` on its first call in a
-process whose cache is not READY, so a new user's first frame costs the longer tree, not
-both. LIGAMENT_COMPILE_WORKERS=0 turns the worker off (then kernels compile one by one as
-the first frame needs them, as numba does by default).
+exact island solve, contact solving) and the collision (`ContactState.collide`: narrow phase,
+meshes, hulls, manifolds, and sleeping). A worker process compiles the collision tree while
+this one compiles the step; both write the same kernel cache (numba writes each file
+atomically), then `warm_up` loads both and compiles the few kernels left (waking, removing a
+joint), so a new user's first frame costs the longer tree, not both. `World.step` never
+starts it: whoever steps decides. The Blender extension prepares in a process of its own
+(addon/runtime/kernels.py); a headless script, a benchmark or the tests call `prepare()`
+before their first step; without it kernels compile one by one as the first frame reaches
+them, as numba does by default. LIGAMENT_COMPILE_WORKERS=0 turns the worker off.
 """
 
 import os
@@ -34,6 +35,7 @@ from numba.core import config as numba_config
 from numba.core import event
 
 from . import jit
+from .pool import cores
 from .contacts import MF_WIDTH, MI_WIDTH, awake_first
 from .sleep import wake_marked
 from .step import step_frame
@@ -185,11 +187,7 @@ def workers():
             return min(1, max(0, int(asked)))
         except ValueError:
             raise ValueError(f"{WORKERS}={asked!r}: give 0 (no worker) or 1") from None
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:                        # macOS, Windows
-        cores = os.cpu_count() or 1
-    return 1 if cores >= 2 else 0
+    return 1 if cores() >= 2 else 0
 
 
 # The worker imports this solver under the same package name from the same folder (numba's

@@ -6,12 +6,11 @@ mass, orientations as (w, x, y, z)). Units: metres, kilograms, seconds, radians;
 """
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from . import bodies as bodies_mod
+from . import pool, validate, vectors
 from .atomic import atomic_joint
 from .bodies import ASLEEP, DYNAMIC, KIND_NAMES, KINEMATIC, POS, ROT, SPIN, STATE_WIDTH, VEL
 from .joints import layout as L
@@ -20,6 +19,7 @@ from .mechanisms import Mechanisms
 from .rows import new_rows
 from .shapes import Box, Capsule, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
 from .step import step_frame
+from .tables import DERIVED, SETTING, Table
 from .contacts import ROWS_PER_MANIFOLD, SPECULATIVE_DISTANCE, ContactState
 from .joints.custom import CI_JOINT
 from .islands import partition
@@ -39,290 +39,6 @@ SLEEP_THRESHOLD = 0.05      # m/s
 TIME_TO_SLEEP = 0.5         # s
 
 
-# --- validation helpers: every message names the argument and what would be valid ---------
-
-def _vector(name, value, size=3):
-    try:
-        arr = np.asarray(value, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {size} numbers, got {value!r}") from None
-    if arr.shape != (size,):
-        raise ValueError(f"{name} must be {size} numbers, got {value!r}")
-    # plain floats: numpy's reductions cost microseconds a call on 3 numbers, and a world
-    # of a few thousand bodies and joints makes ten thousand of these calls
-    if not all(map(math.isfinite, arr.tolist())):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return arr
-
-
-def _norm(v):
-    return math.sqrt(sum(x * x for x in v.tolist()))
-
-
-def _direction(name, value):
-    v = _vector(name, value)
-    n = _norm(v)
-    if n < 1e-12:
-        raise ValueError(f"{name} must not be a zero-length vector, got {value!r}")
-    return v / n
-
-
-def _quaternion(name, value):
-    q = _vector(name, value, 4)
-    n = _norm(q)
-    if n < 1e-12:
-        raise ValueError(f"{name} must be a non-zero quaternion (w, x, y, z), got {value!r}")
-    return q / n
-
-
-def _floats(v):
-    return v.tolist() if isinstance(v, np.ndarray) else v
-
-
-def _inverse3(m):
-    """Inverse of a 3x3 matrix by its adjugate. np.linalg.inv goes through LAPACK, whose
-    thread pool made each call cost milliseconds inside Blender (800 bodies: 3.7 s)."""
-    (a, b, c), (d, e, f), (g, h, i) = _floats(m)
-    adj = ((e * i - f * h, c * h - b * i, b * f - c * e),
-           (f * g - d * i, a * i - c * g, c * d - a * f),
-           (d * h - e * g, b * g - a * h, a * e - b * d))
-    det = a * adj[0][0] + b * adj[1][0] + c * adj[2][0]
-    if not math.isfinite(det) or abs(det) < 1e-300:
-        raise ValueError("the body's inertia tensor is singular; give the shape a volume")
-    return np.array(adj) / det
-
-
-def _number(name, value, minimum=None, strict=False, allow_inf=False):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if math.isnan(x) or (not allow_inf and math.isinf(x)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if minimum is not None and (x < minimum or (strict and x == minimum)):
-        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value!r}")
-    return x
-
-
-def _optional_number(name, value, **kw):
-    return None if value is None else _number(name, value, **kw)
-
-
-# --- batch validation (add_bodies, add_hinges, add_ragdolls): one value for every row or
-# one per row; a message names the argument and the first bad row -------------------------
-
-def _rows(name, value, n, width=None):
-    """`value` as float64 (n,) or (n, width): a single value (a number, or `width` numbers)
-    is repeated for every row."""
-    shape = (n,) if width is None else (n, width)
-    if n == 0:
-        return np.zeros(shape)
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-        arr = np.broadcast_to(arr, shape) if arr.shape != shape else arr
-    except (TypeError, ValueError):
-        what = "a number" if width is None else f"{width} numbers"
-        raise ValueError(f"{name} must be {what} or one per row ({n} rows), got {value!r}") \
-            from None
-    bad = ~np.isfinite(arr) if width is None else ~np.isfinite(arr).all(axis=1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{name} of row {i} must be finite, got {arr[i]!r}")
-    return arr
-
-
-def _rows_at_least(name, value, n, minimum, strict=False):
-    arr = _rows(name, value, n)
-    bad = arr <= minimum if strict else arr < minimum
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{name} of row {i} must be {'>' if strict else '>='} {minimum:g}, "
-                         f"got {arr[i]:g}")
-    return arr
-
-
-def _row_units(name, value, n, width):
-    """Rows of `width` numbers scaled to unit length (directions, quaternions)."""
-    arr = _rows(name, value, n, width)
-    length = np.sqrt((arr * arr).sum(axis=1))
-    if (length < 1e-12).any():
-        i = int(np.argmax(length < 1e-12))
-        raise ValueError(f"{name} of row {i} must not be zero, got {arr[i]!r}")
-    return arr / length[:, None]
-
-
-def _row_list(name, value, n):
-    """A per-row list from one value (not a list or tuple) or a sequence of n values."""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        if len(value) != n:
-            raise ValueError(f"{name} must be one value or one per row ({n} rows), got "
-                             f"{len(value)}")
-        return list(value)
-    return [value] * n
-
-
-def _count(a):
-    """The row count of a batch: the length of its body ids `a`."""
-    try:
-        return len(a)
-    except TypeError:
-        raise ValueError(f"a must be a sequence of body ids (or None), one per row, got "
-                         f"{a!r}") from None
-
-
-def _qmats(q):
-    """(n, 3, 3) rotation matrices of (n, 4) unit quaternions, as `_qmat` computes each."""
-    w, x, y, z = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1)],
-        axis=1)
-
-
-def _inverses3(m):
-    """(n, 3, 3) inverses by the adjugate, the arithmetic of `_inverse3` row by row."""
-    a, b, c = m[:, 0, 0], m[:, 0, 1], m[:, 0, 2]
-    d, e, f = m[:, 1, 0], m[:, 1, 1], m[:, 1, 2]
-    g, h, i = m[:, 2, 0], m[:, 2, 1], m[:, 2, 2]
-    adj = np.stack([np.stack([e * i - f * h, c * h - b * i, b * f - c * e], axis=1),
-                    np.stack([f * g - d * i, a * i - c * g, c * d - a * f], axis=1),
-                    np.stack([d * h - e * g, b * g - a * h, a * e - b * d], axis=1)], axis=1)
-    det = a * adj[:, 0, 0] + b * adj[:, 1, 0] + c * adj[:, 2, 0]
-    bad = ~np.isfinite(det) | (np.abs(det) < 1e-300)
-    if bad.any():
-        raise ValueError(f"the inertia tensor of row {int(np.argmax(bad))} is singular; give "
-                         "the shape a volume")
-    return adj / det[:, None, None]
-
-
-def _units(v):
-    """Rows scaled to unit length, with the arithmetic of `_unit3` (and `_direction`)."""
-    return v / np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])[:, None]
-
-
-def _crosses(a, b):
-    return np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=1)
-
-
-def _qmuls(a, b):
-    """Row-wise quaternion products, the arithmetic of `_qmul`."""
-    w1, x1, y1, z1 = a.T
-    w2, x2, y2, z2 = b.T
-    return np.stack([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2],
-                    axis=1)
-
-
-def _mats_to_quats(x, y, z):
-    """Quaternions of the frames whose columns are x, y, z, row by row as `_mat_to_quat`."""
-    m00, m01, m02 = x[:, 0], y[:, 0], z[:, 0]
-    m10, m11, m12 = x[:, 1], y[:, 1], z[:, 1]
-    m20, m21, m22 = x[:, 2], y[:, 2], z[:, 2]
-    t = m00 + m11 + m22
-    with np.errstate(invalid="ignore", divide="ignore"):   # the branches not taken
-        s = np.sqrt(t + 1.0) * 2
-        q0 = np.stack([0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s], axis=1)
-        s = np.sqrt(1.0 + m00 - m11 - m22) * 2
-        q1 = np.stack([(m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s], axis=1)
-        s = np.sqrt(1.0 + m11 - m00 - m22) * 2
-        q2 = np.stack([(m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s], axis=1)
-        s = np.sqrt(1.0 + m22 - m00 - m11) * 2
-        q3 = np.stack([(m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s], axis=1)
-    first = (t > 0)[:, None]
-    second = (m00 > m11) & (m00 > m22)
-    q = np.where(first, q0, np.where(second[:, None], q1,
-                                     np.where((m11 > m22)[:, None], q2, q3)))
-    n = np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])
-    return q / n[:, None]
-
-
-def _frames_from_axes(name, axes, seconds=None, second_name="swing_axis"):
-    """`_frame_from_axis` row by row: X along `axes`, Y along `seconds` (or a helper)."""
-    x = _units(axes)
-    if seconds is None:
-        helper = np.where((np.abs(x[:, 2]) < 0.9)[:, None], (0.0, 0.0, 1.0), (1.0, 0.0, 0.0))
-        seconds = _crosses(helper, x)
-    d = seconds[:, 0] * x[:, 0] + seconds[:, 1] * x[:, 1] + seconds[:, 2] * x[:, 2]
-    y = seconds - x * d[:, None]
-    flat = np.sqrt(y[:, 0] * y[:, 0] + y[:, 1] * y[:, 1] + y[:, 2] * y[:, 2]) < 1e-9
-    if flat.any():
-        raise ValueError(f"{second_name} of row {int(np.argmax(flat))} must not be parallel "
-                         f"to {name}")
-    y = _units(y)
-    return _mats_to_quats(x, y, _crosses(x, y))
-
-
-# --- small numpy quaternion helpers (Python side, creation time only) ----------------------
-
-def _qmul(a, b):
-    w1, x1, y1, z1 = _floats(a)
-    w2, x2, y2, z2 = _floats(b)
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
-def _qconj(q):
-    w, x, y, z = _floats(q)
-    return np.array([w, -x, -y, -z])
-
-
-def _qmat(q):
-    w, x, y, z = _floats(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
-def _mat_to_quat(m):
-    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = _floats(m)
-    t = m00 + m11 + m22
-    if t > 0:
-        s = math.sqrt(t + 1.0) * 2
-        q = (0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s)
-    elif m00 > m11 and m00 > m22:
-        s = math.sqrt(1.0 + m00 - m11 - m22) * 2
-        q = ((m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s)
-    elif m11 > m22:
-        s = math.sqrt(1.0 + m11 - m00 - m22) * 2
-        q = ((m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s)
-    else:
-        s = math.sqrt(1.0 + m22 - m00 - m11) * 2
-        q = ((m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s)
-    n = math.sqrt(sum(c * c for c in q))
-    return np.array([c / n for c in q])
-
-
-def _unit3(v):
-    a, b, c = v
-    n = math.sqrt(a * a + b * b + c * c)
-    return a / n, b / n, c / n
-
-
-def _cross3(a, b):
-    """a x b of two 3-vectors as floats (np.cross spends ~40 us a call on its axis
-    handling, numpy's small arrays a few us an operation: building a world of a few
-    thousand bodies and joints makes tens of thousands of these)."""
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _frame_from_axis(axis, second=None):
-    """Quaternion of a right-handed frame whose X is `axis` (and Y along `second` if given)."""
-    x = _unit3(_floats(axis))
-    if second is None:
-        helper = (0.0, 0.0, 1.0) if abs(x[2]) < 0.9 else (1.0, 0.0, 0.0)
-        second = _cross3(helper, x)
-    s = _floats(second)
-    d = s[0] * x[0] + s[1] * x[1] + s[2] * x[2]
-    y = (s[0] - x[0] * d, s[1] - x[1] * d, s[2] - x[2] * d)
-    if math.sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]) < 1e-9:
-        raise ValueError("swing_axis must not be parallel to twist_axis")
-    y = _unit3(y)
-    z = _cross3(x, y)
-    return _mat_to_quat(((x[0], y[0], z[0]), (x[1], y[1], z[1]), (x[2], y[2], z[2])))
-
-
 def _reach(shape, com):
     """Distance from the centre of mass to the shape's farthest point (inf for a plane)."""
     if isinstance(shape, (ConvexHull, TriangleMesh)):
@@ -336,100 +52,6 @@ def _reach(shape, com):
     if isinstance(shape, Box):
         return float(np.linalg.norm(shape.half_extents))
     return math.inf
-
-
-def _cores():
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-_POOL = None
-
-
-def _pool(workers):
-    """A process-wide pool of worker threads for the islands and the narrowphase (grown
-    when a World asks for more threads than it has)."""
-    global _POOL
-    if _POOL is None or _POOL._max_workers < workers:
-        old = _POOL
-        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ligament")
-        if old is not None:
-            old.shutdown(wait=False)
-    return _POOL
-
-
-SETTING = "setting"    # a _Table only the API writes (add_*, set_*): not part of a snapshot
-DERIVED = "derived"    # a _Table the step recomputes from the state before it reads it
-
-
-class _Table:
-    """A growable numpy table: `view` is the live part, capacity doubles as it fills.
-
-    `state` says what a snapshot does with it (required: a new table has to decide):
-    the key `World.save_state` keeps it under (the step changes it and the next step reads
-    it back), SETTING (only the API writes it) or DERIVED (the step writes it, but from the
-    state, before reading it). tests/solver/test_determinism.py steps a world with every
-    feature and fails on a table the step changed that is neither a state nor DERIVED."""
-
-    def __init__(self, width, dtype, fill=0, *, state):
-        shape = (8,) if width is None else (8, width)
-        self.data = np.full(shape, fill, dtype=dtype)
-        self.fill = fill
-        self.n = 0
-        self.state = state
-
-    def append(self, row):
-        n = self.push()
-        self.data[n] = row
-        return n
-
-    def push(self):
-        """Append a row of the fill value (rows past `n` hold it already: tables never
-        shrink and only their live part is written)."""
-        if self.n == len(self.data):
-            grown = np.full((2 * len(self.data),) + self.data.shape[1:], self.fill, self.data.dtype)
-            grown[:self.n] = self.data
-            self.data = grown
-        self.n += 1
-        return self.n - 1
-
-    def extend(self, rows):
-        """Append the rows of an array; returns the first new row's index."""
-        return self.extend_fill(len(rows), rows)
-
-    def extend_fill(self, m, rows=None):
-        """Append `m` rows: `rows` (broadcast to m rows) or, when None, the fill value."""
-        first = self.n
-        if first + m > len(self.data):
-            size = len(self.data)
-            while size < first + m:
-                size *= 2
-            grown = np.full((size,) + self.data.shape[1:], self.fill, self.data.dtype)
-            grown[:first] = self.data[:first]
-            self.data = grown
-        if rows is not None:
-            self.data[first:first + m] = rows
-        self.n = first + m
-        return first
-
-    @property
-    def view(self):
-        return self.data[:self.n]
-
-
-_kernels_prepared = [False]
-
-
-def _prepare_kernels():
-    """The first step in a process whose kernel cache is not complete compiles every kernel
-    on two cores (warmup.prepare) instead of one by one as the frame reaches them."""
-    _kernels_prepared[0] = True
-    from . import warmup
-    if warmup.workers() and not warmup.ready():
-        warmup.prepare()
 
 
 _JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BODY_D),
@@ -501,56 +123,56 @@ class World(Mechanisms, CustomConstraints):
                  restitution_threshold=1.0, contact_hertz_limit=0.27, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
                  time_to_sleep=TIME_TO_SLEEP, threads=None):
-        self._gravity = _vector("gravity", gravity)
+        self._gravity = validate.vector("gravity", gravity)
         self.threads = threads
         self._sleeping = bool(sleeping)
-        self.sleep_threshold = _number("sleep_threshold", sleep_threshold, minimum=0.0)
-        self.time_to_sleep = _number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
-        self.substeps = int(_number("substeps", substeps, minimum=1))
+        self.sleep_threshold = validate.number("sleep_threshold", sleep_threshold, minimum=0.0)
+        self.time_to_sleep = validate.number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
+        self.substeps = int(validate.number("substeps", substeps, minimum=1))
         self.jointed_substeps = self.substeps if jointed_substeps is None \
-            else int(_number("jointed_substeps", jointed_substeps, minimum=1))
-        self.iterations = int(_number("iterations", iterations, minimum=1))
+            else int(validate.number("jointed_substeps", jointed_substeps, minimum=1))
+        self.iterations = int(validate.number("iterations", iterations, minimum=1))
         self.relax_iterations = max(2, self.iterations) if relax_iterations is None else \
-            int(_number("relax_iterations", relax_iterations, minimum=1))
-        self.joint_hertz = _number("joint_hertz", joint_hertz, minimum=0.0)
-        self.joint_damping_ratio = _number("joint_damping_ratio", joint_damping_ratio, minimum=0.0)
+            int(validate.number("relax_iterations", relax_iterations, minimum=1))
+        self.joint_hertz = validate.number("joint_hertz", joint_hertz, minimum=0.0)
+        self.joint_damping_ratio = validate.number("joint_damping_ratio", joint_damping_ratio, minimum=0.0)
         self.time = 0.0
         self._shapes = []
-        self._body_origin = _Table(3, np.float64, state=SETTING)  # shape origin, body frame
-        self._bs = _Table(STATE_WIDTH, np.float64, state="bodies")   # bodies.py: columns
-        self._binv = _Table(None, np.float64, state=SETTING)  # 0 unless dynamic (set_kind)
-        self._bil = _Table(9, np.float64, state=SETTING)
-        self._bib = _Table(9, np.float64, state=SETTING)
-        self._bI = _Table(9, np.float64, state=DERIVED)
-        self._bdamp = _Table(2, np.float64, state=SETTING)
-        self._bkind = _Table(None, np.int64, state="kinds")   # restored through set_kind
-        self._bmotion = _Table(None, np.int64, state="motion")  # kind as the step sees it
-        self._breach = _Table(None, np.float64, state=SETTING)  # farthest surface point
-        self._btimer = _Table(None, np.float64, state="sleep_timers")  # seconds still
-        self._bisland = _Table(None, np.int64, fill=-1, state="sleep_islands")  # label, or -1
-        self._bfrozen = _Table(7, np.float64, state="frozen_poses")  # where it fell asleep
-        self._bsub = _Table(None, np.int64, state="substep_counts")  # its island's, last step
+        self._body_origin = Table(3, np.float64, state=SETTING)  # shape origin, body frame
+        self._bs = Table(STATE_WIDTH, np.float64, state="bodies")   # bodies.py: columns
+        self._binv = Table(None, np.float64, state=SETTING)  # 0 unless dynamic (set_kind)
+        self._bil = Table(9, np.float64, state=SETTING)
+        self._bib = Table(9, np.float64, state=SETTING)
+        self._bI = Table(9, np.float64, state=DERIVED)
+        self._bdamp = Table(2, np.float64, state=SETTING)
+        self._bkind = Table(None, np.int64, state="kinds")   # restored through set_kind
+        self._bmotion = Table(None, np.int64, state="motion")  # kind as the step sees it
+        self._breach = Table(None, np.float64, state=SETTING)  # farthest surface point
+        self._btimer = Table(None, np.float64, state="sleep_timers")  # seconds still
+        self._bisland = Table(None, np.int64, fill=-1, state="sleep_islands")  # label, or -1
+        self._bfrozen = Table(7, np.float64, state="frozen_poses")  # where it fell asleep
+        self._bsub = Table(None, np.int64, state="substep_counts")  # its island's, last step
         self._mark = np.zeros(0, dtype=np.bool_)
-        self._bdyn = _Table(19, np.float64, state=SETTING)  # dynamic mass: 1/m, I^-1 (9), I (9)
-        self._bmat = _Table(3, np.float64, state=SETTING)   # friction, restitution, rolling
-        self._ktarget = _Table(7, np.float64, state="kinematic_target")
-        self._khas = _Table(None, np.bool_, state="kinematic_has")
-        self._jt = _Table(L.JT_WIDTH, np.int64, state="joints")      # flags: broken, enabled
-        self._jf = _Table(L.JF_WIDTH, np.float64, state="joint_params")   # drives, steering
-        self._jacc = _Table(L.MAX_ROWS, np.float64, state="impulses")
-        self._jimp = _Table(L.JIMP_WIDTH, np.float64, state="joint_impulses")
-        self._jpts = _Table(3, np.float64, state="path_points")  # set_path_points moves them
+        self._bdyn = Table(19, np.float64, state=SETTING)  # dynamic mass: 1/m, I^-1 (9), I (9)
+        self._bmat = Table(3, np.float64, state=SETTING)   # friction, restitution, rolling
+        self._ktarget = Table(7, np.float64, state="kinematic_target")
+        self._khas = Table(None, np.bool_, state="kinematic_has")
+        self._jt = Table(L.JT_WIDTH, np.int64, state="joints")      # flags: broken, enabled
+        self._jf = Table(L.JF_WIDTH, np.float64, state="joint_params")   # drives, steering
+        self._jacc = Table(L.MAX_ROWS, np.float64, state="impulses")
+        self._jimp = Table(L.JIMP_WIDTH, np.float64, state="joint_impulses")
+        self._jpts = Table(3, np.float64, state="path_points")  # set_path_points moves them
         self._many_body_joints = 0                         # joints with a body C or D
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
-        self._bfilter = _Table(2, np.int64, state=SETTING)    # collision group, mask
+        self._bfilter = Table(2, np.int64, state=SETTING)    # collision group, mask
         self._shape_tables = None
         self._contacts = ContactState(
-            _number("contact_hertz", contact_hertz, minimum=0.0),
-            _number("contact_damping_ratio", contact_damping_ratio, minimum=0.0),
-            _number("contact_push_velocity", contact_push_velocity, minimum=0.0),
-            _number("restitution_threshold", restitution_threshold, minimum=0.0),
-            _number("contact_hertz_limit", contact_hertz_limit, minimum=0.0, strict=True))
+            validate.number("contact_hertz", contact_hertz, minimum=0.0),
+            validate.number("contact_damping_ratio", contact_damping_ratio, minimum=0.0),
+            validate.number("contact_push_velocity", contact_push_velocity, minimum=0.0),
+            validate.number("restitution_threshold", restitution_threshold, minimum=0.0),
+            validate.number("contact_hertz_limit", contact_hertz_limit, minimum=0.0, strict=True))
 
     @property
     def gravity(self):
@@ -564,7 +186,7 @@ class World(Mechanisms, CustomConstraints):
     @threads.setter
     def threads(self, value):
         if value is None:
-            value = _cores()
+            value = pool.cores()
         elif isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"threads must be a whole number >= 1 or None (every core), "
                              f"got {value!r}")
@@ -573,7 +195,7 @@ class World(Mechanisms, CustomConstraints):
     @gravity.setter
     def gravity(self, value):
         """Setting gravity wakes every sleeping body (it would not feel the change)."""
-        self._gravity = _vector("gravity", value)
+        self._gravity = validate.vector("gravity", value)
         self._wake_all()
 
     # --- sleeping -----------------------------------------------------------------------
@@ -665,7 +287,7 @@ class World(Mechanisms, CustomConstraints):
     def inertia(self, body):
         """The body's inertia tensor in the world frame (3, 3)."""
         b = self._body("body", body)
-        r = _qmat(self._bs.view[b, 3:7])
+        r = vectors.qmat(self._bs.view[b, 3:7])
         return r @ self._bib.view[b].reshape(3, 3) @ r.T
 
     def add_body(self, shape, position, orientation=(1.0, 0.0, 0.0, 0.0), mass=None,
@@ -689,15 +311,15 @@ class World(Mechanisms, CustomConstraints):
         kind_id = KIND_NAMES[kind]
         if kind_id != bodies_mod.STATIC and not shape.dynamic_ok:
             raise ValueError(f"{shape!r} can only be static: use kind='static'")
-        pos = _vector("position", position)
-        q = _quaternion("orientation", orientation)
-        v = _vector("linear_velocity", linear_velocity)
-        w = _vector("angular_velocity", angular_velocity)
-        mu = _number("friction", friction, minimum=0.0)
-        e = _number("restitution", restitution, minimum=0.0)
+        pos = validate.vector("position", position)
+        q = validate.quaternion("orientation", orientation)
+        v = validate.vector("linear_velocity", linear_velocity)
+        w = validate.vector("angular_velocity", angular_velocity)
+        mu = validate.number("friction", friction, minimum=0.0)
+        e = validate.number("restitution", restitution, minimum=0.0)
         if e > 1.0:
             raise ValueError(f"restitution must be between 0 and 1, got {restitution!r}")
-        roll = _number("rolling_friction", rolling_friction, minimum=0.0)
+        roll = validate.number("rolling_friction", rolling_friction, minimum=0.0)
         bits = []
         for name, value in (("collision_group", collision_group),
                             ("collision_mask", collision_mask)):
@@ -706,8 +328,8 @@ class World(Mechanisms, CustomConstraints):
                 raise ValueError(f"{name} must be an int of 32 bits (0..0xFFFFFFFF), "
                                  f"got {value!r}")
             bits.append(int(value))
-        damp = (_number("linear_damping", linear_damping, minimum=0.0),
-                _number("angular_damping", angular_damping, minimum=0.0))
+        damp = (validate.number("linear_damping", linear_damping, minimum=0.0),
+                validate.number("angular_damping", angular_damping, minimum=0.0))
         if mass is not None and density is not None:
             raise ValueError("give either mass or density, not both")
 
@@ -717,13 +339,13 @@ class World(Mechanisms, CustomConstraints):
             # kinematic bodies keep the mass they would have, for set_kind(b, "dynamic")
             volume, com, unit_inertia = shape.mass_properties()
             if mass is not None:
-                m = _number("mass", mass, minimum=0.0, strict=True)
+                m = validate.number("mass", mass, minimum=0.0, strict=True)
             else:
                 rho = DEFAULT_DENSITY if density is None else \
-                    _number("density", density, minimum=0.0, strict=True)
+                    validate.number("density", density, minimum=0.0, strict=True)
                 m = rho * volume
             inertia = unit_inertia * (m / volume)
-            inv_mass, inv_inertia = 1.0 / m, _inverse3(inertia)
+            inv_mass, inv_inertia = 1.0 / m, vectors.inverse3(inertia)
         self._bdyn.append(np.concatenate([[inv_mass], inv_inertia.reshape(9),
                                           inertia.reshape(9)]))
         if kind_id != DYNAMIC:
@@ -732,7 +354,7 @@ class World(Mechanisms, CustomConstraints):
             v = np.zeros(3)
             w = np.zeros(3)
 
-        centre = pos + _qmat(q) @ com if com.any() else pos
+        centre = pos + vectors.qmat(q) @ com if com.any() else pos
         b = self._bs.append(np.concatenate([centre, q, v, w]))
         self._binv.append(inv_mass)
         self._bil.append(inv_inertia.reshape(9))
@@ -777,7 +399,7 @@ class World(Mechanisms, CustomConstraints):
             if not isinstance(shape, Shape):
                 raise ValueError(f"shapes[{i}] must be a Sphere, Capsule, Cylinder, Box, "
                                  f"ConvexHull, TriangleMesh or Plane, got {shape!r}")
-        kinds = _row_list("kind", kind, n)
+        kinds = validate.row_list("kind", kind, n)
         kind_ids = np.empty(n, dtype=np.int64)
         for i, k in enumerate(kinds):
             if k not in KIND_NAMES:
@@ -787,30 +409,30 @@ class World(Mechanisms, CustomConstraints):
             if kind_ids[i] != bodies_mod.STATIC and not shapes[i].dynamic_ok:
                 raise ValueError(f"row {i}: {shapes[i]!r} can only be static: use "
                                  f"kind='static'")
-        pos = _rows("positions", positions, n, 3)
-        q = _row_units("orientations", orientations, n, 4)
-        v = _rows("linear_velocity", linear_velocity, n, 3).copy()
-        w = _rows("angular_velocity", angular_velocity, n, 3).copy()
-        mu = _rows_at_least("friction", friction, n, 0.0)
-        e = _rows_at_least("restitution", restitution, n, 0.0)
+        pos = validate.rows("positions", positions, n, 3)
+        q = validate.row_units("orientations", orientations, n, 4)
+        v = validate.rows("linear_velocity", linear_velocity, n, 3).copy()
+        w = validate.rows("angular_velocity", angular_velocity, n, 3).copy()
+        mu = validate.rows_at_least("friction", friction, n, 0.0)
+        e = validate.rows_at_least("restitution", restitution, n, 0.0)
         if (e > 1.0).any():
             i = int(np.argmax(e > 1.0))
             raise ValueError(f"restitution of row {i} must be between 0 and 1, got {e[i]:g}")
-        roll = _rows_at_least("rolling_friction", rolling_friction, n, 0.0)
+        roll = validate.rows_at_least("rolling_friction", rolling_friction, n, 0.0)
         bits = []
         for name, value in (("collision_group", collision_group),
                             ("collision_mask", collision_mask)):
-            values = _row_list(name, value, n)
+            values = validate.row_list(name, value, n)
             for i, x in enumerate(values):
                 if isinstance(x, bool) or not isinstance(x, (int, np.integer)) \
                         or not 0 <= int(x) < 2 ** 32:
                     raise ValueError(f"{name} of row {i} must be an int of 32 bits "
                                      f"(0..0xFFFFFFFF), got {x!r}")
             bits.append(np.array(values, dtype=np.int64))
-        damp = np.stack([_rows_at_least("linear_damping", linear_damping, n, 0.0),
-                         _rows_at_least("angular_damping", angular_damping, n, 0.0)], axis=1)
-        masses = _row_list("mass", mass, n)
-        densities = _row_list("density", density, n)
+        damp = np.stack([validate.rows_at_least("linear_damping", linear_damping, n, 0.0),
+                         validate.rows_at_least("angular_damping", angular_damping, n, 0.0)], axis=1)
+        masses = validate.row_list("mass", mass, n)
+        densities = validate.row_list("density", density, n)
 
         # mass properties, shape by shape (a few us each), scaled as add_body scales them
         dyn = np.zeros((n, 19))
@@ -825,15 +447,15 @@ class World(Mechanisms, CustomConstraints):
                 continue
             volume, com[i], unit_inertia = shape.mass_properties()
             if m is not None:
-                m = _number(f"mass of row {i}", m, minimum=0.0, strict=True)
+                m = validate.number(f"mass of row {i}", m, minimum=0.0, strict=True)
             else:
                 m = DEFAULT_DENSITY * volume if rho is None else \
-                    _number(f"density of row {i}", rho, minimum=0.0, strict=True) * volume
+                    validate.number(f"density of row {i}", rho, minimum=0.0, strict=True) * volume
             inertia[i] = unit_inertia * (m / volume)
             dyn[i, 0] = 1.0 / m
             movable[i] = True
         if movable.any():
-            inverse = _inverses3(inertia[movable])
+            inverse = vectors.inverses3(inertia[movable])
             dyn[movable, 1:10] = inverse.reshape(-1, 9)
         dyn[:, 10:19] = inertia.reshape(n, 9)
         live = kind_ids == DYNAMIC
@@ -843,7 +465,7 @@ class World(Mechanisms, CustomConstraints):
         centre = pos.copy()
         shifted = com.any(axis=1)
         if shifted.any():
-            centre[shifted] += np.einsum("nij,nj->ni", _qmats(q[shifted]), com[shifted])
+            centre[shifted] += np.einsum("nij,nj->ni", vectors.qmats(q[shifted]), com[shifted])
 
         first = self._bs.extend(np.concatenate([centre, q, v, w], axis=1))
         self._binv.extend(np.where(live, dyn[:, 0], 0.0))
@@ -885,9 +507,9 @@ class World(Mechanisms, CustomConstraints):
         b = self._body("body", body)
         if self._bkind.view[b] != KINEMATIC:
             raise ValueError(f"body {b} is not kinematic: create it with kind='kinematic'")
-        q = _quaternion("orientation", orientation)
-        pos = _vector("position", position)
-        centre = pos - _qmat(q) @ self._body_origin.view[b]
+        q = validate.quaternion("orientation", orientation)
+        pos = validate.vector("position", position)
+        centre = pos - vectors.qmat(q) @ self._body_origin.view[b]
         self._ktarget.view[b] = np.concatenate([centre, q])
         self._khas.view[b] = True
 
@@ -932,7 +554,7 @@ class World(Mechanisms, CustomConstraints):
         """World position of the body's shape origin (equals its position for symmetric shapes)."""
         b = self._body("body", body)
         s = self._bs.view[b]
-        return s[0:3] + _qmat(s[3:7]) @ self._body_origin.view[b]
+        return s[0:3] + vectors.qmat(s[3:7]) @ self._body_origin.view[b]
 
     # --- joints -------------------------------------------------------------------------
 
@@ -962,13 +584,13 @@ class World(Mechanisms, CustomConstraints):
                 pose = self._bs.data[body, 0:7].tolist()
                 x, q = pose[0:3], pose[3:7]
             # the anchor in the body's frame, R(q)^T (anchor - x), and the frame q* frame
-            r = _qmat(q).tolist()
-            d = [a - c for a, c in zip(_floats(anchor), x)]
+            r = vectors.qmat(q).tolist()
+            d = [a - c for a, c in zip(vectors.floats(anchor), x)]
             jf[col_anchor:col_anchor + 3] = [r[0][k] * d[0] + r[1][k] * d[1] + r[2][k] * d[2]
                                              for k in range(3)]
-            jf[col_frame:col_frame + 4] = _qmul((q[0], -q[1], -q[2], -q[3]), frame)
-        bf = _optional_number("break_force", break_force, minimum=0.0, strict=True)
-        bt = _optional_number("break_torque", break_torque, minimum=0.0, strict=True)
+            jf[col_frame:col_frame + 4] = vectors.qmul((q[0], -q[1], -q[2], -q[3]), frame)
+        bf = validate.optional_number("break_force", break_force, minimum=0.0, strict=True)
+        bt = validate.optional_number("break_torque", break_torque, minimum=0.0, strict=True)
         jf[L.BREAK_FORCE] = bf or 0.0
         jf[L.BREAK_TORQUE] = bt or 0.0
         flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
@@ -984,7 +606,7 @@ class World(Mechanisms, CustomConstraints):
         """Checked body ids of a batch (None: the static world, -1)."""
         count = self._bs.n
         ids = np.empty(n, dtype=np.int64)
-        for i, value in enumerate(_row_list(name, values, n)):
+        for i, value in enumerate(validate.row_list(name, values, n)):
             if value is None:
                 ids[i] = -1
             elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
@@ -1009,9 +631,9 @@ class World(Mechanisms, CustomConstraints):
                              f"both {what}")
         breaks = []
         for name, value in (("break_force", break_force), ("break_torque", break_torque)):
-            values = [0.0 if x is None else x for x in _row_list(name, value, n)]
-            breaks.append(_rows_at_least(name, values, n, 0.0))
-        collide = np.asarray(_row_list("collide_connected", collide_connected, n), dtype=bool)
+            values = [0.0 if x is None else x for x in validate.row_list(name, value, n)]
+            breaks.append(validate.rows_at_least(name, values, n, 0.0))
+        collide = np.asarray(validate.row_list("collide_connected", collide_connected, n), dtype=bool)
         jf = np.zeros((n, L.JF_WIDTH))
         pose = np.zeros((n, 7))
         pose[:, 3] = 1.0
@@ -1019,13 +641,13 @@ class World(Mechanisms, CustomConstraints):
             real = body >= 0
             pose[:] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
             pose[real] = self._bs.data[body[real], 0:7]
-            r = _qmats(pose[:, 3:7])
+            r = vectors.qmats(pose[:, 3:7])
             d = anchors - pose[:, 0:3]
             for k in range(3):
                 jf[:, col_anchor + k] = r[:, 0, k] * d[:, 0] + r[:, 1, k] * d[:, 1] + \
                     r[:, 2, k] * d[:, 2]
             conj = pose[:, 3:7] * (1.0, -1.0, -1.0, -1.0)
-            jf[:, col_frame:col_frame + 4] = _qmuls(conj, frames)
+            jf[:, col_frame:col_frame + 4] = vectors.qmuls(conj, frames)
         jf[:, L.BREAK_FORCE], jf[:, L.BREAK_TORQUE] = breaks
         for col, values in params:
             jf[:, col] = values
@@ -1046,7 +668,7 @@ class World(Mechanisms, CustomConstraints):
         """(lower, upper, flags) of a batch of ranges: None or inf is no limit on that side."""
         bounds, flags = [], np.zeros(n, dtype=np.int64)
         for name, value, flag in ((lo_name, lower, L.HAS_LOWER), (hi_name, upper, L.HAS_UPPER)):
-            values = _row_list(name, value, n)
+            values = validate.row_list(name, value, n)
             given = np.array([x is not None for x in values], dtype=bool)
             arr = np.array([0.0 if x is None else x for x in values], dtype=np.float64)
             if np.isnan(arr).any():
@@ -1070,9 +692,9 @@ class World(Mechanisms, CustomConstraints):
         and `b` are n body ids (None for the world), `anchors` (n, 3); the other arguments
         one value for all or one per joint (None for no break). What `add_ball_socket`
         row by row builds, to the bit; a bad row adds nothing."""
-        n = _count(a)
+        n = validate.count(a)
         ia, ib = self._body_ids("a", a, n), self._body_ids("b", b, n)
-        p = _rows("anchors", anchors, n, 3)
+        p = validate.rows("anchors", anchors, n, 3)
         frames = np.tile((1.0, 0.0, 0.0, 0.0), (n, 1))
         return self._new_joints(L.BALL, ia, ib, p, frames, collide_connected, break_force,
                                 break_torque)
@@ -1083,10 +705,10 @@ class World(Mechanisms, CustomConstraints):
         `a`, `b`: n body ids (None for the world); `anchors`, `axes` (n, 3) or one for all;
         `lower`, `upper`: one value or one per joint, None for no limit on that side. What
         `add_hinge` row by row builds, to the bit; a bad row adds nothing."""
-        n = _count(a)
+        n = validate.count(a)
         ia, ib = self._body_ids("a", a, n), self._body_ids("b", b, n)
-        p = _rows("anchors", anchors, n, 3)
-        frames = _frames_from_axes("axes", _row_units("axes", axes, n, 3))
+        p = validate.rows("anchors", anchors, n, 3)
+        frames = vectors.frames_from_axes("axes", validate.row_units("axes", axes, n, 3))
         lo, hi, flags = self._batch_range(lower, upper, n, "lower", "upper")
         ids = self._new_joints(L.HINGE, ia, ib, p, frames, collide_connected, break_force,
                                break_torque, ((L.LOWER, lo), (L.UPPER, hi)))
@@ -1102,22 +724,22 @@ class World(Mechanisms, CustomConstraints):
         for all (swing_axes None: a direction perpendicular to each twist axis); the angles
         one value for all or one per joint. What `add_ragdoll` row by row builds, to the
         bit; a bad row adds nothing."""
-        n = _count(a)
+        n = validate.count(a)
         ia, ib = self._body_ids("a", a, n), self._body_ids("b", b, n)
-        p = _rows("anchors", anchors, n, 3)
-        t = _row_units("twist_axes", twist_axes, n, 3)
-        second = None if swing_axes is None else _row_units("swing_axes", swing_axes, n, 3)
-        frames = _frames_from_axes("twist_axes", t, second, "swing_axes")
+        p = validate.rows("anchors", anchors, n, 3)
+        t = validate.row_units("twist_axes", twist_axes, n, 3)
+        second = None if swing_axes is None else validate.row_units("swing_axes", swing_axes, n, 3)
+        frames = vectors.frames_from_axes("twist_axes", t, second, "swing_axes")
         swings = []
         for name, value in (("swing1", swing1), ("swing2", swing2)):
-            arr = _rows_at_least(name, value, n, 0.0, strict=True)
+            arr = validate.rows_at_least(name, value, n, 0.0, strict=True)
             if (arr >= math.pi).any():
                 i = int(np.argmax(arr >= math.pi))
                 raise ValueError(f"{name} of row {i} must be below pi (180 degrees), got "
                                  f"{arr[i]:g}")
             swings.append(arr)
-        lo = _rows("twist_lower", twist_lower, n)
-        hi = _rows("twist_upper", twist_upper, n)
+        lo = validate.rows("twist_lower", twist_lower, n)
+        hi = validate.rows("twist_upper", twist_upper, n)
         if (lo > hi).any():
             i = int(np.argmax(lo > hi))
             raise ValueError(f"twist_lower of row {i} ({lo[i]:g}) must not be greater than "
@@ -1127,8 +749,8 @@ class World(Mechanisms, CustomConstraints):
                                                (L.TWIST_LOWER, lo), (L.TWIST_UPPER, hi)))
 
     def _set_range(self, j, lower, upper, lo_name, hi_name, lo_col=L.LOWER, hi_col=L.UPPER):
-        lo = _optional_number(lo_name, lower, allow_inf=True)
-        hi = _optional_number(hi_name, upper, allow_inf=True)
+        lo = validate.optional_number(lo_name, lower, allow_inf=True)
+        hi = validate.optional_number(hi_name, upper, allow_inf=True)
         if lo is not None and hi is not None and lo > hi:
             raise ValueError(f"{lo_name} ({lo:g}) must not be greater than {hi_name} ({hi:g})")
         flags = self._jt.data[j, L.FLAGS]
@@ -1143,16 +765,16 @@ class World(Mechanisms, CustomConstraints):
     def _set_motor(self, j, speed, max_value, max_name):
         if speed is None:
             return
-        self._jf.data[j, L.MOTOR_SPEED] = _number("motor_speed", speed)
-        self._jf.data[j, L.MOTOR_MAX] = _number(max_name, max_value, minimum=0.0)
+        self._jf.data[j, L.MOTOR_SPEED] = validate.number("motor_speed", speed)
+        self._jf.data[j, L.MOTOR_MAX] = validate.number(max_name, max_value, minimum=0.0)
         self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
 
     def _set_spring(self, j, hertz, damping, stiffness, damper, rest=0.0):
         """A spring as (spring_hz, spring_damping) or as (spring_stiffness, spring_damper),
         never both. Either way its mass is the joint's free coordinate's with the joint's
         other rows held (primitives/spring.py), so hertz is what the rig does as hung."""
-        hz = _number("spring_hz", hertz, minimum=0.0)
-        zeta = _number("spring_damping", damping, minimum=0.0)
+        hz = validate.number("spring_hz", hertz, minimum=0.0)
+        zeta = validate.number("spring_damping", damping, minimum=0.0)
         if stiffness is None and damper is None:
             if hz > 0.0:
                 self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (hz, zeta, rest)
@@ -1162,8 +784,8 @@ class World(Mechanisms, CustomConstraints):
             raise ValueError("give a spring either as spring_hz and spring_damping (frequency "
                              "and damping ratio) or as spring_stiffness and spring_damper, "
                              "not both")
-        k = _number("spring_stiffness", 0.0 if stiffness is None else stiffness, minimum=0.0)
-        c = _number("spring_damper", 0.0 if damper is None else damper, minimum=0.0)
+        k = validate.number("spring_stiffness", 0.0 if stiffness is None else stiffness, minimum=0.0)
+        c = validate.number("spring_damper", 0.0 if damper is None else damper, minimum=0.0)
         if k > 0.0 or c > 0.0:
             self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (k, c, rest)
             self._jt.data[j, L.FLAGS] |= L.HAS_SPRING | L.SPRING_STIFFNESS
@@ -1171,7 +793,7 @@ class World(Mechanisms, CustomConstraints):
     def add_ball_socket(self, a, b, anchor, collide_connected=False, break_force=None,
                         break_torque=None):
         """Anchors coincide; all three rotations free."""
-        p = _vector("anchor", anchor)
+        p = validate.vector("anchor", anchor)
         return self._new_joint(L.BALL, a, b, p, p, np.array([1.0, 0, 0, 0]), collide_connected,
                                break_force, break_torque)
 
@@ -1186,8 +808,8 @@ class World(Mechanisms, CustomConstraints):
         The spring is (spring_hz, spring_damping): the frequency the hinge swings at as hung
         (a door hinged at its edge included) and the damping ratio; or (spring_stiffness,
         spring_damper) in N m/rad and N m s/rad, as in Blender's rigid body constraints."""
-        p = _vector("anchor", anchor)
-        frame = _frame_from_axis(_direction("axis", axis))
+        p = validate.vector("anchor", anchor)
+        frame = vectors.frame_from_axis(validate.direction("axis", axis))
         j = self._new_joint(L.HINGE, a, b, p, p, frame, collide_connected, break_force,
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
@@ -1203,8 +825,8 @@ class World(Mechanisms, CustomConstraints):
         """One translation along `axis`; displacement (m) of B's anchor from A's, 0 at creation.
         The spring pulls toward 0: (spring_hz, spring_damping) as for add_hinge, or
         (spring_stiffness, spring_damper) in N/m and N s/m."""
-        p = _vector("anchor", anchor)
-        frame = _frame_from_axis(_direction("axis", axis))
+        p = validate.vector("anchor", anchor)
+        frame = vectors.frame_from_axis(validate.direction("axis", axis))
         j = self._new_joint(L.PRISMATIC, a, b, p, p, frame, collide_connected, break_force,
                             break_torque)
         self._set_range(j, lower, upper, "lower", "upper")
@@ -1215,7 +837,7 @@ class World(Mechanisms, CustomConstraints):
     def add_fixed(self, a, b, anchor, collide_connected=False, break_force=None,
                   break_torque=None):
         """Weld: no relative motion."""
-        p = _vector("anchor", anchor)
+        p = validate.vector("anchor", anchor)
         return self._new_joint(L.FIXED, a, b, p, p, np.array([1.0, 0, 0, 0]), collide_connected,
                                break_force, break_torque)
 
@@ -1227,16 +849,16 @@ class World(Mechanisms, CustomConstraints):
         """A rigid rod at the current distance when both lengths are None, a [min, max]
         range otherwise; a spring (spring_hz > 0, or spring_stiffness / spring_damper in N/m
         and N s/m) pulls toward `rest_length` (default: the distance at creation)."""
-        pa = _vector("anchor_a", anchor_a)
-        pb = _vector("anchor_b", anchor_b)
+        pa = validate.vector("anchor_a", anchor_a)
+        pb = validate.vector("anchor_b", anchor_b)
         d = float(np.linalg.norm(pb - pa))
         j = self._new_joint(L.DISTANCE, a, b, pa, pb, np.array([1.0, 0, 0, 0]),
                             collide_connected, break_force, break_torque)
         for name, value in (("min_length", min_length), ("max_length", max_length)):
-            _optional_number(name, value, minimum=0.0)
+            validate.optional_number(name, value, minimum=0.0)
         self._set_range(j, min_length, max_length, "min_length", "max_length")
         self._jf.data[j, L.LENGTH] = d
-        rest = d if rest_length is None else _number("rest_length", rest_length, minimum=0.0)
+        rest = d if rest_length is None else validate.number("rest_length", rest_length, minimum=0.0)
         self._set_spring(j, spring_hz, spring_damping, spring_stiffness, spring_damper, rest)
         if not self._jt.data[j, L.FLAGS] & (L.HAS_LOWER | L.HAS_UPPER | L.HAS_SPRING) \
                 and d < 1e-9:
@@ -1247,9 +869,9 @@ class World(Mechanisms, CustomConstraints):
     def add_rope(self, a, b, anchor_a, anchor_b, length, collide_connected=False,
                  break_force=None, break_torque=None):
         """Anchors at most `length` apart; slack below."""
-        pa = _vector("anchor_a", anchor_a)
-        pb = _vector("anchor_b", anchor_b)
-        n = _number("length", length, minimum=0.0, strict=True)
+        pa = validate.vector("anchor_a", anchor_a)
+        pb = validate.vector("anchor_b", anchor_b)
+        n = validate.number("length", length, minimum=0.0, strict=True)
         j = self._new_joint(L.ROPE, a, b, pa, pb, np.array([1.0, 0, 0, 0]), collide_connected,
                             break_force, break_torque)
         self._jf.data[j, L.LENGTH] = n
@@ -1265,17 +887,17 @@ class World(Mechanisms, CustomConstraints):
         direction perpendicular to twist_axis), swing2 about the third axis
         twist_axis x swing_axis. Twist is B's spin about the bone relative to A.
         """
-        p = _vector("anchor", anchor)
-        t = _direction("twist_axis", twist_axis)
-        second = None if swing_axis is None else _direction("swing_axis", swing_axis)
-        frame = _frame_from_axis(t, second)
-        s1 = _number("swing1", swing1, minimum=0.0, strict=True)
-        s2 = _number("swing2", swing2, minimum=0.0, strict=True)
+        p = validate.vector("anchor", anchor)
+        t = validate.direction("twist_axis", twist_axis)
+        second = None if swing_axis is None else validate.direction("swing_axis", swing_axis)
+        frame = vectors.frame_from_axis(t, second)
+        s1 = validate.number("swing1", swing1, minimum=0.0, strict=True)
+        s2 = validate.number("swing2", swing2, minimum=0.0, strict=True)
         for name, s in (("swing1", s1), ("swing2", s2)):
             if s >= math.pi:
                 raise ValueError(f"{name} must be below pi (180 degrees), got {s:g}")
-        lo = _number("twist_lower", twist_lower)
-        hi = _number("twist_upper", twist_upper)
+        lo = validate.number("twist_lower", twist_lower)
+        hi = validate.number("twist_upper", twist_upper)
         if lo > hi:
             raise ValueError(f"twist_lower ({lo:g}) must not be greater than twist_upper ({hi:g})")
         j = self._new_joint(L.RAGDOLL, a, b, p, p, frame, collide_connected, break_force,
@@ -1289,7 +911,7 @@ class World(Mechanisms, CustomConstraints):
         """Drive (wB - ratio wA) . axis toward `speed` (rad/s) with at most `max_torque`
         (N m); ratio None is 1, the relative spin (Nape's MotorJoint)."""
         rho = 1.0 if ratio is None else self._ratio(ratio)
-        frame = _frame_from_axis(_direction("axis", axis))
+        frame = vectors.frame_from_axis(validate.direction("axis", axis))
         ia = self._body("a", a, allow_world=True)
         anchor = self._bs.view[ia, 0:3] if ia >= 0 else np.zeros(3)
         j = self._new_joint(L.ANGULAR_MOTOR, a, b, anchor, anchor, frame, collide_connected,
@@ -1303,9 +925,9 @@ class World(Mechanisms, CustomConstraints):
         bodies."""
         j = self._joint(joint)
         before = self._joint_settings(j)
-        self._jf.data[j, L.MOTOR_SPEED] = _number("speed", speed)
+        self._jf.data[j, L.MOTOR_SPEED] = validate.number("speed", speed)
         if max_value is not None:
-            self._jf.data[j, L.MOTOR_MAX] = _number("max_value", max_value, minimum=0.0)
+            self._jf.data[j, L.MOTOR_MAX] = validate.number("max_value", max_value, minimum=0.0)
         self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
         self._wake_if_changed(j, before)
 
@@ -1337,13 +959,13 @@ class World(Mechanisms, CustomConstraints):
             if np.ndim(target) != 0:
                 raise ValueError(f"target of a hinge drive must be an angle in radians, got "
                                  f"{target!r}")
-            t = _number("target", target)
+            t = validate.number("target", target)
         else:
-            t = _quaternion("target", target)
-        hz = _number("hertz", hertz, minimum=0.0)
-        zeta = _number("damping_ratio", damping_ratio, minimum=0.0)
+            t = validate.quaternion("target", target)
+        hz = validate.number("hertz", hertz, minimum=0.0)
+        zeta = validate.number("damping_ratio", damping_ratio, minimum=0.0)
         cap = math.inf if max_torque is None else \
-            _number("max_torque", max_torque, minimum=0.0, allow_inf=True)
+            validate.number("max_torque", max_torque, minimum=0.0, allow_inf=True)
         before = self._joint_settings(j)
         if hz == 0.0:
             self._jt.data[j, L.FLAGS] &= ~L.HAS_DRIVE
@@ -1354,7 +976,7 @@ class World(Mechanisms, CustomConstraints):
             else:
                 frame_a, frame_b = jf[L.FRAME_A:L.FRAME_A + 4], jf[L.FRAME_B:L.FRAME_B + 4]
                 # at the target qB = qA t, so B's frame qB FB = (qA FA) (FA^-1 t FB)
-                jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = _qmul(_qmul(_qconj(frame_a), t),
+                jf[L.DRIVE_TARGET:L.DRIVE_TARGET + 4] = vectors.qmul(vectors.qmul(vectors.qconj(frame_a), t),
                                                               frame_b)
             jf[L.DRIVE_HZ] = hz
             jf[L.DRIVE_DAMPING] = zeta
@@ -1398,7 +1020,7 @@ class World(Mechanisms, CustomConstraints):
             if real.any():
                 pose = bs[ids[real]]
                 out[real, side] = pose[:, 0:3] + np.einsum(
-                    "nij,nj->ni", _qmats(pose[:, 3:7]), local[real])
+                    "nij,nj->ni", vectors.qmats(pose[:, 3:7]), local[real])
         return out
 
     def joint_broken(self, joint):
@@ -1475,12 +1097,10 @@ class World(Mechanisms, CustomConstraints):
 
     def step(self, dt=1.0 / 60.0):
         """Advance one frame of `dt` seconds (substeps happen inside)."""
-        dt = _number("dt", dt, minimum=0.0, strict=True)
+        dt = validate.number("dt", dt, minimum=0.0, strict=True)
         if self._bs.n == 0:
             self.time += dt
             return
-        if not _kernels_prepared[0]:
-            _prepare_kernels()
         if self._sleeping:
             self._wake_disturbed()
         C = self._collide(dt)
@@ -1504,7 +1124,7 @@ class World(Mechanisms, CustomConstraints):
             for args in share:
                 step_frame(*args)
 
-        futures = [_pool(len(shares) - 1).submit(run, share) for share in shares[1:]]
+        futures = [pool.pool(len(shares) - 1).submit(run, share) for share in shares[1:]]
         run(shares[0])
         for f in futures:
             f.result()
@@ -1531,7 +1151,7 @@ class World(Mechanisms, CustomConstraints):
         motion = self._bmotion.view
         self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params, hverts,
                                motion, self._khas.view, self._bmat.view, self._bfilter.view,
-                               excl, dt, _pool(self._threads - 1) if self._threads > 1 else None,
+                               excl, dt, pool.pool(self._threads - 1) if self._threads > 1 else None,
                                self._threads)
         if self._sleeping and wake_touched(self._contacts.mi, self._contacts.n_narrow,
                                            self._bs.view, motion, self._bisland.view,
@@ -1548,7 +1168,7 @@ class World(Mechanisms, CustomConstraints):
         and velocities stay as they are; a sleeping body touched by an awake one wakes, as
         in a step. The next step collides again; save and load a state around it to leave
         the world exactly as it was (contacts and sleep are part of the state)."""
-        dt = _number("dt", dt, minimum=0.0, strict=True)
+        dt = validate.number("dt", dt, minimum=0.0, strict=True)
         if self._bs.n:
             self._collide(dt)
 
@@ -1568,7 +1188,7 @@ class World(Mechanisms, CustomConstraints):
 
     def _tables(self):
         """This world's tables by attribute name."""
-        return {name: t for name, t in vars(self).items() if isinstance(t, _Table)}
+        return {name: t for name, t in vars(self).items() if isinstance(t, Table)}
 
     def save_state(self):
         """An exact snapshot: every table whose `state` names a key (body state, kinds, sleep,

@@ -131,7 +131,7 @@ def main():
     hinge_angle = math.degrees(door.matrix_world.to_euler().z)
     tip = links[-1].matrix_world.translation
     keys = sum(len(fc.keyframe_points) for o in stack + pyramid + [door] + links
-               for fc in lig.addon.bridge.transform_fcurves(o).values())
+               for fc in lig.addon.scene.animation.transform_fcurves(o).values())
     print(f"Frame {scene.frame_end} ({scene.frame_end / scene.render.fps:.1f} s):")
     print(f"  top crate at z = {top.z:.3f} m (stacked height {0.25 + 0.5 * 4:.2f} m)")
     moved = max((o.matrix_world.translation - p).length for o, p in zip(pyramid, pyramid_start))

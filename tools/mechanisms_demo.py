@@ -156,8 +156,8 @@ def main():
         rope.append(rope_length())
         for k, bead in enumerate(beads):
             bead_x[k].append(bead.matrix_world.translation.x)
-    error = lig.addon.cache.error(scene)
-    skipped = lig.addon.cache.get(scene).skipped if lig.addon.cache.get(scene) else {}
+    error = lig.addon.runtime.cache.error(scene)
+    skipped = lig.addon.runtime.cache.get(scene).skipped if lig.addon.runtime.cache.get(scene) else {}
 
     import numpy as np
     t = np.arange(FRAMES) / FPS

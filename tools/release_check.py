@@ -57,10 +57,10 @@ def scene_and_play(bpy, lig):
     for f in range(1, FRAMES + 1):
         scene.frame_set(f)
         live[f] = poses()
-    error = lig.addon.cache.error(scene)
+    error = lig.addon.runtime.cache.error(scene)
     baked = sorted(bpy.ops.ligament.bake(frame_start=1, frame_end=FRAMES))
     keys = {f"{path}[{i}]": len(fc.keyframe_points)
-            for (path, i), fc in lig.addon.bridge.transform_fcurves(crate).items()}
+            for (path, i), fc in lig.addon.scene.animation.transform_fcurves(crate).items()}
     scene.ligament_world.enabled = False
     replay = {}
     for f in range(1, FRAMES + 1):

@@ -215,6 +215,6 @@ def blender(extension_zip):
         joint("J", 'HINGE', post, bar, (2, 0, 2))
         for f in range(1, 4):
             scene.frame_set(f)
-        result(lig.addon.cache.error(scene))
+        result(lig.addon.runtime.cache.error(scene))
     """, timeout=WARM_UP_TIMEOUT)
     return b

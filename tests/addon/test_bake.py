@@ -23,7 +23,7 @@ def test_baked_playback_equals_the_live_simulation(blender):
             scene.frame_set(f)
             baked[f] = transforms([door, tip])
         fcurves = [(fc.data_path, fc.array_index, len(fc.keyframe_points), fc.keyframe_points[0].interpolation)
-                   for fc in lig.addon.bridge.transform_fcurves(tip).values()]
+                   for fc in lig.addon.scene.animation.transform_fcurves(tip).values()]
         result({"live": live, "baked": baked, "fcurves": sorted(fcurves),
                 "baked_flags": [door.ligament_body.baked, tip.ligament_body.baked],
                 "actions": [door.animation_data.action.name, tip.animation_data.action.name]})
@@ -94,7 +94,7 @@ def test_batch_bake_command_bakes_and_saves(blender, tmp_path):
         code = cli.main(["bake", {str(src)!r}, "--end", "20", "--output", {str(dst)!r}])
         bpy.ops.wm.open_mainfile(filepath={str(dst)!r})
         door = bpy.data.objects["Door"]
-        fcs = lig.addon.bridge.transform_fcurves(door)
+        fcs = lig.addon.scene.animation.transform_fcurves(door)
         result({{"code": code, "keys": sorted(len(fc.keyframe_points) for fc in fcs.values()),
                  "baked": door.ligament_body.baked,
                  "bad": cli.main(["bake", "--start", "10", "--end", "5", "--no-save"])}})
@@ -111,7 +111,7 @@ def test_cancelled_bake_leaves_the_scene_as_it_was(blender):
         scene.frame_set(1)
         before = (transforms([door]), sorted(a.name for a in bpy.data.actions))
         # What Esc does in the modal operator: stop the bake generator half way.
-        it = lig.addon.bake.bake_iter(scene, 1, 40)
+        it = lig.addon.baking.bake.bake_iter(scene, 1, 40)
         progress = [next(it) for _ in range(20)]
         it.close()
         after = (transforms([door]), sorted(a.name for a in bpy.data.actions))

@@ -1,4 +1,4 @@
-"""The scene doctor (addon/doctor.py, Check Scene and its fixes) and the batch command at
+"""The scene doctor (addon/check/doctor.py, Check Scene and its fixes) and the batch command at
 studio scale (addon/cli.py: check, info, bake with a report, several files at once)."""
 
 import hashlib
@@ -22,7 +22,7 @@ PENDULUM = """
 CLI = """
     from importlib import import_module
     cli = import_module(lig.__name__ + ".addon.cli")
-    doctor = import_module(lig.__name__ + ".addon.doctor")
+    doctor = import_module(lig.__name__ + ".addon.check.doctor")
     def digest(path):
         import hashlib
         return hashlib.sha256(open(path, "rb").read()).hexdigest()
@@ -46,7 +46,7 @@ def test_bake_writes_a_new_file_with_keys_and_a_report_and_never_touches_the_inp
         live_broke = None
         for f in range(1, 41):
             scene.frame_set(f)
-            sim = lig.addon.cache.get(scene)
+            sim = lig.addon.runtime.cache.get(scene)
             if live_broke is None and sim.world.joint_broken(dict(sim.joints)["Link"]):
                 live_broke = f
         live_end = list(bpy.data.objects["Bob"].matrix_world.translation)
@@ -58,7 +58,7 @@ def test_bake_writes_a_new_file_with_keys_and_a_report_and_never_touches_the_inp
         for name in ("Bob", "Floater"):
             o = bpy.data.objects[name]
             keys[name] = sorted(len(fc.keyframe_points)
-                                for fc in lig.addon.bridge.transform_fcurves(o).values())
+                                for fc in lig.addon.scene.animation.transform_fcurves(o).values())
         bob = bpy.data.objects["Bob"]
         scene = bpy.context.scene
         scene.frame_set(40)
@@ -205,7 +205,7 @@ def test_info_and_check_commands_describe_the_scene(blender, tmp_path):
 # The scene doctor
 
 CHECK = """
-    findings = lig.addon.doctor.check(scene)
+    findings = lig.addon.check.doctor.check(scene)
     def found(code):
         return [(f.severity, f.objects, f.data) for f in findings if f.code == code]
 """
@@ -214,9 +214,9 @@ CHECK = """
 def test_doctor_reports_a_clean_scene_in_one_line(blender):
     out = blender.run(PENDULUM, CHECK, """
         box("Cube", (1, 1, 1), (3, 0, 0.5))
-        findings = lig.addon.doctor.check(scene)
+        findings = lig.addon.check.doctor.check(scene)
         result({"findings": [f.line() for f in findings],
-                "summary": lig.addon.doctor.summary(scene, findings)})
+                "summary": lig.addon.check.doctor.summary(scene, findings)})
     """)
     assert out["findings"] == []
     assert out["summary"] == "Scene 'Scene': no problems found (4 bodies, 1 joint)"
@@ -238,11 +238,11 @@ def test_doctor_finds_joints_without_their_bodies_and_settings_that_cannot_build
         joint("Slider", 'PRISMATIC', solo, other, (1, 0, 0.5), use_limit_lin=True,
               limit_lin_lower=1.0, limit_lin_upper=0.0)
         box("Rock", (1, 1, 1), (-2, 0, 0.5), shape='MESH')
-        findings = lig.addon.doctor.check(scene)
+        findings = lig.addon.check.doctor.check(scene)
         result({"joint": found("joint-object"), "limits": found("limit-order"),
                 "mesh": found("mesh-shape"), "codes": sorted({f.code for f in findings}),
                 "severities": [f.severity for f in findings],
-                "summary": lig.addon.doctor.summary(scene, findings)})
+                "summary": lig.addon.check.doctor.summary(scene, findings)})
     """)
     assert sorted(tuple(o) for s, o, d in out["joint"]) == sorted(
         [("NoB",), ("Same", "Solo"), ("NotBody", "Prop")])
@@ -289,7 +289,7 @@ def test_doctor_finds_each_problem_planted_in_a_scene_that_builds(blender):
               use_limit_ang=True, limit_ang_lower=-math.radians(30),
               limit_ang_upper=math.radians(30))
         scene.ligament_world.frame_end = 48
-        findings = lig.addon.doctor.check(scene)
+        findings = lig.addon.check.doctor.check(scene)
         result({code: found(code) for code in {f.code for f in findings}})
     """)
     def one(code):
@@ -332,7 +332,7 @@ def test_ragdoll_pose_past_its_joint_limits_is_found(blender):
         arm = bpy.context.active_object
         bpy.ops.ligament.ragdoll_from_armature(preset='AUTO')
         scene.ligament_world.frame_end = 40      # every frame sampled
-        clean = [f.code for f in lig.addon.doctor.check(scene)]
+        clean = [f.code for f in lig.addon.check.doctor.check(scene)]
         # the left forearm keyed to turn 80 degrees one way about its X axis at frame 10 and
         # the other way at frame 20: one of them bends the elbow backwards
         pb = arm.pose.bones["forearm.L"]
@@ -341,7 +341,7 @@ def test_ragdoll_pose_past_its_joint_limits_is_found(blender):
         for frame, angle in ((10, 80), (20, -80)):
             pb.rotation_euler = (math.radians(angle), 0, 0)
             pb.keyframe_insert("rotation_euler", frame=frame)
-        findings = lig.addon.doctor.check(scene)
+        findings = lig.addon.check.doctor.check(scene)
         limits = {e.name: [e.ligament_joint.limit_ang_lower, e.ligament_joint.limit_ang_upper]
                   for e in scene.objects if e.ligament_joint.enabled}
         result({"clean": clean, "limit": found("animated-limit"), "arm": arm.name,
@@ -376,7 +376,7 @@ def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
         tag_before = list(tag.matrix_world.translation)
         dims_before = list(squashed.dimensions)
         assert bpy.ops.ligament.check_scene() == {'FINISHED'}
-        findings, line = lig.addon.doctor.results(scene)
+        findings, line = lig.addon.check.doctor.results(scene)
         # the sidebar: one box per finding, its fix button carrying the operator's arguments
         import types
         buttons = []
@@ -393,14 +393,14 @@ def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
         drawn = [(idname, dict(vars(op))) for idname, op in buttons]
         fixed = {}
         for _ in range(10):     # a fix re-checks: the built world then finds more
-            todo = [f for f in lig.addon.doctor.results(scene)[0] if f.fix is not None
+            todo = [f for f in lig.addon.check.doctor.results(scene)[0] if f.fix is not None
                     and f.fix.operator != "ligament.select_objects" and f.code not in fixed]
             if not todo:
                 break
             f = todo[0]
             mod, name = f.fix.operator.split(".")
             assert getattr(getattr(bpy.ops, mod), name)(**f.fix.args) == {'FINISHED'}
-            fixed[f.code] = [g.code for g in lig.addon.doctor.results(scene)[0]]
+            fixed[f.code] = [g.code for g in lig.addon.check.doctor.results(scene)[0]]
         bpy.context.view_layer.update()
         mirrored_after = transforms([mirrored])
         tag_after = list(tag.matrix_world.translation)
@@ -411,7 +411,7 @@ def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
         result({"before": sorted(f.code for f in findings), "line": line, "drawn": drawn,
                 "mirrored": [mirrored_before, mirrored_after, mirrored_sim],
                 "mirrored_scale": list(mirrored.scale),
-                "fixed": fixed, "after": [f.line() for f in lig.addon.doctor.check(scene)],
+                "fixed": fixed, "after": [f.line() for f in lig.addon.check.doctor.check(scene)],
                 "scale": scale_after, "dims": [dims_before, dims_after],
                 "tag": [tag_before, tag_after],
                 "shape": rock.ligament_body.shape,

@@ -1,4 +1,4 @@
-"""The per-frame bulk path of the cache (addon/cache.py): quaternion-mode bodies written for
+"""The per-frame bulk path of the cache (addon/runtime/): quaternion-mode bodies written for
 every object of the file at once, the frame's bulk reads shared by the change checks, linked
 (library) bodies, and the solver's thread count following Blender's own setting."""
 
@@ -36,12 +36,12 @@ def test_bulk_bodies_fall_replay_and_leave_other_objects_alone(blender):
             first[f] = transforms(cubes)
             keyed_z[f] = keyed.location.z
             if f == 2:
-                sim_bulk = [b.name for b in lig.addon.cache.get(scene).bulk]
+                sim_bulk = [b.name for b in lig.addon.runtime.cache.get(scene).bulk]
         back = {f: (scene.frame_set(f), transforms(cubes))[1] for f in (39, 20, 3, 1, 40)}
         result({"bulk": sim_bulk, "first": first, "back": back, "keyed_z": keyed_z,
                 "still": [list(still.location), list(still.rotation_quaternion)],
-                "builds": lig.addon.cache.stats["builds"],
-                "error": lig.addon.cache.error(scene)})
+                "builds": lig.addon.runtime.simulation.stats["builds"],
+                "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     assert sorted(out["bulk"]) == ["Cube0", "Cube1", "Cube2"]
@@ -65,18 +65,18 @@ def test_moving_a_bulk_body_by_hand_makes_that_its_new_start_pose(blender):
         for f in range(1, 21):
             scene.frame_set(f)
         others = transforms(cubes[1:])
-        builds = lig.addon.cache.stats["builds"]
+        builds = lig.addon.runtime.simulation.stats["builds"]
         cubes[0].location = (5, -4, 4)         # the user drags a cube at frame 20
         cubes[0].rotation_quaternion = (1, 0, 0, 0)
         scene.frame_set(21)
         after = list(cubes[0].location)
-        rebuilt = lig.addon.cache.stats["builds"] - builds
+        rebuilt = lig.addon.runtime.simulation.stats["builds"] - builds
         scene.frame_set(20)
         others_again = transforms(cubes[1:])
         scene.frame_set(1)
         start = [list(cubes[0].location), list(cubes[0].rotation_quaternion)]
         result({"after": after, "start": start, "rebuilt": rebuilt, "others": others,
-                "others_again": others_again, "error": lig.addon.cache.error(scene)})
+                "others_again": others_again, "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     assert out["rebuilt"] == 1
@@ -106,7 +106,7 @@ def test_linked_library_bodies_fall_as_local_ones_do(blender, tmp_path):
         for f in range(1, 31):
             scene.frame_set(f)
             path.append(transforms(cubes))
-        result({"path": path, "error": lig.addon.cache.error(scene)})
+        result({"path": path, "error": lig.addon.runtime.cache.error(scene)})
     """)
     linked = blender.run(f"""
         with bpy.data.libraries.load({library!r}, link=True) as (src, dst):
@@ -120,8 +120,8 @@ def test_linked_library_bodies_fall_as_local_ones_do(blender, tmp_path):
         for f in range(1, 31):
             scene.frame_set(f)
             path.append(transforms(cubes))
-        sim = lig.addon.cache.get(scene)
-        result({{"path": path, "error": lig.addon.cache.error(scene),
+        sim = lig.addon.runtime.cache.get(scene)
+        result({{"path": path, "error": lig.addon.runtime.cache.error(scene),
                  "linked": [o.library is not None for o in cubes],
                  "bulk": sorted(b.name for b in sim.bulk)}})
     """)
@@ -149,10 +149,10 @@ def test_solver_threads_follow_blenders_thread_setting_and_keep_the_cache(blende
             if f == 30:
                 r.threads_mode = 'AUTO'
             scene.frame_set(f)
-            seen.append(lig.addon.cache.get(scene).world.threads)
+            seen.append(lig.addon.runtime.cache.get(scene).world.threads)
             path.append(transforms(cubes))
         auto = r.threads
-        builds = lig.addon.cache.stats["builds"]
+        builds = lig.addon.runtime.simulation.stats["builds"]
         # the same frames again at one thread from a fresh build
         bpy.ops.ligament.reset()
         r.threads_mode = 'FIXED'
@@ -162,7 +162,7 @@ def test_solver_threads_follow_blenders_thread_setting_and_keep_the_cache(blende
             scene.frame_set(f)
             again.append(transforms(cubes))
         result({"seen": seen, "auto": auto, "builds": builds, "path": path, "again": again,
-                "error": lig.addon.cache.error(scene)})
+                "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     assert out["builds"] == 1, "changing the thread count dropped the cache"
@@ -194,9 +194,9 @@ def test_a_driven_simulated_switch_is_read_every_step(blender):
             scene.frame_set(f)
             top[f] = [max(o.matrix_world.translation.z for o in ragdoll_bodies(a))
                       for a in rigs]
-        sim = lig.addon.cache.get(scene)
+        sim = lig.addon.runtime.cache.get(scene)
         result({"top": top, "idle": [r.idle for r in sim.ragdolls],
-                "names": [r.name for r in sim.ragdolls], "error": lig.addon.cache.error(scene)})
+                "names": [r.name for r in sim.ragdolls], "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     idle = dict(zip(out["names"], out["idle"]))

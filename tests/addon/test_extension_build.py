@@ -130,7 +130,7 @@ CUSTOM_ROD = """
             "writable": os.access(custom.cache_folder(), os.W_OK),
             "user": bpy.utils.user_resource('EXTENSIONS'), "lengths": lengths,
             "z": min(zs),
-            "skipped": lig.addon.cache.get(scene).skipped, "error": lig.addon.cache.error(scene)})
+            "skipped": lig.addon.runtime.cache.get(scene).skipped, "error": lig.addon.runtime.cache.error(scene)})
 """
 
 

@@ -59,8 +59,8 @@ def test_removing_an_object_a_joint_uses_skips_the_joint_with_a_clear_report(ble
         bpy.ops.object.delete()
         for f in range(6, 9):
             scene.frame_set(f)
-        frame_error = lig.addon.cache.error(scene)
-        status = lig.addon.cache.joint_status(scene, "Hinge")
+        frame_error = lig.addon.runtime.cache.error(scene)
+        status = lig.addon.runtime.cache.joint_status(scene, "Hinge")
         bake_result = bpy.ops.ligament.bake()
         result({"frame_error": frame_error, "status": status, "bake": list(bake_result),
                 "other_baked": other.ligament_body.baked,
@@ -134,7 +134,7 @@ def test_a_joint_the_solver_refuses_in_a_batch_is_skipped_by_name_and_the_rest_b
             joint(name, kind, posts[i], arms[i], (0.2 + i, 0, 2), use_limit_ang=True,
                   limit_ang_lower=lower, limit_ang_upper=upper)
         scene.frame_set(1)
-        sim = lig.addon.cache.get(scene)
+        sim = lig.addon.runtime.cache.get(scene)
         result({"skipped": sim.skipped, "built": sorted(name for name, _ in sim.joints),
                 "count": sim.world.joint_count})
     """)
@@ -156,7 +156,7 @@ def test_the_live_scene_check_still_names_a_joint_the_build_skipped(blender):
             joint(name, 'HINGE', posts[i], arms[i], (0.2 + i, 0, 2))
         bpy.data.objects["NoB"].ligament_joint.object_b = None
         scene.frame_set(1)
-        sim = lig.addon.cache.get(scene)
+        sim = lig.addon.runtime.cache.get(scene)
         result({"skipped": sorted(sim.skipped), "built": sorted(n for n, _ in sim.joints),
                 "found": [(f.severity, f.code, list(f.objects)) for f in sim.findings
                           if f.code == 'joint-object']})

@@ -45,7 +45,7 @@ def test_fresh_install_and_reinstall_simulate_without_compiling(extension_zip, t
             for f in range(1, 5):
                 scene.frame_set(f)
             result({"ready": ready, "compiled": compiled(), "z": cube.matrix_world.translation.z,
-                     "error": lig.addon.cache.error(scene)})
+                     "error": lig.addon.runtime.cache.error(scene)})
         """)
         assert out["ready"] and out["error"] is None, out
         assert out["compiled"] == 0, out
@@ -79,7 +79,7 @@ def test_playback_before_the_kernels_are_ready_reports_progress_and_does_not_blo
             scene.frame_set(f)
         result({"before": before, "preparing": preparing, "message": message,
                 "z_waiting": z_waiting, "ready": ready, "z": cube.matrix_world.translation.z,
-                "status": k.status(), "error": lig.addon.cache.error(scene)})
+                "status": k.status(), "error": lig.addon.runtime.cache.error(scene)})
     """, timeout=1200)
     assert out["before"] is False
     assert out["preparing"] is True

@@ -37,9 +37,9 @@ def test_gear_from_teeth_turns_b_at_minus_ratio_times_a(blender):
                 turns[key].append(turns[key][-1] + (z - last[key] + math.pi) % (2 * math.pi)
                                   - math.pi)
                 last[key] = z
-        lines, bad = lig.addon.mechanisms.overlay_lines(gear)
-        result({"turns": turns, "error": lig.addon.cache.error(scene),
-                "skipped": lig.addon.cache.get(scene).skipped,
+        lines, bad = lig.addon.ui.overlay.overlay_lines(gear)
+        result({"turns": turns, "error": lig.addon.runtime.cache.error(scene),
+                "skipped": lig.addon.runtime.cache.get(scene).skipped,
                 "lines": [list(v) for v in lines[:2]], "bad": len(bad)})
     """)
     assert out["error"] is None and out["skipped"] == {}
@@ -56,20 +56,20 @@ def test_gear_refuses_a_joint_that_is_not_a_hinge_and_follows_a_skipped_hinge(bl
     out = blender.run(GEARS, """
         ball = joint("Ball", 'BALL', post, plate_b, (0.6, 0, 1))
         # The picker's poll hides a ball joint from the Hinge B list ...
-        refused = not lig.addon.properties._poll_joint_b(g, ball)
-        accepted = lig.addon.properties._poll_joint_b(g, hb)
+        refused = not lig.addon.ui.properties._poll_joint_b(g, ball)
+        accepted = lig.addon.ui.properties._poll_joint_b(g, hb)
         # ... and a script that sets it anyway gets the gear skipped, saying why.
         g.joint_b = ball
         scene.frame_set(2)
-        wrong = dict(lig.addon.cache.get(scene).skipped)
+        wrong = dict(lig.addon.runtime.cache.get(scene).skipped)
         # A gear whose hinge is skipped (its object B deleted) is skipped too, naming it.
         g.joint_b = hb
         hb.ligament_joint.object_b = None
         scene.frame_set(1)
         scene.frame_set(2)
-        follows = dict(lig.addon.cache.get(scene).skipped)
+        follows = dict(lig.addon.runtime.cache.get(scene).skipped)
         result({"refused": refused, "accepted": accepted, "wrong": wrong, "follows": follows,
-                "error": lig.addon.cache.error(scene)})
+                "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["refused"] and out["accepted"]
     assert out["error"] is None
@@ -89,7 +89,7 @@ def test_motor_with_a_ratio_from_radii_drives_wb_minus_ratio_wa(blender):
         for f in range(1, 49):
             scene.frame_set(f)
             zs.append([plate_a.matrix_world.to_euler().z, plate_b.matrix_world.to_euler().z])
-        result({"z": zs, "skipped": lig.addon.cache.get(scene).skipped})
+        result({"z": zs, "skipped": lig.addon.runtime.cache.get(scene).skipped})
     """)
     assert out["skipped"] == {}
     z = np.unwrap(np.array(out["z"]), axis=0)
@@ -115,7 +115,7 @@ def test_rack_slides_the_pinion_radius_times_its_angle(blender):
             angles.append(angles[-1] + (z - last + math.pi) % (2 * math.pi) - math.pi)
             last = z
             slides.append(rack.matrix_world.translation.x)
-        result({"angles": angles, "slides": slides, "skipped": lig.addon.cache.get(scene).skipped})
+        result({"angles": angles, "slides": slides, "skipped": lig.addon.runtime.cache.get(scene).skipped})
     """)
     assert out["skipped"] == {}
     angle, slide = np.array(out["angles"]), np.array(out["slides"])
@@ -141,7 +141,7 @@ def test_pulley_lift_accelerates_as_an_atwood_machine_and_holds_its_rope(blender
             pa, pb = heavy.matrix_world.translation, light.matrix_world.translation
             zs.append([pa.z, pb.z])
             lengths.append((pa - top_a.location).length + (pb - top_b.location).length)
-        result({{"z": zs, "lengths": lengths, "skipped": lig.addon.cache.get(scene).skipped}})
+        result({{"z": zs, "lengths": lengths, "skipped": lig.addon.runtime.cache.get(scene).skipped}})
     """)
     assert out["skipped"] == {}
     z = np.array(out["z"])
@@ -177,7 +177,7 @@ def test_pulley_points_parented_to_a_body_ride_on_it_and_pull_it(blender):
             ends.append(end)
         pulley = joint("Pulley", 'PULLEY', heavy, light, (0, 0, 4), fixed_a=ends[0],
                        fixed_b=ends[1])
-        carriers = [lig.addon.mechanisms.carrier(e) for e in ends]
+        carriers = [lig.addon.world.mechanisms.carrier(e) for e in ends]
         lengths, tilt = [], []
         for f in range(1, 25):
             scene.frame_set(f)
@@ -186,8 +186,8 @@ def test_pulley_points_parented_to_a_body_ride_on_it_and_pull_it(blender):
             fa, fb = (e.matrix_world.translation for e in ends)
             lengths.append((pa - fa).length + (pb - fb).length)
             tilt.append(fb.z - fa.z)
-        result({"lengths": lengths, "tilt": tilt, "error": lig.addon.cache.error(scene),
-                "skipped": lig.addon.cache.get(scene).skipped,
+        result({"lengths": lengths, "tilt": tilt, "error": lig.addon.runtime.cache.error(scene),
+                "skipped": lig.addon.runtime.cache.get(scene).skipped,
                 "carriers": [c.name for c in carriers]})
     """)
     assert out["error"] is None and out["skipped"] == {}
@@ -222,8 +222,8 @@ CAR = """
         scene.frame_set(f)
         xs.append(chassis.matrix_world.translation.x)
         zs.append(chassis.matrix_world.translation.z)
-    lines, bad = lig.addon.mechanisms.overlay_lines(scene.objects["Wheel -0.7 -0.65"])
-    result({"x": xs, "z": zs, "skipped": lig.addon.cache.get(scene).skipped,
+    lines, bad = lig.addon.ui.overlay.overlay_lines(scene.objects["Wheel -0.7 -0.65"])
+    result({"x": xs, "z": zs, "skipped": lig.addon.runtime.cache.get(scene).skipped,
             "wheel_z": [w.matrix_world.translation.z for w in wheels],
             "lines": [list(v) for v in lines], "bad": len(bad)})
 """
@@ -266,7 +266,7 @@ def test_line_joint_body_slides_down_the_sloped_line_at_g_sin_slope(blender):
         for f in range(1, 25):
             scene.frame_set(f)
             ps.append(list(bead.matrix_world.translation))
-        result({{"p": ps, "skipped": lig.addon.cache.get(scene).skipped}})
+        result({{"p": ps, "skipped": lig.addon.runtime.cache.get(scene).skipped}})
     """)
     assert out["skipped"] == {}
     p = np.array(out["p"]) - (0, 0, 2)
@@ -294,14 +294,14 @@ def test_bead_on_a_bezier_circle_curve_stays_on_it(blender):
             p = bead.matrix_world.translation
             off.append(abs(math.hypot(p.x, p.z - 2) - 1.0) + abs(p.y))
             ps.append(list(p))
-        lines, bad = lig.addon.mechanisms.overlay_lines(scene.objects["Path"])
+        lines, bad = lig.addon.ui.overlay.overlay_lines(scene.objects["Path"])
         # Editing the curve's points drops the simulation: the next frame rebuilds it.
-        builds = lig.addon.cache.stats["builds"]
+        builds = lig.addon.runtime.simulation.stats["builds"]
         wire.data.splines[0].bezier_points[0].co.x += 0.2
         scene.frame_set(10)
-        result({"off": off, "p": ps, "skipped": lig.addon.cache.get(scene).skipped,
+        result({"off": off, "p": ps, "skipped": lig.addon.runtime.cache.get(scene).skipped,
                 "segments": len(lines) // 2, "bad": len(bad),
-                "rebuilt": lig.addon.cache.stats["builds"] - builds})
+                "rebuilt": lig.addon.runtime.simulation.stats["builds"] - builds})
     """)
     assert out["skipped"] == {}
     p = np.array(out["p"])
@@ -372,8 +372,8 @@ def test_add_joint_builds_each_mechanism_from_the_selection(blender):
                         wj.ligament_joint.use_spring]
         for f in range(1, 4):
             scene.frame_set(f)
-        out["skipped"] = lig.addon.cache.get(scene).skipped
-        out["error"] = lig.addon.cache.error(scene)
+        out["skipped"] = lig.addon.runtime.cache.get(scene).skipped
+        out["error"] = lig.addon.runtime.cache.error(scene)
         result(out)
     """)
     assert "Select two hinge joint empties" in str(out["gear_on_bodies"])
@@ -436,7 +436,7 @@ def test_a_path_follows_its_curve_moved_by_keys_or_shape_keys_and_a_static_one_i
             joint(f"Path {{curve.name}}", 'PATH', None, bead, (0, y, 2), curve=curve)
             beads[curve.name] = bead
         scene.frame_set(1)
-        sim = lig.addon.cache.get(scene)
+        sim = lig.addon.runtime.cache.get(scene)
         modes = {{p[2].name: p[4] for p in sim.inputs.paths}}
         ps = {{name: [] for name in beads}}
         lifts = {{"Moved": [], "Shaped": []}}
@@ -447,9 +447,9 @@ def test_a_path_follows_its_curve_moved_by_keys_or_shape_keys_and_a_static_one_i
             # where the wires are at this frame, as Blender evaluates them
             lifts["Moved"].append(moved.matrix_world.translation.z)
             lifts["Shaped"].append(up.value)
-        result({{"p": ps, "lifts": lifts, "modes": modes, "skipped": lig.addon.cache.get(scene).skipped,
-                 "error": lig.addon.cache.error(scene), "same_sim": lig.addon.cache.get(scene) is sim,
-                 "panel": [lig.addon.mechanisms.curve_motion(c) for c in (moved, shaped, still)]}})
+        result({{"p": ps, "lifts": lifts, "modes": modes, "skipped": lig.addon.runtime.cache.get(scene).skipped,
+                 "error": lig.addon.runtime.cache.error(scene), "same_sim": lig.addon.runtime.cache.get(scene) is sim,
+                 "panel": [lig.addon.scene.curves.curve_motion(c) for c in (moved, shaped, still)]}})
     """)
     assert out["error"] is None and out["skipped"] == {}
     assert out["same_sim"], "following the curves dropped the simulation"
@@ -538,14 +538,14 @@ def test_keyed_or_driven_steering_turns_the_car_as_the_bicycle_model_says(blende
         # The bake simulates from scratch without visiting the frames: keys and drivers are
         # read at each simulated frame all the same.
         scene.frame_set(1)
-        lig.addon.cache.invalidate(scene)
-        lig.addon.bake.bake(scene, 1, 96)
+        lig.addon.runtime.cache.invalidate(scene)
+        lig.addon.baking.bake.bake(scene, 1, 96)
         scene.frame_set(96)
         baked = {name: [list(c.matrix_world.translation), c.matrix_world.to_euler().z]
                  for name, c in cars.items()}
         result({"track": track, "live": live, "baked": baked,
-                "skipped": lig.addon.bake.last_simulation(scene).skipped,
-                "inputs": len(lig.addon.bake.last_simulation(scene).inputs.wheels)})
+                "skipped": lig.addon.baking.bake.last_simulation(scene).skipped,
+                "inputs": len(lig.addon.baking.bake.last_simulation(scene).inputs.wheels)})
     """)
     assert out["skipped"] == {} and out["inputs"] == 4
     for name in ("Keyed", "Driven"):

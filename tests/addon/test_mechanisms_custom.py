@@ -26,13 +26,13 @@ def test_custom_rod_moves_as_the_distance_joint(blender):
         path = {"CUSTOM": [], "DISTANCE": []}
         for f in range(1, 49):
             scene.frame_set(f)
-            sim = lig.addon.cache.get(scene)
+            sim = lig.addon.runtime.cache.get(scene)
             ids = {b.name: b.id for b in sim.bodies}
             for kind, bar in rods.items():
                 path[kind].append(list(sim.world.positions[ids[bar.name]]))
-        lines, bad = lig.addon.mechanisms.overlay_lines(scene.objects["Custom"])
+        lines, bad = lig.addon.ui.overlay.overlay_lines(scene.objects["Custom"])
         result({"path": path, "skipped": sim.skipped,
-                "problem": lig.addon.mechanisms.expression_problem(
+                "problem": lig.addon.world.mechanisms.expression_problem(
                     scene.objects["Custom"].ligament_joint),
                 "lines": [list(v) for v in lines], "bad": len(bad)})
     """)
@@ -64,8 +64,8 @@ def test_custom_lower_bound_is_a_floor_and_a_stiffness_a_spring(blender):
         for f in range(1, 97):
             scene.frame_set(f)
             zs.append([faller.matrix_world.translation.z, hung.matrix_world.translation.z])
-        lines, bad = lig.addon.mechanisms.overlay_lines(floor)
-        result({{"z": zs, "skipped": lig.addon.cache.get(scene).skipped,
+        lines, bad = lig.addon.ui.overlay.overlay_lines(floor)
+        result({{"z": zs, "skipped": lig.addon.runtime.cache.get(scene).skipped,
                  "lines": len(lines), "bad": len(bad)}})
     """)
     assert out["skipped"] == {}
@@ -85,22 +85,22 @@ def test_a_wrong_expression_is_named_with_its_column_and_the_joint_skipped(blend
     out = blender.run(PENDULUMS, """
         js = scene.objects["Custom"].ligament_joint
         js.expression = "length(pA - qB) - 1"
-        problem = lig.addon.mechanisms.expression_problem(js)
+        problem = lig.addon.world.mechanisms.expression_problem(js)
         scene.frame_set(1)
         scene.frame_set(2)
-        skipped = dict(lig.addon.cache.get(scene).skipped)
-        findings = [f.as_dict() for f in lig.addon.doctor.check(scene)
+        skipped = dict(lig.addon.runtime.cache.get(scene).skipped)
+        findings = [f.as_dict() for f in lig.addon.check.doctor.check(scene)
                     if f.code == 'custom-expression']
-        lines, bad = lig.addon.mechanisms.overlay_lines(scene.objects["Custom"])
+        lines, bad = lig.addon.ui.overlay.overlay_lines(scene.objects["Custom"])
         js.expression = "pA - pB"
-        vector = lig.addon.mechanisms.expression_problem(js)
+        vector = lig.addon.world.mechanisms.expression_problem(js)
         js.expression = "length(pA - pC)"     # letter C without a Point C
-        letter = lig.addon.mechanisms.expression_problem(js)
+        letter = lig.addon.world.mechanisms.expression_problem(js)
         js.point_c = scene.objects["Post DISTANCE"]
-        fixed = lig.addon.mechanisms.expression_problem(js)
+        fixed = lig.addon.world.mechanisms.expression_problem(js)
         result({"problem": problem, "skipped": skipped, "findings": findings,
                 "bad": len(bad), "ok": len(lines), "vector": vector, "letter": letter,
-                "fixed": fixed, "error": lig.addon.cache.error(scene)})
+                "fixed": fixed, "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert "unknown symbol 'qB'" in out["problem"] and "column 13" in out["problem"], out
     assert out["error"] is None                 # the rest of the scene runs

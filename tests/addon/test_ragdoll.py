@@ -9,7 +9,7 @@ import pytest
 RIGIFY = """
     import numpy as np
     bpy.ops.preferences.addon_enable(module="rigify")
-    ragdoll_mod = sys.modules[lig.__name__ + ".addon.ragdoll"]
+    ragdoll_mod = sys.modules[lig.__name__ + ".addon.scene.ragdolls"]
 
     def metarig(name="Rig", location=(0, 0, 0)):
         bpy.ops.object.armature_human_metarig_add()
@@ -130,7 +130,7 @@ def dropped(blender):
                        for t in targets}
             bones[f] = {b: [list(r) for r in arm.matrix_world @ arm.pose.bones[b].matrix]
                         for b in live[f]}
-        sim = lig.addon.cache.get(scene)
+        sim = lig.addon.runtime.cache.get(scene)
         ids = [b.id for b in sim.bodies if b.name in {o.name for o in bodies}]
         speed = float(max(np.linalg.norm(sim.world.linear_velocities[i]) for i in ids))
         spin = float(max(np.linalg.norm(sim.world.angular_velocities[i]) for i in ids))
@@ -145,7 +145,7 @@ def dropped(blender):
         bag = anim_utils.action_get_channelbag_for_slot(arm.animation_data.action,
                                                         arm.animation_data.action_slot)
         paths = sorted({fc.data_path for fc in bag.fcurves})
-        result({"error": lig.addon.cache.error(scene), "angles": angles, "lowest": lowest,
+        result({"error": lig.addon.runtime.cache.error(scene), "angles": angles, "lowest": lowest,
                 "speed": speed, "spin": spin, "top": top, "live": live, "baked": baked,
                 "bones": bones, "paths": paths, "track": track,
                 "connected": [b.name for b in arm.data.bones if b.use_connect],
@@ -194,7 +194,7 @@ def test_metarigs_dropped_from_five_heights_keep_their_joint_limits(blender):
         for f in range(1, 61):
             scene.frame_set(f)
             angles.append([joint_angles(arm) for arm in rigs])
-        result({"error": lig.addon.cache.error(scene), "angles": angles})
+        result({"error": lig.addon.runtime.cache.error(scene), "angles": angles})
     """)
     assert out["error"] is None
     excess = [_limit_excess([frame[i] for frame in out["angles"]]) for i in range(5)]
@@ -296,7 +296,7 @@ def test_pose_matching_at_full_strength_holds_the_animated_pose_on_a_fixed_pelvi
         for f in range(1, 73):
             scene.frame_set(f)
         limp = max(off(b) for b in mapped)
-        result({"worst": worst, "limp": limp, "error": lig.addon.cache.error(scene)})
+        result({"worst": worst, "limp": limp, "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     assert out["limp"] > 20.0
@@ -355,7 +355,7 @@ def test_mixamo_named_armature_is_mapped_and_falls(blender):
                 "bones": sorted(t.ligament_ragdoll_part.bone
                                 for t in ragdoll_mod.members(arm, 'TARGET')),
                 "joints": len(ragdoll_mod.members(arm, 'JOINT')),
-                "error": lig.addon.cache.error(scene),
+                "error": lig.addon.runtime.cache.error(scene),
                 "top": max(o.matrix_world.translation.z for o in bodies)})
     """)
     assert out["res"] == ["FINISHED"]
@@ -396,7 +396,7 @@ def test_all_selected_makes_one_ragdoll_per_selected_armature(blender):
                 "maps": [a.ligament_ragdoll.bone_map for a in every],
                 "own": all(set(ragdoll_bodies(a)) <= set(a.ligament_ragdoll.collection.objects)
                            for a in every),
-                "error": lig.addon.cache.error(scene),
+                "error": lig.addon.runtime.cache.error(scene),
                 "fell": {a.name: min(z0 - o.matrix_world.translation.z for z0, o in
                                      zip(start[a.name], ragdoll_bodies(a))) for a in every}})
     """)
@@ -513,7 +513,7 @@ def test_simulated_switch_follows_the_animation_then_inherits_its_velocity(blend
             if f <= 24:   # following: the bones are where the animation has them
                 follow = max(follow, ((arm.matrix_world @ head.matrix).translation -
                                       arm.matrix_world @ head.bone.matrix_local.translation).length)
-        result({"follow": follow, "x": xs, "z": zs, "error": lig.addon.cache.error(scene)})
+        result({"follow": follow, "x": xs, "z": zs, "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     x, z = {int(k): v for k, v in out["x"].items()}, {int(k): v for k, v in out["z"].items()}

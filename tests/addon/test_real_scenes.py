@@ -38,9 +38,9 @@ def test_keyed_dynamic_body_falls_in_live_playback_as_in_the_bake(blender):
         live = play()
         keys_after_live = keys()
         delta_owned = cube.ligament_body.sim_delta
-        lig.addon.bake.bake(scene)
+        lig.addon.baking.bake.bake(scene)
         baked = play()
-        lig.addon.bake.clear_bake(scene)
+        lig.addon.baking.bake.clear_bake(scene)
         scene.ligament_world.enabled = False
         scene.frame_set(30)
         keyed_again = list(cube.matrix_world.translation)
@@ -48,7 +48,7 @@ def test_keyed_dynamic_body_falls_in_live_playback_as_in_the_bake(blender):
                 "keys_after_live": keys_after_live, "delta_owned": delta_owned,
                 "keyed_again": keyed_again, "keys_end": keys(),
                 "delta_end": list(cube.delta_location),
-                "error": lig.addon.cache.error(scene)})
+                "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     live, baked = np.array(out["live"]), np.array(out["baked"])
@@ -84,7 +84,7 @@ def test_keyed_dynamic_body_in_euler_mode_turns_with_the_simulation(blender):
             zs.append(m.translation.z)
             # how far the most vertical of the box's axes is from vertical
             ups.append(max(abs(m.col[i].xyz.normalized().z) for i in range(3)))
-        result({"z": zs, "up": ups, "error": lig.addon.cache.error(scene)})
+        result({"z": zs, "up": ups, "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     assert abs(out["z"][-1] - 0.5) < 0.02
@@ -111,9 +111,9 @@ def test_a_joint_whose_object_was_deleted_is_skipped_and_the_rest_simulates(blen
             scene.frame_set(f)
             for name in zs:
                 zs[name].append(scene.objects[name].matrix_world.translation.z)
-        result({"z": zs, "error": lig.addon.cache.error(scene),
-                "status": lig.addon.cache.joint_status(scene, "Ball"),
-                "problems": lig.addon.panels.joint_problems(scene)})
+        result({"z": zs, "error": lig.addon.runtime.cache.error(scene),
+                "status": lig.addon.runtime.cache.joint_status(scene, "Ball"),
+                "problems": lig.addon.ui.panels.joint_problems(scene)})
     """)
     assert out["error"] is None
     # Both bodies fall freely: the free one, and the one the deleted post held.
@@ -136,11 +136,11 @@ def test_a_joint_that_breaks_is_shown_broken_from_that_frame(blender):
         statuses = []
         for f in range(1, 25):
             scene.frame_set(f)
-            statuses.append(lig.addon.cache.joint_status(scene, "Weak"))
-        sim = lig.addon.cache.get(scene)
+            statuses.append(lig.addon.runtime.cache.joint_status(scene, "Weak"))
+        sim = lig.addon.runtime.cache.get(scene)
         scene.frame_set(1)
         result({"statuses": statuses, "broken": sim.broken,
-                "at_start": lig.addon.cache.joint_status(scene, "Weak"),
+                "at_start": lig.addon.runtime.cache.joint_status(scene, "Weak"),
                 "z": load.matrix_world.translation.z})
     """)
     # 50 kg hanging from a joint that holds 100 N: it breaks in the first step.

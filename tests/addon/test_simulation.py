@@ -14,7 +14,7 @@ def test_cube_dropped_on_static_ground_comes_to_rest_on_it(blender):
         for f in range(1, 121):
             scene.frame_set(f)
             zs.append(cube.matrix_world.translation.z)
-        result({"z": zs, "error": lig.addon.cache.error(scene)})
+        result({"z": zs, "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     z = np.array(out["z"])
@@ -48,7 +48,7 @@ def test_hinged_door_swings_about_the_empty_z_axis_and_keeps_its_anchor(blender)
             angles.append(angle)
             axes.append(list(axis))
         result({"drift": drift, "axes": axes, "angles": angles,
-                "error": lig.addon.cache.error(scene), "builds": lig.addon.cache.stats["builds"]})
+                "error": lig.addon.runtime.cache.error(scene), "builds": lig.addon.runtime.simulation.stats["builds"]})
     """)
     assert out["builds"] == 1
     assert out["error"] is None
@@ -97,7 +97,7 @@ def test_editing_a_joint_invalidates_the_cache_and_changes_the_motion(blender):
         hinge.ligament_joint.use_limit_ang = True
         hinge.ligament_joint.limit_ang_lower = -0.3
         hinge.ligament_joint.limit_ang_upper = 0.3
-        cached_after_edit = lig.addon.cache.frame_info(scene)
+        cached_after_edit = lig.addon.runtime.cache.frame_info(scene)
         scene.frame_set(30)
         after = transforms([door])
         angle = door.matrix_world.to_quaternion().angle
@@ -122,7 +122,7 @@ def test_jointed_substeps_step_the_hinged_door_at_their_own_count(blender):
                 scene.frame_set(f)
             return transforms([door]), transforms([crate])
         result({"mixed": swing(8, 4), "four": swing(4, 0), "eight": swing(8, 0),
-                "error": lig.addon.cache.error(scene)})
+                "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     (door_mixed, crate_mixed), (door_4, _), (door_8, crate_8) = \
@@ -217,7 +217,7 @@ def test_animated_body_follows_its_keys_and_drags_a_welded_body(blender):
             scene.frame_set(f)
             lift_z.append(lift.matrix_world.translation.z)
             load_z.append(load.matrix_world.translation.z)
-        result({"lift": lift_z, "load": load_z, "builds": lig.addon.cache.stats["builds"]})
+        result({"lift": lift_z, "load": load_z, "builds": lig.addon.runtime.simulation.stats["builds"]})
     """)
     assert out["builds"] == 1, "the animation must not invalidate the cache every frame"
     lift, load = np.array(out["lift"]), np.array(out["load"])
@@ -282,7 +282,7 @@ def test_ragdoll_swing_limits_follow_the_empty_axes(blender):
         for i in range(2):
             d = bpy.data.objects[f"Rod{i}"].matrix_world.col[0].xyz.normalized()
             tilts.append(math.degrees(math.asin(-d.z)))
-        result({"tilts": tilts, "error": lig.addon.cache.error(scene)})
+        result({"tilts": tilts, "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     narrow, wide = out["tilts"]
@@ -328,7 +328,7 @@ def test_only_what_the_simulation_reads_drops_the_cache(blender):
         cube = box("Cube", (1, 1, 1), (0, 0, 2))
         prop = bpy.data.objects.new("Prop", None)
         scene.collection.objects.link(prop)
-        builds = lig.addon.cache.stats
+        builds = lig.addon.runtime.simulation.stats
         for f in range(1, 11):
             scene.frame_set(f)
         b0 = builds["builds"]
@@ -342,7 +342,7 @@ def test_only_what_the_simulation_reads_drops_the_cache(blender):
         scene.frame_set(13)
         after_parent = builds["builds"] - b0
         result({"prop": after_prop, "ground": after_ground, "parent": after_parent,
-                "error": lig.addon.cache.error(scene)})
+                "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
     assert out["prop"] == 0
@@ -367,7 +367,7 @@ SPRUNG_DOOR = """
     for f in range(1, 6 * 24 + 2):
         scene.frame_set(f)
         angles.append(door.matrix_world.to_euler().z - 0.3)
-    result({"angles": angles, "error": lig.addon.cache.error(scene)})
+    result({"angles": angles, "error": lig.addon.runtime.cache.error(scene)})
 """
 
 # the door's inertia about its centre (a 1 x 0.05 x 2 m box, about the 2 m edge) and about

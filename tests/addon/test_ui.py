@@ -44,7 +44,7 @@ def test_every_panel_draws_real_properties_and_operators(blender):
         scene.frame_set(2)
         panels = [c for name in dir(bpy.types) if "ligament" in name.lower()
                   and isinstance(c := getattr(bpy.types, name), type) and issubclass(c, bpy.types.Panel)]
-        cases = [(t, m) for t, *_ in lig.addon.properties.JOINT_TYPES
+        cases = [(t, m) for t, *_ in lig.addon.ui.properties.JOINT_TYPES
                  for m in ('VALUE', 'TEETH', 'RADII')]
         for jtype, mode in cases:
             hinge.ligament_joint.type, hinge.ligament_joint.ratio_mode = jtype, mode

@@ -75,7 +75,7 @@ def test_every_table_the_step_changes_is_in_the_snapshot():
     target and contacts, long enough for something to fall asleep; and the replay of that
     world from a snapshot is bit-identical."""
     from solver.warmup import every_feature_world
-    from solver.world import DERIVED, SETTING
+    from solver.tables import DERIVED, SETTING
     w = every_feature_world()
     tables = w._tables()
     kinds = {t.state for t in tables.values()}

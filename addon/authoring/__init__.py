@@ -1,0 +1,1 @@
+"""Authoring: ragdolls made from armatures, bone maps, presets."""

@@ -1,0 +1,1 @@
+"""Baking: simulated poses written as keyframes, and taken off again."""

@@ -1,0 +1,1 @@
+"""The scene check: problems found before a simulation runs, each with a fix."""

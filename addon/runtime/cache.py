@@ -1,0 +1,151 @@
+"""The per-scene simulation cache, as the UI, the bake and the batch command use it: the scene's
+Simulation (built when needed, dropped when the scene changes) and the frame written to the
+objects. Scrubbing back or jumping to a cached frame writes the stored transforms; going past
+the last cached frame steps forward from the nearest earlier state. The cache is runtime data,
+never saved."""
+
+import time
+import traceback
+
+from .. import kernels
+from ..world.poses import apply_delta, apply_pose, clear_delta
+from ..scene.animation import has_transform_animation, quaternion_to_rotation, rotation_to_quaternion
+from ..scene.errors import SceneError
+from ..scene.objects import scene_bodies
+from .changes import drop_if_changed
+from .simulation import Simulation
+from .state import Reads, every_state, forget_all, state
+
+
+# What runs on each new Simulation before it plays: fn(scene, sim) -> findings (objects with
+# a `line()`), printed once each. The scene check adds itself here when the add-on registers:
+# it builds Simulations of its own, so this layer cannot import it.
+build_checks = []
+
+
+def invalidate(scene):
+    state(scene).invalidate()
+
+
+def drop_simulations():
+    """Every scene simulates again from its start frame (undo, redo)."""
+    for st in every_state():
+        st.invalidate()
+
+
+def clear_all():
+    """Forget everything (a file was loaded, the add-on is unregistered)."""
+    forget_all()
+
+
+def get(scene):
+    return state(scene).sim
+
+
+def error(scene):
+    return state(scene).error
+
+
+def ensure(scene, depsgraph=None):
+    """The scene's Simulation, built if needed. Raises SceneError for bad input (and keeps
+    its message as the scene's error). Joints that cannot be built are skipped: the first
+    build reports each once."""
+    st = state(scene)
+    if st.sim is None:
+        if kernels.blocking():       # a batch bake: prepare the kernels first, with progress
+            kernels.prepare_blocking()
+        try:
+            sim = Simulation(scene, depsgraph)
+        except SceneError as exc:
+            st.fail(str(exc))
+            raise
+        st.sim, st.error = sim, None
+        for name, message in sim.skipped.items():
+            st.report(f"joint '{name}' skipped: {message}")
+        _run_build_checks(scene, st, sim)
+        sim.scan = None   # the scene may change from here on
+    return st.sim
+
+
+def _run_build_checks(scene, st, sim):
+    """The checks of `build_checks` on a new simulation: what they find is printed once and
+    kept on the simulation; it does not stop it."""
+    t = time.perf_counter()
+    findings = []
+    for check in build_checks:
+        try:
+            findings += check(scene, sim)
+        except Exception:      # a bug in a check must never stop playback
+            traceback.print_exc()
+    sim.findings, sim.check_seconds = findings, time.perf_counter() - t
+    for f in findings:
+        st.report(f.line())
+
+
+def apply_frame(scene, frame, depsgraph=None):
+    """Put every dynamic body where the simulation has it at `frame`."""
+    reads = drop_if_changed(scene)
+    before = state(scene).sim
+    sim = ensure(scene, depsgraph)
+    if sim is not before:   # a build: read the file's objects again (rows for the write)
+        reads = Reads(scene, state(scene).lookup)
+    poses = sim.single_poses(scene, frame)
+    frame = min(max(frame, sim.start), sim.end)
+    simulated = frame > sim.start
+    written = state(scene).written
+    sim.write_bulk(frame, written, reads)
+    for b in sim.single:
+        obj = sim.objects[b.name]
+        loc, rot = poses[b.name]
+        if b.name in sim.keyed:   # its keys keep playing: the delta transform moves it
+            if simulated:
+                apply_delta(obj, frame, loc, rot)
+            else:
+                clear_delta(obj)
+            continue
+        apply_pose(obj, loc, rot)
+        written.record(obj)
+    if sim.shown_simulated != simulated:
+        for b in sim.dynamic:
+            s = sim.objects[b.name].ligament_body
+            if b.name not in sim.keyed and s.sim_pose != simulated:
+                s.sim_pose = simulated
+        sim.shown_simulated = simulated
+    for name, broke in sim.broken.items():
+        if broke <= frame:
+            state(scene).report(f"joint '{name}' broke at frame {broke}")
+    return sim
+
+
+def restore_rest(scene, objects=None):
+    """Put dynamic bodies back to their rest pose (simulation disabled, body removed)."""
+    written = state(scene).written
+    for obj in objects if objects is not None else scene_bodies(scene):
+        s = obj.ligament_body
+        if s.sim_delta:
+            clear_delta(obj)
+        if not s.rest_valid or s.baked or has_transform_animation(obj):
+            continue
+        q = rotation_to_quaternion(s.rest_rotation_mode, tuple(s.rest_rotation))
+        if s.rest_rotation_mode == obj.rotation_mode:
+            rot = tuple(s.rest_rotation)
+        else:
+            rot = quaternion_to_rotation(obj.rotation_mode, q)
+        apply_pose(obj, tuple(s.rest_location), rot)
+        if s.sim_pose:
+            s.sim_pose = False
+        written.record(obj)
+
+
+def joint_status(scene, name):
+    """Why the joint `name` does not act at the current frame, or None."""
+    sim = get(scene)
+    return None if sim is None else sim.joints_not_acting(scene.frame_current).get(name)
+
+
+def frame_info(scene):
+    """(first, last) cached frame or None, for the UI."""
+    sim = get(scene)
+    if sim is None:
+        return None
+    return sim.start, sim.last_frame

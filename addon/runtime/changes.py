@@ -1,0 +1,198 @@
+"""The change check: whether the scene changed since its Simulation was built, compared each
+frame (and after each edit in the UI) through a signature cheap enough for that. Edits to the
+Ligament settings drop the cache through their update callbacks; this catches the rest (a
+script moving a watched object, a new action, a posed ragdoll armature, an edited curve), and
+takes a body the user moved as its new rest pose."""
+
+import numpy as np
+
+from ..world import mechanisms
+from ..scene import ragdolls
+from ..scene.animation import has_transform_animation
+from ..scene.curves import curve_motion
+from ..scene.objects import effective_kind
+from .rest import current_values, store_rest
+from .state import Reads, state
+
+
+def _action_name(obj):
+    ad = obj.animation_data
+    return None if ad is None or ad.action is None else ad.action.name
+
+
+def watched_objects(scene, sim):
+    """The objects the simulation reads: bodies, joint empties, every object a joint's
+    settings point at, their parents up to the root, and ragdoll armatures. Other objects
+    can change freely without dropping the cache."""
+    out = {}
+
+    def add(obj):
+        while obj is not None and obj.name not in out:
+            out[obj.name] = obj
+            obj = obj.parent
+    for obj in sim.objects.values():
+        add(obj)
+    pointers = None
+    basic = ("object_a", "object_b")   # all that the build reads of a joint not a mechanism
+    for e in sim.scan.joints:
+        add(e)
+        js = e.ligament_joint
+        if pointers is None:
+            pointers = [p.identifier for p in js.bl_rna.properties
+                        if p.type == 'POINTER' and getattr(p, "fixed_type", None) is not None
+                        and p.fixed_type.identifier == 'Object']
+        for name in (pointers if js.type in mechanisms.TYPES else basic):
+            add(getattr(js, name))
+    for arm in ragdolls.armatures(scene):
+        add(arm)
+    return list(out.values())
+
+
+class Watch:
+    """What the simulation depends on beyond the Ligament settings (whose update callbacks
+    drop the cache themselves), cheap enough to compare every frame. Of the watched objects
+    (`watched_objects`): names, parents, data, actions (one pass of attribute reads), and from
+    the frame's bulk reads their transforms (except of moving objects: simulated or animated),
+    scales and rotation modes; whether they are all still in the scene; the pose of ragdoll
+    armatures without an action; the curves of paths; the world settings, gravity and frame
+    rate. Which objects are watched, moving, posed armatures or paths is settled when the
+    simulation is built (what changes it drops the cache: settings through their callbacks,
+    actions and parents through the names compared here)."""
+
+    def __init__(self, scene, sim):
+        self.objects = watched_objects(scene, sim)
+        self.uids = np.array([o.session_uid for o in self.objects], dtype=np.int64)
+        moving = moving_objects(scene, sim)
+        self.still = np.array([o.name not in moving for o in self.objects], dtype=bool)
+        # Pose bones of ragdoll armatures without an action: posing one changes where its
+        # ragdoll starts (keyed poses change through their action instead).
+        self.posed = [(o, len(o.pose.bones)) for o in self.objects if o.type == 'ARMATURE'
+                      and o.ligament_ragdoll.enabled and _action_name(o) is None]
+        self.paths = [o for o in self.objects if o.type == 'EMPTY' and o.ligament_joint.enabled
+                      and o.ligament_joint.type == 'PATH']
+
+    def signature(self, scene, reads):
+        rows = reads.rows("watched", self.uids)
+        missing = bool((rows < 0).any())
+        at = rows.clip(0, None)
+        basis = reads.channel("matrix_basis", 16)[at[self.still]]
+        scale = reads.channel("scale", 3)[at]
+        modes = reads.channel("rotation_mode", 1, np.int32)[at]
+        # names, and which parent, data and action (compared as the same data-blocks)
+        links = [(o.name, o.parent, o.data, o.animation_data) for o in self.objects]
+        actions = [link[3].action for link in links if link[3] is not None]
+        ws = scene.ligament_world
+        r = scene.render
+        return (missing, links, actions, basis.tobytes(), scale.tobytes(), modes.tobytes(),
+                _still_poses(self.posed), _path_curves(self.paths), ws.substeps,
+                ws.jointed_substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
+                scene.use_gravity, r.fps, r.fps_base)
+
+
+def _still_poses(armatures):
+    """The pose bones' matrix_basis of each (armature, bone count), as bytes (None when
+    the armature has more bones now; fewer leave zeros at the end)."""
+    out = []
+    for o, count in armatures:
+        basis = np.zeros(count * 16, dtype=np.float32)
+        try:
+            o.pose.bones.foreach_get("matrix_basis", basis)
+        except RuntimeError:
+            out.append(None)
+            continue
+        out.append(basis.tobytes())
+    return tuple(out)
+
+
+def _path_curves(joints):
+    """The splines of the curves path joints follow: editing one moves its path. A curve
+    whose spline is animated is read again every frame (FrameInputs): only its
+    splines' kinds and sizes count (its keyed points change by design)."""
+    out = []
+    for o in joints:
+        js = o.ligament_joint
+        if js.curve is None or js.curve.type != 'CURVE':
+            out.append(None)
+            continue
+        if curve_motion(js.curve) == 'SPLINE':
+            out.append(tuple((sp.type, sp.use_cyclic_u, len(sp.bezier_points), len(sp.points))
+                             for sp in js.curve.data.splines))
+            continue
+        for sp in js.curve.data.splines:
+            points = sp.bezier_points if sp.type == 'BEZIER' else sp.points
+            keys = ("co", "handle_left", "handle_right") if sp.type == 'BEZIER' else ("co",)
+            for key in keys:
+                values = np.empty(len(points) * (3 if sp.type == 'BEZIER' else 4), np.float32)
+                points.foreach_get(key, values)
+                out.append(values.tobytes())
+            out.append((sp.type, sp.use_cyclic_u))
+    return tuple(out)
+
+
+def moving_objects(scene, sim):
+    """Objects whose transform changes every frame by design: simulated bodies and anything
+    with transform animation."""
+    moving = {b.name for b in sim.dynamic}
+    for o in scene.objects:
+        if o.animation_data is not None and has_transform_animation(o):
+            moving.add(o.name)
+    return frozenset(moving)
+
+
+_CHANNELS = (("rotation_quaternion", 4), ("rotation_axis_angle", 4), ("rotation_euler", 3))
+
+
+def _user_moved(scene, reads):
+    """Dynamic bodies whose transform differs from what the simulation last wrote: the user
+    moved them, and where they are now is their new rest pose. Compared with the frame's
+    bulk reads in one vectorised pass (a crowd writes thousands of bodies a frame)."""
+    written = state(scene).written
+    if not written:
+        return []
+    rows = reads.rows("written", written.uid)
+    keep = np.flatnonzero(rows >= 0)
+    if not len(keep):
+        return []
+    ids = rows[keep]
+    loc = reads.channel("location", 3)[ids]
+    modes = written.mode[keep]
+    rot = np.zeros((len(keep), 4), dtype=np.float32)
+    for code, (path, size) in enumerate(_CHANNELS):
+        mine = modes == code
+        if mine.any():
+            rot[mine, :size] = reads.channel(path, size)[ids[mine]]
+    same = (np.abs(loc - written.loc[keep]).max(axis=1) <= 1e-6) & \
+        (np.abs(rot - written.rot[keep]).max(axis=1) <= 1e-6)
+    moved = []
+    for k in np.flatnonzero(~same):
+        obj = reads.data[int(ids[k])]
+        if not obj.ligament_body.enabled or effective_kind(obj) != 'DYNAMIC' \
+                or has_transform_animation(obj):
+            continue
+        moved.append(obj)
+    return moved
+
+
+def drop_if_changed(scene):
+    """Drop the cache if the scene changed since it was built. A body the user moved takes
+    its new transform as its rest pose. Returns the bulk reads it compared (the frame's
+    write reuses them: nothing here or in a build writes a transform)."""
+    st = state(scene)
+    reads = Reads(scene, st.lookup)
+    moved = _user_moved(scene, reads)
+    for obj in moved:
+        s = obj.ligament_body
+        store_rest(s, (*current_values(obj), obj.rotation_mode))
+        if s.sim_pose:
+            s.sim_pose = False
+        st.written.record(obj)
+    sim = st.sim
+    if sim is None:
+        return reads
+    try:
+        stale = bool(moved) or sim.signature != sim.watch.signature(scene, reads)
+    except ReferenceError:
+        stale = True
+    if stale:
+        st.invalidate()
+    return reads

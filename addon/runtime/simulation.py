@@ -1,0 +1,291 @@
+"""A Simulation: the solver World built for a scene at its start frame, stepped one frame at a
+time, with every simulated frame kept (solver state and body poses) so that scrubbing back is
+instant. Each step first sends the frame's inputs (animated bodies' targets, ragdoll drives,
+mechanism inputs), then steps, then turns the solver's poses into object transforms; the
+bodies that can be written as arrays (unparented, unkeyed, quaternion mode: the bulk) are
+kept and written as arrays."""
+
+import numpy as np
+from mathutils import Matrix
+
+from ..world.inputs import FrameInputs
+from ..world.poses import body_pose, check_delta, clear_delta, local_pose, shape_pose
+from ..world.ragdolls import attach, is_body, reference_matrix
+from ..world.build import build_world
+from ..scene.animation import has_transform_animation, matrix_world_at, rotation_to_quaternion
+from ..scene.errors import SceneError
+from ..scene.frames import evaluations, keep_frame
+from ..scene.objects import SceneScan, world_settings
+from .changes import Watch
+from .rest import rest_values
+from .state import Lookup, Reads
+
+
+stats = {"builds": 0}  # worlds built this session (diagnostics)
+
+
+_TRANSFORM = {'OBJECT'}   # Object.update_tag(refresh=...): the transform changed
+
+
+class Simulation:
+    def __init__(self, scene, depsgraph=None):
+        start = scene.ligament_world.frame_start
+        self.rest = {}
+        stats["builds"] += 1
+        armatures = {}   # the ragdolls' armature matrices at the start frame
+
+        def rest_pose(obj):
+            if is_body(obj):  # built at the rest pose, see attach
+                loc, rot, _ = reference_matrix(obj, start, armatures).decompose()
+                return loc, rot
+            values = rest_values(scene, obj, start)
+            self.rest[obj.name] = values
+            return values[0], rotation_to_quaternion(values[2], values[1])
+
+        if depsgraph is None:
+            depsgraph = evaluated_depsgraph(scene)
+        self.skipped = {}        # joint name -> why it could not be built (the rest runs)
+        # the scene's bodies, joints and objects by name, for the build and the scene check
+        # after it (`ensure` drops it then)
+        self.scan = SceneScan(scene)
+        # the world matrices the build evaluates at the start frame (the ragdolls' joint
+        # frames reuse them; dropped after)
+        self.rest_matrices = {}
+        with keep_frame(scene):   # an animated path's spline read at the start
+            self.world, self.bodies, self.joints, self.start = build_world(
+                scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices)
+            # animated path curves and steering, sent to the world every frame
+            self.inputs = FrameInputs(scene, self.joints, self.start)
+        self.end = max(scene.ligament_world.frame_end, self.start)
+        self.dt = world_settings(scene)["dt"]
+        self.ragdolls, starts = attach(scene, self)
+        self.rest_matrices = None
+        for name, m in starts.items():
+            loc, rot, _ = m.decompose()
+            self.rest[name] = (tuple(loc), tuple(rot), 'QUATERNION')
+        self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
+        self.animated = [b for b in self.bodies if b.animated]
+        objs = self.scan.by_name
+        self.dynamic = _parents_first(objs, self.dynamic)
+        # Dynamic bodies with transform keys: the keys give the start pose, the simulation
+        # moves them after that through their delta transform (the keys keep playing).
+        # The bodies' objects, resolved once (a deleted one raises ReferenceError, which
+        # drops the cache).
+        self.objects = {b.name: objs[b.name] for b in self.bodies}
+        self.keyed = frozenset(b.name for b in self.dynamic if not is_body(objs[b.name])
+                               and has_transform_animation(objs[b.name]))
+        for name in self.keyed:
+            check_delta(objs[name])
+        for obj in scene.objects:   # bodies no longer keyed and dynamic lose our delta
+            if obj.ligament_body.sim_delta and obj.name not in self.keyed:
+                clear_delta(obj)
+        self.breakable = [(name, j) for name, j in self.joints
+                          if objs[name].ligament_joint.breakable]
+        self.broken = {}         # joint name -> frame it broke
+        self.findings = []       # the scene check's errors and warnings when it was built
+        self.check_seconds = 0.0
+        parents = {o.parent.name for o in scene.objects if o.parent is not None}
+        for b in self.bodies:
+            b.has_children = b.name in parents
+        rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
+                      for b in self.dynamic}
+        # Unparented, unkeyed, local dynamic bodies in quaternion mode (every ragdoll part):
+        # their poses are computed as arrays and written in bulk (foreach_set passes over
+        # objects linked from a library: those are written one by one).
+        self.bulk = [b for b in self.dynamic if b.name not in self.keyed
+                     and self.objects[b.name].parent is None
+                     and self.objects[b.name].library is None
+                     and self.objects[b.name].rotation_mode == 'QUATERNION']
+        in_bulk = {b.name for b in self.bulk}
+        self.single = [b for b in self.dynamic if b.name not in in_bulk]
+        self.bulk_objects = [self.objects[b.name] for b in self.bulk]
+        self.bulk_uids = np.array([o.session_uid for o in self.bulk_objects], dtype=np.int64)
+        # Object.update_tag of each, bound once: the bulk write sets the channels of every
+        # object at once (foreach_set tags nothing), then tags the ones that moved
+        self.bulk_tags = [o.update_tag for o in self.bulk_objects]
+        self.bulk_ids = np.array([b.id for b in self.bulk], dtype=np.int64)
+        self.bulk_offsets = np.array([tuple(b.offset) for b in self.bulk],
+                                     dtype=np.float64).reshape(-1, 3)
+        self.bulk_rows = None          # their rows in the scene's Written (first write)
+        self.bulk_poses = {self.start: (
+            np.array([rest_poses[b.name][0] for b in self.bulk], dtype=np.float64).reshape(-1, 3),
+            np.array([rest_poses[b.name][1] for b in self.bulk], dtype=np.float64).reshape(-1, 4))}
+        self.shown_simulated = None    # what the bodies' sim_pose flags say (None: unknown)
+        self.watch = Watch(scene, self)
+        self.signature = self.watch.signature(scene, Reads(scene, Lookup()))
+        # frame -> {name: (loc, rot)} of the single bodies (the bulk ones: bulk_poses)
+        self.poses = {self.start: {b.name: rest_poses[b.name] for b in self.single}}
+        self.states = {self.start: self.world.save_state()}
+        self.world_frame = self.start
+
+    def joints_not_acting(self, frame):
+        """{joint empty name: why it does not act at `frame`}: skipped when the simulation
+        was built, or broken at a frame up to `frame`."""
+        out = dict(self.skipped)
+        out.update((name, f"broke at frame {f}") for name, f in self.broken.items()
+                   if f <= frame)
+        return out
+
+    @property
+    def last_frame(self):
+        return max(self.poses)
+
+    def poses_at(self, scene, frame):
+        """{object name: (location, rotation values)} of the dynamic bodies at `frame`
+        (clamped to the simulated range), simulating the missing frames. Built on demand
+        (a bake); playback writes the bulk bodies from their arrays (`write_bulk`) and the
+        others from `single_poses`."""
+        frame = self.simulate_to(scene, frame)
+        out = dict(self.poses[frame])
+        loc, q = self.bulk_poses[frame]
+        out.update(zip((b.name for b in self.bulk), zip(loc.tolist(), q.tolist())))
+        return out
+
+    def single_poses(self, scene, frame):
+        """{name: (location, rotation values)} at `frame` of the dynamic bodies not in the
+        bulk (parented, keyed, linked or not in quaternion mode), simulating the missing
+        frames."""
+        return self.poses[self.simulate_to(scene, frame)]
+
+    def simulate_to(self, scene, frame):
+        """Simulate up to `frame` (clamped to the simulated range, which it returns)."""
+        frame = min(max(frame, self.start), self.end)
+        if frame in self.poses:
+            return frame
+        # Blender's thread setting, read again each time: results do not depend on it, so
+        # changing it keeps the cache
+        self.world.threads = scene.render.threads
+        with keep_frame(scene):   # reading frames ahead may move the scene's
+            for f in range(self.last_frame + 1, frame + 1):
+                self.step_to(scene, f)
+        return frame
+
+    def step_to(self, scene, frame):
+        """Simulate `frame` from the state of `frame - 1`."""
+        objs = self.objects
+        if self.world_frame != frame - 1:
+            self.world.load_state(self.states[frame - 1])
+        known = {}
+        for b in self.animated:
+            m = matrix_world_at(objs[b.name], frame, known)
+            self.world.set_kinematic_target(b.id, *shape_pose(b, m))
+        for run in self.ragdolls:
+            run.before_step(self.world, frame, known)
+        if self.inputs:
+            self.inputs.before_step(self.world, scene, frame, known)
+        self.world.step(self.dt)
+        self.world_frame = frame
+        positions, orientations = self.world.positions, self.world.orientations
+        if not (np.isfinite(positions).all() and np.isfinite(orientations).all()):
+            raise SceneError(f"The simulation became unstable at frame {frame}; raise Substeps "
+                             "in Scene > Ligament World or check for overlapping bodies")
+        self.states[frame] = self.world.save_state()
+        for name, j in self.breakable:
+            if name not in self.broken and self.world.joint_broken(j):
+                self.broken[name] = frame
+        self._bulk_poses(frame, positions, orientations)
+        poses = {}
+        previous = self.poses[frame - 1]
+        if self.single:
+            positions, orientations = positions.tolist(), orientations.tolist()
+        known = {}
+        for b in self.single:
+            obj = objs[b.name]
+            origin, q = body_pose(b, positions[b.id], orientations[b.id])
+            parent_world = None
+            if obj.parent is not None:
+                parent_world = matrix_world_at(obj.parent, frame, known)
+            if b.has_children:
+                known[b.name] = Matrix.LocRotScale(origin, q, b.scale)
+            poses[b.name] = local_pose(obj, origin, q, b.scale, parent_world,
+                                              previous[b.name][1])
+        self.poses[frame] = poses
+
+    def _bulk_poses(self, frame, positions, orientations):
+        """The bulk bodies' (locations, quaternions) at `frame`, kept as arrays in
+        `bulk_poses`: origin = centre of mass - q (offset), the quaternion's sign continuous
+        with the previous frame's."""
+        if not len(self.bulk_ids):
+            self.bulk_poses[frame] = self.bulk_poses[self.start]
+            return
+        q = orientations[self.bulk_ids]
+        w, v = q[:, :1], q[:, 1:]
+        o = self.bulk_offsets
+        t = 2.0 * _cross(v, o)
+        loc = positions[self.bulk_ids] - (o + w * t + _cross(v, t))
+        before = self.bulk_poses[frame - 1][1]
+        q = np.where((q * before).sum(axis=1)[:, None] < 0.0, -q, q)
+        self.bulk_poses[frame] = (loc, q)
+
+    def write_bulk(self, frame, written, reads):
+        """Write the bulk bodies' poses at `frame` to their objects: every object's location
+        and rotation quaternion in one `foreach_set` each (the others get back what they
+        hold), then a transform tag for each body that moved (foreach_set tags nothing).
+        Remembers them as written, rounded to the float32 Blender stores.
+
+        The two channels come from the change check's `reads` unless the scene was evaluated
+        since (a build or a step that evaluated it at another frame with
+        depsgraph_at moves animated objects): then they are read again."""
+        if not self.bulk_objects:
+            return
+        loc, rot = self.bulk_poses[frame]
+        loc, rot = loc.astype(np.float32), rot.astype(np.float32)
+        rows = reads.rows("bulk", self.bulk_uids)
+        if (rows < 0).any():
+            raise ReferenceError("a simulated body left the scene")
+        data, n = reads.data, reads.n
+        if reads.evaluations == evaluations():
+            locations = reads.channel("location", 3).copy()
+            rotations = reads.channel("rotation_quaternion", 4).copy()
+        else:
+            locations = np.empty((n, 3), dtype=np.float32)
+            rotations = np.empty((n, 4), dtype=np.float32)
+            data.foreach_get("location", locations.ravel())
+            data.foreach_get("rotation_quaternion", rotations.ravel())
+        moved = np.flatnonzero((locations[rows] != loc).any(axis=1) |
+                               (rotations[rows] != rot).any(axis=1))
+        if len(moved):
+            locations[rows], rotations[rows] = loc, rot
+            data.foreach_set("location", locations.ravel())
+            data.foreach_set("rotation_quaternion", rotations.ravel())
+            tags = self.bulk_tags
+            for k in moved.tolist():
+                tags[k](refresh=_TRANSFORM)
+        if self.bulk_rows is None:
+            self.bulk_rows = written.rows(self.bulk_objects)
+        written.set(self.bulk_rows, loc, rot, 0)
+
+
+def _cross(a, b):
+    """Row-wise cross products of (n, 3) arrays (np.cross costs ~20 us of axis handling)."""
+    a0, a1, a2 = a[:, 0], a[:, 1], a[:, 2]
+    b0, b1, b2 = b[:, 0], b[:, 1], b[:, 2]
+    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=1)
+
+
+def evaluated_depsgraph(scene):
+    """Shapes are fitted to the evaluated geometry (modifiers applied). Handlers get no
+    depsgraph in background mode: use the context's when it shows this scene."""
+    import bpy
+    context = bpy.context
+    if getattr(context, "scene", None) == scene and context.view_layer is not None:
+        try:
+            return context.evaluated_depsgraph_get()
+        except (RuntimeError, AttributeError):
+            pass
+    return None
+
+
+def _parents_first(objs, bodies):
+    """`bodies` sorted parents first; `objs`: the scene's objects by name."""
+    order = {}
+
+    def depth(obj):
+        d = 0
+        while obj.parent is not None:
+            obj = obj.parent
+            d += 1
+        return d
+    for b in bodies:
+        order[b.name] = depth(objs[b.name])
+    return sorted(bodies, key=lambda b: order[b.name])

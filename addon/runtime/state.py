@@ -1,0 +1,189 @@
+"""What the runtime keeps per scene (never saved): its SceneState (the Simulation, the last
+error, the transforms written to objects, the messages printed) and the frame's bulk reads of
+the file's objects (`Reads`, with `Lookup` memoising the rows of given objects)."""
+
+import bpy
+import numpy as np
+
+from ..scene.frames import evaluations
+from .rest import current_values
+
+
+class SceneState:
+    """Everything the add-on keeps at run time for one scene (never saved): its Simulation,
+    the error that stopped the last build, the transforms last written to its objects (to
+    tell the user's edits from ours) and the messages already printed."""
+    __slots__ = ("sim", "error", "written", "reported", "last_bake", "lookup")
+
+    def __init__(self):
+        self.sim = None          # Simulation, or None until the next frame change builds it
+        self.last_bake = None    # the Simulation the last bake wrote (skipped/broken joints)
+        self.error = None        # message of the last failed build or run
+        self.written = Written()  # transforms written to objects, to tell edits from ours
+        self.reported = set()    # messages printed to the console (each is printed once)
+        self.lookup = Lookup()   # rows of objects in the per-frame bulk reads
+
+    def fail(self, message):
+        """The simulation cannot run as the scene is: drop it and keep the message (panels
+        show it, the next frame change tries again)."""
+        self.sim = None
+        self.error = message
+
+    def invalidate(self):
+        """The scene changed: the next frame change builds a new simulation."""
+        self.sim = None
+        self.error = None
+
+    def report(self, message):
+        """Print `message` to the console once per scene."""
+        if message not in self.reported:
+            self.reported.add(message)
+            print(f"Ligament: {message}")
+
+
+_states = {}         # scene.session_uid -> SceneState
+
+
+MODE_CODES = {'QUATERNION': 0, 'AXIS_ANGLE': 1}   # any other mode is an Euler order: 2
+
+
+class Reads:
+    """The file's objects read in bulk, once per frame: `foreach_get` over
+    `bpy.data.objects` (a plain list, twice as fast to read as `scene.objects`) for the
+    transform channels, over `scene.collection.all_objects` (the scene's objects) for which
+    objects the scene has. Rows of given session uids are looked up by sorted search and kept
+    while the file's objects stay the same (`Lookup`). The change checks of one frame share
+    it; the bulk write uses its rows."""
+
+    def __init__(self, scene, lookup):
+        self.evaluations = evaluations()   # scene updates before these reads
+        self.data = bpy.data.objects
+        self.scene_uids = _uids(scene.collection.all_objects)
+        self.uids = _uids(self.data)
+        self.n = len(self.uids)
+        self.lookup = lookup.renew(self)
+        self._channels = {}
+
+    def channel(self, name, size, dtype=np.float32):
+        """(n, size) values of `name` for every object of the file (read on first use)."""
+        a = self._channels.get(name)
+        if a is None:
+            a = np.empty(self.n * size, dtype=dtype)
+            if self.n:
+                self.data.foreach_get(name, a)
+            a = self._channels[name] = a.reshape(self.n, size)
+        return a
+
+    def rows(self, key, uids):
+        """Rows of the objects with session `uids` (-1 for one not in the file or not in the
+        scene), memoised under `key` while the objects stay the same."""
+        return self.lookup.rows(self, key, uids)
+
+
+def _uids(collection):
+    out = np.empty(len(collection), dtype=np.int64)
+    if len(out):
+        collection.foreach_get("session_uid", out)
+    return out
+
+
+class Lookup:
+    """Rows of session uids in a Reads, kept while the file's and the scene's objects are the
+    same objects in the same order (a frame compares two integer arrays instead of searching
+    again)."""
+
+    def __init__(self):
+        self.uids = self.scene_uids = None
+        self.memo = {}
+
+    def renew(self, reads):
+        if self.uids is None or not np.array_equal(self.uids, reads.uids) or \
+                not np.array_equal(self.scene_uids, reads.scene_uids):
+            self.uids, self.scene_uids, self.memo = reads.uids, reads.scene_uids, {}
+        return self
+
+    def rows(self, reads, key, uids):
+        found = self.memo.get(key)
+        if found is not None and len(found[0]) == len(uids) and np.array_equal(found[0], uids):
+            return found[1]
+        uids = np.asarray(uids, dtype=np.int64)
+        rows = indices(reads.uids, uids)
+        if len(reads.scene_uids):
+            ordered = np.sort(reads.scene_uids)
+            at = np.searchsorted(ordered, uids).clip(0, len(ordered) - 1)
+            rows = np.where(ordered[at] == uids, rows, -1)
+        else:
+            rows = np.full(len(uids), -1, dtype=np.int64)
+        self.memo[key] = (uids.copy(), rows)
+        return rows
+
+
+class Written:
+    """The transforms the add-on last wrote to objects (location, rotation values in the
+    object's mode), kept as arrays with one row per object (by session uid), so a crowd's
+    thousands of bodies are compared with the scene's in one vectorised pass."""
+
+    def __init__(self):
+        self.row = {}                        # object session uid -> row
+        self.uid = np.zeros(0, dtype=np.int64)
+        self.loc = np.zeros((0, 3))
+        self.rot = np.zeros((0, 4))
+        self.mode = np.zeros(0, dtype=np.int64)
+
+    def __bool__(self):
+        return bool(self.row)
+
+    def rows(self, objects):
+        """Rows of `objects` (made for those seen the first time)."""
+        uids = [o.session_uid for o in objects]
+        new = [u for u in dict.fromkeys(uids) if u not in self.row]
+        if new:
+            n = len(self.row)
+            for k, u in enumerate(new):
+                self.row[u] = n + k
+            grow = len(new)
+            self.uid = np.concatenate([self.uid, np.array(new, dtype=np.int64)])
+            self.loc = np.concatenate([self.loc, np.zeros((grow, 3))])
+            self.rot = np.concatenate([self.rot, np.zeros((grow, 4))])
+            self.mode = np.concatenate([self.mode, np.zeros(grow, dtype=np.int64)])
+        return np.array([self.row[u] for u in uids], dtype=np.int64)
+
+    def set(self, rows, loc, rot, modes):
+        self.loc[rows] = loc
+        self.rot[rows] = rot
+        self.mode[rows] = modes
+
+    def record(self, obj):
+        """What `obj` shows now is ours (written, or accepted as its new rest pose)."""
+        r = self.rows([obj])
+        loc, rot = current_values(obj)
+        self.set(r, [loc], [rot], [MODE_CODES.get(obj.rotation_mode, 2)])
+
+
+def indices(uids, wanted):
+    """Positions in `uids` (objects' session uids) of the `wanted` uids; -1 for one not
+    among them."""
+    wanted = np.asarray(wanted, dtype=np.int64)
+    if not len(uids):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    order = np.argsort(uids)
+    at = order[np.searchsorted(uids[order], wanted).clip(0, len(uids) - 1)]
+    return np.where(uids[at] == wanted, at, -1)
+
+
+def state(scene):
+    """The scene's SceneState (made on first use)."""
+    st = _states.get(scene.session_uid)
+    if st is None:
+        st = _states[scene.session_uid] = SceneState()
+    return st
+
+
+def every_state():
+    """The SceneStates of every scene seen this session."""
+    return list(_states.values())
+
+
+def forget_all():
+    """Forget every scene's state (a file was loaded, the add-on is unregistered)."""
+    _states.clear()

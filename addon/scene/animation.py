@@ -1,0 +1,138 @@
+"""Animation evaluated without the depsgraph: an object's (or pose bone's) own channels and its
+world matrix at any frame, from its action's F-curves, so the cache can simulate frames the
+depsgraph has not evaluated (a jump ahead, a bake, a render of frame 80 from frame 1); and the
+conversions between rotation modes."""
+
+from mathutils import Euler, Matrix, Quaternion, Vector
+
+from .errors import SceneError
+
+
+TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle",
+                   "scale")
+
+
+EULER_MODES = {'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'}
+
+
+def action_fcurves(obj):
+    """{(data_path, index): FCurve} of the object's assigned action (its slot), unmuted."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None:
+        return {}
+    action = ad.action
+    if hasattr(ad, "action_slot"):  # Blender 4.4+: slotted actions
+        from bpy_extras import anim_utils
+        bag = anim_utils.action_get_channelbag_for_slot(action, ad.action_slot)
+        fcurves = bag.fcurves if bag is not None else ()
+    else:  # Blender 4.2/4.3
+        fcurves = action.fcurves
+    return {(fc.data_path, fc.array_index): fc for fc in fcurves if not fc.mute}
+
+
+def transform_fcurves(obj):
+    """{(data_path, index): FCurve} of the object's assigned action, transforms only."""
+    return {key: fc for key, fc in action_fcurves(obj).items() if key[0] in TRANSFORM_PATHS}
+
+
+def has_transform_animation(obj):
+    return bool(transform_fcurves(obj))
+
+
+def rotation_values(obj):
+    """The rotation of an object (or pose bone) in its own rotation mode, as 4 floats."""
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        return tuple(obj.rotation_quaternion)
+    if mode == 'AXIS_ANGLE':
+        return tuple(obj.rotation_axis_angle)
+    return (*obj.rotation_euler, 0.0)
+
+
+def rotation_to_quaternion(mode, values):
+    if mode == 'QUATERNION':
+        return Quaternion(values[:4]).normalized()
+    if mode == 'AXIS_ANGLE':
+        axis = Vector(values[1:4])
+        if axis.length < 1e-12:
+            return Quaternion()
+        return Quaternion(axis.normalized(), values[0])
+    return Euler(values[:3], mode).to_quaternion()
+
+
+def current_rotation(obj):
+    """The object's (or pose bone's) rotation now as a quaternion: `rotation_to_quaternion`
+    of its `rotation_values`, read without the lists."""
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        return obj.rotation_quaternion.normalized()
+    if mode == 'AXIS_ANGLE':
+        return rotation_to_quaternion(mode, tuple(obj.rotation_axis_angle))
+    return Euler(obj.rotation_euler, mode).to_quaternion()
+
+
+def quaternion_to_rotation(mode, q, previous=None):
+    """`q` in `mode` as 4 floats; continuous with `previous` (same mode) when given."""
+    if mode == 'QUATERNION':
+        if previous is not None and q.dot(Quaternion(previous)) < 0.0:
+            q = -q
+        return tuple(q)
+    if mode == 'AXIS_ANGLE':
+        axis, angle = q.to_axis_angle()
+        return (angle, *axis)
+    if previous is not None:
+        e = q.to_euler(mode, Euler(previous[:3], mode))
+    else:
+        e = q.to_euler(mode)
+    return (*e, 0.0)
+
+
+def basis_at(obj, frame, fcurves=None):
+    """(location, rotation quaternion, scale) of the object's own channels at `frame`; a
+    pose bone works too, given its fcurves keyed by the short path ("location", index)."""
+    fcurves = transform_fcurves(obj) if fcurves is None else fcurves
+    if not fcurves:   # its channels as they are (read directly: a crowd has thousands)
+        return Vector(obj.location), current_rotation(obj), Vector(obj.scale)
+    loc = list(obj.location)
+    scale = list(obj.scale)
+    mode = obj.rotation_mode
+    rot = list(rotation_values(obj))
+    rot_path = {'QUATERNION': "rotation_quaternion", 'AXIS_ANGLE': "rotation_axis_angle"}.get(
+        mode, "rotation_euler")
+    for (path, index), fc in fcurves.items():
+        value = fc.evaluate(frame)
+        if path == "location":
+            loc[index] = value
+        elif path == "scale":
+            scale[index] = value
+        elif path == rot_path:
+            rot[index] = value
+    return Vector(loc), rotation_to_quaternion(mode, rot), Vector(scale)
+
+
+def compose(loc, quat, scale):
+    return Matrix.LocRotScale(Vector(loc), Quaternion(quat), Vector(scale))
+
+
+def matrix_world_at(obj, frame, overrides):
+    """World matrix of `obj` at `frame`. `overrides` maps object names to world matrices
+    already known for this frame (simulated bodies), and is filled as a memo."""
+    known = overrides.get(obj.name)
+    if known is not None:
+        return known
+    loc, rot, scale = basis_at(obj, frame)
+    local = compose(loc, rot, scale)
+    if obj.parent is not None:
+        parent = matrix_world_at(obj.parent, frame, overrides)
+        m = parent @ parent_link(obj) @ local
+    else:
+        m = local
+    overrides[obj.name] = m
+    return m
+
+
+def parent_link(obj):
+    if obj.parent_type in {'OBJECT'}:
+        return obj.matrix_parent_inverse
+    raise SceneError(f"Object '{obj.name}': parent type {obj.parent_type} is not supported; "
+                     "parent it to an object (Ctrl P > Object) or clear the parent")

@@ -1,0 +1,55 @@
+"""The scene's Ligament bodies, joint empties and world settings as the build reads them."""
+
+import functools
+
+
+def scene_bodies(scene):
+    return [o for o in scene.objects if o.ligament_body.enabled]
+
+
+def scene_joints(scene):
+    return [o for o in scene.objects if o.type == 'EMPTY' and o.ligament_joint.enabled]
+
+
+class SceneScan:
+    """The scene's bodies, joint empties and objects by name, each found once (a pass over
+    every object of the scene) for a build and the scene check that follows it. Short-lived:
+    the scene does not change while it is in use."""
+
+    def __init__(self, scene):
+        self.scene = scene
+
+    @functools.cached_property
+    def bodies(self):
+        return scene_bodies(self.scene)
+
+    @functools.cached_property
+    def joints(self):
+        return scene_joints(self.scene)
+
+    @functools.cached_property
+    def by_name(self):
+        return {o.name: o for o in self.scene.objects}
+
+
+def effective_kind(obj):
+    """Baked dynamic bodies replay their keys: to the solver they are animated."""
+    s = obj.ligament_body
+    if s.kind == 'DYNAMIC' and s.baked:
+        return 'ANIMATED'
+    return s.kind
+
+
+def world_settings(scene):
+    ws = scene.ligament_world
+    fps = scene.render.fps / scene.render.fps_base
+    return {
+        "gravity": tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0),
+        "dt": 1.0 / fps,
+        "substeps": ws.substeps,
+        "jointed_substeps": ws.jointed_substeps or None,   # 0: as many as substeps
+        "iterations": ws.iterations,
+        # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives
+        # every core, or `blender -t N`; Fixed gives its count)
+        "threads": scene.render.threads,
+    }

@@ -1,0 +1,1 @@
+"""What Blender registers: properties, panels, operators, the viewport overlay, handlers."""

@@ -1,0 +1,182 @@
+"""Bake the simulation to keyframes (with progress and Esc to cancel) and clear a bake."""
+
+import time
+import traceback
+
+import bpy
+from bpy.props import BoolProperty, IntProperty
+
+from ... import kernels
+from ...baking import bake
+from ...check import doctor
+from ...runtime import cache
+from ...runtime.changes import drop_if_changed
+from ...scene.errors import SceneError
+
+
+def preflight(operator, scene):
+    """Print the scene doctor's errors and warnings before a bake, and point to them (they
+    do not stop the bake: a scene that cannot run fails in the bake with its own message)."""
+    try:
+        drop_if_changed(scene)
+        if kernels.ready() or kernels.blocking():
+            findings = cache.ensure(scene).findings    # checked (and printed) when built
+        else:
+            findings = doctor.preflight(scene)
+            for f in findings:
+                print("Ligament: " + f.line())
+    except SceneError:
+        return
+    except Exception:     # a bug in the doctor must not stop a bake
+        traceback.print_exc()
+        return
+    if findings:
+        doctor.store(scene, findings)
+        operator.report({'WARNING'}, doctor.summary(scene, findings)
+                        + " (Scene Check in the sidebar)")
+
+
+class LIGAMENT_OT_bake(bpy.types.Operator):
+    """Bake the Ligament simulation to location and rotation keyframes of every dynamic body,
+    and of the bones of every ragdoll"""
+    bl_idname = "ligament.bake"
+    bl_label = "Bake to Keyframes"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    frame_start: IntProperty(name="Start Frame", default=1)
+    frame_end: IntProperty(name="End Frame", default=250)
+    step: IntProperty(name="Frame Step", default=1, min=1, max=120)
+
+    _timer = None
+    _iter = None
+
+    @classmethod
+    def poll(cls, context):
+        scene = context.scene
+        if scene is None or not (bake.bakeable(scene) or bake.bakeable_ragdolls(scene)):
+            cls.poll_message_set("No dynamic Ligament bodies or ragdolls left to bake")
+            return False
+        return True
+
+    def _defaults(self, scene):
+        ws = scene.ligament_world
+        if not self.properties.is_property_set("frame_start"):
+            self.frame_start = ws.frame_start
+        if not self.properties.is_property_set("frame_end"):
+            self.frame_end = ws.frame_end
+
+    def execute(self, context):
+        """Synchronous bake (scripts, background mode): progress is printed."""
+        scene = context.scene
+        self._defaults(scene)
+        preflight(self, scene)
+        last = [0.0]
+        t0 = time.perf_counter()
+
+        def progress(done, total):
+            now = time.perf_counter()
+            if done == total or now - last[0] > 1.0:
+                last[0] = now
+                print(f"Ligament: baking {done}/{total} frames ({now - t0:.1f} s)")
+        try:
+            objs = bake.bake(scene, self.frame_start, self.frame_end, self.step,
+                             progress if bpy.app.background else None)
+        except SceneError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        scene.frame_set(scene.frame_current)
+        _report_done(self, scene, f"Baked {len(objs)} objects, frames {self.frame_start}-"
+                                  f"{self.frame_end} in {time.perf_counter() - t0:.1f} s")
+        return {'FINISHED'}
+
+    def invoke(self, context, event):
+        if bpy.app.background:
+            return self.execute(context)
+        self._defaults(context.scene)
+        preflight(self, context.scene)
+        self._iter = bake.bake_iter(context.scene, self.frame_start, self.frame_end, self.step)
+        self._t0 = time.perf_counter()
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.001, window=context.window)
+        wm.progress_begin(0, 100)
+        wm.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def _finish(self, context):
+        wm = context.window_manager
+        if self._timer is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        context.workspace.status_text_set(None)
+
+    def modal(self, context, event):
+        if event.type == 'ESC':
+            self._iter.close()
+            self._finish(context)
+            self.report({'WARNING'}, "Bake cancelled; nothing was changed")
+            return {'CANCELLED'}
+        if event.type != 'TIMER':
+            return {'RUNNING_MODAL'}
+        deadline = time.perf_counter() + 0.05  # keep the UI responsive
+        try:
+            while time.perf_counter() < deadline:
+                done, total = next(self._iter)
+                context.window_manager.progress_update(int(100 * done / total))
+                context.workspace.status_text_set(
+                    f"Ligament: baking frame {done}/{total}  (Esc to cancel)")
+        except StopIteration as stop:
+            self._finish(context)
+            context.scene.frame_set(context.scene.frame_current)
+            _report_done(self, context.scene, f"Baked {len(stop.value)} objects in "
+                                              f"{time.perf_counter() - self._t0:.1f} s")
+            return {'FINISHED'}
+        except SceneError as exc:
+            self._finish(context)
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        return {'RUNNING_MODAL'}
+
+
+def _report_done(op, scene, message):
+    """The bake's summary; a warning that names the joints that did not act (skipped when the
+    simulation was built, or broken, with the frame)."""
+    sim = bake.last_simulation(scene)
+    problems = [] if sim is None else [
+        f"'{n}' {m if n in sim.broken else f'skipped ({m})'}"
+        for n, m in sim.joints_not_acting(sim.end).items()]
+    if problems:
+        op.report({'WARNING'}, f"{message}; joints not acting: " + "; ".join(problems))
+    else:
+        op.report({'INFO'}, message)
+
+
+class LIGAMENT_OT_clear_bake(bpy.types.Operator):
+    """Remove the baked keyframes and give the objects back their previous animation"""
+    bl_idname = "ligament.clear_bake"
+    bl_label = "Clear Bake"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    selected_only: BoolProperty(name="Selected Only", default=False)
+
+    @classmethod
+    def poll(cls, context):
+        if context.scene is None or not any(o.ligament_body.baked or o.ligament_ragdoll.baked
+                                            for o in context.scene.objects):
+            cls.poll_message_set("Nothing is baked")
+            return False
+        return True
+
+    def execute(self, context):
+        objs = context.selected_objects if self.selected_only else None
+        cleared = bake.clear_bake(context.scene, objs)
+        if not cleared:
+            self.report({'WARNING'}, "None of the selected objects is baked")
+            return {'CANCELLED'}
+        context.scene.frame_set(context.scene.frame_current)
+        self.report({'INFO'}, f"Cleared the bake of {len(cleared)} objects")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_bake, LIGAMENT_OT_clear_bake)
+register, unregister = bpy.utils.register_classes_factory(classes)

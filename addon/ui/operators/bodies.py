@@ -1,0 +1,138 @@
+"""Add and remove Ligament bodies on the selected objects; material presets."""
+
+import bpy
+from bpy.props import EnumProperty
+
+from ...authoring import presets
+from ...baking import bake
+from ...world.ragdolls import is_body
+from ...runtime import cache
+from ...scene.errors import SceneError
+from ...scene.shapes import fit_shape
+from ..properties import BODY_KINDS, BODY_SHAPES
+
+
+GEOMETRY_TYPES = {'MESH', 'CURVE', 'SURFACE', 'META', 'FONT', 'CURVES', 'POINTCLOUD'}
+FIRST_MATERIAL = "flesh"   # the ragdoll default: grips enough that limp feet and hands settle
+
+
+def material_items(self, context):
+    """Material presets (presets/materials.toml) as enum items, flesh first."""
+    material_items.cache = presets.enum_items(  # Blender needs the strings kept alive
+        presets.materials, lambda m: f"Friction {m['friction']:g}, bounciness "
+        f"{m['bounciness']:g}, density {m['density']:g} kg/m\u00b3", first=FIRST_MATERIAL)
+    return material_items.cache
+
+
+def selected_bodies_poll(cls, context):
+    """Poll of operators on the selected Ligament bodies."""
+    if not any(o.ligament_body.enabled for o in context.selected_objects):
+        cls.poll_message_set("Select objects that are Ligament bodies")
+        return False
+    return True
+
+
+class LIGAMENT_OT_add_body(bpy.types.Operator):
+    """Make the selected objects Ligament bodies, with a shape fitted to their geometry"""
+    bl_idname = "ligament.add_body"
+    bl_label = "Add Body"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC')
+    shape: EnumProperty(name="Shape", items=BODY_SHAPES, default='AUTO')
+
+    @classmethod
+    def poll(cls, context):
+        if not any(o.type in GEOMETRY_TYPES for o in context.selected_objects):
+            cls.poll_message_set("Select one or more mesh objects")
+            return False
+        return True
+
+    def execute(self, context):
+        depsgraph = context.evaluated_depsgraph_get()
+        added, skipped, failed = [], [], []
+        for obj in context.selected_objects:
+            if obj.type not in GEOMETRY_TYPES:
+                skipped.append(obj.name)
+                continue
+            scale = obj.matrix_world.to_scale()
+            try:
+                shape, _ = fit_shape(obj, self.shape, scale, depsgraph, self.kind)
+            except (SceneError, ValueError) as exc:
+                failed.append(str(exc))
+                continue
+            s = obj.ligament_body
+            s.kind = self.kind
+            s.shape = self.shape
+            s.enabled = True
+            added.append(f"{obj.name} ({type(shape).__name__})")
+        cache.invalidate(context.scene)
+        for message in failed:
+            self.report({'ERROR'}, message)
+        if skipped:
+            self.report({'WARNING'}, "Skipped objects without geometry: " + ", ".join(skipped))
+        if not added:
+            return {'CANCELLED'}
+        self.report({'INFO'}, "Ligament bodies: " + ", ".join(added))
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_remove_body(bpy.types.Operator):
+    """Stop simulating the selected objects and put them back where the simulation started"""
+    bl_idname = "ligament.remove_body"
+    bl_label = "Remove Body"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    poll = classmethod(selected_bodies_poll)
+
+    def execute(self, context):
+        objs = [o for o in context.selected_objects if o.ligament_body.enabled]
+        bake.clear_bake(context.scene, objs)
+        cache.restore_rest(context.scene, objs)
+        for o in objs:
+            o.ligament_body.enabled = False
+            o.ligament_body.rest_valid = False
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Removed {len(objs)} Ligament bodies")
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_material_preset(bpy.types.Operator):
+    """Give the selected bodies a material preset's friction and bounciness, and dynamic
+    bodies the mass of its density times their shape's volume (ragdoll bodies keep their
+    share of the character's mass)"""
+    bl_idname = "ligament.material_preset"
+    bl_label = "Material Preset"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    material: EnumProperty(name="Material", items=material_items)
+
+    poll = classmethod(selected_bodies_poll)
+
+    def execute(self, context):
+        try:
+            m = presets.materials()[self.material]
+        except (OSError, ValueError, KeyError) as exc:
+            self.report({'ERROR'}, f"Material preset '{self.material}': {exc}")
+            return {'CANCELLED'}
+        depsgraph = context.evaluated_depsgraph_get()
+        done = []
+        for obj in (o for o in context.selected_objects if o.ligament_body.enabled):
+            s = obj.ligament_body
+            s.friction, s.restitution = m["friction"], m["bounciness"]
+            if s.kind == 'DYNAMIC' and not is_body(obj):
+                try:
+                    shape, _ = fit_shape(obj, s.shape, obj.matrix_world.to_scale(),
+                                                depsgraph, s.kind)
+                except (SceneError, ValueError) as exc:
+                    self.report({'WARNING'}, f"{exc}; kept the mass of '{obj.name}'")
+                else:
+                    s.mass = max(m["density"] * shape.mass_properties()[0], 1e-4)
+            done.append(obj.name)
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"{m.get('label', self.material)}: {', '.join(done)}")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_add_body, LIGAMENT_OT_remove_body, LIGAMENT_OT_material_preset)
+register, unregister = bpy.utils.register_classes_factory(classes)

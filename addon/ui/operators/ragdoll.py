@@ -1,0 +1,126 @@
+"""Make a ragdoll from the active armature (and, with All Selected, every selected one), remove
+it, show its bodies."""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty
+
+from ...authoring import bonemap
+from ...authoring import presets
+from ...authoring import ragdoll
+from ...runtime import cache
+from .bodies import material_items
+
+
+def _map_items(self, context):
+    _map_items.cache = presets.enum_items(  # Blender needs the strings kept alive
+        presets.bone_maps, lambda m: m["description"],
+        head=[('AUTO', "Auto", "Pick the bone map that matches the most bones", 0)])
+    return _map_items.cache
+
+
+def armature_poll(cls, context, has_ragdoll):
+    """The active object must be an armature with (or without) a ragdoll; the message
+    names it and says what to do."""
+    obj = context.active_object
+    if obj is None or obj.type != 'ARMATURE':
+        name = f"'{obj.name}'" if obj is not None else "Nothing"
+        cls.poll_message_set(f"{name} is not an armature; select the character's armature")
+        return False
+    if obj.ligament_ragdoll.enabled != has_ragdoll:
+        cls.poll_message_set(f"'{obj.name}' has a ragdoll already; remove it first"
+                             if obj.ligament_ragdoll.enabled else
+                             f"'{obj.name}' has no ragdoll; make one with Ragdoll from "
+                             "Armature")
+        return False
+    return True
+
+
+class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
+    """Make a ragdoll of the active armature: a body per major bone, anatomical joints, and
+    the bones following the bodies"""
+    bl_idname = "ligament.ragdoll_from_armature"
+    bl_label = "Ragdoll from Armature"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    preset: EnumProperty(name="Bone Map", items=_map_items,
+                         description="Which bones make which body (presets/ragdoll/maps)")
+    total_mass: FloatProperty(name="Total Mass", default=70.0, min=0.1, soft_max=500.0,
+                              unit='MASS', description="Mass of the whole character")
+    material: EnumProperty(name="Material", items=material_items,
+                           description="Friction and bounciness of the bodies "
+                                       "(presets/materials.toml)")
+
+    use_selected: BoolProperty(name="All Selected",
+                               description="Also make ragdolls of the other selected armatures "
+                                           "that have none (a crowd in one step)")
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=False)
+
+    def execute(self, context):
+        active = context.active_object
+        arms = [active]
+        if self.use_selected:
+            arms += [o for o in context.selected_objects if o != active and
+                     o.type == 'ARMATURE' and not o.ligament_ragdoll.enabled]
+        for arm in arms:
+            if arm.mode == 'EDIT':
+                self.report({'ERROR'}, f"Armature '{arm.name}' is in Edit Mode; leave it first")
+                return {'CANCELLED'}
+        try:
+            material = None if self.material == 'ERROR' else presets.materials()[self.material]
+        except OSError as exc:
+            self.report({'ERROR'}, f"Armature '{active.name}': {exc}")
+            return {'CANCELLED'}
+        # One pass over the scene for the skinned meshes of every armature, not one per rig
+        meshes = ragdoll.deformed_meshes_by_armature(context.scene)
+        messages, errors, warn = [], [], False
+        for arm in arms:
+            try:
+                mapping = bonemap.choose(ragdoll.armature_bones(arm), self.preset)
+                parts = ragdoll.create(context.scene, arm, mapping, self.total_mass, material,
+                                       meshes.get(arm, []))
+            except (ValueError, OSError) as exc:
+                errors.append(f"Armature '{arm.name}': {exc}")
+                continue
+            imported = [p.name for p in parts.values() if p.joint and p.joint["imported"]]
+            message = f"Ragdoll '{arm.name}': {mapping.summary()}"
+            if imported:
+                message += f"; Limit Rotation limits at {', '.join(imported)}"
+            messages.append(message)
+            warn = warn or bool(mapping.missing)
+        if not messages:
+            self.report({'ERROR'}, "; ".join(errors))
+            return {'CANCELLED'}
+        cache.invalidate(context.scene)
+        if len(arms) > 1:
+            summary = f"{len(messages)} ragdolls made"
+            if errors:
+                summary += f", {len(errors)} failed: " + "; ".join(errors)
+            messages = [f"{summary}; {messages[0]}"]
+        self.report({'WARNING'} if warn or errors else {'INFO'}, messages[0])
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
+    """Delete the active armature's ragdoll (bodies, joints, bone constraints); a baked
+    animation stays on the armature"""
+    bl_idname = "ligament.remove_ragdoll"
+    bl_label = "Remove Ragdoll"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def execute(self, context):
+        arm = context.active_object
+        ragdoll.remove(context.scene, arm)
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Removed the ragdoll of '{arm.name}'")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_ragdoll_from_armature, LIGAMENT_OT_remove_ragdoll)
+register, unregister = bpy.utils.register_classes_factory(classes)

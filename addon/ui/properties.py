@@ -1,0 +1,436 @@
+"""Settings stored in the .blend: `Object.ligament_body`, `Object.ligament_joint`,
+`Scene.ligament_world`; for ragdolls `Object.ligament_ragdoll` (on the armature),
+`PoseBone.ligament_ragdoll` (per bone) and `Object.ligament_ragdoll_part` (bookkeeping on the
+helper objects). The property names are a contract (scripts and tests use them).
+
+Every setting that changes the simulation invalidates the scene's cache through `_changed`;
+the cache itself also checks a signature of the scene each frame (runtime/changes.py), so edits made
+by scripts without update callbacks are caught too.
+"""
+
+import math
+
+import bpy
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
+
+from ..authoring import ragdoll
+from ..runtime import cache
+from ..scene import ragdolls
+
+
+def _changed(self, context):
+
+    scene = getattr(context, "scene", None)
+    if scene is not None:
+        cache.invalidate(scene)
+
+
+def _world_toggled(self, context):
+    """Turning the simulation off puts the bodies back where they started and gives the
+    ragdolls' bones back to their armature's own animation."""
+
+    scene = getattr(context, "scene", None)
+    if scene is not None:
+        cache.invalidate(scene)
+        if not self.enabled:
+            cache.restore_rest(scene)
+        for arm in ragdolls.armatures(scene):
+            ragdoll.sync_constraints(scene, arm)
+
+
+def _ragdoll_mass_changed(self, context):
+
+    ragdoll.set_total_mass(self.id_data)
+    _changed(self, context)
+
+
+def _show_bodies(self, context):
+
+    scene = getattr(context, "scene", None)
+    if scene is not None:
+        ragdoll.set_visible(scene, self.id_data, self.show_bodies)
+
+
+BODY_KINDS = (
+    ('DYNAMIC', "Dynamic", "Moved by the simulation"),
+    ('STATIC', "Static", "Never moves; other bodies collide with it and joints can hold on to it"),
+    ('ANIMATED', "Animated", "Follows its own animation and pushes dynamic bodies"),
+)
+
+BODY_SHAPES = (
+    ('AUTO', "Auto", "Fit a sphere, a cylinder or a box to the object's geometry"),
+    ('BOX', "Box", "Box fitted to the bounds"),
+    ('SPHERE', "Sphere", "Sphere fitted to the bounds"),
+    ('CAPSULE', "Capsule", "Capsule along local Z fitted to the bounds"),
+    ('CYLINDER', "Cylinder", "Cylinder along local Z fitted to the bounds"),
+    ('CONVEX_HULL', "Convex Hull", "Convex hull of the evaluated mesh"),
+    ('MESH', "Mesh", "The evaluated triangles as they are (static bodies only)"),
+)
+
+SPRING_MODES = (
+    ('FREQUENCY', "Frequency", "Frequency (Hz) and damping ratio: the joint swings at the "
+                               "frequency as hung, whatever the bodies' masses"),
+    ('STIFFNESS', "Stiffness", "Stiffness and damping coefficient (N/m and N s/m, N m/rad and "
+                               "N m s/rad for hinges), as in Blender's rigid body constraints"),
+)
+
+JOINT_TYPES = (
+    ('BALL', "Ball", "Ball and socket: the anchors coincide, any rotation"),
+    ('HINGE', "Hinge", "Rotation about the empty's local Z axis only"),
+    ('PRISMATIC', "Slider", "Translation along the empty's local X axis only, no rotation"),
+    ('FIXED', "Fixed", "Weld the two objects together"),
+    ('DISTANCE', "Distance", "Keep the empty (on A) and B's origin at a distance or in a range"),
+    ('ROPE', "Rope", "The empty (on A) and B's origin at most the rope length apart"),
+    ('RAGDOLL', "Ragdoll", "Ball and socket with a swing cone and a twist range about local Y"),
+    ('MOTOR', "Motor", "Drive the relative spin about the empty's local Z axis"),
+    # Mechanisms (world/mechanisms.py has their conventions).
+    ('GEAR', "Gear", "Couple two hinge joints: B's hinge turns at -ratio x A's"),
+    ('RACK_AND_PINION', "Rack and Pinion", "Couple a hinge (pinion) and a slider (rack): "
+                                           "slide = ratio x angle"),
+    ('PULLEY', "Pulley", "A rope from A over two fixed points down to B"),
+    ('WHEEL', "Wheel", "B spins about local Z on A, sprung along local Y (suspension)"),
+    ('LINE', "Line", "B's point stays on A's line along local X; rotation free"),
+    ('PATH', "Path", "B's point stays on a Curve object's spline"),
+    ('CUSTOM', "Custom", "A constraint you write as an expression over A's and B's points "
+                         "and axes (and two more points), held at 0 or in a range"),
+)
+
+
+RATIO_MODES = (
+    ('VALUE', "Ratio", "Type the ratio"),
+    ('TEETH', "Teeth", "Ratio from the two gears' teeth counts (A / B)"),
+    ('RADII', "Radii", "Ratio from the two radii (A / B; a rack and pinion: the pinion's "
+                       "radius)"),
+)
+
+
+def _is_joint_type(obj, types):
+    return obj.type == 'EMPTY' and obj.ligament_joint.type in types
+
+
+def _poll_joint_a(self, obj):
+    return obj != self.id_data and _is_joint_type(obj, {'HINGE'})
+
+
+def _poll_joint_b(self, obj):
+    return obj != self.id_data and _is_joint_type(
+        obj, {'PRISMATIC'} if self.type == 'RACK_AND_PINION' else {'HINGE'})
+
+
+def _poll_curve(self, obj):
+    return obj.type == 'CURVE'
+
+
+def _poll_fixed(self, obj):
+    return obj != self.id_data
+
+
+class BakeState:
+    """Bake bookkeeping shared by bodies and ragdolls (see bake.py): the action the object had
+    before baking."""
+    baked: BoolProperty(options={'HIDDEN'})
+    pre_bake_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+    pre_bake_slot: StringProperty(options={'HIDDEN'})
+    pre_bake_had_action: BoolProperty(options={'HIDDEN'})
+
+
+class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
+    enabled: BoolProperty(name="Ligament Body", default=False, update=_changed,
+                          description="Simulate this object with Ligament")
+    kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC', update=_changed)
+    shape: EnumProperty(name="Shape", items=BODY_SHAPES, default='AUTO', update=_changed)
+    mass: FloatProperty(name="Mass", default=1.0, min=1e-4, soft_max=1000.0, unit='MASS',
+                        update=_changed, description="Mass of a dynamic body")
+    friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=1.0, update=_changed)
+    restitution: FloatProperty(name="Bounciness", default=0.0, min=0.0, max=1.0,
+                               update=_changed, description="Restitution of collisions")
+    linear_damping: FloatProperty(name="Linear Damping", default=0.04, min=0.0, soft_max=1.0,
+                                  max=100.0, update=_changed,
+                                  description="Rate (1/s) at which motion dies away")
+    angular_damping: FloatProperty(name="Angular Damping", default=0.1, min=0.0, soft_max=2.0,
+                                   max=100.0, update=_changed,
+                                   description="Rate (1/s) at which spin dies away")
+    collision_group: IntProperty(name="Collision Group", default=0, min=0, max=31,
+                                 update=_changed,
+                                 description="Bodies of a group 1-31 collide only with their "
+                                             "own group and group 0; group 0 collides with all")
+
+    # Bookkeeping, not shown in the UI. The rest pose is the transform the simulation starts
+    # from; it is kept on the object because live simulation moves the object itself.
+    rest_valid: BoolProperty(options={'HIDDEN'})
+    rest_location: FloatVectorProperty(size=3, options={'HIDDEN'})
+    rest_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
+    rest_rotation_mode: StringProperty(options={'HIDDEN'})
+    # True while the object shows a simulated pose rather than its rest pose (so a file saved
+    # mid-simulation starts from the rest pose again when reloaded).
+    sim_pose: BoolProperty(options={'HIDDEN'})
+    # True while a keyed dynamic body shows a simulated pose through its delta transform
+    # (written by the simulation; cleared when it stops, see world/poses.apply_delta).
+    sim_delta: BoolProperty(options={'HIDDEN'})
+    # Bake bookkeeping (with BakeState's): the transform before baking.
+    pre_bake_location: FloatVectorProperty(size=3, options={'HIDDEN'})
+    pre_bake_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
+
+
+class LigamentJointSettings(bpy.types.PropertyGroup):
+    enabled: BoolProperty(name="Ligament Joint", default=False, update=_changed)
+    type: EnumProperty(name="Type", items=JOINT_TYPES, default='HINGE', update=_changed)
+    object_a: PointerProperty(name="Object A", type=bpy.types.Object, update=_changed)
+    object_b: PointerProperty(name="Object B", type=bpy.types.Object, update=_changed)
+    disable_collisions: BoolProperty(name="Disable Collisions", default=True, update=_changed,
+                                     description="The two objects do not collide with each other")
+    breakable: BoolProperty(name="Breakable", default=False, update=_changed)
+    break_threshold: FloatProperty(name="Threshold", default=100.0, min=0.0, update=_changed,
+                                   description="Force (N) or torque (N m) that breaks the joint")
+
+    # Limits: angular for hinges and ragdoll twist, linear for sliders and distances.
+    use_limit_ang: BoolProperty(name="Angular", default=False, update=_changed)
+    limit_ang_lower: FloatProperty(name="Lower", default=-math.radians(45), unit='ROTATION',
+                                   soft_min=-math.pi, soft_max=math.pi, update=_changed)
+    limit_ang_upper: FloatProperty(name="Upper", default=math.radians(45), unit='ROTATION',
+                                   soft_min=-math.pi, soft_max=math.pi, update=_changed)
+    use_limit_lin: BoolProperty(name="Linear", default=False, update=_changed)
+    limit_lin_lower: FloatProperty(name="Lower", default=-1.0, unit='LENGTH', update=_changed)
+    limit_lin_upper: FloatProperty(name="Upper", default=1.0, unit='LENGTH', update=_changed)
+    swing_1: FloatProperty(name="Swing X", default=math.radians(45), min=math.radians(0.5),
+                           max=math.radians(179),
+                           unit='ROTATION', update=_changed,
+                           description="Ragdoll cone half-angle about the empty's local X")
+    swing_2: FloatProperty(name="Swing Z", default=math.radians(45), min=math.radians(0.5),
+                           max=math.radians(179),
+                           unit='ROTATION', update=_changed,
+                           description="Ragdoll cone half-angle about the empty's local Z")
+    rope_length: FloatProperty(name="Length", default=0.0, min=0.0, unit='LENGTH',
+                               update=_changed,
+                               description="Rope length (0: the distance when the simulation starts)")
+
+    use_motor: BoolProperty(name="Motor", default=False, update=_changed)
+    motor_velocity: FloatProperty(name="Target Velocity", default=1.0, update=_changed,
+                                  description="rad/s for hinges and motors, m/s for sliders")
+    motor_max_force: FloatProperty(name="Max Force", default=10.0, min=0.0, update=_changed,
+                                   description="Maximum torque (N m) or force (N) of the motor")
+
+    use_spring: BoolProperty(name="Spring", default=False, update=_changed)
+    spring_mode: EnumProperty(
+        name="Mode", items=SPRING_MODES, default='FREQUENCY', update=_changed,
+        description="How the spring is given: the frequency the joint swings at as hung, or "
+                    "a stiffness and a damping coefficient as in Blender's rigid body "
+                    "constraints")
+    spring_frequency: FloatProperty(name="Frequency", default=2.0, min=0.0, soft_max=30.0,
+                                    subtype='FACTOR', update=_changed,
+                                    description="The frequency (Hz) the joint oscillates at as "
+                                                "hung (a door on its hinge swings at it)")
+    spring_damping: FloatProperty(name="Damping", default=0.5, min=0.0, soft_max=2.0,
+                                  update=_changed, description="Damping ratio (1: critical)")
+    spring_stiffness: FloatProperty(name="Stiffness", default=10.0, min=0.0, soft_max=1000.0,
+                                    update=_changed,
+                                    description="Spring stiffness: N/m for sliders and "
+                                                "distances, N m/rad for hinges")
+    spring_damper: FloatProperty(name="Damping", default=0.5, min=0.0, soft_max=100.0,
+                                 update=_changed,
+                                 description="Damping coefficient: N s/m for sliders and "
+                                             "distances, N m s/rad for hinges")
+
+    # Mechanisms (world/mechanisms.py). The pickers' polls filter the UI's lists; the build
+    # checks again (scripts can set anything) and skips a joint given the wrong object.
+    joint_a: PointerProperty(name="Hinge A", type=bpy.types.Object, poll=_poll_joint_a,
+                             update=_changed, description="The hinge joint empty that drives")
+    joint_b: PointerProperty(name="Joint B", type=bpy.types.Object, poll=_poll_joint_b,
+                             update=_changed,
+                             description="The coupled joint empty: a hinge for a gear, a "
+                                         "slider for a rack and pinion")
+    ratio: FloatProperty(name="Ratio", default=1.0, soft_min=-10.0, soft_max=10.0,
+                         update=_changed,
+                         description="Gear: B turns at -ratio x A (negative: the same way, "
+                                     "as a belt). Rack: metres of slide per radian. Pulley: "
+                                     "times the rope is reeved on B's side. Motor: drives "
+                                     "wB - ratio x wA")
+    ratio_mode: EnumProperty(name="Ratio From", items=RATIO_MODES, default='VALUE',
+                             update=_changed)
+    teeth_a: IntProperty(name="Teeth A", default=20, min=1, update=_changed)
+    teeth_b: IntProperty(name="Teeth B", default=10, min=1, update=_changed)
+    radius_a: FloatProperty(name="Radius A", default=0.2, min=1e-4, unit='LENGTH',
+                            update=_changed)
+    radius_b: FloatProperty(name="Radius B", default=0.1, min=1e-4, unit='LENGTH',
+                            update=_changed)
+    fixed_a: PointerProperty(name="Fixed A", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="The pulley point A's rope runs over: where "
+                                         "this object is at the start frame; a body, or "
+                                         "an object parented to one, carries it along")
+    fixed_b: PointerProperty(name="Fixed B", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="The pulley point B's rope runs over: where "
+                                         "this object is at the start frame; a body, or "
+                                         "an object parented to one, carries it along")
+    curve: PointerProperty(name="Curve", type=bpy.types.Object, poll=_poll_curve,
+                           update=_changed,
+                           description="The Curve object the path follows (its spline "
+                                       "nearest the empty, Bezier or Poly)")
+    path_align: BoolProperty(name="Align", default=False, update=_changed,
+                             description="Keep B's axis that lies along the curve at the start "
+                                         "along the curve's tangent")
+    path_friction: FloatProperty(name="Friction", default=0.0, min=0.0, unit='NONE',
+                                 update=_changed,
+                                 description="Force (N) that brakes B along the path (without "
+                                             "a motor)")
+    steering: FloatProperty(name="Steering", default=0.0, unit='ROTATION',
+                            soft_min=-math.pi / 2, soft_max=math.pi / 2, update=_changed,
+                            description="Wheel: the axle's turn about the suspension axis "
+                                        "(local Y); key it or drive it to steer, it is read "
+                                        "every frame")
+
+    # Custom (World.add_custom; world/mechanisms.py has the letters' conventions).
+    expression: StringProperty(
+        name="Expression", default="length(pA - pB)", update=_changed,
+        description="The constraint C, a scalar over pA, xA, uA, XA, YA, ZA (and B, C, D): "
+                    "held at C = 0, or kept between Lower and Upper. E.g. length(pA - xB) - 1 "
+                    "(a rod), pB.z - 2 (a height), dot(uA, uB) (two axes at right angles)")
+    custom_use_lower: BoolProperty(name="Lower", default=False, update=_changed,
+                                   description="Keep C above Lower (with neither bound, C is "
+                                               "held at 0)")
+    custom_lower: FloatProperty(name="Lower", default=0.0, update=_changed,
+                                description="The least value of C")
+    custom_use_upper: BoolProperty(name="Upper", default=False, update=_changed,
+                                   description="Keep C below Upper (with neither bound, C is "
+                                               "held at 0)")
+    custom_upper: FloatProperty(name="Upper", default=1.0, update=_changed,
+                                description="The greatest value of C")
+    custom_stiffness: FloatProperty(name="Stiffness", default=0.0, min=0.0, soft_max=10000.0,
+                                    update=_changed,
+                                    description="0: rigid. Otherwise a spring: the force is "
+                                                "-stiffness x C (N per unit of C)")
+    custom_damping: FloatProperty(name="Damping", default=0.0, min=0.0, soft_max=1000.0,
+                                  update=_changed,
+                                  description="Damping of the spring on the rate of C "
+                                              "(with a stiffness only)")
+    point_c: PointerProperty(name="Point C", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="Letter C of the expression (pC, uC = its local Z): "
+                                         "a Ligament body stands for itself, any other "
+                                         "object for a fixed point where it is at the start "
+                                         "frame")
+    point_d: PointerProperty(name="Point D", type=bpy.types.Object, poll=_poll_fixed,
+                             update=_changed,
+                             description="Letter D of the expression, as Point C")
+
+
+class LigamentWorldSettings(bpy.types.PropertyGroup):
+    enabled: BoolProperty(name="Ligament World", default=True, update=_world_toggled,
+                          description="Run the Ligament simulation when the frame changes")
+    substeps: IntProperty(name="Substeps", default=8, min=1, max=64, update=_changed,
+                          description="Solver substeps per frame")
+    jointed_substeps: IntProperty(
+        name="Jointed Substeps", default=0, min=0, max=64, update=_changed,
+        description="Substeps for a ragdoll or small mechanism on the ground (0: as many as "
+                    "Substeps). Half of Substeps steps a ragdoll crowd about a third faster, "
+                    "but hard landings bend joints further past their limits")
+    iterations: IntProperty(name="Iterations", default=1, min=1, max=50, update=_changed,
+                            description="Solver iterations per substep")
+    frame_start: IntProperty(name="Start", default=1, update=_changed,
+                             description="Frame at which the simulation starts from the rest pose")
+    frame_end: IntProperty(name="End", default=250, update=_changed,
+                           description="Last simulated frame")
+
+
+class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
+    """On an armature: its ragdoll. Simulated and the drive settings are animatable (key
+    them in the armature's action)."""
+    enabled: BoolProperty(name="Ragdoll", default=False, options={'HIDDEN'},
+                          description="The armature has a Ligament ragdoll")
+    bone_map: StringProperty(name="Bone Map", options={'HIDDEN'},
+                             description="Bone map (presets/ragdoll/maps) the ragdoll was made "
+                                         "with")
+    collection: PointerProperty(type=bpy.types.Collection, options={'HIDDEN'})
+    simulated: BoolProperty(name="Simulated", default=True, update=_changed,
+                            description="Simulate the ragdoll; off, its bodies follow the "
+                                        "animation (and push others). Key it to let a "
+                                        "character go limp at a frame")
+    total_mass: FloatProperty(name="Total Mass", default=70.0, min=0.1, soft_max=500.0,
+                              unit='MASS', update=_ragdoll_mass_changed,
+                              description="Mass of the whole character, shared out by body "
+                                          "part")
+    drive_strength: FloatProperty(name="Strength", default=0.0, min=0.0, max=1.0,
+                                  subtype='FACTOR', update=_changed,
+                                  description="How hard the joints pull toward the animated "
+                                              "pose (0: limp, 1: full stiffness)")
+    drive_stiffness: FloatProperty(name="Stiffness", default=40.0, min=0.0, soft_max=60.0,
+                                   update=_changed,
+                                   description="Pose-matching spring frequency (Hz) at full "
+                                               "strength; 40 Hz holds a 70 kg character's "
+                                               "limbs within a few degrees")
+    drive_damping: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
+                                 update=_changed,
+                                 description="Pose-matching damping ratio (1: critical)")
+    drive_max_torque: FloatProperty(name="Max Torque", default=0.0, min=0.0, soft_max=1000.0,
+                                    update=_changed,
+                                    description="Torque cap (N m) of each joint's drive at full "
+                                                "strength (0: no cap)")
+    show_bodies: BoolProperty(name="Show Bodies", default=False, update=_show_bodies,
+                              description="Show the ragdoll's helper bodies and joints")
+    pre_bake_pose: StringProperty(options={'HIDDEN'})
+
+
+class LigamentRagdollBone(bpy.types.PropertyGroup):
+    """On a pose bone of a ragdoll: its body's switches (animatable)."""
+    simulated: BoolProperty(name="Simulated", default=True, update=_changed,
+                            description="Simulate this bone's body; off, it follows the "
+                                        "animation")
+    drive_strength: FloatProperty(name="Drive Strength", default=1.0, min=0.0, max=1.0,
+                                  subtype='FACTOR', update=_changed,
+                                  description="Scales the ragdoll's pose-matching strength at "
+                                              "this bone's joint")
+
+
+RAGDOLL_ROLES = (
+    ('NONE', "None", ""),
+    ('BODY', "Body", "A body of the ragdoll"),
+    ('TARGET', "Target", "Where a bone sits on its body (the bone copies its transform)"),
+    ('JOINT', "Joint", "The joint of a body to its parent body"),
+)
+
+
+class LigamentRagdollPart(bpy.types.PropertyGroup):
+    """Bookkeeping on a ragdoll's helper objects."""
+    armature: PointerProperty(type=bpy.types.Object, options={'HIDDEN'})
+    part: StringProperty(options={'HIDDEN'})
+    role: EnumProperty(items=RAGDOLL_ROLES, default='NONE', options={'HIDDEN'})
+    bone: StringProperty(options={'HIDDEN'})
+    mass_share: FloatProperty(options={'HIDDEN'})
+    # The part's frame in armature space at the rest pose (row-major 4x4): where the body
+    # sits relative to its first bone.
+    rest_frame: FloatVectorProperty(size=16, options={'HIDDEN'})
+
+
+classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings,
+           LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.Object.ligament_body = PointerProperty(type=LigamentBodySettings)
+    bpy.types.Object.ligament_joint = PointerProperty(type=LigamentJointSettings)
+    bpy.types.Scene.ligament_world = PointerProperty(type=LigamentWorldSettings)
+    bpy.types.Object.ligament_ragdoll = PointerProperty(type=LigamentRagdollSettings)
+    bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
+    bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart)
+
+
+def unregister():
+    del bpy.types.Object.ligament_ragdoll_part
+    del bpy.types.PoseBone.ligament_ragdoll
+    del bpy.types.Object.ligament_ragdoll
+    del bpy.types.Scene.ligament_world
+    del bpy.types.Object.ligament_joint
+    del bpy.types.Object.ligament_body
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,107 @@
+"""A solver World for a scene at its start frame: the start matrices (dynamic bodies from their
+rest pose, parents first), the bodies' shapes and rows, then the joints in build order."""
+
+from mathutils import Vector
+
+from . import mechanisms
+from ..kernels import solver as lg
+from ..scene.animation import compose, matrix_world_at, parent_link
+from ..scene.errors import SceneError
+from ..scene.objects import SceneScan, effective_kind, world_settings
+from ..scene.shapes import fit_shape
+from .bodies import Body, KIND, add_bodies, collision_filter
+from .joints import JointBatch, add_joint
+
+
+def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known=None):
+    """A solver World for `scene` at its start frame.
+
+    `rest_pose(obj)` gives the (location, rotation quaternion) of a dynamic body's
+    `matrix_basis` at the start frame. Returns (world, bodies, joints, frame_start), joints
+    as [(empty name, joint id)]. A joint that cannot be built (a missing object, bad
+    settings) raises SceneError, or with a `skipped` dict is left out and its message
+    stored there under the empty's name, so one broken joint does not stop the rest.
+    `scan`: the scene's `SceneScan` when the caller has one. `known`: a dict the build fills
+    with the world matrices it evaluated at the start frame (bodies at rest, joint empties),
+    by object name."""
+    scan = SceneScan(scene) if scan is None else scan
+    ws = scene.ligament_world
+    start = ws.frame_start
+    settings = world_settings(scene)
+    world = lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
+                     jointed_substeps=settings["jointed_substeps"],
+                     iterations=settings["iterations"], threads=settings["threads"])
+
+    objs = scan.bodies
+    names = {o.name for o in objs}
+    # World matrices at the start frame: dynamic bodies from their rest pose, everything else
+    # from its animation (or its current transform when it has none).
+    known = {} if known is None else known
+    dynamic = [o for o in objs if effective_kind(o) == 'DYNAMIC']
+    pending = list(dynamic)
+    while pending:  # parents before children, so a child of a body uses its rest pose
+        progressed = False
+        for o in list(pending):
+            if o.parent is not None and o.parent.name in names and o.parent in pending:
+                continue
+            loc, rot = rest_pose(o)
+            local = compose(loc, rot, o.scale)
+            if o.parent is not None:
+                known[o.name] = matrix_world_at(o.parent, start, known) @ parent_link(o) @ local
+            else:
+                known[o.name] = local
+            pending.remove(o)
+            progressed = True
+        if not progressed:
+            raise SceneError(f"Object '{pending[0].name}': parenting loop between bodies")
+
+    bodies = []
+    rows = {key: [] for key in ("shapes", "positions", "orientations", "mass", "kind", "friction",
+                                "restitution", "linear_damping", "angular_damping",
+                                "collision_group", "collision_mask")}
+    for o in objs:
+        s = o.ligament_body
+        kind = effective_kind(o)
+        m = matrix_world_at(o, start, known)
+        loc, rot, scale = m.decompose()
+        if min(abs(c) for c in scale) < 1e-8:
+            raise SceneError(f"Object '{o.name}' has zero scale; apply a non-zero scale")
+        try:
+            shape, offset = fit_shape(o, s.shape, scale, depsgraph, kind)
+        except ValueError as exc:
+            raise SceneError(f"Object '{o.name}': {exc}") from None
+        is_hull = offset is None
+        # The solver's position is the centre of mass: remember where the object origin is.
+        if is_hull:
+            offset = shape.center_of_mass
+        rows["positions"].append(tuple(loc) if is_hull else tuple(loc + rot @ Vector(offset)))
+        rows["shapes"].append(shape)
+        rows["orientations"].append(tuple(rot))
+        rows["mass"].append(s.mass if kind == 'DYNAMIC' else None)
+        rows["kind"].append(KIND[kind])
+        rows["friction"].append(s.friction)
+        rows["restitution"].append(s.restitution)
+        rows["linear_damping"].append(s.linear_damping)
+        rows["angular_damping"].append(s.angular_damping)
+        bits = collision_filter(s.collision_group)
+        rows["collision_group"].append(bits["collision_group"])
+        rows["collision_mask"].append(bits["collision_mask"])
+        bodies.append(Body(o.name, len(bodies), kind, Vector(offset), scale.copy(),
+                           kind == 'ANIMATED', o.rotation_mode))
+    add_bodies(world, objs, rows)
+    ids = {b.name: b.id for b in bodies}
+    joints, built = [], {}
+    batch = JointBatch(world, ids, start, known, bodies, built, joints, skipped)
+    for e in mechanisms.build_order(scan.joints):  # couplings after their joints
+        try:
+            if batch.take(e):
+                continue
+            batch.flush()   # a joint added on its own may refer to the ones before it
+            built[e.name] = add_joint(world, e, ids, start, known, bodies, built, skipped)
+            joints.append((e.name, built[e.name]))
+        except SceneError as exc:
+            if skipped is None:
+                raise
+            skipped[e.name] = str(exc)
+    batch.flush()
+    return world, bodies, joints, start

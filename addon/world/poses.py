@@ -1,0 +1,89 @@
+"""Body poses and object transforms: the solver's centre-of-mass pose of a body from its
+object's matrix and back, local transforms in the object's rotation mode, and the delta
+transform through which a keyed dynamic body is moved."""
+
+from mathutils import Matrix, Quaternion, Vector
+
+from ..scene.animation import basis_at, quaternion_to_rotation, rotation_to_quaternion
+from ..scene.errors import SceneError
+
+
+def shape_pose(body, m):
+    """(shape origin, rotation) of `body` for its object's world matrix `m`, as tuples: what
+    `World.set_kinematic_target` takes."""
+    q = m.to_quaternion()
+    return tuple(m.translation + q @ body.offset), tuple(q)
+
+
+def body_pose(body, position, orientation):
+    """(object origin, rotation) in world space for a body pose (centre of mass `position`,
+    orientation (w,x,y,z))."""
+    q = Quaternion(orientation)
+    return Vector(position) - q @ body.offset, q
+
+
+def local_pose(obj, origin, q, scale, parent_world, previous):
+    """(location, rotation values in the object's mode) that put `obj` at world `origin`,
+    `q`; `previous` (the last frame's rotation values) keeps eulers and quaternions
+    continuous."""
+    if obj.parent is None:
+        loc, rot = origin, q
+    else:
+        world = Matrix.LocRotScale(origin, q, scale)
+        local = (parent_world @ obj.matrix_parent_inverse).inverted_safe() @ world
+        loc, rot, _ = local.decompose()
+    return tuple(loc), quaternion_to_rotation(obj.rotation_mode, rot, previous)
+
+
+def check_delta(obj):
+    """Refuse a keyed dynamic body whose delta transform the simulation cannot own."""
+    s = obj.ligament_body
+    if obj.rotation_mode == 'AXIS_ANGLE':
+        raise SceneError(f"Object '{obj.name}' is a keyed Dynamic body in Axis Angle rotation "
+                         "mode, whose delta rotation Blender does not expose: set its Rotation "
+                         "Mode to Quaternion or an Euler order, or its type to Animated")
+    if s.sim_delta:
+        return
+    if Vector(obj.delta_location).length > 1e-9 or \
+            Quaternion(obj.delta_rotation_quaternion).rotation_difference(Quaternion()).angle \
+            > 1e-9 or Vector(obj.delta_rotation_euler).length > 1e-9:
+        raise SceneError(f"Object '{obj.name}' is a keyed Dynamic body with a delta transform "
+                         "of its own; the simulation moves it through its delta transform "
+                         "after the start frame: clear it (Object > Clear > Delta transforms "
+                         "in the N panel) or apply it into the keys")
+
+
+def apply_delta(obj, frame, loc, rot):
+    """Make the keyed object show the pose (location, rotation values in its mode) at
+    `frame` through its delta transform."""
+    loc_k, q_k, _ = basis_at(obj, frame)
+    q = rotation_to_quaternion(obj.rotation_mode, rot)
+    turn = q @ q_k.inverted()
+    obj.delta_location = Vector(loc) - loc_k
+    if obj.rotation_mode == 'QUATERNION':
+        obj.delta_rotation_quaternion = turn
+    else:
+        obj.delta_rotation_euler = turn.to_euler(obj.rotation_mode, obj.delta_rotation_euler)
+    if not obj.ligament_body.sim_delta:
+        obj.ligament_body.sim_delta = True
+
+
+def clear_delta(obj):
+    """The keys alone again (at and before the start frame, and when the simulation stops)."""
+    if not obj.ligament_body.sim_delta:
+        return
+    obj.delta_location = (0.0, 0.0, 0.0)
+    obj.delta_rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+    obj.delta_rotation_euler = (0.0, 0.0, 0.0)
+    obj.ligament_body.sim_delta = False
+
+
+def apply_pose(obj, loc, rot):
+    obj.location = loc
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        obj.rotation_quaternion = rot
+    elif mode == 'AXIS_ANGLE':
+        obj.rotation_axis_angle = rot
+    else:
+        obj.rotation_euler = rot[:3]

@@ -1,0 +1,371 @@
+"""Ragdolls inside a simulation: the animated pose of the armature, the simulated switches,
+the pose-matching drives, and the bones' pose from the simulated bodies (for baking).
+
+The animated pose is forward kinematics of the pose bones' own channels (their F-curves, or
+their current values where unkeyed) and the armature's object transform, evaluated at any
+frame without the depsgraph, like the rest of the cache. Bone constraints of the rig (IK,
+a generated rig's DEF bones following its controls) are not part of it: bake those to the
+mapped bones first (Pose > Animation > Bake Action, Visual Keying).
+
+Per frame, before the step (`RagdollRun.before_step`):
+
+* a part whose ragdoll or bone is not "simulated" (both animatable) is kinematic and
+  follows its animated bone; switching it on turns it dynamic with the animated velocity;
+* with a drive strength above 0, each ragdoll joint is pulled toward the animated relative
+  orientation of its two bodies, and each elbow and knee (a hinge) toward its animated hinge
+  angle, by the solver's drives (`World.set_drive`: a spring of strength x stiffness Hz as
+  hung, its torque capped). Only the targets are computed here; the solver does the physics.
+"""
+
+import math
+
+import bpy
+import numpy as np
+from mathutils import Matrix, Quaternion
+
+from ..scene import ragdolls
+from ..scene.animation import action_fcurves, basis_at, compose, has_transform_animation, matrix_world_at
+from ..scene.errors import SceneError
+from .poses import shape_pose
+
+
+def _matrix16(values):
+    return Matrix([values[0:4], values[4:8], values[8:12], values[12:16]])
+
+
+def bone_path(name):
+    return f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
+
+
+class Skeleton:
+    """Forward kinematics of the bones `names` (and their ancestors) of armature `arm`."""
+
+    def __init__(self, arm, names, depth=None):
+        """`depth`: the armature's `BoneDepths` when already made."""
+        bones = arm.data.bones
+        needed = set()
+        for name in names:
+            bone = bones[name]
+            while bone is not None and bone.name not in needed:
+                needed.add(bone.name)
+                bone = bone.parent
+        depth = BoneDepths(arm) if depth is None else depth
+        self.order = sorted(needed, key=lambda n: depth[n])
+        self.parent = {n: (bones[n].parent.name if bones[n].parent else None) for n in needed}
+        self.rest = {n: bones[n].matrix_local.copy() for n in needed}
+        # rest pose of each bone relative to its parent's rest (armature space for roots)
+        self.link = {n: (self.rest[self.parent[n]].inverted() @ self.rest[n]
+                         if self.parent[n] else self.rest[n]) for n in needed}
+        self.arm = arm
+        all_fcurves = action_fcurves(arm)
+        self.fcurves = {}
+        for n in needed:
+            prefix = bone_path(n) + "."
+            self.fcurves[n] = {(path[len(prefix):], i): fc for (path, i), fc in
+                               all_fcurves.items() if path.startswith(prefix)}
+        self.animated = any(self.fcurves.values())
+        self._still = None
+
+    def basis(self, name, frame):
+        loc, rot, scale = basis_at(self.arm.pose.bones[name], frame, self.fcurves[name])
+        return compose(loc, rot, scale)
+
+    def pose(self, frame, overrides=None):
+        """{bone: armature-space matrix} at `frame`; `overrides` fixes some bones' matrices
+        (their children follow them)."""
+        if not self.animated and not overrides and self._still is not None:
+            return self._still
+        out = {}
+        for n in self.order:
+            if overrides and n in overrides:
+                out[n] = overrides[n]
+                continue
+            parent = out[self.parent[n]] if self.parent[n] else Matrix.Identity(4)
+            out[n] = parent @ self.link[n] @ self.basis(n, frame)
+        if not self.animated and not overrides:
+            self._still = out
+        return out
+
+    def local_basis(self, name, pose):
+        """The pose bone's matrix_basis that puts `name` at `pose[name]`."""
+        parent = pose[self.parent[name]] if self.parent[name] else Matrix.Identity(4)
+        return (parent @ self.link[name]).inverted_safe() @ pose[name]
+
+
+class BoneDepths:
+    """`depths[name]`: how many ancestors the armature's bone has, walking up only from the
+    bones asked about and remembering each (`Bone.parent_recursive` builds the list of them
+    on every call; a metarig has 159 bones, a ragdoll maps 16)."""
+
+    def __init__(self, arm):
+        self.bones = arm.data.bones
+        self.depth = {}
+
+    def __getitem__(self, name):
+        depth = self.depth
+        chain = []
+        bone = self.bones[name]
+        while bone is not None and bone.name not in depth:
+            chain.append(bone.name)
+            bone = bone.parent
+        d = -1 if bone is None else depth[bone.name]
+        for n in reversed(chain):
+            d += 1
+            depth[n] = d
+        return depth[name]
+
+
+class Part:
+    """One body of a ragdoll at run time."""
+    __slots__ = ("name", "body", "bone", "frame", "to_body", "targets")
+
+    def __init__(self, obj, body, arm, children, depth):
+        """`children`: the objects parented to `obj` (`children_by_parent`), `depth`: the
+        armature's `BoneDepths`."""
+        p = obj.ligament_ragdoll_part
+        self.name = obj.name
+        self.body = body                              # Body
+        self.frame = _matrix16(p.rest_frame)          # armature space, rest pose
+        self.targets = {}                             # bone -> target empty's local matrix
+        bones = depth.bones
+        for child in children:
+            cp = child.ligament_ragdoll_part
+            if cp.role == 'TARGET':
+                if cp.bone not in bones:
+                    raise SceneError(f"Ragdoll of '{arm.name}': bone '{cp.bone}' is gone "
+                                     "(renamed or deleted); remove the ragdoll and make it "
+                                     "again")
+                self.targets[cp.bone] = child.matrix_basis.copy()
+        if not self.targets:
+            raise SceneError(f"Ragdoll of '{arm.name}': body '{obj.name}' lost its bone "
+                             "targets; remove the ragdoll and make it again")
+        self.bone = min(self.targets, key=depth.__getitem__)
+        # the body's frame relative to its first bone (both at rest, armature space)
+        self.to_body = bones[self.bone].matrix_local.inverted() @ self.frame
+
+
+class Joint:
+    """A joint of a ragdoll: its solver id, its parts (indices), and for hinge and ragdoll
+    joints the joint frame's rotation in each part's frame at rest (`frame_a`, `frame_b`;
+    None for other types)."""
+    __slots__ = ("id", "a", "b", "hinge", "frame_a", "frame_b")
+
+    def __init__(self, joint_id, a, b, hinge):
+        self.id, self.a, self.b, self.hinge = joint_id, a, b, hinge
+        self.frame_a = self.frame_b = None
+
+
+class RagdollRun:
+    """A ragdoll in a Simulation: its parts (body ids), joints, skeleton and switches."""
+
+    def __init__(self, arm, parts, joints, depth=None):
+        """`depth`: the armature's `BoneDepths` when already made."""
+        self.arm = arm
+        self.name = arm.name
+        self.parts = parts
+        self.joints = joints
+        self.skeleton = Skeleton(arm, [p.bone for p in parts], depth)
+        self.fcurves = action_fcurves(arm)
+        self.baked = arm.ligament_ragdoll.baked
+        self.drive_animated = any(path.endswith("drive_strength") or
+                                  path.endswith("drive_stiffness") for path, _ in self.fcurves)
+        self.ids = np.array([p.body.id for p in parts], dtype=np.int64)
+        self._paths = {}   # (owner, path) -> F-curve data path
+        self.start_poses = (None, None)   # (frame, [helper world matrix]): place_at_start's
+        # Unkeyed, undriven switches and drive settings only change through their update
+        # callbacks, which drop the cache: a ragdoll with none keyed or driven, every part
+        # simulated and no drive has nothing to do before a step (every part was built
+        # dynamic).
+        ad = arm.animation_data
+        paths = [path for path, _ in self.fcurves]
+        paths += [d.data_path for d in ad.drivers] if ad is not None else []
+        keyed = any(path.startswith("ligament_ragdoll.") or ".ligament_ragdoll." in path
+                    for path in paths)
+        self.idle = not keyed and not self.baked and \
+            self.value(None, "drive_strength", 0) <= 0.0 and \
+            all(self.simulated_flags(0))
+
+    # --- animated values ------------------------------------------------------------------
+
+    def value(self, owner, path, frame):
+        """An animatable property of the armature (owner None) or of a pose bone, at `frame`."""
+        full = self._paths.get((owner, path))
+        if full is None:
+            full = self._paths[owner, path] = f"ligament_ragdoll.{path}" if owner is None \
+                else f"{bone_path(owner)}.ligament_ragdoll.{path}"
+        fc = self.fcurves.get((full, 0))
+        if fc is not None:
+            return fc.evaluate(frame)
+        data = self.arm if owner is None else self.arm.pose.bones[owner]
+        return getattr(data.ligament_ragdoll, path)
+
+    def simulated_flags(self, frame):
+        """Per part: is it simulated at `frame` (its ragdoll's and its bone's switches on,
+        and not baked)?"""
+        if self.baked or not self.value(None, "simulated", frame) > 0.5:
+            return [False] * len(self.parts)
+        return [self.value(p.bone, "simulated", frame) > 0.5 for p in self.parts]
+
+    def animated_poses(self, frame, known):
+        """[(world matrix of the part's helper object)] at `frame` from the animation."""
+        arm_world = matrix_world_at(self.arm, frame, known)
+        pose = self.skeleton.pose(frame)
+        return [ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body) for p in self.parts]
+
+    # --- per step -------------------------------------------------------------------------
+
+    def place_at_start(self, world, start, dt, known):
+        """Move the bodies (built at the rest pose so the joints' limits are anatomical) to
+        the animated pose of the start frame, moving as the animation does. Returns the
+        helpers' start matrices."""
+        poses = self.animated_poses(start, known)
+        moving = self.skeleton.animated or has_transform_animation(self.arm)
+        nxt = self.animated_poses(start + 1, {}) if moving else poses
+        pos, rot, vel, spin = [], [], [], []
+        for part, m, m1 in zip(self.parts, poses, nxt):
+            com, q = shape_pose(part.body, m)
+            pos.append(com)
+            rot.append(q)
+            if not moving:       # a still pose: starts at rest
+                continue
+            com1, q1 = shape_pose(part.body, m1)
+            vel.append([(y - x) / dt for x, y in zip(com, com1)])
+            turn = Quaternion(q1) @ Quaternion(q).inverted()
+            axis, angle = turn.to_axis_angle()
+            angle = angle - 2 * math.pi if angle > math.pi else angle
+            spin.append(tuple(axis * (angle / dt)))
+        # The world's state arrays are views: write the start poses in place, all at once.
+        world.positions[self.ids] = pos
+        world.orientations[self.ids] = rot
+        world.linear_velocities[self.ids] = vel if moving else 0.0
+        world.angular_velocities[self.ids] = spin if moving else 0.0
+        self.start_poses = (start, poses)
+        return poses
+
+    def before_step(self, world, frame, known):
+        """Kinds, kinematic targets and drives for the step that ends at `frame`."""
+        if self.idle:
+            return
+        flags = self.simulated_flags(frame)
+        strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
+        need_pose = strength > 0.0 or not all(flags)
+        poses = self.animated_poses(frame, known) if need_pose else None
+        # dynamic bodies are the ones with a finite mass: one array read per ragdoll instead
+        # of a World.kind call per body
+        dynamic = np.isfinite(world.masses[self.ids]).tolist()
+        for part, sim, dyn, m in zip(self.parts, flags, dynamic,
+                                     poses or [None] * len(self.parts)):
+            b = part.body.id
+            if sim != dyn:
+                world.set_kind(b, "dynamic" if sim else "kinematic")
+            if not sim:
+                world.set_kinematic_target(b, *shape_pose(part.body, m))
+        self._drive(world, frame, strength, poses)
+
+    def _drive(self, world, frame, strength, poses):
+        if strength <= 0.0 and not self.drive_animated:
+            return  # never on: nothing to switch off
+        hertz = strength * self.value(None, "drive_stiffness", frame)
+        damping = self.value(None, "drive_damping", frame)
+        cap = self.value(None, "drive_max_torque", frame)
+        for j in self.joints:
+            child = self.parts[j.b]
+            f = 0.0 if poses is None else hertz * self.value(child.bone, "drive_strength", frame)
+            torque = cap * f / hertz if cap > 0 and hertz > 0 else None
+            if f <= 0.0:
+                world.set_drive(j.id, 0.0 if j.hinge else (1, 0, 0, 0), 0.0)
+                continue
+            qa = poses[j.a].to_quaternion()
+            qb = poses[j.b].to_quaternion()
+            target = _hinge_angle(j, qa, qb) if j.hinge else tuple(qa.inverted() @ qb)
+            world.set_drive(j.id, target, f, damping, torque)
+
+
+def reference_matrix(obj, frame, known=None):
+    """World matrix of a ragdoll body's helper with its armature at the rest pose (where the
+    solver world is built, so that joint angles count from the rest pose). `known`: a
+    `matrix_world_at` memo of `frame` (the armature's matrix is read once for all
+    its helpers)."""
+    p = obj.ligament_ragdoll_part
+    return ragdolls.rigid(matrix_world_at(p.armature, frame, {} if known is None
+                                                else known) @ _matrix16(p.rest_frame))
+
+
+def is_body(obj):
+    p = obj.ligament_ragdoll_part
+    return p.role == 'BODY' and p.armature is not None and p.armature.ligament_ragdoll.enabled
+
+
+def _hinge_angle(j, qa, qb):
+    """Angle of B about the hinge (the joint frame's Z) relative to A, zero at rest: the
+    solver's hinge angle (the world is built at the rest pose), for the hinge drive's target."""
+    rel = (qa @ j.frame_a).inverted() @ (qb @ j.frame_b)
+    return 2.0 * math.atan2(rel.z, rel.w)
+
+
+def children_by_parent():
+    """{object: [its children]}, what `Object.children` gives, in one pass over the file's
+    objects (`children` makes that pass on every call: O(N^2) for a crowd of ragdolls)."""
+    out = {}
+    for o in bpy.data.objects:
+        if o.parent is not None:
+            out.setdefault(o.parent, []).append(o)
+    return out
+
+
+def attach(scene, sim):
+    """RagdollRuns for the ragdolls in `sim` (a runtime Simulation whose world was just built
+    with the ragdolls at rest); moves their bodies to the start pose and returns
+    (runs, {helper name: start world matrix})."""
+    by_name = {b.name: b for b in sim.bodies}
+    joint_ids = dict(sim.joints)
+    children = children_by_parent()
+    runs, starts = [], {}
+    # the world matrices the build made the bodies and joints from (helpers at rest, joint
+    # empties with them): the joints' frames in their parts' frames are the world's own
+    built = sim.rest_matrices
+    for arm in ragdolls.armatures(scene):
+        helpers, empties = ragdolls.members_by_role(arm, ('BODY', 'JOINT'))
+        helpers = [o for o in helpers if o.name in by_name]
+        if not helpers:
+            continue
+        depth = BoneDepths(arm)
+        parts = [Part(o, by_name[o.name], arm, children.get(o, ()), depth) for o in helpers]
+        index = {o.name: i for i, o in enumerate(helpers)}
+        joints = []
+        for e in empties:
+            js = e.ligament_joint
+            if e.name not in joint_ids or js.object_a is None or js.object_b is None or \
+                    js.object_a.name not in index or js.object_b.name not in index:
+                continue
+            j = Joint(joint_ids[e.name], index[js.object_a.name], index[js.object_b.name],
+                      js.type == 'HINGE')
+            if js.type in {'HINGE', 'RAGDOLL'}:   # hinge drives and the scene check
+                qj = built[e.name].to_quaternion()
+                j.frame_a = built[js.object_a.name].to_quaternion().inverted() @ qj
+                j.frame_b = built[js.object_b.name].to_quaternion().inverted() @ qj
+            joints.append(j)
+        run = RagdollRun(arm, parts, joints, depth)
+        for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
+            starts[part.name] = m
+        runs.append(run)
+    return runs, starts
+
+
+def bake_skeleton(run):
+    """The Skeleton of every bone a ragdoll moves, for `bone_poses`."""
+    return Skeleton(run.arm, [b for p in run.parts for b in p.targets])
+
+
+def bone_poses(run, skeleton, frame, helper_poses):
+    """{bone: matrix_basis} of the mapped bones at `frame` from the helpers' world poses
+    (`helper_poses`: {helper name: (location, quaternion values)}), for baking."""
+    arm_inv = matrix_world_at(run.arm, frame, {}).inverted_safe()
+    overrides = {}
+    for part in run.parts:
+        loc, rot = helper_poses[part.name]
+        helper = Matrix.LocRotScale(loc, Quaternion(rot), None)
+        for bone, local in part.targets.items():
+            overrides[bone] = arm_inv @ helper @ local
+    pose = skeleton.pose(frame, overrides)
+    return {bone: skeleton.local_basis(bone, pose) for bone in overrides}

@@ -1,0 +1,62 @@
+"""Growable numpy tables: the World's bodies, joints and rows live in these."""
+
+import numpy as np
+
+
+SETTING = "setting"    # a Table only the API writes (add_*, set_*): not part of a snapshot
+DERIVED = "derived"    # a Table the step recomputes from the state before it reads it
+
+
+class Table:
+    """A growable numpy table: `view` is the live part, capacity doubles as it fills.
+
+    `state` says what a snapshot does with it (required: a new table has to decide):
+    the key `World.save_state` keeps it under (the step changes it and the next step reads
+    it back), SETTING (only the API writes it) or DERIVED (the step writes it, but from the
+    state, before reading it). tests/solver/test_determinism.py steps a world with every
+    feature and fails on a table the step changed that is neither a state nor DERIVED."""
+
+    def __init__(self, width, dtype, fill=0, *, state):
+        shape = (8,) if width is None else (8, width)
+        self.data = np.full(shape, fill, dtype=dtype)
+        self.fill = fill
+        self.n = 0
+        self.state = state
+
+    def append(self, row):
+        n = self.push()
+        self.data[n] = row
+        return n
+
+    def push(self):
+        """Append a row of the fill value (rows past `n` hold it already: tables never
+        shrink and only their live part is written)."""
+        if self.n == len(self.data):
+            grown = np.full((2 * len(self.data),) + self.data.shape[1:], self.fill, self.data.dtype)
+            grown[:self.n] = self.data
+            self.data = grown
+        self.n += 1
+        return self.n - 1
+
+    def extend(self, rows):
+        """Append the rows of an array; returns the first new row's index."""
+        return self.extend_fill(len(rows), rows)
+
+    def extend_fill(self, m, rows=None):
+        """Append `m` rows: `rows` (broadcast to m rows) or, when None, the fill value."""
+        first = self.n
+        if first + m > len(self.data):
+            size = len(self.data)
+            while size < first + m:
+                size *= 2
+            grown = np.full((size,) + self.data.shape[1:], self.fill, self.data.dtype)
+            grown[:first] = self.data[:first]
+            self.data = grown
+        if rows is not None:
+            self.data[first:first + m] = rows
+        self.n = first + m
+        return first
+
+    @property
+    def view(self):
+        return self.data[:self.n]
