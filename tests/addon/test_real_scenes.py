@@ -113,7 +113,7 @@ def test_a_joint_whose_object_was_deleted_is_skipped_and_the_rest_simulates(blen
                 zs[name].append(scene.objects[name].matrix_world.translation.z)
         result({"z": zs, "error": lig.addon.runtime.cache.error(scene),
                 "status": lig.addon.runtime.cache.joint_status(scene, "Ball"),
-                "problems": lig.addon.ui.panels.joint_problems(scene)})
+                "problems": lig.addon.ui.panels.view3d_sidebar.joint_problems(scene)})
     """)
     assert out["error"] is None
     # Both bodies fall freely: the free one, and the one the deleted post held.

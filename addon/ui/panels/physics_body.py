@@ -1,0 +1,88 @@
+"""Properties > Physics on a mesh: the Ligament Body panel and its subpanels."""
+
+import bpy
+
+from ...scene.animation import has_transform_animation
+from ..operators.bodies import GEOMETRY_TYPES
+from .common import PhysicsButtonsPanel
+
+class PHYSICS_PT_ligament_body(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Ligament Body"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type in GEOMETRY_TYPES
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.ligament_body, "enabled", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled
+        layout.prop(s, "kind")
+        layout.prop(s, "shape")
+        if s.baked:
+            layout.label(text="Baked: playing back keyframes", icon='KEYINGSET')
+        elif s.enabled and has_transform_animation(context.object):
+            start = context.scene.ligament_world.frame_start
+            if s.kind == 'DYNAMIC':
+                layout.label(text=f"Keys set its pose at frame {start}; simulated after it",
+                             icon='KEYINGSET')
+                layout.label(text="Type Animated follows the keys instead", icon='BLANK1')
+            elif s.kind == 'ANIMATED':
+                layout.label(text="Follows its keys; pushes dynamic bodies", icon='KEYINGSET')
+
+
+class PHYSICS_PT_ligament_body_settings(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Settings"
+    bl_parent_id = "PHYSICS_PT_ligament_body"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled
+        col = layout.column()
+        col.active = s.enabled and s.kind == 'DYNAMIC'
+        col.prop(s, "mass")
+        layout.prop(s, "collision_group")
+
+
+class PHYSICS_PT_ligament_body_surface(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Surface Response"
+    bl_parent_id = "PHYSICS_PT_ligament_body"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled
+        layout.operator_menu_enum("ligament.material_preset", "material", icon='PRESET')
+        layout.prop(s, "friction")
+        layout.prop(s, "restitution")
+
+
+class PHYSICS_PT_ligament_body_dynamics(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Dynamics"
+    bl_parent_id = "PHYSICS_PT_ligament_body"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled and s.kind == 'DYNAMIC'
+        col = layout.column(heading="Damping")
+        col.prop(s, "linear_damping", text="Translation")
+        col.prop(s, "angular_damping", text="Rotation")
+
+
+classes = (
+    PHYSICS_PT_ligament_body,
+    PHYSICS_PT_ligament_body_settings,
+    PHYSICS_PT_ligament_body_surface,
+    PHYSICS_PT_ligament_body_dynamics,
+)

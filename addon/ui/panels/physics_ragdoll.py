@@ -1,0 +1,93 @@
+"""Properties > Physics on an armature: the Ligament Ragdoll panel and its subpanels."""
+
+import bpy
+
+from ...scene import ragdolls
+from .common import PhysicsButtonsPanel
+
+class RagdollPanel(PhysicsButtonsPanel):
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'ARMATURE'
+
+
+def draw_ragdoll(layout, arm):
+    """The ragdoll's main settings, or the button that makes one."""
+    rd = arm.ligament_ragdoll
+    if not rd.enabled:
+        layout.operator_menu_enum("ligament.ragdoll_from_armature", "preset",
+                                  text="Ragdoll from Armature", icon='ARMATURE_DATA')
+        return
+    layout.use_property_split = True
+    if rd.baked:
+        layout.label(text="Baked: the armature plays its keys", icon='KEYINGSET')
+    col = layout.column()
+    col.active = not rd.baked
+    col.prop(rd, "simulated")
+    col.prop(rd, "total_mass")
+    layout.prop(rd, "show_bodies")
+    layout.use_property_split = False
+    row = layout.row(align=True)
+    row.operator("ligament.bake", icon='REC')
+    row.operator("ligament.clear_bake", text="Clear", icon='X')
+    layout.operator("ligament.remove_ragdoll", icon='X')
+
+
+class PHYSICS_PT_ligament_ragdoll(RagdollPanel, bpy.types.Panel):
+    bl_label = "Ligament Ragdoll"
+
+    def draw(self, context):
+        draw_ragdoll(self.layout, context.object)
+
+
+class PHYSICS_PT_ligament_ragdoll_drives(RagdollPanel, bpy.types.Panel):
+    bl_label = "Pose Matching"
+    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_ragdoll.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        rd = context.object.ligament_ragdoll
+        layout.active = not rd.baked
+        layout.prop(rd, "drive_strength")
+        col = layout.column()
+        col.active = rd.drive_strength > 0.0
+        col.prop(rd, "drive_stiffness")
+        col.prop(rd, "drive_damping")
+        col.prop(rd, "drive_max_torque")
+
+
+class PHYSICS_PT_ligament_ragdoll_bodies(RagdollPanel, bpy.types.Panel):
+    bl_label = "Bodies"
+    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_ragdoll.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        arm = context.object
+        layout.label(text=f"Bone map: {arm.ligament_ragdoll.bone_map}")
+        for body in sorted(ragdolls.bodies(arm), key=lambda o: o.name):
+            part = body.ligament_ragdoll_part
+            bones = [t.ligament_ragdoll_part.bone for t in body.children
+                     if t.ligament_ragdoll_part.role == 'TARGET']
+            pb = arm.pose.bones.get(bones[0]) if bones else None
+            row = layout.row(align=True)
+            row.label(text=f"{part.part}: {', '.join(bones)}")
+            row.label(text=f"{body.ligament_body.mass:.1f} kg")
+            if pb is not None:
+                row.prop(pb.ligament_ragdoll, "simulated", text="", icon='PHYSICS')
+
+classes = (
+    PHYSICS_PT_ligament_ragdoll,
+    PHYSICS_PT_ligament_ragdoll_drives,
+    PHYSICS_PT_ligament_ragdoll_bodies,
+)

@@ -1,0 +1,43 @@
+"""Properties > Scene: the Ligament World panel, next to Blender's Rigid Body World."""
+
+import bpy
+
+class SCENE_PT_ligament_world(bpy.types.Panel):
+    bl_space_type = 'PROPERTIES'
+    bl_region_type = 'WINDOW'
+    bl_context = "scene"
+    bl_label = "Ligament World"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw_header(self, context):
+        self.layout.prop(context.scene.ligament_world, "enabled", text="")
+
+    def draw(self, context):
+        draw_world(self.layout, context.scene)
+
+
+def draw_world(layout, scene):
+    layout.use_property_split = True
+    ws = scene.ligament_world
+    layout.active = ws.enabled
+    col = layout.column(align=True)
+    col.prop(ws, "frame_start", text="Simulation Start")
+    col.prop(ws, "frame_end", text="End")
+    col = layout.column(align=True)
+    col.operator_menu_enum("ligament.quality_preset", "level", text="Quality Preset",
+                           icon='PRESET')
+    col.prop(ws, "substeps")
+    col.prop(ws, "jointed_substeps")
+    col.prop(ws, "iterations")
+    # the solver steps independent islands on Blender's own thread setting (Render >
+    # Performance), shown here too
+    col = layout.column(align=True)
+    col.prop(scene.render, "threads_mode", text="Threads")
+    sub = col.row(align=True)
+    sub.enabled = scene.render.threads_mode == 'FIXED'
+    sub.prop(scene.render, "threads", text="Count")
+
+
+classes = (
+    SCENE_PT_ligament_world,
+)
