@@ -60,6 +60,7 @@ def load_solver():
 
 solver = load_solver()
 warmup = importlib.import_module(MODULE_NAME + ".warmup")
+vectors = importlib.import_module(MODULE_NAME + ".vectors")     # the Python-side math
 
 
 class _Preparation:

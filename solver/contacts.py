@@ -62,6 +62,7 @@ from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
                    row_angular, row_axis, row_velocity, soft_coefficients,
                    store_pair_velocities)
 from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
+from .vectors import qmat
 
 MI_WIDTH = 7
 MF_WIDTH = 84
@@ -829,11 +830,7 @@ class ContactState:
 
 
 def _np_anchor(bs, i, local):
-    w, x, y, z = bs[i, ROT:ROT + 4]
-    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-    return bs[i, POS:POS + 3] + r @ local
+    return bs[i, POS:POS + 3] + qmat(bs[i, ROT:ROT + 4]) @ local
 
 
 def shape_tables(shapes):

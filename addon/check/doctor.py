@@ -354,7 +354,8 @@ def start_matrices(scene, bodies, sim):
         objs = [o for o in bodies if o.name in built]
         rows = [built[o.name] for o in objs]
         ids = [b.id for b in rows]
-        rot = _rotations(sim.world.orientations[ids])
+        quats = np.asarray(sim.world.orientations[ids], dtype=np.float64).reshape(-1, 4)
+        rot = kernels.vectors.qmats(quats)
         offset = np.array([tuple(b.offset) for b in rows], dtype=np.float64).reshape(-1, 3)
         scale = np.array([tuple(b.scale) for b in rows], dtype=np.float64).reshape(-1, 3)
         m = np.zeros((len(objs), 4, 4))
@@ -372,16 +373,6 @@ def start_matrices(scene, bodies, sim):
         objs.append(o)
     m = [[tuple(r) for r in mats[o.name]] for o in objs]
     return StartPoses(objs, m, [effective_kind(o) for o in objs], mats)
-
-
-def _rotations(q):
-    """(n, 3, 3) rotation matrices of (n, 4) unit quaternions (w, x, y, z)."""
-    w, x, y, z = np.asarray(q, dtype=np.float64).reshape(-1, 4).T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)],
-        axis=1)
 
 
 def _determinants(a):

@@ -41,10 +41,15 @@ def joint_bodies(empty, ids):
     """Body ids of the joint's objects A and B (SceneError if unset, not bodies, the same)."""
     a = joint_object(empty, "a", ids)
     b = joint_object(empty, "b", ids)
+    require_distinct(empty, a, b)
+    return a, b
+
+
+def require_distinct(empty, a, b, hint="pick two different bodies"):
+    """SceneError when the joint's objects A and B are one body: a joint holds two."""
     if a == b:
         raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
-                         "pick two different bodies")
-    return a, b
+                         f"{hint}")
 
 
 def angle_limits(js):

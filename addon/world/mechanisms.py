@@ -53,7 +53,7 @@ from .. import kernels
 from ..scene.animation import matrix_world_at
 from ..scene.curves import path_points, steering_at
 from ..scene.errors import SceneError
-from .joint_settings import joint_object
+from .joint_settings import joint_object, require_distinct
 
 
 custom = importlib.import_module(kernels.MODULE_NAME + ".custom")   # the solver's
@@ -109,9 +109,7 @@ def add(world, empty, m, ids, start, known, built, skipped, common, lim_a, lim_l
         return world.add_path(b, anchor, points, closed=closed, align=js.path_align,
                               friction=js.path_friction, **motor, **common)
     a = joint_object(empty, "a", ids)
-    if a == b:
-        raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
-                         "pick two different bodies")
+    require_distinct(empty, a, b)
     if t == 'PULLEY':
         (fa, ca), (fb, cb) = (_fixed_point(empty, w, start, known, ids) for w in "ab")
         for carrier, load, which in ((ca, a, "A"), (cb, b, "B")):
@@ -214,9 +212,7 @@ def _add_custom(world, empty, anchor, axis, ids, start, known, common):
         raise SceneError(f"Joint '{empty.name}': {problem}; {where}")
     a = None if js.object_a is None else joint_object(empty, "a", ids)
     b = joint_object(empty, "b", ids)
-    if a == b:
-        raise SceneError(f"Joint '{empty.name}': object A and object B are the same object; "
-                     "pick two different bodies (or clear A for the world)")
+    require_distinct(empty, a, b, "pick two different bodies (or clear A for the world)")
     bodies, anchors, axes = [a, b], [anchor, anchor], [axis, axis]
     for which in "cd"[:custom_letters(js) - 2]:
         obj = getattr(js, "point_" + which)
