@@ -9,6 +9,7 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix
 
 from ...check import doctor
+from ...check.body_checks import scale_animated
 from ...runtime import cache
 from ..properties import BODY_SHAPES
 
@@ -96,7 +97,7 @@ class LIGAMENT_OT_apply_body_scale(bpy.types.Operator):
                 self.report({'WARNING'}, f"'{o.name}' is not a mesh: apply its scale with "
                             "Object > Apply > Scale")
                 continue
-            if doctor.scale_animated(o):
+            if scale_animated(o):
                 self.report({'WARNING'}, f"'{o.name}' has scale keys: remove them first")
                 continue
             apply_scale(o)

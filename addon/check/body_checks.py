@@ -1,0 +1,316 @@
+"""Checks of the bodies where they start: shapes that cannot move or do not fit, mirrored
+and sheared scales, bodies too small or thin for the substep rate, joint anchors in empty
+space, mass ratios in a jointed group, bodies with nothing under them."""
+
+import numpy as np
+
+from mathutils import Vector
+
+from ..scene.animation import matrix_world_at, transform_fcurves
+from ..scene.errors import SceneError
+from ..scene.objects import effective_kind, world_settings
+from .findings import ERROR, WARNING, Finding, Fix, length_text, select_fix
+from .joint_list import body_pair, joint_pairs, jointed_groups
+from .start_poses import determinants
+
+THIN = 0.02              # m: bodies thinner than this are easily passed through
+SMALL = 0.02             # m: bodies smaller than this along every axis
+MASS_RATIO = 100.0       # heaviest to lightest dynamic body in one jointed group
+ROUND_SHAPES = {'SPHERE', 'CAPSULE', 'CYLINDER'}
+UNEVEN_SCALE = 1.01      # largest to smallest scale axis above this is non-uniform
+NOT_ROUND = 1.1          # widest to narrowest size above this: a round shape sticks out
+ANCHOR_GAP = 0.05        # m: an anchor this far outside both bodies is reported ...
+ANCHOR_GAP_OF_SIZE = 0.5  # ... and farther than this fraction of the smaller body's size
+SINGULAR = 1e-12         # a body whose matrix has a determinant below this is flat
+NO_GRAVITY = 1e-9        # m/s^2: gravity below this: nothing falls
+
+
+def mesh_shapes(bodies):
+    """The Mesh shape on a moving body: the solver collides triangle meshes only as static."""
+    out = []
+    for o in bodies:
+        s = o.ligament_body
+        if s.shape == 'MESH' and effective_kind(o) != 'STATIC':
+            out.append(Finding(ERROR, 'mesh-shape', (o.name,),
+                f"'{o.name}' is a {s.kind.title()} body with the Mesh shape: triangle meshes "
+                "only collide as Static bodies, so the scene does not build; use Convex Hull "
+                "(or set Type to Static)",
+                Fix("ligament.set_body_shape", {"objects": o.name, "shape": 'CONVEX_HULL'},
+                    "Use Convex Hull")))
+    return out
+
+
+def scales(poses):
+    """Negative scale, and non-uniform scale on a body with children. (A body's own
+    non-uniform scale is fine otherwise: shapes are fitted to the scaled geometry.)"""
+    out = []
+    if not len(poses):
+        return out
+    mirrored = determinants(poses.m[:, :3, :3]) < 0.0
+    sc = poses.axes
+    uneven = sc.max(axis=1) > UNEVEN_SCALE * sc.min(axis=1)
+    for i in np.flatnonzero(mirrored | uneven):   # the bodies' own settings read for these
+        o = poses.objs[i]
+        own = tuple(o.scale)
+        if mirrored[i]:
+            fix = _scale_fix(o)
+            if poses.kinds[i] == 'DYNAMIC':   # others are never written back
+                mine = any(c < 0 for c in own)
+                whose = "its" if mine else "a parent's"
+                out.append(Finding(ERROR, 'negative-scale', (o.name,),
+                    f"'{o.name}' is mirrored ({whose} scale is negative): a rigid body cannot "
+                    "be mirrored, so the simulation writes it back turned the wrong way and it "
+                    "jumps at the first simulated frame; apply the scale",
+                    fix if mine else select_fix([o]), {"scale": own}))
+            continue
+        if max(own) > UNEVEN_SCALE * min(own) and o.children:
+            fix = _scale_fix(o)
+            out.append(Finding(WARNING, 'non-uniform-scale', (o.name,),
+                f"'{o.name}' is scaled non-uniformly ({', '.join(f'{c:g}' for c in own)}) and "
+                f"has objects parented to it ({', '.join(sorted(c.name for c in o.children))})"
+                ": they are sheared out of shape when it turns (joint empties too, which "
+                "skews their axes); apply the scale", fix, {"scale": own}))
+    return out
+
+
+def _scale_fix(o):
+    """Apply Scale for a mesh whose scale is not keyed, else select it."""
+    if o.type == 'MESH' and not scale_animated(o):
+        return Fix("ligament.apply_body_scale", {"objects": o.name}, "Apply Scale")
+    return select_fix([o])
+
+
+def round_shapes(poses):
+    """Sphere, capsule and cylinder shapes on objects that are not round: the shape is
+    fitted to the widest axis, so it sticks out of the object."""
+    out = []
+    if not len(poses):
+        return out
+    d = poses.dims
+    for i in np.flatnonzero(d.max(axis=1) > NOT_ROUND * d.min(axis=1)):   # round shapes stick out
+        o = poses.objs[i]
+        shape = o.ligament_body.shape
+        if shape not in ROUND_SHAPES:
+            continue
+        di = d[i].tolist()
+        if shape == 'SPHERE':
+            wide, narrow = max(di), min(di)
+        else:
+            wide, narrow = max(di[0], di[1]), min(di[0], di[1])
+        if wide > NOT_ROUND * narrow:
+            gap = (wide - narrow) / 2
+            out.append(Finding(WARNING, 'shape-fit', (o.name,),
+                f"'{o.name}' has the {shape.title()} shape but is "
+                f"{' x '.join(length_text(x) for x in di)}: the round shape is fitted to the widest "
+                f"axis, so it collides up to {length_text(gap)} away from the surface you see; use "
+                "Convex Hull or Box",
+                Fix("ligament.set_body_shape", {"objects": o.name, "shape": 'CONVEX_HULL'},
+                    "Use Convex Hull"), {"gap": gap}))
+    return out
+
+
+def scale_animated(obj):
+    return any(path == "scale" for path, _ in transform_fcurves(obj))
+
+
+def sizes(scene, poses):
+    """Very small and very thin dynamic bodies: fast bodies pass through them."""
+    out = []
+    if not len(poses):
+        return out
+    rate = _substep_rate(scene)
+    size, thin = poses.dims.max(axis=1), poses.dims.min(axis=1)
+    for i in np.flatnonzero((thin < THIN) | (size < SMALL)):
+        o = poses.objs[i]
+        if poses.kinds[i] != 'DYNAMIC':
+            continue
+        if size[i] < SMALL:
+            out.append(Finding(WARNING, 'small', (o.name,),
+                f"'{o.name}' is very small ({length_text(size[i])} across): anything moving faster "
+                f"than {size[i] * rate:.1f} m/s (its size times the {rate:.0f} substeps a "
+                "second) can pass through it, and it jitters in contact; scale the scene up "
+                "or raise Substeps", select_fix([o]), {"size": float(size[i])}))
+        else:
+            out.append(Finding(WARNING, 'thin', (o.name,),
+                f"'{o.name}' is very thin ({length_text(thin[i])}): anything moving faster than "
+                f"{thin[i] * rate:.1f} m/s (its thickness times the {rate:.0f} substeps a "
+                "second) can pass through it; make it thicker or raise Substeps",
+                select_fix([o]), {"thickness": float(thin[i])}))
+    return out
+
+
+def _substep_rate(scene):
+    settings = world_settings(scene)
+    return settings["substeps"] / settings["dt"]
+
+
+def anchors(scene, joints, poses, sim=None):
+    """Joint anchors far from both bodies: the bodies turn about a point in empty space.
+    With the built `sim`, its joints' anchors on body A are read from its world (where the
+    empties put them, moved with the bodies to the start pose) in one pass."""
+    out = []
+    start = scene.ligament_world.frame_start
+    known = dict(poses.known)   # world matrices at the start frame, shared by the lookups
+    built = {}
+    if sim is not None and sim.joints:
+        names, ids = zip(*sim.joints)
+        points = sim.world.joint_anchors()[list(ids), 0].tolist()
+        built = dict(zip(names, points))
+    rows = []   # (joint, A, B, its anchor, the bodies it should be on)
+    for e, js, jtype, a, b in joint_pairs(joints):
+        pair = body_pair(a, b, poses.row)
+        if pair is None or jtype in {'MOTOR', 'PULLEY', 'CUSTOM'}:   # no shared anchor
+            continue
+        anchor = built.get(e.name)
+        if anchor is None:
+            try:
+                anchor = tuple(matrix_world_at(e, start, known).translation)
+            except SceneError:
+                continue
+        ends = (a,) if jtype in {'DISTANCE', 'ROPE'} else (a, b)   # their anchor is on A
+        rows.append((e, a, b, anchor, ends))
+    if not rows:
+        return out
+    # every (joint, end body) pair at once: the anchor's distance to the body's bounds
+    # and the body's largest size
+    which = np.array([poses.row[o.name] for row in rows for o in row[4]])
+    gap, size = _bounds_gaps(poses, np.array([row[3] for row in rows for _ in row[4]]), which)
+    k = 0
+    for e, a, b, anchor, ends in rows:
+        n = len(ends)
+        g, sz = gap[k:k + n].min(), size[k:k + n].min()
+        k += n
+        if g > max(ANCHOR_GAP, ANCHOR_GAP_OF_SIZE * sz):
+            whom = f"'{a.name}'" if len(ends) == 1 else f"both '{a.name}' and '{b.name}'"
+            out.append(Finding(WARNING, 'anchor', (e.name, a.name, b.name),
+                f"Joint '{e.name}': its anchor (the empty) is {length_text(g)} outside {whom}, "
+                "so they turn about a point in empty space as if held by an invisible rigid "
+                "arm; move the empty to where the bodies meet", select_fix([e]),
+                {"distance": float(g)}))
+    return out
+
+
+def _bounds_gaps(poses, points, which):
+    """For each point and the body in row `which[i]` of `poses`: the point's distance to the
+    body's bounding box (0 inside) and the body's largest size along its own axes, as two
+    arrays. With M = [A t], the point's local position is A^-1 (p - t), and its distance to
+    the clamped one in the world |A (clamped - local)|; a body whose A is singular counts as
+    touching every point."""
+    a, t = poses.m[which, :3, :3], poses.m[which, :3, 3]
+    # the inverse as the adjugate over the determinant (rows of the adjugate: cross
+    # products of A's columns; no LAPACK, see `determinants`)
+    c0, c1, c2 = a[:, :, 0], a[:, :, 1], a[:, :, 2]
+    adj = np.stack([np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)], axis=1)
+    det = np.einsum("ni,ni->n", c0, adj[:, 0])
+    ok = np.abs(det) > SINGULAR
+    inv = adj / np.where(ok, det, 1.0)[:, None, None]
+    lo, hi = poses.lo[which], poses.hi[which]
+    local = np.einsum("nij,nj->ni", inv, points - t)
+    gap = np.linalg.norm(np.einsum("nij,nj->ni", a, np.clip(local, lo, hi) - local), axis=1)
+    gap[~ok] = 0.0
+    size = poses.dims[which].max(axis=1)
+    return gap, size
+
+
+def mass_ratios(joints, sim=None):
+    """Dynamic bodies over 100:1 in mass in one jointed group. With the built `sim`, the
+    kinds and masses are the world's."""
+    dynamic, mass, seen = {}, {}, set()   # each joint end's settings read once
+    built = {b.name: b for b in sim.bodies} if sim is not None else None
+    masses = sim.world.masses if sim is not None else None
+    for _, _, _, a, b in joint_pairs(joints):
+        for o in (a, b):
+            if o is None or o.name in seen:
+                continue
+            seen.add(o.name)
+            if built is not None:
+                body = built.get(o.name)
+                if body is not None and body.kind == 'DYNAMIC':
+                    dynamic[o.name] = o
+                    mass[o.name] = float(masses[body.id])
+            elif o.ligament_body.enabled and effective_kind(o) == 'DYNAMIC':
+                dynamic[o.name] = o
+                mass[o.name] = o.ligament_body.mass
+    groups = {}
+    for name, root in jointed_groups(joints, dynamic).items():
+        groups.setdefault(root, []).append(name)
+    out = []
+    for members in groups.values():
+        heavy = dynamic[max(members, key=mass.__getitem__)]
+        light = dynamic[min(members, key=mass.__getitem__)]
+        ratio = mass[heavy.name] / mass[light.name]
+        if ratio > MASS_RATIO:
+            out.append(Finding(WARNING, 'mass-ratio', (heavy.name, light.name),
+                f"'{heavy.name}' ({mass[heavy.name]:g} kg) and '{light.name}' "
+                f"({mass[light.name]:g} kg) are joined in one chain at {ratio:.0f}:1: "
+                "limits, motors and contacts converge slowly past 100:1, so the light bodies "
+                "jitter or give way; bring the masses closer or raise Iterations",
+                select_fix([heavy, light]), {"ratio": ratio}))
+    return out
+
+
+def falling(scene, joints, poses):
+    """Dynamic bodies with nothing under them (nor a joint holding them): they fall for the
+    whole frame range."""
+    settings = world_settings(scene)
+    g = np.array(settings["gravity"], dtype=np.float64)
+    if np.linalg.norm(g) < NO_GRAVITY or not len(poses):
+        return []
+    down = Vector(g).normalized()
+    u = down.orthogonal().normalized()
+    v = down.cross(u)
+    names = poses.names
+    # the extent of each body's world bounds along u, v and down: the box's centre, plus and
+    # minus its half sizes along its own axes projected (its corners' min and max)
+    m = poses.m
+    centre = np.einsum("nij,nj->ni", m[:, :3, :3], (poses.lo + poses.hi) / 2) + m[:, :3, 3]
+    half = (poses.hi - poses.lo) / 2
+    columns = []
+    for d in (u, v, down):
+        d = np.array(tuple(d))
+        c = centre @ d
+        r = np.abs(np.einsum("nij,i->nj", m[:, :3, :3], d) * half).sum(axis=1)
+        columns += (c - r, c + r)
+    box = np.stack(columns, axis=1)   # footprint across gravity (u, v), extent along it
+    kinds = dict(zip(names, poses.kinds))
+    roots = jointed_groups(joints, names)
+    index = {r: i for i, r in enumerate(sorted(set(roots.values())))}
+    group = np.array([index[roots[n]] for n in names])
+    held = np.zeros(len(index), dtype=bool)           # a static or animated body is in it
+    for n, k in zip(names, group):
+        if kinds[n] != 'DYNAMIC':
+            held[k] = True
+    changed = True
+    while changed:     # supported: above something held, or above something supported
+        changed = False
+        for i in np.flatnonzero(~held[group]):
+            if held[group[i]]:
+                continue
+            a = box[i]
+            under = held[group] & (group != group[i]) & (box[:, 0] < a[1]) & \
+                (a[0] < box[:, 1]) & (box[:, 2] < a[3]) & (a[2] < box[:, 3]) & \
+                (box[:, 5] > a[4])            # reaching lower down than its top
+            if under.any():
+                held[group[i]] = True
+                changed = True
+    ws = scene.ligament_world
+    seconds = max(ws.frame_end - ws.frame_start, 0) * settings["dt"]
+    drop = 0.5 * float(np.linalg.norm(g)) * seconds ** 2
+    out = []
+    reported = set()
+    for i, n in enumerate(names):
+        k = group[i]
+        if held[k] or k in reported:
+            continue
+        reported.add(k)
+        members = sorted(m for m, h in zip(names, group) if h == k)
+        if len(members) == 1:
+            who = f"'{n}' has nothing under it and no joint to anything static: it falls"
+        else:
+            who = (f"'{n}' and the {len(members) - 1} bodies jointed to it have nothing under "
+                   "them and no joint to anything static: they fall")
+        out.append(Finding(WARNING, 'falling', tuple(members),
+            f"{who} for the whole frame range, {length_text(drop)} by frame {ws.frame_end}; add a "
+            "ground (a Static body) under it, or a joint to hold it", select_fix(members),
+            {"drop": drop}))
+    return out
