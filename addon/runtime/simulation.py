@@ -29,9 +29,24 @@ _TRANSFORM = {'OBJECT'}   # Object.update_tag(refresh=...): the transform change
 
 class Simulation:
     def __init__(self, scene, depsgraph=None):
+        stats["builds"] += 1
+        self._build_world(scene, depsgraph)
+        self._attach_ragdolls(scene)
+        self._sort_bodies(scene)
+        self.broken = {}         # joint name -> frame it broke
+        self.findings = []       # the scene check's errors and warnings when it was built
+        self.check_seconds = 0.0
+        rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
+                      for b in self.dynamic}
+        self._gather_bulk(rest_poses)
+        self.shown_simulated = None    # what the bodies' sim_pose flags say (None: unknown)
+        self._keep_start(scene, rest_poses)
+
+    def _build_world(self, scene, depsgraph):
+        """The World at the start frame, dynamic bodies at their rest poses (kept in
+        `self.rest` by name), with what it needs each frame (`inputs`)."""
         start = scene.ligament_world.frame_start
         self.rest = {}
-        stats["builds"] += 1
         armatures = {}   # the ragdolls' armature matrices at the start frame
 
         def rest_pose(obj):
@@ -58,11 +73,19 @@ class Simulation:
             self.inputs = FrameInputs(scene, self.joints, self.start)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = world_settings(scene)["dt"]
+
+    def _attach_ragdolls(self, scene):
+        """The ragdolls' switches and drives; their parts' start poses join `self.rest`."""
         self.ragdolls, starts = attach(scene, self)
         self.rest_matrices = None
         for name, m in starts.items():
             loc, rot, _ = m.decompose()
             self.rest[name] = (tuple(loc), tuple(rot), 'QUATERNION')
+
+    def _sort_bodies(self, scene):
+        """The bodies by what the frame does with them: dynamic (parents first), animated,
+        keyed (moved through their delta transform), breakable joints, bodies with
+        children."""
         self.dynamic = [b for b in self.bodies if b.kind == 'DYNAMIC']
         self.animated = [b for b in self.bodies if b.animated]
         objs = self.scan.by_name
@@ -81,17 +104,14 @@ class Simulation:
                 clear_delta(obj)
         self.breakable = [(name, j) for name, j in self.joints
                           if objs[name].ligament_joint.breakable]
-        self.broken = {}         # joint name -> frame it broke
-        self.findings = []       # the scene check's errors and warnings when it was built
-        self.check_seconds = 0.0
         parents = {o.parent.name for o in scene.objects if o.parent is not None}
         for b in self.bodies:
             b.has_children = b.name in parents
-        rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
-                      for b in self.dynamic}
-        # Unparented, unkeyed, local dynamic bodies in quaternion mode (every ragdoll part):
-        # their poses are computed as arrays and written in bulk (foreach_set passes over
-        # objects linked from a library: those are written one by one).
+
+    def _gather_bulk(self, rest_poses):
+        """Unparented, unkeyed, local dynamic bodies in quaternion mode (every ragdoll part):
+        their poses are computed as arrays and written in bulk (foreach_set passes over
+        objects linked from a library: those are written one by one, `single`)."""
         self.bulk = [b for b in self.dynamic if b.name not in self.keyed
                      and self.objects[b.name].parent is None
                      and self.objects[b.name].library is None
@@ -110,7 +130,10 @@ class Simulation:
         self.bulk_poses = {self.start: (
             np.array([rest_poses[b.name][0] for b in self.bulk], dtype=np.float64).reshape(-1, 3),
             np.array([rest_poses[b.name][1] for b in self.bulk], dtype=np.float64).reshape(-1, 4))}
-        self.shown_simulated = None    # what the bodies' sim_pose flags say (None: unknown)
+
+    def _keep_start(self, scene, rest_poses):
+        """The start frame kept like a simulated one (poses, solver state), and the watched
+        signature the change check compares against."""
         self.watch = Watch(scene, self)
         self.signature = self.watch.signature(scene, Reads(scene, Lookup()))
         # frame -> {name: (loc, rot)} of the single bodies (the bulk ones: bulk_poses)

@@ -12,6 +12,8 @@ from ..scene.shapes import fit_shape
 from .bodies import Body, KIND, add_bodies, collision_filter
 from .joints import JointBatch, add_joint
 
+MIN_SCALE = 1e-8      # a scale axis below this flattens the body: no shape, no inertia
+
 
 def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known=None):
     """A solver World for `scene` at its start frame.
@@ -25,21 +27,32 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
     with the world matrices it evaluated at the start frame (bodies at rest, joint empties),
     by object name."""
     scan = SceneScan(scene) if scan is None else scan
-    ws = scene.ligament_world
-    start = ws.frame_start
-    settings = world_settings(scene)
-    world = lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
-                     jointed_substeps=settings["jointed_substeps"],
-                     iterations=settings["iterations"], threads=settings["threads"])
-
-    objs = scan.bodies
-    names = {o.name for o in objs}
-    # World matrices at the start frame: dynamic bodies from their rest pose, everything else
-    # from its animation (or its current transform when it has none).
+    start = scene.ligament_world.frame_start
+    world = new_world(scene)
     known = {} if known is None else known
-    dynamic = [o for o in objs if effective_kind(o) == 'DYNAMIC']
-    pending = list(dynamic)
-    while pending:  # parents before children, so a child of a body uses its rest pose
+    start_matrices(scan.bodies, rest_pose, start, known)
+    bodies, rows = body_rows(scan.bodies, start, known, depsgraph)
+    add_bodies(world, scan.bodies, rows)
+    joints = add_joints(world, scan.joints, {b.name: b.id for b in bodies}, start, known,
+                        bodies, skipped)
+    return world, bodies, joints, start
+
+
+def new_world(scene):
+    """An empty World with the scene's Ligament World settings."""
+    settings = world_settings(scene)
+    return lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
+                    jointed_substeps=settings["jointed_substeps"],
+                    iterations=settings["iterations"], threads=settings["threads"])
+
+
+def start_matrices(objs, rest_pose, start, known):
+    """Fill `known` with the dynamic bodies' world matrices at the start frame, from their
+    rest pose, parents before children so that a child of a body uses its parent's rest pose
+    (everything else is evaluated from its animation when asked, `matrix_world_at`)."""
+    names = {o.name for o in objs}
+    pending = [o for o in objs if effective_kind(o) == 'DYNAMIC']
+    while pending:
         progressed = False
         for o in list(pending):
             if o.parent is not None and o.parent.name in names and o.parent in pending:
@@ -55,6 +68,10 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
         if not progressed:
             raise SceneError(f"Object '{pending[0].name}': parenting loop between bodies")
 
+
+def body_rows(objs, start, known, depsgraph):
+    """([Body], the columns `add_bodies` takes): each object's shape fitted to its evaluated
+    geometry, placed at its centre of mass at the start frame."""
     bodies = []
     rows = {key: [] for key in ("shapes", "positions", "orientations", "mass", "kind", "friction",
                                 "restitution", "linear_damping", "angular_damping",
@@ -64,7 +81,7 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
         kind = effective_kind(o)
         m = matrix_world_at(o, start, known)
         loc, rot, scale = m.decompose()
-        if min(abs(c) for c in scale) < 1e-8:
+        if min(abs(c) for c in scale) < MIN_SCALE:
             raise SceneError(f"Object '{o.name}' has zero scale; apply a non-zero scale")
         try:
             shape, offset = fit_shape(o, s.shape, scale, depsgraph, kind)
@@ -88,11 +105,15 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
         rows["collision_mask"].append(bits["collision_mask"])
         bodies.append(Body(o.name, len(bodies), kind, Vector(offset), scale.copy(),
                            kind == 'ANIMATED', o.rotation_mode))
-    add_bodies(world, objs, rows)
-    ids = {b.name: b.id for b in bodies}
+    return bodies, rows
+
+
+def add_joints(world, empties, ids, start, known, bodies, skipped):
+    """The joints of `empties` added in build order (couplings after the joints they couple,
+    runs of plain joints in one batch call); returns [(empty name, joint id)]."""
     joints, built = [], {}
     batch = JointBatch(world, ids, start, known, bodies, built, joints, skipped)
-    for e in mechanisms.build_order(scan.joints):  # couplings after their joints
+    for e in mechanisms.build_order(empties):
         try:
             if batch.take(e):
                 continue
@@ -104,4 +125,4 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
                 raise
             skipped[e.name] = str(exc)
     batch.flush()
-    return world, bodies, joints, start
+    return joints
