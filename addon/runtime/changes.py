@@ -139,6 +139,10 @@ def moving_objects(scene, sim):
     return frozenset(moving)
 
 
+# A channel within this of what the runtime wrote is its own write (float32 round trip),
+# not an edit by the user.
+WRITTEN_MATCH = 1e-6
+
 _CHANNELS = (("rotation_quaternion", 4), ("rotation_axis_angle", 4), ("rotation_euler", 3))
 
 
@@ -161,8 +165,8 @@ def _user_moved(scene, reads):
         mine = modes == code
         if mine.any():
             rot[mine, :size] = reads.channel(path, size)[ids[mine]]
-    same = (np.abs(loc - written.loc[keep]).max(axis=1) <= 1e-6) & \
-        (np.abs(rot - written.rot[keep]).max(axis=1) <= 1e-6)
+    same = (np.abs(loc - written.loc[keep]).max(axis=1) <= WRITTEN_MATCH) & \
+        (np.abs(rot - written.rot[keep]).max(axis=1) <= WRITTEN_MATCH)
     moved = []
     for k in np.flatnonzero(~same):
         obj = reads.data[int(ids[k])]

@@ -114,20 +114,20 @@ def compose(loc, quat, scale):
     return Matrix.LocRotScale(Vector(loc), Quaternion(quat), Vector(scale))
 
 
-def matrix_world_at(obj, frame, overrides):
-    """World matrix of `obj` at `frame`. `overrides` maps object names to world matrices
-    already known for this frame (simulated bodies), and is filled as a memo."""
-    known = overrides.get(obj.name)
-    if known is not None:
-        return known
+def matrix_world_at(obj, frame, known):
+    """World matrix of `obj` at `frame`. `known` maps object names to world matrices already
+    known for this frame (simulated bodies, rest poses), and is filled as a memo."""
+    m = known.get(obj.name)
+    if m is not None:
+        return m
     loc, rot, scale = basis_at(obj, frame)
     local = compose(loc, rot, scale)
     if obj.parent is not None:
-        parent = matrix_world_at(obj.parent, frame, overrides)
+        parent = matrix_world_at(obj.parent, frame, known)
         m = parent @ parent_link(obj) @ local
     else:
         m = local
-    overrides[obj.name] = m
+    known[obj.name] = m
     return m
 
 

@@ -5,21 +5,40 @@ frame, and a bake or a jump ahead simulates frames the scene is not on."""
 import bpy
 
 
-_evaluating = []     # non-empty while depsgraph_at updates the scene (handlers ignore it)
+class SceneUpdates:
+    """The scene updates `depsgraph_at` makes: how many so far (`count`), and whether one is
+    running (`running`).
+
+    One per process, on purpose: the readers hold nothing that could carry it. Blender calls
+    the depsgraph handlers (ui/handlers.py) for every update in the process, ours included,
+    and they have to tell ours from the user's; the runtime's bulk reads compare the count at
+    which they were taken with the count now, and an update of any scene may move objects
+    they read (a collection linked into two scenes)."""
+
+    def __init__(self):
+        self.count = 0
+        self.running = 0     # nesting depth of the updates under way
+
+    def __enter__(self):
+        self.running += 1
+        self.count += 1
+
+    def __exit__(self, *exc):
+        self.running -= 1
 
 
-_evaluations = [0]   # how many times depsgraph_at has updated a scene (`evaluations`)
+updates = SceneUpdates()
 
 
 def evaluations():
     """A count of the scene updates depsgraph_at has made: while it stays the same, nothing
     here moved an animated object (an update at another frame writes its animated values)."""
-    return _evaluations[0]
+    return updates.count
 
 
 def evaluating():
     """Whether the depsgraph is being updated by depsgraph_at (not by the user)."""
-    return bool(_evaluating)
+    return updates.running > 0
 
 
 class keep_frame:
@@ -45,12 +64,8 @@ def depsgraph_at(scene, frame):
     context = bpy.context
     view_layer = context.view_layer if getattr(context, "scene", None) == scene and \
         context.view_layer is not None else scene.view_layers[0]
-    _evaluating.append(frame)
-    _evaluations[0] += 1
-    try:
+    with updates:
         if scene.frame_current != frame:
             scene.frame_current = frame
         view_layer.update()
-    finally:
-        _evaluating.pop()
     return view_layer.depsgraph

@@ -74,20 +74,28 @@ def local_vertices(obj, depsgraph):
     return corners, None
 
 
+# Auto shape: how close to round a mesh must be to get a round shape, relative to its size.
+ROUND_AXES = 0.02       # the half sizes along the round axes may differ by this much
+ROUND_RADII = 0.03      # the vertices' distances from the centre (or axis) spread this little
+FLAT_CAPS = 1e-3        # a cylinder's cap vertices lie this close to its end planes
+DEGENERATE = 1e-9       # m: a half size below this is a flat mesh, fitted by a box
+
+
 def _auto_shape(v, lo, hi):
     """Sphere if every vertex is at one distance from the centre, cylinder if round in XY,
     else box."""
     center = (lo + hi) / 2
     half = (hi - lo) / 2
-    if len(v) >= 12 and np.all(half > 1e-9):
+    if len(v) >= 12 and np.all(half > DEGENERATE):
         d = np.linalg.norm(v - center, axis=1)
-        if abs(half[0] - half[1]) < 0.02 * half.max() and abs(half[1] - half[2]) < 0.02 * half.max() \
-                and d.max() - d.min() < 0.03 * d.max():
+        if abs(half[0] - half[1]) < ROUND_AXES * half.max() and \
+                abs(half[1] - half[2]) < ROUND_AXES * half.max() and \
+                d.max() - d.min() < ROUND_RADII * d.max():
             return 'SPHERE'
         rxy = np.linalg.norm(v[:, :2] - center[:2], axis=1)
-        on_caps = np.abs(np.abs(v[:, 2] - center[2]) - half[2]) < 1e-3 * half.max()
-        if abs(half[0] - half[1]) < 0.02 * half.max() and np.all(on_caps) \
-                and rxy.max() - rxy.min() < 0.03 * rxy.max():
+        on_caps = np.abs(np.abs(v[:, 2] - center[2]) - half[2]) < FLAT_CAPS * half.max()
+        if abs(half[0] - half[1]) < ROUND_AXES * half.max() and np.all(on_caps) \
+                and rxy.max() - rxy.min() < ROUND_RADII * rxy.max():
             return 'CYLINDER'
     return 'BOX'
 
