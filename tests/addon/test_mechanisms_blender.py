@@ -1,4 +1,4 @@
-"""Mechanism joints (issue 14) built from empties in real Blender: each behaves as the
+"""Mechanism joints built from empties in real Blender: each behaves as the
 mechanics says (the headless counterparts are tests/solver/test_mechanisms.py), the pickers
 take only what fits, and a coupling whose joint is wrong or skipped is skipped with a message.
 24 fps, World defaults of the add-on."""

@@ -1,4 +1,4 @@
-"""The Custom joint on empties (issue 14): an expression over the joint's bodies (World.add_custom)
+"""The Custom joint on empties: an expression over the joint's bodies (World.add_custom)
 behaves as the built-in joint it spells, holds a bound or a spring as asked, and a wrong
 expression is named with its column in the panel's check, the skipped joint's message and the
 scene check. 24 fps, World defaults of the add-on."""

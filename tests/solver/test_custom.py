@@ -1,4 +1,4 @@
-"""Custom constraints written as expressions (World.add_custom, issue 14), at 60 Hz with
+"""Custom constraints written as expressions (World.add_custom), at 60 Hz with
 World defaults, against the built-in joints they rewrite and against analytic mechanics."""
 
 import json

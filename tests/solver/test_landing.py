@@ -1,6 +1,6 @@
 """Landings on light end bodies: a contact under a foot that carries a body many times its
 mass is solved with the foot's joints (direct.py), so the whole body stops at once instead of
-the joints pulling the foot through the floor (issue 15's landing dip)."""
+the joints pulling the foot through the floor (the landing dip)."""
 
 import os
 import sys
@@ -57,6 +57,6 @@ def test_a_70_kg_ragdoll_dropped_feet_first_from_1_m_dips_under_2_cm():
     s = landing.scene()
     assert abs(sum(b.mass for b in s.bodies) - 70.0) < 1e-9
     low, when, pelvis, _ = landing.run({}, 120)
-    note("lowest surface point of the ragdoll (cm)", 100 * low, ">= -2 (issue 15)")
+    note("lowest surface point of the ragdoll (cm)", 100 * low, ">= -2")
     assert low >= -0.02, f"the ragdoll sank {-100 * low:.2f} cm into the floor at frame {when}"
     assert pelvis > 0.0, "the pelvis ended below the floor"

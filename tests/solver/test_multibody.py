@@ -1,4 +1,4 @@
-"""Constraints over three or four bodies (issue 14): Nape's 4-body pulley (add_pulley with
+"""Constraints over three or four bodies: Nape's 4-body pulley (add_pulley with
 fixed_bodies) and custom constraints over pA..pD, at 60 Hz with World defaults, against
 analytic mechanics, the dense reference solve (solver/reference.py) and each other."""
 

@@ -1,4 +1,4 @@
-"""World.set_path_points: a path whose curve moves (a kinematic path, issue 14: the add-on
+"""World.set_path_points: a path whose curve moves (a kinematic path: the add-on
 follows animated Curve objects with it). 60 Hz, World defaults."""
 
 import math
