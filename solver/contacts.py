@@ -41,7 +41,8 @@ Layout, one row per manifold:
             collide time, normal velocity before the first impulse (for restitution);
             max normal impulse of point k at 42 + k; rounding radii (46, 47); arms (48:72);
             whether A or B is round (72); B's pose in A's frame and the normal in A's or
-            B's frame when the points were found (73:84)
+            B's frame when the points were found (73:84); normal impulse of point k over
+            the whole frame (every substep's and restitution's) at 84 + k
     acc[8m + k]  normal impulse of point k; 8m + 4..7: tangent 1, tangent 2, twist, rolling
 """
 
@@ -65,7 +66,7 @@ from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 from .vectors import qmat
 
 MI_WIDTH = 7
-MF_WIDTH = 84
+MF_WIDTH = 88
 ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
 RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
 ROLLS = 72         # 1 when A or B is round (sphere, capsule, cylinder): its patch can roll
@@ -75,6 +76,7 @@ POSE = 73          # B's pose in A's frame when the narrowphase found the points
 ROWS_PER_MANIFOLD = 8
 P0 = 10            # first point column in mf
 MAXIMP = 42
+TOTAL = 84         # per point k at 84 + k: the frame's normal impulse (`add_substep_impulses`)
 
 LINEAR_SLOP = 0.005
 SPECULATIVE_DISTANCE = 4.0 * LINEAR_SLOP
@@ -475,6 +477,7 @@ def _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         mf[m, k] = old_mf[o, k]
     for k in range(4):
         mf[m, MAXIMP + k] = 0.0
+        mf[m, TOTAL + k] = 0.0
     for k in range(ROWS_PER_MANIFOLD):
         acc[m * ROWS_PER_MANIFOLD + k] = old_acc[o * ROWS_PER_MANIFOLD + k]
 
@@ -538,6 +541,7 @@ def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
         cen_b = (0.0, 0.0, 0.0)
         for k in range(4):
             r = r0 + k
+            mf[m, TOTAL + k] = 0.0
             if k >= cnt:
                 rp[r, ACTIVE] = 0.0
                 acc[r] = 0.0
@@ -666,6 +670,19 @@ def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
 
 
 @helper(outline=True)
+def add_substep_impulses(C):
+    """Add the substep's normal impulses to the frame's (`TOTAL`). In the soft step a
+    substep applies its rows' accumulated impulse whole (the warm start re-applies the last
+    substep's, the solve and the relax add to it), so the frame's impulse is the sum over
+    its substeps (Box2D v3's totalNormalImpulse)."""
+    mi, mf, acc = C[0], C[1], C[2]
+    for m in range(mi.shape[0]):
+        r0 = m * ROWS_PER_MANIFOLD
+        for k in range(mi[m, 2]):
+            mf[m, TOTAL + k] += acc[r0 + k]
+
+
+@helper(outline=True)
 def apply_restitution(C, B):
     """Points that closed faster than the threshold leave at -e times that speed."""
     mi, mf, acc, R, P = C
@@ -686,6 +703,7 @@ def apply_restitution(C, B):
             old = acc[r]
             new = max(old - rp[r, EFF] * (vn + e * vrel), 0.0)
             acc[r] = new
+            mf[m, TOTAL + k] += new - old
             apply_impulse(r, new - old, rb, rj, rd, bs, binv)
 
 
@@ -827,6 +845,23 @@ class ContactState:
 
     def point_count(self):
         return int(self.mi[:self.n, 2].sum())
+
+    def frame_impulses(self, body):
+        """(other bodies (k,), normal impulse vectors on `body` (k, 3)): per body it
+        touched, the frame's normal impulses (`TOTAL`) summed over the pair's points."""
+        mi, mf = self.mi[:self.n], self.mf[:self.n]
+        on_a, on_b = mi[:, 0] == body, mi[:, 1] == body
+        rows = np.flatnonzero(on_a | on_b)
+        points = np.arange(4)[None, :] < mi[rows, 2][:, None]
+        total = np.where(points, mf[rows, TOTAL:TOTAL + 4], 0.0).sum(axis=1)
+        # the normal points from A into B: a normal impulse pushes B along it, A against it
+        sign = np.where(on_b[rows], 1.0, -1.0)
+        vectors = (sign * total)[:, None] * mf[rows, 0:3]
+        others, which = np.unique(np.where(on_b[rows], mi[rows, 0], mi[rows, 1]),
+                                  return_inverse=True)
+        out = np.zeros((len(others), 3))
+        np.add.at(out, which.ravel(), vectors)
+        return others.astype(np.int64), out
 
 
 def _np_anchor(bs, i, local):

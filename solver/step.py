@@ -12,7 +12,8 @@
                  -> re-measure contact separations at the projected poses (they serve the
                  relax pass and the next substep's solve: positions do not move between)
                  -> relax (no bias)
-                 -> add the substep's impulses to each joint's frame total
+                 -> add the substep's impulses to each joint's frame total and each
+                 contact point's
     a pass:      (solve or relax) `iterations` rounds of one sweep over the iterative
                  joint rows (limits, motors, springs, rows of islands the direct solver
                  does not take; listed once after each factoring) and one over the contacts
@@ -46,7 +47,8 @@ from .direct import (factor_islands, island_contact_inertia, plan_islands,
                      project_positions, scratch, solve_direct)
 from .rows import (ACTIVE, BLOCK, WIDE, block_solve, deactivate, row_solve, soft_coefficients,
                    warm_start, wide_solve)
-from .contacts import (ROWS_PER_MANIFOLD, apply_restitution, contact_softness,
+from .contacts import (ROWS_PER_MANIFOLD, add_substep_impulses, apply_restitution,
+                       contact_softness,
                        prepare_contacts, refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
 from .islands import joint_owner, owner
@@ -406,6 +408,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
+        add_substep_impulses(C)
     apply_restitution(C, body)
     snap_kinematic(ids, bs, bkind, ktarget, khas)
     break_joints(joints, jt, jf, jimp, acc, bkind, dt)

@@ -984,6 +984,21 @@ class World(Mechanisms, CustomConstraints):
             self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
         self._wake_if_changed(j, before)
 
+    def set_spring(self, joint, hertz, damping_ratio=1.0):
+        """Change the spring of a hinge, prismatic or distance joint made with one (its
+        `spring_hz`, `spring_damping`), between steps: a drive whose strength changes over
+        time. A change wakes the joint's bodies."""
+        j = self._joint(joint)
+        if not self._jt.data[j, L.FLAGS] & L.HAS_SPRING or \
+                self._jt.data[j, L.FLAGS] & L.SPRING_STIFFNESS:
+            raise ValueError(f"joint {j} has no spring given as spring_hz: create it with "
+                             "spring_hz > 0")
+        hz = validate.number("hertz", hertz, minimum=0.0, strict=True)
+        zeta = validate.number("damping_ratio", damping_ratio, minimum=0.0)
+        before = self._joint_settings(j)
+        self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING]] = (hz, zeta)
+        self._wake_if_changed(j, before)
+
     def remove_joint(self, joint):
         """Disable the joint for good (its id stays valid; queries report it removed).
         Wakes the joint's bodies."""
@@ -1185,6 +1200,14 @@ class World(Mechanisms, CustomConstraints):
         pts, nrm, sep, imp, pair = self._contacts.report(self._bs.view)
         return {"points": pts, "normals": nrm, "separations": sep, "impulses": imp,
                 "bodies": pair}
+
+    def contact_impulses(self, body):
+        """How hard each body touching `body` pushed it over the last step: (others (k,)
+        int, impulses (k, 3) N s), the normal impulse on `body` summed over the pair's
+        contact points, the step's substeps and restitution (friction not included). A
+        kinematic body takes impulses without moving: this is what a contact asked of it.
+        Sleeping pairs pushed nothing."""
+        return self._contacts.frame_impulses(self._body("body", body))
 
     def _tables(self):
         """This world's tables by attribute name."""
