@@ -9,7 +9,8 @@ command, `blender -b -c ligament COMMAND shot.blend [options]` (opened by the co
 The input file is never overwritten unless `--save` is given: `bake` saves to
 NAME.baked.blend beside it (`clear-bake` to NAME.cleared.blend), or to `--output FILE`;
 `--no-save` saves nothing. `bake --report FILE.json` writes what happened: frames, bodies,
-joints, the joints that broke and the frame each broke at, seconds per phase, the doctor's
+joints, the joints that broke and the frame each broke at, the hits bodies took (body,
+frame, impulse), seconds per phase, the doctor's
 warnings, the output file (the scene check measures overlaps with a step of the solver: when
 that is the process's first step, loading the step kernels, about a second, counts as
 "check", not "simulate"). `check` and `info` take `--json` (printed) or `--json FILE`.
@@ -311,7 +312,9 @@ def bake_one(args, blend):
         ragdolls=len(sim.ragdolls), baked_objects=[o.name for o in objs],
         broken_joints=[{"joint": n, "frame": f} for n, f in sorted(broken.items(),
                                                                    key=lambda kv: kv[1])],
-        skipped_joints=[{"joint": n, "reason": m} for n, m in sim.skipped.items()])
+        skipped_joints=[{"joint": n, "reason": m} for n, m in sim.skipped.items()],
+        hits=[{"body": n, "frame": f, "impulse": round(i, 6)} for f, n, i in sim.hit_list()
+              if start <= f <= end])
     print(f"Ligament: baked {len(objs)} objects, frames {start}-{end}, in "
           f"{time.perf_counter() - t_begin:.1f} s"
           + (f"; {len(broken)} joints broke" if broken else ""), flush=True)

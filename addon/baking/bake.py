@@ -16,6 +16,7 @@ import numpy as np
 import bpy
 
 from ..authoring import ragdoll
+from ..world.hits import is_armed
 from ..world.poses import apply_pose, clear_delta
 from ..world.ragdolls import bake_skeleton, bone_path, bone_poses, is_body
 from ..runtime import cache
@@ -41,9 +42,10 @@ def bake_frames(frame_start, frame_end, step):
 
 
 def bakeable(scene):
-    """Dynamic bodies to bake to their own keys (ragdoll bodies bake to their armature)."""
+    """Dynamic bodies and Animated ones that react to hits, to bake to their own keys (ragdoll
+    bodies bake to their armature)."""
     return [o for o in scene_bodies(scene)
-            if o.ligament_body.kind == 'DYNAMIC' and not o.ligament_body.baked
+            if (o.ligament_body.kind == 'DYNAMIC' or is_armed(o)) and not o.ligament_body.baked
             and not is_body(o)]
 
 

@@ -105,6 +105,14 @@ def apply_frame(scene, frame, depsgraph=None):
             continue
         apply_pose(obj, loc, rot)
         written.record(obj)
+    if sim.hits:   # hit bodies: their keys play, the delta transform moves them while off them
+        off = sim.off_keys(frame)
+        for name in sim.hits.keyed:
+            obj = sim.objects[name]
+            if name in off:
+                apply_delta(obj, frame, *poses[name])
+            else:
+                clear_delta(obj)
     if sim.shown_simulated != simulated:
         for b in sim.dynamic:
             s = sim.objects[b.name].ligament_body
@@ -141,6 +149,15 @@ def joint_status(scene, name):
     """Why the joint `name` does not act at the current frame, or None."""
     sim = get(scene)
     return None if sim is None else sim.joints_not_acting(scene.frame_current).get(name)
+
+
+def hit_frames(scene, name):
+    """The frames the body `name` was hit at in the cached frames, or None (no simulation or
+    the body does not react to hits)."""
+    sim = get(scene)
+    if sim is None or name not in sim.hits.names:
+        return None
+    return [f for f, n, _ in sim.hit_list() if n == name]
 
 
 def frame_info(scene):

@@ -8,6 +8,7 @@ kept and written as arrays."""
 import numpy as np
 from mathutils import Matrix
 
+from ..world.hits import Hits
 from ..world.inputs import FrameInputs
 from ..world.poses import body_pose, check_delta, clear_delta, local_pose, shape_pose
 from ..world.ragdolls import attach, is_body, reference_matrix
@@ -26,6 +27,10 @@ stats = {"builds": 0}  # worlds built this session (diagnostics)
 
 _TRANSFORM = {'OBJECT'}   # Object.update_tag(refresh=...): the transform changed
 
+# keys of a frame's saved state beside the solver's: the hit bodies off their keys in the
+# frame ({name: hit frame}) and the hits taken in it ({name: impulse N s})
+HITS, HIT_LOG = "ligament_hits", "ligament_hit_log"
+
 
 class Simulation:
     def __init__(self, scene, depsgraph=None):
@@ -33,6 +38,11 @@ class Simulation:
         self._build_world(scene, depsgraph)
         self._attach_ragdolls(scene)
         self._sort_bodies(scene)
+        # Animated bodies that react to hits: their ghosts and springs join the world
+        self.hits = Hits(self.world, self.bodies, self.objects, 1.0 / self.dt, self.ragdolls)
+        self.animated = [b for b in self.animated if b.name not in self.hits.names]
+        for name in self.hits.keyed:
+            check_delta(self.objects[name])
         self.broken = {}         # joint name -> frame it broke
         self.findings = []       # the scene check's errors and warnings when it was built
         self.check_seconds = 0.0
@@ -99,8 +109,11 @@ class Simulation:
                                and has_transform_animation(objs[b.name]))
         for name in self.keyed:
             check_delta(objs[name])
+        hit = {b.name for b in self.bodies if b.kind == 'ANIMATED' and
+               objs[b.name].ligament_body.hit_impulse > 0.0}
         for obj in scene.objects:   # bodies no longer keyed and dynamic lose our delta
-            if obj.ligament_body.sim_delta and obj.name not in self.keyed:
+            if obj.ligament_body.sim_delta and obj.name not in self.keyed and \
+                    obj.name not in hit:
                 clear_delta(obj)
         self.breakable = [(name, j) for name, j in self.joints
                           if objs[name].ligament_joint.breakable]
@@ -138,6 +151,7 @@ class Simulation:
         self.signature = self.watch.signature(scene, Reads(scene, Lookup()))
         # frame -> {name: (loc, rot)} of the single bodies (the bulk ones: bulk_poses)
         self.poses = {self.start: {b.name: rest_poses[b.name] for b in self.single}}
+        self.poses[self.start].update(self._hit_poses(self.start, None, {}))
         self.states = {self.start: self.world.save_state()}
         self.world_frame = self.start
 
@@ -148,6 +162,15 @@ class Simulation:
         out.update((name, f"broke at frame {f}") for name, f in self.broken.items()
                    if f <= frame)
         return out
+
+    def off_keys(self, frame):
+        """{name: hit frame} of the hit bodies simulated at `frame` (off their keys)."""
+        return self.states[frame].get(HITS, {})
+
+    def hit_list(self):
+        """[(frame, body name, impulse N s)] of every hit in the simulated frames."""
+        return [(f, name, impulse) for f in sorted(self.states)
+                for name, impulse in sorted(self.states[f].get(HIT_LOG, {}).items())]
 
     @property
     def last_frame(self):
@@ -189,20 +212,33 @@ class Simulation:
         if self.world_frame != frame - 1:
             self.world.load_state(self.states[frame - 1])
         known = {}
-        for b in self.animated:
-            m = matrix_world_at(objs[b.name], frame, known)
-            self.world.set_kinematic_target(b.id, *shape_pose(b, m))
-        for run in self.ragdolls:
-            run.before_step(self.world, frame, known)
-        if self.inputs:
-            self.inputs.before_step(self.world, scene, frame, known)
-        self.world.step(self.dt)
+        off = self.hits.next_off(frame - 1, self.off_keys(frame - 1)) if self.hits else {}
+        self._advance(scene, frame, known, off)
+        hit = self.hits.hit_by(self.world, off) if self.hits else None
+        if hit:
+            # again from the frame before, with the bodies the hit frees dynamic from the
+            # start of the step, moving as their keys (or animation) did in it
+            world = self.world
+            moving = world.linear_velocities.copy(), world.angular_velocities.copy()
+            was_dynamic = np.isfinite(world.masses)
+            world.load_state(self.states[frame - 1])
+            off = dict(off, **{name: frame for name in hit})
+            self._inputs(scene, frame, known, off)
+            freed = np.flatnonzero(np.isfinite(world.masses) & ~was_dynamic)
+            world.linear_velocities[freed] = moving[0][freed]
+            world.angular_velocities[freed] = moving[1][freed]
+            world.step(self.dt)
         self.world_frame = frame
         positions, orientations = self.world.positions, self.world.orientations
         if not (np.isfinite(positions).all() and np.isfinite(orientations).all()):
             raise SceneError(f"The simulation became unstable at frame {frame}; raise Substeps "
                              "in Scene > Ligament World or check for overlapping bodies")
-        self.states[frame] = self.world.save_state()
+        state = self.states[frame] = self.world.save_state()
+        if self.hits:
+            # part of the frame's state: a replay from any frame takes the same hits
+            state[HITS] = off
+            if hit:
+                state[HIT_LOG] = {name: impulse for name, (impulse, _) in hit.items()}
         for name, j in self.breakable:
             if name not in self.broken and self.world.joint_broken(j):
                 self.broken[name] = frame
@@ -222,7 +258,44 @@ class Simulation:
                 known[b.name] = Matrix.LocRotScale(origin, q, b.scale)
             poses[b.name] = local_pose(obj, origin, q, b.scale, parent_world,
                                               previous[b.name][1])
+        if self.hits:
+            poses.update(self._hit_poses(frame, previous, known))
         self.poses[frame] = poses
+
+    def _advance(self, scene, frame, known, off):
+        """Send the frame's inputs (`_inputs`) and step."""
+        self._inputs(scene, frame, known, off)
+        self.world.step(self.dt)
+
+    def _inputs(self, scene, frame, known, off):
+        """The frame's inputs: animated bodies' targets, hit bodies (`off`: {name: hit frame}
+        of those off their keys), ragdolls, mechanism inputs."""
+        objs = self.objects
+        for b in self.animated:
+            m = matrix_world_at(objs[b.name], frame, known)
+            self.world.set_kinematic_target(b.id, *shape_pose(b, m))
+        if self.hits:
+            keys = {name: matrix_world_at(objs[name], frame, known)
+                    for name, hb in self.hits.bodies.items() if hb.ragdoll is None}
+            self.hits.before_step(self.world, frame, keys, off)
+        for run in self.ragdolls:
+            run.before_step(self.world, frame, known, off)
+        if self.inputs:
+            self.inputs.before_step(self.world, scene, frame, known)
+
+    def _hit_poses(self, frame, previous, known):
+        """{name: (location, rotation values)} of the hit bodies at `frame` as the world
+        has them, in their objects' parent space (written through their delta transform)."""
+        out = {}
+        positions, orientations = self.world.positions, self.world.orientations
+        for name in self.hits.keyed:
+            b, obj = self.hits.bodies[name].body, self.objects[name]
+            origin, q = body_pose(b, positions[b.id].tolist(), orientations[b.id].tolist())
+            parent_world = None if obj.parent is None else \
+                matrix_world_at(obj.parent, frame, known)
+            out[name] = local_pose(obj, origin, q, b.scale, parent_world,
+                                   None if previous is None else previous[name][1])
+        return out
 
     def _bulk_poses(self, frame, positions, orientations):
         """The bulk bodies' (locations, quaternions) at `frame`, kept as arrays in

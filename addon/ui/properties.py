@@ -162,6 +162,15 @@ class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
                                  update=_changed,
                                  description="Bodies of a group 1-31 collide only with their "
                                              "own group and group 0; group 0 collides with all")
+    hit_impulse: FloatProperty(name="Hit Impulse", default=0.0, min=0.0, soft_max=100.0,
+                               update=_changed,
+                               description="An Animated body follows its keys until a contact "
+                                           "pushes it with more than this impulse (N s) in one "
+                                           "frame, then simulates (with Mass); 0: never")
+    blend_back: IntProperty(name="Blend Back", default=0, min=0, soft_max=100, update=_changed,
+                            description="Frames over which a hit body is pulled back onto its "
+                                        "keys, which it follows again until the next hit; 0: "
+                                        "it stays simulated")
 
     # Bookkeeping, not shown in the UI. The rest pose is the transform the simulation starts
     # from; it is kept on the object because live simulation moves the object itself.

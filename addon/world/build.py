@@ -10,6 +10,7 @@ from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, effective_kind, world_settings
 from ..scene.shapes import fit_shape
 from .bodies import Body, KIND, add_bodies, collision_filter
+from .hits import is_armed
 from .joints import JointBatch, add_joint
 
 MIN_SCALE = 1e-8      # a scale axis below this flattens the body: no shape, no inertia
@@ -94,7 +95,8 @@ def body_rows(objs, start, known, depsgraph):
         rows["positions"].append(tuple(loc) if is_hull else tuple(loc + rot @ Vector(offset)))
         rows["shapes"].append(shape)
         rows["orientations"].append(tuple(rot))
-        rows["mass"].append(s.mass if kind == 'DYNAMIC' else None)
+        # an Animated body that reacts to hits simulates with its Mass once hit
+        rows["mass"].append(s.mass if kind == 'DYNAMIC' or is_armed(o) else None)
         rows["kind"].append(KIND[kind])
         rows["friction"].append(s.friction)
         rows["restitution"].append(s.restitution)

@@ -14,7 +14,12 @@ Per frame, before the step (`RagdollRun.before_step`):
 * with a drive strength above 0, each ragdoll joint is pulled toward the animated relative
   orientation of its two bodies, and each elbow and knee (a hinge) toward its animated hinge
   angle, by the solver's drives (`World.set_drive`: a spring of strength x stiffness Hz as
-  hung, its torque capped). Only the targets are computed here; the solver does the physics.
+  hung, its torque capped). Only the targets are computed here; the solver does the physics;
+* a part with a Hit Impulse that was hit (world/hits.py) goes limp with the parts jointed to
+  it and those beyond them (`_freed_by_hit`), whatever their switches say; with Blend Back
+  their joints are driven back toward the animated pose with a strength that ramps up to the
+  Pose Matching Stiffness (`hits.blend_hertz`), and when the blend ends they follow the
+  animation again.
 """
 
 import math
@@ -26,6 +31,7 @@ from mathutils import Matrix, Quaternion
 from ..scene import ragdolls
 from ..scene.animation import action_fcurves, basis_at, compose, has_transform_animation, matrix_world_at
 from ..scene.errors import SceneError
+from .hits import blend_hertz
 from .poses import shape_pose
 
 
@@ -117,13 +123,14 @@ class BoneDepths:
 
 class Part:
     """One body of a ragdoll at run time."""
-    __slots__ = ("name", "body", "bone", "frame", "to_body", "targets")
+    __slots__ = ("name", "body", "bone", "frame", "to_body", "targets", "obj_settings")
 
     def __init__(self, obj, body, arm, children, depth):
         """`children`: the objects parented to `obj` (`children_by_parent`), `depth`: the
         armature's `BoneDepths`."""
         p = obj.ligament_ragdoll_part
         self.name = obj.name
+        self.obj_settings = obj.ligament_body         # Hit Impulse, Blend Back
         self.body = body                              # Body
         self.frame = _matrix16(p.rest_frame)          # armature space, rest pose
         self.targets = {}                             # bone -> target empty's local matrix
@@ -181,7 +188,11 @@ class RagdollRun:
         paths += [d.data_path for d in ad.drivers] if ad is not None else []
         keyed = any(path.startswith("ligament_ragdoll.") or ".ligament_ragdoll." in path
                     for path in paths)
-        self.idle = not keyed and not self.baked and \
+        # parts that react to hits (by index), and what goes limp when each is hit
+        self.reacting = frozenset(i for i, p in enumerate(parts)
+                                  if p.obj_settings.hit_impulse > 0.0)
+        self.freed = {i: _freed_by_hit(i, joints) for i in self.reacting}
+        self.idle = not keyed and not self.baked and not self.reacting and \
             self.value(None, "drive_strength", 0) <= 0.0 and \
             all(self.simulated_flags(0))
 
@@ -242,13 +253,32 @@ class RagdollRun:
         self.start_poses = (start, poses)
         return poses
 
-    def before_step(self, world, frame, known):
-        """Kinds, kinematic targets and drives for the step that ends at `frame`."""
+    def limp(self, off):
+        """{part index: (hit frame, blend frames)} of the parts limp after hits (`off`: {body
+        name: hit frame} of the bodies off their animation), the latest hit first: each hit
+        part with the parts jointed to it and those beyond them (`_freed_by_hit`)."""
+        out = {}
+        if not self.reacting or not off:
+            return out
+        hits = sorted(((off[self.parts[i].name], i) for i in self.reacting
+                       if self.parts[i].name in off), reverse=True)
+        for hit, i in hits:
+            blend = self.parts[i].obj_settings.blend_back
+            for k in self.freed[i]:
+                out.setdefault(k, (hit, blend))
+        return out
+
+    def before_step(self, world, frame, known, off=None):
+        """Kinds, kinematic targets and drives for the step that ends at `frame`; `off`:
+        {body name: hit frame} of the hit bodies off their animation."""
         if self.idle:
             return
         flags = self.simulated_flags(frame)
+        limp = self.limp(off)
+        for i in limp:
+            flags[i] = True
         strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
-        need_pose = strength > 0.0 or not all(flags)
+        need_pose = strength > 0.0 or not all(flags) or bool(self.reacting)
         poses = self.animated_poses(frame, known) if need_pose else None
         # dynamic bodies are the ones with a finite mass: one array read per ragdoll instead
         # of a World.kind call per body
@@ -260,25 +290,51 @@ class RagdollRun:
                 world.set_kind(b, "dynamic" if sim else "kinematic")
             if not sim:
                 world.set_kinematic_target(b, *shape_pose(part.body, m))
-        self._drive(world, frame, strength, poses)
+        self._drive(world, frame, strength, poses, limp)
 
-    def _drive(self, world, frame, strength, poses):
-        if strength <= 0.0 and not self.drive_animated:
+    def _drive(self, world, frame, strength, poses, limp=None):
+        if strength <= 0.0 and not self.drive_animated and not self.reacting:
             return  # never on: nothing to switch off
         hertz = strength * self.value(None, "drive_stiffness", frame)
         damping = self.value(None, "drive_damping", frame)
         cap = self.value(None, "drive_max_torque", frame)
         for j in self.joints:
             child = self.parts[j.b]
-            f = 0.0 if poses is None else hertz * self.value(child.bone, "drive_strength", frame)
+            f = 0.0 if poses is None or hertz <= 0.0 else \
+                hertz * self.value(child.bone, "drive_strength", frame)
             torque = cap * f / hertz if cap > 0 and hertz > 0 else None
+            zeta = damping
+            blend = limp.get(j.a) or limp.get(j.b) if limp else None
+            if blend is not None and blend[1] > 0:   # back toward the animation after a hit
+                pull = blend_hertz(frame, blend[0], blend[1],
+                                   self.value(None, "drive_stiffness", frame))
+                if pull > f:
+                    f, torque, zeta = pull, None, 1.0
             if f <= 0.0:
                 world.set_drive(j.id, 0.0 if j.hinge else (1, 0, 0, 0), 0.0)
                 continue
             qa = poses[j.a].to_quaternion()
             qb = poses[j.b].to_quaternion()
             target = _hinge_angle(j, qa, qb) if j.hinge else tuple(qa.inverted() @ qb)
-            world.set_drive(j.id, target, f, damping, torque)
+            world.set_drive(j.id, target, f, zeta, torque)
+
+
+def _freed_by_hit(i, joints):
+    """The parts that go limp when part i is hit: the part jointed to it toward the root
+    (its joint's A side) and every part beyond that (a chest hit frees the spine, the chest,
+    the head and the arms; a forearm hit the upper arm, the forearm and the hand). Only
+    the parts next to it would leave a limp part held between two animated ones, locked."""
+    parent = {j.b: j.a for j in joints}
+    children = {}
+    for j in joints:
+        children.setdefault(j.a, []).append(j.b)
+    out, todo = set(), [parent.get(i, i)]
+    while todo:
+        k = todo.pop()
+        if k not in out:
+            out.add(k)
+            todo.extend(children.get(k, ()))
+    return frozenset(out)
 
 
 def reference_matrix(obj, frame, known=None):

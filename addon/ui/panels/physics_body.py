@@ -2,6 +2,7 @@
 
 import bpy
 
+from ...runtime import cache
 from ...scene.animation import has_transform_animation
 from ..operators.bodies import GEOMETRY_TYPES
 from .common import PhysicsButtonsPanel
@@ -46,7 +47,8 @@ class PHYSICS_PT_ligament_body_settings(PhysicsButtonsPanel, bpy.types.Panel):
         s = context.object.ligament_body
         layout.active = s.enabled
         col = layout.column()
-        col.active = s.enabled and s.kind == 'DYNAMIC'
+        col.active = s.enabled and (s.kind == 'DYNAMIC' or
+                                    (s.kind == 'ANIMATED' and s.hit_impulse > 0.0))
         col.prop(s, "mass")
         layout.prop(s, "collision_group")
 
@@ -80,9 +82,35 @@ class PHYSICS_PT_ligament_body_dynamics(PhysicsButtonsPanel, bpy.types.Panel):
         col.prop(s, "angular_damping", text="Rotation")
 
 
+class PHYSICS_PT_ligament_body_hit(PhysicsButtonsPanel, bpy.types.Panel):
+    bl_label = "Hit Reaction"
+    bl_parent_id = "PHYSICS_PT_ligament_body"
+
+    @classmethod
+    def poll(cls, context):
+        return context.object.ligament_body.kind == 'ANIMATED'
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        s = context.object.ligament_body
+        layout.active = s.enabled
+        layout.prop(s, "hit_impulse")
+        col = layout.column()
+        col.active = s.hit_impulse > 0.0
+        col.prop(s, "blend_back")
+        frames = cache.hit_frames(context.scene, context.object.name)
+        if frames:
+            shown = ", ".join(str(f) for f in frames[:8]) + (" ..." if len(frames) > 8 else "")
+            layout.label(text=f"Hit at frame {shown}", icon='FORCE_FORCE')
+        elif frames is not None:
+            layout.label(text="Not hit in the simulated frames", icon='BLANK1')
+
+
 classes = (
     PHYSICS_PT_ligament_body,
     PHYSICS_PT_ligament_body_settings,
+    PHYSICS_PT_ligament_body_hit,
     PHYSICS_PT_ligament_body_surface,
     PHYSICS_PT_ligament_body_dynamics,
 )
