@@ -21,9 +21,8 @@ same.
 
 A ragdoll part (a helper body of a ragdoll whose parts follow the animation) with a Hit
 Impulse is hit the same way; its RagdollRun turns it, the parts jointed to it and those
-beyond them limp and
-blends them back with its joints' pose-matching drives, ramped up to the ragdoll's Pose
-Matching Stiffness (world/ragdolls.py)."""
+beyond them limp and blends them back with its joints' pose-matching drives, ramped up to
+the ragdoll's Pose Matching Stiffness (world/ragdolls.py)."""
 
 import numpy as np
 
