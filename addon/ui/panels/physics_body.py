@@ -88,7 +88,8 @@ class PHYSICS_PT_ligament_body_hit(PhysicsButtonsPanel, bpy.types.Panel):
 
     @classmethod
     def poll(cls, context):
-        return context.object.ligament_body.kind == 'ANIMATED'
+        obj = context.object
+        return obj is not None and obj.ligament_body.kind == 'ANIMATED'
 
     def draw(self, context):
         layout = self.layout
