@@ -29,7 +29,7 @@ def _double_pendulum(use_custom):
     links = [(None, a, (-0.3, 0, 3), (0.0, 0, 3)), (a, b, (1.0, 0, 3), (1.3, 0, 3))]
     for p, q, anchor_p, anchor_q in links:
         if use_custom:
-            length = np.linalg.norm(np.subtract(anchor_q, anchor_p))
+            length = float(np.linalg.norm(np.subtract(anchor_q, anchor_p)))
             w.add_custom([p, q], f"length(pA - pB) - {length!r}", anchors=[anchor_p, anchor_q])
         else:
             w.add_distance(p, q, anchor_p, anchor_q)
