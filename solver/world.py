@@ -38,6 +38,16 @@ DEFAULT_DENSITY = 1000.0
 SLEEP_THRESHOLD = 0.05      # m/s
 TIME_TO_SLEEP = 0.5         # s
 
+# The longest frame `step` takes as one: a longer dt is stepped as that many equal frames.
+# A frame collides once, so its length bounds how far a body moves between two looks at
+# its contacts, and its substeps' length bounds the soft constraints' stability; 1/20 s
+# keeps Blender's frame rates down to 20 fps whole (at 24 fps a frame is 1/24 s).
+MAX_FRAME = 1.0 / 20.0      # s
+
+# An orientation written from outside shorter than this is refused (it is normalised when
+# stepped: a shorter one has lost its direction to rounding, a zero one has none).
+MIN_QUATERNION_NORM = 1e-6
+
 
 def _reach(shape, com):
     """Distance from the centre of mass to the shape's farthest point (inf for a plane)."""
@@ -52,6 +62,25 @@ def _reach(shape, com):
     if isinstance(shape, Box):
         return float(np.linalg.norm(shape.half_extents))
     return math.inf
+
+
+def _pose_between(start, end, t):
+    """Poses (n, 7: centre, quaternion) a fraction t of the way from `start` to `end`: the
+    centres on a straight line, the orientations on the shortest arc (slerp)."""
+    out = np.empty_like(start)
+    out[:, :3] = start[:, :3] + t * (end[:, :3] - start[:, :3])
+    q0, q1 = start[:, 3:], end[:, 3:].copy()
+    dot = np.sum(q0 * q1, axis=1)
+    q1[dot < 0.0] *= -1.0                  # the same turn, the short way round
+    dot = np.clip(np.abs(dot), -1.0, 1.0)
+    angle = np.arccos(dot)
+    small = angle < 1e-9
+    sin = np.where(small, 1.0, np.sin(angle))
+    w0 = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / sin)
+    w1 = np.where(small, t, np.sin(t * angle) / sin)
+    q = w0[:, None] * q0 + w1[:, None] * q1
+    out[:, 3:] = q / np.linalg.norm(q, axis=1)[:, None]
+    return out
 
 
 _JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BODY_D),
@@ -106,6 +135,10 @@ class World(Mechanisms, CustomConstraints):
                 a body is still while |v| + reach |w| (its fastest surface point) stays
                 under sleep_threshold (m/s); an island sleeps once all its bodies have been
                 still for time_to_sleep (s).
+    max_frame   the longest frame `step` takes in one go (s); a longer dt is split into
+                equal frames no longer than this (kinematic targets are reached along the
+                way, in a straight line and a shortest-arc turn), so any dt gives what that
+                many ordinary frames give.
     threads     how many threads `step` uses: independent islands (bodies linked by
                 joints or touching, solver/islands.py) are stepped in parallel, up to this
                 many batches at once, and the narrowphase's pairs are shared out among
@@ -122,13 +155,14 @@ class World(Mechanisms, CustomConstraints):
                  contact_hertz=130.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
                  restitution_threshold=1.0, contact_hertz_limit=0.27, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
-                 time_to_sleep=TIME_TO_SLEEP, threads=None):
+                 time_to_sleep=TIME_TO_SLEEP, threads=None, max_frame=MAX_FRAME):
         self._gravity = validate.vector("gravity", gravity)
         self.threads = threads
         self._sleeping = bool(sleeping)
         self.sleep_threshold = validate.number("sleep_threshold", sleep_threshold, minimum=0.0)
         self.time_to_sleep = validate.number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(validate.number("substeps", substeps, minimum=1))
+        self.max_frame = validate.number("max_frame", max_frame, minimum=0.0, strict=True)
         self.jointed_substeps = self.substeps if jointed_substeps is None \
             else int(validate.number("jointed_substeps", jointed_substeps, minimum=1))
         self.iterations = int(validate.number("iterations", iterations, minimum=1))
@@ -1096,11 +1130,45 @@ class World(Mechanisms, CustomConstraints):
         return self._batches(dt, C, 1)[0][0]
 
     def step(self, dt=1.0 / 60.0):
-        """Advance one frame of `dt` seconds (substeps happen inside)."""
+        """Advance one frame of `dt` seconds (substeps happen inside). A dt longer than
+        `max_frame` is stepped as ceil(dt / max_frame) equal frames, kinematic bodies
+        moving to their targets along the way."""
         dt = validate.number("dt", dt, minimum=0.0, strict=True)
         if self._bs.n == 0:
             self.time += dt
             return
+        self._check_state()
+        frames = math.ceil(dt / self.max_frame - 1e-9)
+        if frames <= 1:
+            self._step_frame(dt)
+            return
+        moving = np.nonzero(self._khas.view)[0]
+        start = self._bs.view[moving, POS:ROT + 4].copy()
+        end = self._ktarget.view[moving].copy()
+        for k in range(1, frames + 1):
+            if len(moving):
+                self._ktarget.view[moving] = _pose_between(start, end, k / frames)
+                self._khas.view[moving] = True
+            self._step_frame(dt / frames)
+
+    def _check_state(self):
+        """Refuse, before anything moves, a state written from outside that no step can
+        take: non-finite numbers, or an orientation too short to be a rotation."""
+        bs = self._bs.view
+        finite = np.all(np.isfinite(bs), axis=1)
+        if not finite.all():
+            bad = np.nonzero(~finite)[0]
+            raise ValueError(f"bodies {bad[:10].tolist()} have non-finite positions, "
+                             "orientations or velocities: write finite values before stepping")
+        q = bs[:, ROT:ROT + 4]
+        short = np.einsum("ij,ij->i", q, q) < MIN_QUATERNION_NORM ** 2
+        if short.any():
+            bad = np.nonzero(short)[0]
+            raise ValueError(f"bodies {bad[:10].tolist()} have orientations of length "
+                             f"{np.linalg.norm(q[bad[0]]):.3g} (under {MIN_QUATERNION_NORM:g}), "
+                             "which are no rotation: write unit quaternions (w, x, y, z)")
+
+    def _step_frame(self, dt):
         if self._sleeping:
             self._wake_disturbed()
         C = self._collide(dt)
