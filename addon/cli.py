@@ -5,6 +5,7 @@ command, `blender -b -c ligament COMMAND shot.blend [options]` (opened by the co
     check       the scene doctor (exit 1 when it finds an error)
     info        bodies, joints, ragdolls, frame range, solver settings, whether it is baked
     clear-bake  remove the baked keys, give the objects their previous animation back
+    merge-reports  gather the JSON reports of bakes run one file per process (on a farm)
 
 The input file is never overwritten unless `--save` is given: `bake` saves to
 NAME.baked.blend beside it (`clear-bake` to NAME.cleared.blend), or to `--output FILE`;
@@ -87,6 +88,7 @@ def _parser():
     r.add_argument("blend", nargs="?")
     r.add_argument("--scene")
     _save_options(r, "NAME.cleared.blend")
+    _merge_parser(sub)
     return p
 
 
@@ -109,6 +111,8 @@ def main(argv):
             return bake_many(args)
         if args.command == "bake":
             return bake_one(args, args.blend[0] if args.blend else None)
+        if args.command == "merge-reports":
+            return merge_reports(args.reports, args.output)
         scene = _open(args.blend, args.scene)
         if args.command == "check":
             return check(scene, args.json)
@@ -427,6 +431,67 @@ def bake_many(args):
     print(f"Ligament: baked {done} of {len(args.blend)} files in "
           f"{time.perf_counter() - t0:.1f} s" + ("; failed: " + ", ".join(
               f"{n} (exit {c})" for n, c in failed) if failed else ""), flush=True)
+    return min(len(failed), 125)
+
+
+# --------------------------------------------------------------------------------------------
+# merge-reports: the reports of bakes run elsewhere (one task per file on a farm) as one
+
+def _merge_parser(sub):
+    m = sub.add_parser("merge-reports",
+                       help="gather bake reports (files or directories of them) into one")
+    m.add_argument("reports", nargs="+", metavar="REPORT",
+                   help="a bake's --report file, or a directory: every .json in it")
+    m.add_argument("--output", required=True, metavar="FILE.json", help="the merged report")
+
+
+def _report_paths(paths, output):
+    found = []
+    for p in paths:
+        if os.path.isdir(p):
+            found += sorted(os.path.join(p, n) for n in os.listdir(p)
+                            if n.endswith(".json") and
+                            os.path.abspath(os.path.join(p, n)) != os.path.abspath(output))
+        else:
+            found.append(p)
+    return found
+
+
+def merge_reports(paths, output):
+    """One JSON document from several bake reports: each report as written, the files that
+    failed (their error) or left no report, the joints that broke in any of them, and the
+    seconds summed. Returns how many files failed or are missing (0: all baked)."""
+    reports, failed = [], []
+    for path in _report_paths(paths, output):
+        try:
+            with open(path) as f:
+                r = json.load(f)
+        except (OSError, ValueError) as exc:
+            failed.append({"report": path, "file": None, "error": f"no report: {exc}"})
+            continue
+        if not isinstance(r, dict):
+            failed.append({"report": path, "file": None, "error": "no report: not a bake's"})
+            continue
+        if "reports" in r:
+            continue                    # a merged report (an earlier run's, in the same folder)
+        reports.append(r)
+        if not r.get("ok"):
+            failed.append({"report": path, "file": r.get("file"), "error": r.get("error")})
+    merged = {
+        "files": len(reports) + sum(1 for f in failed if f["file"] is None),
+        "baked": sum(1 for r in reports if r.get("ok")),
+        "failed": failed,
+        "seconds": round(sum(r.get("seconds", {}).get("total", 0.0) for r in reports), 3),
+        "broken_joints": [dict(j, file=r.get("file")) for r in reports
+                          for j in r.get("broken_joints", [])],
+        "reports": reports,
+    }
+    with open(output, "w") as f:
+        json.dump(merged, f, indent=1)
+    print(f"Ligament: merged {len(reports)} reports into {output}: {merged['baked']} of "
+          f"{merged['files']} files baked"
+          + ("; failed: " + ", ".join(os.path.basename(f["file"] or f["report"])
+                                      for f in failed) if failed else ""), flush=True)
     return min(len(failed), 125)
 
 

@@ -2,8 +2,9 @@
 # The whole test suite on both Python lines Blender runs (tools/setup.sh makes the
 # environments first):
 #
-#   3.11: tests/solver in .venv/py311; tests/addon in Blender 5.0.1, with the install, play and
-#         bake check in Blender 4.2 LTS and 4.5 LTS (the py311 zip)
+#   3.11: tests/solver in .venv/py311, then tests/farm (the Flamenco job type, run by Node);
+#         tests/addon in Blender 5.0.1, with the install, play and bake check in Blender
+#         4.2 LTS and 4.5 LTS (the py311 zip)
 #   3.13: tests/solver in .venv/py313; tests/addon in Blender 5.3.0, with the same check in
 #         Blender 5.2 LTS (the py313 zip)
 #   and tests/solver once more on the newest numba (.venv/py313-numba-newest), which the
@@ -50,6 +51,7 @@ start=$(date +%s)
 # solver suite's first minutes compile kernels on two processes.
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 tests/solver \
+    farm py311 5.0.1 tests/farm \
     addon-py313 py313 5.3.0 tests/addon &
 other_lane=$!
 trap 'kill "$other_lane" 2>/dev/null || true' INT TERM
@@ -59,13 +61,13 @@ lane build/test-lane-2.rc \
     solver-py313-numba-newest py313-numba-newest 5.3.0 tests/solver
 wait "$other_lane"
 
-# One closing line for all five runs, from pytest's own summaries.
+# One closing line for all six runs, from pytest's own summaries.
 echo "tools/test.sh: $(( $(date +%s) - start )) s"
 python3 - <<'EOF'
 import re
 totals = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
-for name in ("solver-py311", "solver-py313", "solver-py313-numba-newest", "addon-py311",
-             "addon-py313"):
+for name in ("solver-py311", "farm", "solver-py313", "solver-py313-numba-newest",
+             "addon-py311", "addon-py313"):
     text = open(f"build/test-{name}.log", errors="replace").read().strip().splitlines()
     last = text[-1] if text else ""
     if not re.search(r"\d+ (passed|failed|error)", last):
