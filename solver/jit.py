@@ -13,9 +13,9 @@ Two decorators, both numba's `njit(cache=True)` underneath:
               step_frame one function too big to optimise quickly); `inline=True` is numba's
               IR-level inlining, for one-line adapters only (see `helper`).
 
-Why not plain `njit(cache=True, inline="always")` as before: the first run compiles the whole
-solver, and these made that take 6 minutes (measured on 2 cores, one frame of a scene with
-every joint and shape; `bench/startup.py` prints it):
+Why not plain `njit(cache=True, inline="always")`: the first run compiles the whole solver,
+and these made that take minutes (`bench/startup.py` prints the cold compile and the
+seconds per kernel):
 
 * numba's IR-level inlining types every inlined copy again: a joint's prepare inlined every
   primitive, every primitive the row helpers, so prepare_joint_rows alone took minutes. LLVM's
@@ -191,7 +191,7 @@ class _KernelCache(FunctionCache):
     _impl_class = _KernelCacheImpl
 
 
-SHORT_HELPER = 15     # lines; 25 or 40 changed neither compile nor frame time (measured)
+SHORT_HELPER = 15     # lines; longer helpers inlined gained no frame time and cost compile time
 
 
 def _short(py_func):

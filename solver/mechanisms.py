@@ -1,4 +1,4 @@
-"""World's mechanism joints (issue 14): gear, rack and pinion, pulley, line, wheel and path.
+"""World's mechanism joints: gear, rack and pinion, pulley, line, wheel and path.
 
 A mixin of `World` (world.py), kept in its own file: the methods validate their input (a
 ValueError names the bad argument), describe the joint in the joint tables (joints/layout.py)

@@ -97,23 +97,19 @@ class World(Mechanisms, CustomConstraints):
                 the ground, with at most two other jointed or free bodies on it, no spring
                 and no drive (islands.py). None: `substeps`. The direct solver (direct.py)
                 holds such an island's joints and pressed contacts exactly, so fewer
-                substeps keep its joints together: at 4 of 8, 20 falling ragdolls step in
-                4.7 ms a frame instead of 8.2 with joints within 0.01 mm (bench/defaults.py).
-                The price is on impacts: a 70 kg ragdoll landing from 1 m sinks 0.9 cm into
-                the floor instead of 0.47 (bench/landing.py), and Rigify metarigs dropped
-                from 0.9-1.1 m bent a joint up to 12 degrees past its limit (3 at 8; the
-                position projection catches up half as often), so it is not the default.
-                Bigger piles take `substeps` whatever this says: their contacts are swept,
-                and at 4 substeps four hinged planks piled up jitter at 0.14 m/s. Contacts
-                keep the stiffness of `substeps`, and warm-start impulses are rescaled when
-                an island's count changes.
+                substeps keep its joints together at less cost. The price is on impacts:
+                deeper landings and limits overshot further, because the position
+                projection runs less often; so it is not the default
+                (docs/decisions/jointed-substeps-not-default.md). Bigger piles take
+                `substeps` whatever this says: their contacts are swept, and jitter at fewer
+                substeps. Contacts keep the stiffness of `substeps`, and warm-start impulses
+                are rescaled when an island's count changes.
     iterations  solve sweeps per substep
     relax_iterations
                 relax sweeps per substep (velocity only, no position bias); None: as many
-                as `iterations`, and at least two. With one, a 20-row pyramid kept awake at
-                8 substeps wanders: boxes 1-2.3 mm sideways over 30 s; with two they stay
-                within 0.3 mm, beside the 1.64 mm sink (bench/defaults.py, README
-                "Benchmarks"), for a fifth more time on a stack.
+                as `iterations`, and at least two: one sweep leaves a loaded stack's
+                friction short of the bias it removes, and the boxes wander sideways
+                (docs/performance.md, "Relax sweeps").
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);
                 higher is stiffer, keep joint_hertz below a quarter of the substep rate.
@@ -121,14 +117,12 @@ class World(Mechanisms, CustomConstraints):
                 stiffness of the soft contacts: a resting contact sinks by its load over
                 (effective mass x (2 pi hertz)^2), so a stack's sink adds up level by level
                 and falls with hertz squared. The hertz used is at most contact_hertz_limit x
-                the substep rate of `substeps` (in islands at `jointed_substeps` too). The
-                default 0.27 is a little over Box2D v3's 0.25: the 20-row pyramid kept awake
-                at 8 substeps and one iteration sinks 1.64 mm instead of 1.92 and holds
-                (0.36 mm sideways over 30 s); at 0.3 it walks 3 mm, at 0.375 8.7 cm. Stiffer
-                needs more iterations (bench/contacts.py: 120 Hz at 4 substeps, limit 0.5,
-                iterations 5 keeps a 40-row pyramid standing; 3 iterations do not).
-                The default 130 Hz is just over the cap at 8 substeps (129.6 Hz; 64.8 at 4),
-                so the cap sets it: twice the hertz of 4 substeps, a quarter of the sink.
+                the substep rate of `substeps` (in islands at `jointed_substeps` too): a
+                contact stiffer than about a quarter of the rate it is solved at overshoots
+                and a loaded stack walks. The default 0.27, a little over Box2D v3's 0.25,
+                is the stiffest that holds a pile at one iteration; stiffer needs more
+                iterations (docs/decisions/contact-stiffness-limit.md). The default 130 Hz
+                is just over the cap at 8 substeps (129.6 Hz), so the cap sets it.
     sleeping    let islands of touching or jointed bodies at rest fall asleep (sleep.py):
                 they cost almost nothing until touched, hit, moved by a joint, or woken.
     sleep_threshold, time_to_sleep
