@@ -33,11 +33,8 @@ CHANNELS = """
     def channels(obj, frames, prefix=""):
         # {(path, index): [value at each frame]} of the object's transform F-curves (or of one
         # pose bone's, `prefix` 'pose.bones["x"].'), as Blender evaluates them; their key counts
-        from bpy_extras import anim_utils
-        ad = obj.animation_data
-        bag = anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot)
         out, keys = {}, {}
-        for fc in bag.fcurves:
+        for fc in lig.addon.scene.animation.action_fcurves(obj).values():
             path = fc.data_path
             if not path.startswith(prefix) or path[len(prefix):] not in (
                     "location", "rotation_euler", "rotation_quaternion"):
