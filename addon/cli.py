@@ -9,7 +9,10 @@ command, `blender -b -c ligament COMMAND shot.blend [options]` (opened by the co
 
 The input file is never overwritten unless `--save` is given: `bake` saves to
 NAME.baked.blend beside it (`clear-bake` to NAME.cleared.blend), or to `--output FILE`;
-`--no-save` saves nothing. `bake --report FILE.json` writes what happened: frames, bodies,
+`--no-save` saves nothing. `bake --tolerance LOC,ROT` (metres, degrees: `0.001,0.5`) keys only
+what the curves need to stay that close to the simulated motion at every frame (linear keys);
+without it, a key on every frame. `bake --report FILE.json` writes what happened: frames, keys
+written (and how many a key on every frame makes), bodies,
 joints, the joints that broke and the frame each broke at, seconds per phase, the doctor's
 warnings, the output file (the scene check measures overlaps with a step of the solver: when
 that is the process's first step, loading the step kernels, about a second, counts as
@@ -29,6 +32,7 @@ and returns the exit code.
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -67,6 +71,10 @@ def _parser():
     b.add_argument("--start", type=int, help="first frame (default: the world's start)")
     b.add_argument("--end", type=int, help="last frame (default: the world's end)")
     b.add_argument("--step", type=int, default=1, help="key every STEP frames (default 1)")
+    b.add_argument("--tolerance", type=_tolerance, metavar="LOC,ROT",
+                   help="reduce the keys: keep the curves within LOC metres and ROT degrees "
+                        "of the simulated motion at every frame (e.g. 0.001,0.5); default: a "
+                        "key on every frame")
     _save_options(b, "NAME.baked.blend")
     b.add_argument("--report", metavar="FILE.json",
                    help="write a JSON report (with several files: a directory for them)")
@@ -90,6 +98,18 @@ def _parser():
     _save_options(r, "NAME.cleared.blend")
     _merge_parser(sub)
     return p
+
+
+def _tolerance(text):
+    """'LOC,ROT' (metres, degrees) as (metres, radians)."""
+    try:
+        loc, rot = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not LOC,ROT (metres, degrees), e.g. "
+                                         "0.001,0.5") from None
+    if loc < 0 or rot < 0:
+        raise argparse.ArgumentTypeError("the tolerances cannot be negative")
+    return loc, math.radians(rot)
 
 
 def _save_options(p, default):
@@ -299,7 +319,7 @@ def bake_one(args, blend):
                       f"({time.perf_counter() - t:.1f} s)", flush=True)
             if done == total:
                 simulated[0] = time.perf_counter()
-        objs = bake.bake(scene, args.start, args.end, args.step, progress)
+        objs = bake.bake(scene, args.start, args.end, args.step, progress, args.tolerance)
         seconds["simulate"] = round(simulated[0] - t, 3)
         seconds["write_keys"] = round(time.perf_counter() - simulated[0], 3)
     except SceneError as exc:
@@ -313,10 +333,12 @@ def bake_one(args, blend):
                 "keyed": len(bake.bake_frames(start, end, args.step))},
         bodies=len(scene_bodies(scene)), joints=len(scene_joints(scene)),
         ragdolls=len(sim.ragdolls), baked_objects=[o.name for o in objs],
+        keys=_keys(scene, args.tolerance),
         broken_joints=[{"joint": n, "frame": f} for n, f in sorted(broken.items(),
                                                                    key=lambda kv: kv[1])],
         skipped_joints=[{"joint": n, "reason": m} for n, m in sim.skipped.items()])
-    print(f"Ligament: baked {len(objs)} objects, frames {start}-{end}, in "
+    print(f"Ligament: baked {len(objs)} objects, frames {start}-{end}, "
+          f"{bake.last_key_count(scene).line()}, in "
           f"{time.perf_counter() - t_begin:.1f} s"
           + (f"; {len(broken)} joints broke" if broken else ""), flush=True)
     if out is not None:
@@ -324,6 +346,14 @@ def bake_one(args, blend):
         _save(out)
         seconds["save"] = round(time.perf_counter() - t, 3)
     return finish(0)
+
+
+def _keys(scene, tolerance):
+    """The report's keys: written, a key on every frame ("full"), the tolerance."""
+    count = bake.last_key_count(scene)
+    return {"written": count.written, "full": count.full,
+            "tolerance": None if tolerance is None else
+            {"location_m": tolerance[0], "rotation_deg": math.degrees(tolerance[1])}}
 
 
 def clear_bake(scene, args):
@@ -365,6 +395,8 @@ def _child_argv(args, blend, output, report):
         if value is not None:
             argv += [f"--{name}", str(value)]
     argv += ["--step", str(args.step), "--report", report]
+    if args.tolerance is not None:
+        argv += ["--tolerance", f"{args.tolerance[0]!r},{math.degrees(args.tolerance[1])!r}"]
     if args.save:
         argv.append("--save")
     elif args.no_save:
