@@ -35,10 +35,10 @@ def register():
     global _modules
     from . import cli, kernels
     from .check import doctor
-    from .ui import handlers, operators, overlay, panels, properties
+    from .ui import handlers, operators, overlay, panels, properties, timeline
     atexit.register(kernels.stop)
     _remove_old_kernel_cache()
-    _modules = (properties, operators, panels, handlers, overlay, doctor, cli)
+    _modules = (properties, operators, panels, handlers, overlay, timeline, doctor, cli)
     for m in _modules:
         m.register()
 

@@ -5,12 +5,16 @@ command, `blender -b -c ligament COMMAND shot.blend [options]` (opened by the co
     check       the scene doctor (exit 1 when it finds an error)
     info        bodies, joints, ragdolls, frame range, solver settings, whether it is baked
     clear-bake  remove the baked keys, give the objects their previous animation back
+    merge-reports  gather the JSON reports of bakes run one file per process (on a farm)
 
 The input file is never overwritten unless `--save` is given: `bake` saves to
 NAME.baked.blend beside it (`clear-bake` to NAME.cleared.blend), or to `--output FILE`;
-`--no-save` saves nothing. `bake --report FILE.json` writes what happened: frames, bodies,
-joints, the joints that broke and the frame each broke at, the hits bodies took (body,
-frame, impulse), seconds per phase, the doctor's
+`--no-save` saves nothing. `bake --tolerance LOC,ROT` (metres, degrees: `0.001,0.5`) keys only
+what the curves need to stay that close to the simulated motion at every frame, as Blender
+evaluates them; without it, a key on every frame. `bake --report FILE.json` writes what
+happened: frames, keys written (and how many a key on every frame makes), bodies, joints, the
+joints that broke and the frame each broke at, the hits bodies took (body, frame, impulse),
+seconds per phase, the doctor's
 warnings, the output file (the scene check measures overlaps with a step of the solver: when
 that is the process's first step, loading the step kernels, about a second, counts as
 "check", not "simulate"). `check` and `info` take `--json` (printed) or `--json FILE`.
@@ -29,6 +33,7 @@ and returns the exit code.
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -67,6 +72,10 @@ def _parser():
     b.add_argument("--start", type=int, help="first frame (default: the world's start)")
     b.add_argument("--end", type=int, help="last frame (default: the world's end)")
     b.add_argument("--step", type=int, default=1, help="key every STEP frames (default 1)")
+    b.add_argument("--tolerance", type=_tolerance, metavar="LOC,ROT",
+                   help="reduce the keys: keep the curves within LOC metres and ROT degrees "
+                        "of the simulated motion at every frame (e.g. 0.001,0.5); default: a "
+                        "key on every frame")
     _save_options(b, "NAME.baked.blend")
     b.add_argument("--report", metavar="FILE.json",
                    help="write a JSON report (with several files: a directory for them)")
@@ -88,7 +97,20 @@ def _parser():
     r.add_argument("blend", nargs="?")
     r.add_argument("--scene")
     _save_options(r, "NAME.cleared.blend")
+    _merge_parser(sub)
     return p
+
+
+def _tolerance(text):
+    """'LOC,ROT' (metres, degrees) as (metres, radians)."""
+    try:
+        loc, rot = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not LOC,ROT (metres, degrees), e.g. "
+                                         "0.001,0.5") from None
+    if loc < 0 or rot < 0:
+        raise argparse.ArgumentTypeError("the tolerances cannot be negative")
+    return loc, math.radians(rot)
 
 
 def _save_options(p, default):
@@ -110,6 +132,8 @@ def main(argv):
             return bake_many(args)
         if args.command == "bake":
             return bake_one(args, args.blend[0] if args.blend else None)
+        if args.command == "merge-reports":
+            return merge_reports(args.reports, args.output)
         scene = _open(args.blend, args.scene)
         if args.command == "check":
             return check(scene, args.json)
@@ -296,7 +320,7 @@ def bake_one(args, blend):
                       f"({time.perf_counter() - t:.1f} s)", flush=True)
             if done == total:
                 simulated[0] = time.perf_counter()
-        objs = bake.bake(scene, args.start, args.end, args.step, progress)
+        objs = bake.bake(scene, args.start, args.end, args.step, progress, args.tolerance)
         seconds["simulate"] = round(simulated[0] - t, 3)
         seconds["write_keys"] = round(time.perf_counter() - simulated[0], 3)
     except SceneError as exc:
@@ -310,12 +334,14 @@ def bake_one(args, blend):
                 "keyed": len(bake.bake_frames(start, end, args.step))},
         bodies=len(scene_bodies(scene)), joints=len(scene_joints(scene)),
         ragdolls=len(sim.ragdolls), baked_objects=[o.name for o in objs],
+        keys=_keys(scene, args.tolerance),
         broken_joints=[{"joint": n, "frame": f} for n, f in sorted(broken.items(),
                                                                    key=lambda kv: kv[1])],
         skipped_joints=[{"joint": n, "reason": m} for n, m in sim.skipped.items()],
         hits=[{"body": n, "frame": f, "impulse": round(i, 6)} for f, n, i in sim.hit_list()
               if start <= f <= end])
-    print(f"Ligament: baked {len(objs)} objects, frames {start}-{end}, in "
+    print(f"Ligament: baked {len(objs)} objects, frames {start}-{end}, "
+          f"{bake.last_key_count(scene).line()}, in "
           f"{time.perf_counter() - t_begin:.1f} s"
           + (f"; {len(broken)} joints broke" if broken else ""), flush=True)
     if out is not None:
@@ -323,6 +349,14 @@ def bake_one(args, blend):
         _save(out)
         seconds["save"] = round(time.perf_counter() - t, 3)
     return finish(0)
+
+
+def _keys(scene, tolerance):
+    """The report's keys: written, a key on every frame ("full"), the tolerance."""
+    count = bake.last_key_count(scene)
+    return {"written": count.written, "full": count.full,
+            "tolerance": None if tolerance is None else
+            {"location_m": tolerance[0], "rotation_deg": math.degrees(tolerance[1])}}
 
 
 def clear_bake(scene, args):
@@ -364,6 +398,8 @@ def _child_argv(args, blend, output, report):
         if value is not None:
             argv += [f"--{name}", str(value)]
     argv += ["--step", str(args.step), "--report", report]
+    if args.tolerance is not None:
+        argv += ["--tolerance", f"{args.tolerance[0]!r},{math.degrees(args.tolerance[1])!r}"]
     if args.save:
         argv.append("--save")
     elif args.no_save:
@@ -430,6 +466,67 @@ def bake_many(args):
     print(f"Ligament: baked {done} of {len(args.blend)} files in "
           f"{time.perf_counter() - t0:.1f} s" + ("; failed: " + ", ".join(
               f"{n} (exit {c})" for n, c in failed) if failed else ""), flush=True)
+    return min(len(failed), 125)
+
+
+# --------------------------------------------------------------------------------------------
+# merge-reports: the reports of bakes run elsewhere (one task per file on a farm) as one
+
+def _merge_parser(sub):
+    m = sub.add_parser("merge-reports",
+                       help="gather bake reports (files or directories of them) into one")
+    m.add_argument("reports", nargs="+", metavar="REPORT",
+                   help="a bake's --report file, or a directory: every .json in it")
+    m.add_argument("--output", required=True, metavar="FILE.json", help="the merged report")
+
+
+def _report_paths(paths, output):
+    found = []
+    for p in paths:
+        if os.path.isdir(p):
+            found += sorted(os.path.join(p, n) for n in os.listdir(p)
+                            if n.endswith(".json") and
+                            os.path.abspath(os.path.join(p, n)) != os.path.abspath(output))
+        else:
+            found.append(p)
+    return found
+
+
+def merge_reports(paths, output):
+    """One JSON document from several bake reports: each report as written, the files that
+    failed (their error) or left no report, the joints that broke in any of them, and the
+    seconds summed. Returns how many files failed or are missing (0: all baked)."""
+    reports, failed = [], []
+    for path in _report_paths(paths, output):
+        try:
+            with open(path) as f:
+                r = json.load(f)
+        except (OSError, ValueError) as exc:
+            failed.append({"report": path, "file": None, "error": f"no report: {exc}"})
+            continue
+        if not isinstance(r, dict):
+            failed.append({"report": path, "file": None, "error": "no report: not a bake's"})
+            continue
+        if "reports" in r:
+            continue                    # a merged report (an earlier run's, in the same folder)
+        reports.append(r)
+        if not r.get("ok"):
+            failed.append({"report": path, "file": r.get("file"), "error": r.get("error")})
+    merged = {
+        "files": len(reports) + sum(1 for f in failed if f["file"] is None),
+        "baked": sum(1 for r in reports if r.get("ok")),
+        "failed": failed,
+        "seconds": round(sum(r.get("seconds", {}).get("total", 0.0) for r in reports), 3),
+        "broken_joints": [dict(j, file=r.get("file")) for r in reports
+                          for j in r.get("broken_joints", [])],
+        "reports": reports,
+    }
+    with open(output, "w") as f:
+        json.dump(merged, f, indent=1)
+    print(f"Ligament: merged {len(reports)} reports into {output}: {merged['baked']} of "
+          f"{merged['files']} files baked"
+          + ("; failed: " + ", ".join(os.path.basename(f["file"] or f["report"])
+                                      for f in failed) if failed else ""), flush=True)
     return min(len(failed), 125)
 
 

@@ -46,6 +46,7 @@ loads it without sympy and without compiling. Only that first derivation needs s
 """
 
 import ast
+import ctypes
 import hashlib
 import importlib.util
 import os
@@ -63,7 +64,8 @@ from .tables import SETTING, Table
 from .joints import layout as L
 from .joints.custom import (CF_ANCHOR, CF_AXIS, CF_DAMPING, CF_NUMBERS, CF_STIFFNESS,
                             CF_WIDTH, CI_FUNCTION, CI_JOINT, CI_NUMBERS, CI_SIDE, CI_USED,
-                            CI_WIDTH, LETTERS, MAX_NUMBERS, PER_LETTER, Q_NUMBERS)
+                            CI_WIDTH, G_WIDTH, LETTERS, MAX_NUMBERS, PER_LETTER, Q_NUMBERS,
+                            Q_WIDTH)
 
 SCALAR, VECTOR = "a scalar", "a vector"
 VECTOR_NAMES = "pxuXYZ"              # their order in a letter's block of q (joints/custom.py)
@@ -382,6 +384,33 @@ class CustomConstraints:
         return out
 
     @atomic_joint
+    def _check_start_value(self, expr, function, ids, points, directions):
+        """Refuse an expression that is undefined where the bodies are now (a square root of
+        a negative number, a length of a zero vector under a division): the step would
+        skip it every frame and the constraint would silently do nothing. Evaluates the
+        compiled function on the letters' vectors as the step gathers them."""
+        q = np.zeros(Q_WIDTH)
+        g = np.zeros(G_WIDTH)
+        for i, body in enumerate(ids):
+            x, rot = (np.zeros(3), np.eye(3)) if body < 0 else \
+                (self._bs.view[body, 0:3], vectors.qmat(self._bs.view[body, 3:7]))
+            o = PER_LETTER * i
+            q[o:o + 3] = x if points[i] is None else points[i]
+            q[o + 3:o + 6] = x
+            q[o + 6:o + 9] = (1.0, 0.0, 0.0) if directions[i] is None else directions[i]
+            q[o + 9:o + 18] = rot.T.ravel()          # the body's X, Y and Z axes
+        q[Q_NUMBERS:Q_NUMBERS + len(expr.numbers)] = expr.numbers
+        function.ctypes(q.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                        g.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+        read = [1 + PER_LETTER * letter + 3 * vector + k for letter, vector in expr.used
+                for k in range(3)]
+        if not np.isfinite(g[0]) or not np.all(np.isfinite(g[read])):
+            gradient = ", but its gradient is not finite" if np.isfinite(g[0]) else ""
+            raise ValueError(f"expression {expr.text!r} is undefined where the bodies are now "
+                             f"(C = {g[0]:g}{gradient}), so the constraint would do nothing: "
+                             "move the bodies or change the expression so that it has a value "
+                             "where they start")
+
     def add_custom(self, bodies, expression, lower=None, upper=None, stiffness=None,
                    damping=0.0, anchors=None, axes=None, collide_connected=False,
                    break_force=None, break_torque=None):
@@ -429,6 +458,7 @@ class CustomConstraints:
         if lo is not None and hi is not None and lo > hi:
             raise ValueError(f"lower ({lo:g}) must not be greater than upper ({hi:g})")
         function = compiled(expr)
+        self._check_start_value(expr, function, ids, points, directions)
         joint_bodies = ([None] if len(moving) == 1 else []) + moving + [-1] * (4 - len(moving))
         a, bb = joint_bodies[:2]
         centre = lambda i: np.zeros(3) if i is None else self._bs.view[i, 0:3].copy()

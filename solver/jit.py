@@ -13,9 +13,9 @@ Two decorators, both numba's `njit(cache=True)` underneath:
               step_frame one function too big to optimise quickly); `inline=True` is numba's
               IR-level inlining, for one-line adapters only (see `helper`).
 
-Why not plain `njit(cache=True, inline="always")` as before: the first run compiles the whole
-solver, and these made that take 6 minutes (measured on 2 cores, one frame of a scene with
-every joint and shape; `bench/startup.py` prints it):
+Why not plain `njit(cache=True, inline="always")`: the first run compiles the whole solver,
+and these made that take minutes (`bench/startup.py` prints the cold compile and the
+seconds per kernel):
 
 * numba's IR-level inlining types every inlined copy again: a joint's prepare inlined every
   primitive, every primitive the row helpers, so prepare_joint_rows alone took minutes. LLVM's
@@ -30,6 +30,16 @@ every joint and shape; `bench/startup.py` prints it):
   (README, "First run"). Unless NUMBA_CPU_NAME or LIGAMENT_CPU=host says otherwise, and as
   long as nothing in this process compiled with numba before the solver was imported, numba
   generates portable code (NUMBA_CPU_NAME=generic) for the whole process.
+* reference counts (numba 0.66 and later): numba increments the reference count of every
+  array a function receives on entry and decrements it on each exit, an atomic instruction
+  each (`lock inc`, `lock dec`). Up to 0.65 a lowering pass of numba's own (removerefctpass)
+  dropped them all from a function that only borrows its arrays; 0.66 removed that pass
+  and leaves them to LLVM's reference-count pruner, which pairs an increment with a
+  decrement only in simple control flow: in a helper with several exits (an early return,
+  a raise) it keeps them, under LLVM 20 as under 22. Inlined into the loops over rows,
+  joints and contacts they made the step about 4 times slower, most of a frame spent in
+  NRT_incref and NRT_decref. `_BorrowingLower` applies numba 0.65's test and drops them
+  again, where numba no longer does.
 * the cache's validity: numba stamps a cached kernel with its own source file's modification
   time only, so an edit to a callee in another file left callers stale, and an installer that
   rewrote identical files made every kernel stale. Here a kernel is stamped with a hash of the
@@ -52,9 +62,11 @@ import shutil
 import tempfile
 import types as pytypes
 
+from numba.core import compiler, lowering, typed_passes
 from numba.core import config as _numba_config
 from numba.core import types
 from numba.core.caching import FunctionCache, _CacheLocator
+from numba.core.compiler_machinery import PassManager, register_pass
 from numba.core.registry import CPUDispatcher, cpu_target
 
 from .stamp import source_hash
@@ -179,7 +191,7 @@ class _KernelCache(FunctionCache):
     _impl_class = _KernelCacheImpl
 
 
-SHORT_HELPER = 15     # lines; 25 or 40 changed neither compile nor frame time (measured)
+SHORT_HELPER = 15     # lines; longer helpers inlined gained no frame time and cost compile time
 
 
 def _short(py_func):
@@ -198,6 +210,86 @@ def _short(py_func):
     return len(lines) <= SHORT_HELPER
 
 
+_REFCOUNT_OPS = ("NRT_incref", "NRT_decref")
+
+
+def _borrows_only(lower):
+    """Whether the function `lower` has just lowered only borrows reference-counted values:
+    every one it sees is an array its caller passed, and the caller holds a reference to it
+    for the whole call. Then the function's reference-count operations cancel out and none
+    can free anything. numba up to 0.65 dropped them (removerefctpass) on these conditions
+    (the test of what it calls a little stricter here):
+    * its arguments: arrays, or types without a reference count (not a tuple of arrays)
+    * its result and the results of everything it calls: no reference count (no array made,
+      no view or array handed back)
+    * everything it calls takes arrays or values without a reference count (a callee
+      taking a tuple or a list of arrays may keep one)
+    * no NRT function but incref/decref in its module (no allocation)."""
+    dmm = lower.context.data_model_manager
+
+    def counted(ty):
+        return dmm[ty].contains_nrt_meminfo()
+
+    def borrowed(ty):
+        return isinstance(ty, types.Array) or not counted(ty)
+
+    fndesc = lower.fndesc
+    if not all(borrowed(t) for t in fndesc.argtypes) or counted(fndesc.restype):
+        return False
+    for sig in fndesc.calltypes.values():
+        if sig is None:
+            continue
+        if counted(sig.return_type):
+            return False
+        if not all(borrowed(t) for t in sig.args):
+            return False
+    return not any(f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
+                   for f in lower.module.functions)
+
+
+class _BorrowingLower(lowering.Lower):
+    """numba's lowering, without the reference-count operations of a function that only
+    borrows arrays (see `_borrows_only` and the module docstring)."""
+
+    def lower_normal_function(self, fndesc):
+        super().lower_normal_function(fndesc)
+        if self.context.enable_nrt and _borrows_only(self):
+            for block in self.function.blocks:
+                block.instructions[:] = [
+                    i for i in block.instructions
+                    if getattr(getattr(i, "callee", None), "name", None) not in _REFCOUNT_OPS]
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class _BorrowingLowering(typed_passes.NativeLowering):
+    _name = "ligament_borrowing_lowering"
+
+    @property
+    def lowering_class(self):
+        return _BorrowingLower
+
+
+class _Compiler(compiler.CompilerBase):
+    """numba's nopython pipeline with `_BorrowingLowering` for its lowering."""
+
+    def define_pipelines(self):
+        default = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pm = PassManager(default.pipeline_name)
+        for pass_class, description in default.passes:
+            if pass_class is typed_passes.NativeLowering:
+                pass_class = _BorrowingLowering
+            pm.add_pass(pass_class, description)
+        pm.finalize()
+        return [pm]
+
+
+try:                                 # numba <= 0.65 drops them itself: its own pipeline
+    from numba.core import removerefctpass  # noqa: F401
+    _PIPELINE = compiler.Compiler
+except ImportError:
+    _PIPELINE = _Compiler
+
+
 class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""
@@ -210,7 +302,7 @@ class _Kernel(CPUDispatcher):
             options["inline"] = "always"
         elif not wrapper and not outline and _short(py_func):
             options["forceinline"] = True
-        super().__init__(py_func, targetoptions=options)
+        super().__init__(py_func, targetoptions=options, pipeline_class=_PIPELINE)
         if _SourceHashLocator.from_function(py_func, py_func.__code__.co_filename):
             self._cache = _KernelCache(py_func)
         else:                         # a kernel defined outside the solver (a test's)

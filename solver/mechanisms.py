@@ -1,4 +1,4 @@
-"""World's mechanism joints (issue 14): gear, rack and pinion, pulley, line, wheel and path.
+"""World's mechanism joints: gear, rack and pinion, pulley, line, wheel and path.
 
 A mixin of `World` (world.py), kept in its own file: the methods validate their input (a
 ValueError names the bad argument), describe the joint in the joint tables (joints/layout.py)
@@ -56,6 +56,12 @@ class Mechanisms:
         if self._jt.data[j, L.BODY_B] < 0:
             raise ValueError(f"{name}: a {mechanism} moves body b of joint {j}, which is the "
                              f"static world; create the joint with the moving body as b")
+        if not self._jt.data[j, L.FLAGS] & L.ENABLED:
+            raise ValueError(f"{name}: joint {j} was removed, and a {mechanism} on it would "
+                             "hold nothing; couple a joint that is still in the world")
+        if self._jt.data[j, L.FLAGS] & L.BROKEN:
+            raise ValueError(f"{name}: joint {j} is broken, and a {mechanism} on it would "
+                             "hold nothing; couple a joint that is still whole")
         return j
 
     @staticmethod

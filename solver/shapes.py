@@ -16,10 +16,19 @@ SPHERE, CAPSULE, CYLINDER, BOX, HULL, MESH, PLANE = range(7)
 SHAPE_NAMES = ("Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "TriangleMesh", "Plane")
 
 
+# The largest size a dynamic shape may have (m): its mass properties grow with size^5 and
+# overflow float64 near 1e61; far below that a body a thousand kilometres across is no
+# rigid body a scene means.
+MAX_SIZE = 1e6
+
+
 def _positive(name, value):
     value = float(value)
     if not math.isfinite(value) or value <= 0.0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    if value > MAX_SIZE:
+        raise ValueError(f"{name} must be at most {MAX_SIZE:g} m, got {value!r}: model the "
+                         "scene in metres (a unit of a larger size overflows the mass)")
     return value
 
 
@@ -28,6 +37,15 @@ def _finite_vector(name, value, size=3):
     if arr.shape != (size,) or not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be {size} finite numbers, got {value!r}")
     return arr
+
+
+def _within_size(name, points):
+    """`points` (local coordinates of a dynamic shape) within MAX_SIZE of its origin."""
+    reach = float(np.abs(points).max()) if len(points) else 0.0
+    if reach > MAX_SIZE:
+        raise ValueError(f"{name} reach {reach:g} m from the shape's origin, more than "
+                         f"{MAX_SIZE:g} m: model the scene in metres (a unit of a larger "
+                         "size overflows the mass)")
 
 
 class Shape:
@@ -107,6 +125,7 @@ class Box(Shape):
         he = _finite_vector("Box half_extents", half_extents)
         if np.any(he <= 0.0):
             raise ValueError(f"Box half_extents must all be > 0, got {tuple(he)}")
+        _within_size("Box half_extents", he)
         self.half_extents = he
 
     def params(self):
@@ -126,6 +145,7 @@ class ConvexHull(Shape):
         pts = np.asarray(points, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[1] != 3 or not np.all(np.isfinite(pts)):
             raise ValueError("ConvexHull points must be an (n, 3) array of finite numbers")
+        _within_size("ConvexHull points", pts)
         try:
             self.vertices, self.triangles = convex_hull(pts)
         except ValueError as exc:

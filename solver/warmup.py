@@ -88,7 +88,7 @@ def every_feature_world():
 
 
 def _mechanisms(w):
-    """Every mechanism joint (issue 14), away from the bodies above."""
+    """Every mechanism joint, away from the bodies above."""
     g1 = w.add_body(Cylinder(0.1, 0.02), (10, 0, 2))
     g2 = w.add_body(Cylinder(0.05, 0.02), (10, 0.5, 2))
     rack = w.add_body(Box((0.3, 0.02, 0.02)), (10, 1, 2))

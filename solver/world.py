@@ -38,6 +38,16 @@ DEFAULT_DENSITY = 1000.0
 SLEEP_THRESHOLD = 0.05      # m/s
 TIME_TO_SLEEP = 0.5         # s
 
+# The longest frame `step` takes as one: a longer dt is stepped as that many equal frames.
+# A frame collides once, so its length bounds how far a body moves between two looks at
+# its contacts, and its substeps' length bounds the soft constraints' stability; 1/20 s
+# keeps Blender's frame rates down to 20 fps whole (at 24 fps a frame is 1/24 s).
+MAX_FRAME = 1.0 / 20.0      # s
+
+# An orientation written from outside shorter than this is refused (it is normalised when
+# stepped: a shorter one has lost its direction to rounding, a zero one has none).
+MIN_QUATERNION_NORM = 1e-6
+
 
 def _reach(shape, com):
     """Distance from the centre of mass to the shape's farthest point (inf for a plane)."""
@@ -54,6 +64,25 @@ def _reach(shape, com):
     return math.inf
 
 
+def _pose_between(start, end, t):
+    """Poses (n, 7: centre, quaternion) a fraction t of the way from `start` to `end`: the
+    centres on a straight line, the orientations on the shortest arc (slerp)."""
+    out = np.empty_like(start)
+    out[:, :3] = start[:, :3] + t * (end[:, :3] - start[:, :3])
+    q0, q1 = start[:, 3:], end[:, 3:].copy()
+    dot = np.sum(q0 * q1, axis=1)
+    q1[dot < 0.0] *= -1.0                  # the same turn, the short way round
+    dot = np.clip(np.abs(dot), -1.0, 1.0)
+    angle = np.arccos(dot)
+    small = angle < 1e-9
+    sin = np.where(small, 1.0, np.sin(angle))
+    w0 = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / sin)
+    w1 = np.where(small, t, np.sin(t * angle) / sin)
+    q = w0[:, None] * q0 + w1[:, None] * q1
+    out[:, 3:] = q / np.linalg.norm(q, axis=1)[:, None]
+    return out
+
+
 _JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BODY_D),
                      (L.BODY_B, L.BODY_C), (L.BODY_B, L.BODY_D), (L.BODY_C, L.BODY_D))
 
@@ -68,23 +97,19 @@ class World(Mechanisms, CustomConstraints):
                 the ground, with at most two other jointed or free bodies on it, no spring
                 and no drive (islands.py). None: `substeps`. The direct solver (direct.py)
                 holds such an island's joints and pressed contacts exactly, so fewer
-                substeps keep its joints together: at 4 of 8, 20 falling ragdolls step in
-                4.7 ms a frame instead of 8.2 with joints within 0.01 mm (bench/defaults.py).
-                The price is on impacts: a 70 kg ragdoll landing from 1 m sinks 0.9 cm into
-                the floor instead of 0.47 (bench/landing.py), and Rigify metarigs dropped
-                from 0.9-1.1 m bent a joint up to 12 degrees past its limit (3 at 8; the
-                position projection catches up half as often), so it is not the default.
-                Bigger piles take `substeps` whatever this says: their contacts are swept,
-                and at 4 substeps four hinged planks piled up jitter at 0.14 m/s. Contacts
-                keep the stiffness of `substeps`, and warm-start impulses are rescaled when
-                an island's count changes.
+                substeps keep its joints together at less cost. The price is on impacts:
+                deeper landings and limits overshot further, because the position
+                projection runs less often; so it is not the default
+                (docs/decisions/jointed-substeps-not-default.md). Bigger piles take
+                `substeps` whatever this says: their contacts are swept, and jitter at fewer
+                substeps. Contacts keep the stiffness of `substeps`, and warm-start impulses
+                are rescaled when an island's count changes.
     iterations  solve sweeps per substep
     relax_iterations
                 relax sweeps per substep (velocity only, no position bias); None: as many
-                as `iterations`, and at least two. With one, a 20-row pyramid kept awake at
-                8 substeps wanders: boxes 1-2.3 mm sideways over 30 s; with two they stay
-                within 0.3 mm, beside the 1.64 mm sink (bench/defaults.py, README
-                "Benchmarks"), for a fifth more time on a stack.
+                as `iterations`, and at least two: one sweep leaves a loaded stack's
+                friction short of the bias it removes, and the boxes wander sideways
+                (docs/performance.md, "Relax sweeps").
     joint_hertz, joint_damping_ratio
                 stiffness of the rigid joint rows' position correction (Box2D v3 style);
                 higher is stiffer, keep joint_hertz below a quarter of the substep rate.
@@ -92,20 +117,22 @@ class World(Mechanisms, CustomConstraints):
                 stiffness of the soft contacts: a resting contact sinks by its load over
                 (effective mass x (2 pi hertz)^2), so a stack's sink adds up level by level
                 and falls with hertz squared. The hertz used is at most contact_hertz_limit x
-                the substep rate of `substeps` (in islands at `jointed_substeps` too). The
-                default 0.27 is a little over Box2D v3's 0.25: the 20-row pyramid kept awake
-                at 8 substeps and one iteration sinks 1.64 mm instead of 1.92 and holds
-                (0.36 mm sideways over 30 s); at 0.3 it walks 3 mm, at 0.375 8.7 cm. Stiffer
-                needs more iterations (bench/contacts.py: 120 Hz at 4 substeps, limit 0.5,
-                iterations 5 keeps a 40-row pyramid standing; 3 iterations do not).
-                The default 130 Hz is just over the cap at 8 substeps (129.6 Hz; 64.8 at 4),
-                so the cap sets it: twice the hertz of 4 substeps, a quarter of the sink.
+                the substep rate of `substeps` (in islands at `jointed_substeps` too): a
+                contact stiffer than about a quarter of the rate it is solved at overshoots
+                and a loaded stack walks. The default 0.27, a little over Box2D v3's 0.25,
+                is the stiffest that holds a pile at one iteration; stiffer needs more
+                iterations (docs/decisions/contact-stiffness-limit.md). The default 130 Hz
+                is just over the cap at 8 substeps (129.6 Hz), so the cap sets it.
     sleeping    let islands of touching or jointed bodies at rest fall asleep (sleep.py):
                 they cost almost nothing until touched, hit, moved by a joint, or woken.
     sleep_threshold, time_to_sleep
                 a body is still while |v| + reach |w| (its fastest surface point) stays
                 under sleep_threshold (m/s); an island sleeps once all its bodies have been
                 still for time_to_sleep (s).
+    max_frame   the longest frame `step` takes in one go (s); a longer dt is split into
+                equal frames no longer than this (kinematic targets are reached along the
+                way, in a straight line and a shortest-arc turn), so any dt gives what that
+                many ordinary frames give.
     threads     how many threads `step` uses: independent islands (bodies linked by
                 joints or touching, solver/islands.py) are stepped in parallel, up to this
                 many batches at once, and the narrowphase's pairs are shared out among
@@ -122,13 +149,14 @@ class World(Mechanisms, CustomConstraints):
                  contact_hertz=130.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
                  restitution_threshold=1.0, contact_hertz_limit=0.27, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
-                 time_to_sleep=TIME_TO_SLEEP, threads=None):
+                 time_to_sleep=TIME_TO_SLEEP, threads=None, max_frame=MAX_FRAME):
         self._gravity = validate.vector("gravity", gravity)
         self.threads = threads
         self._sleeping = bool(sleeping)
         self.sleep_threshold = validate.number("sleep_threshold", sleep_threshold, minimum=0.0)
         self.time_to_sleep = validate.number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(validate.number("substeps", substeps, minimum=1))
+        self.max_frame = validate.number("max_frame", max_frame, minimum=0.0, strict=True)
         self.jointed_substeps = self.substeps if jointed_substeps is None \
             else int(validate.number("jointed_substeps", jointed_substeps, minimum=1))
         self.iterations = int(validate.number("iterations", iterations, minimum=1))
@@ -1111,11 +1139,45 @@ class World(Mechanisms, CustomConstraints):
         return self._batches(dt, C, 1)[0][0]
 
     def step(self, dt=1.0 / 60.0):
-        """Advance one frame of `dt` seconds (substeps happen inside)."""
+        """Advance one frame of `dt` seconds (substeps happen inside). A dt longer than
+        `max_frame` is stepped as ceil(dt / max_frame) equal frames, kinematic bodies
+        moving to their targets along the way."""
         dt = validate.number("dt", dt, minimum=0.0, strict=True)
         if self._bs.n == 0:
             self.time += dt
             return
+        self._check_state()
+        frames = math.ceil(dt / self.max_frame - 1e-9)
+        if frames <= 1:
+            self._step_frame(dt)
+            return
+        moving = np.nonzero(self._khas.view)[0]
+        start = self._bs.view[moving, POS:ROT + 4].copy()
+        end = self._ktarget.view[moving].copy()
+        for k in range(1, frames + 1):
+            if len(moving):
+                self._ktarget.view[moving] = _pose_between(start, end, k / frames)
+                self._khas.view[moving] = True
+            self._step_frame(dt / frames)
+
+    def _check_state(self):
+        """Refuse, before anything moves, a state written from outside that no step can
+        take: non-finite numbers, or an orientation too short to be a rotation."""
+        bs = self._bs.view
+        finite = np.all(np.isfinite(bs), axis=1)
+        if not finite.all():
+            bad = np.nonzero(~finite)[0]
+            raise ValueError(f"bodies {bad[:10].tolist()} have non-finite positions, "
+                             "orientations or velocities: write finite values before stepping")
+        q = bs[:, ROT:ROT + 4]
+        short = np.einsum("ij,ij->i", q, q) < MIN_QUATERNION_NORM ** 2
+        if short.any():
+            bad = np.nonzero(short)[0]
+            raise ValueError(f"bodies {bad[:10].tolist()} have orientations of length "
+                             f"{np.linalg.norm(q[bad[0]]):.3g} (under {MIN_QUATERNION_NORM:g}), "
+                             "which are no rotation: write unit quaternions (w, x, y, z)")
+
+    def _step_frame(self, dt):
         if self._sleeping:
             self._wake_disturbed()
         C = self._collide(dt)

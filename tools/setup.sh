@@ -9,6 +9,9 @@
 #                                the one imported (a numba of the environment's own would
 #                                shadow it)
 #
+#   .venv/py313-numba-newest     the solver on the newest numba (0.68.1), which the extension
+#                                does not ship: the solver suite runs on it too, and
+#                                bench/numba_versions.py compares it with the shipped one
 #   .venv/bench                  Python 3.11: the solver, Blender 5.0.1 (whose Bullet world the
 #                                benchmarks run beside Ligament in one process), pybullet and
 #                                MuJoCo (requirements-bench.txt); made only when asked for
@@ -58,5 +61,7 @@ while read -r version python numpy role; do
     [ "$numpy" != "-" ] && pins+=("numpy==$numpy")
     make_env "$name" "$python" "${pins[@]}"
 done < <(grep -v '^\s*#' tools/blenders.txt | grep -v '^\s*$')
+wanted py313-numba-newest && make_env py313-numba-newest 3.13 numpy==2.3.4 numba==0.68.1 \
+    llvmlite==0.50.0 sympy==1.14.0 "pytest>=8"
 wanted bench && make_env bench 3.11 -r requirements-bench.txt
 exit 0

@@ -2,15 +2,16 @@
 # The whole test suite on both Python lines Blender runs (tools/setup.sh makes the
 # environments first):
 #
-#   3.11: tests/solver in .venv/py311; tests/addon in Blender 5.0.1, with the install, play and
-#         bake check in Blender 4.2 LTS and 4.5 LTS (the py311 zip)
+#   3.11: tests/solver in .venv/py311, then tests/farm (the Flamenco job type, run by Node);
+#         tests/addon in Blender 5.0.1, with the install, play and bake check in Blender
+#         4.2 LTS and 4.5 LTS (the py311 zip)
 #   3.13: tests/solver in .venv/py313; tests/addon in Blender 5.3.0, with the same check in
 #         Blender 5.2 LTS (the py313 zip)
+#   and tests/solver once more on the newest numba (.venv/py313-numba-newest), which the
+#   extension does not ship but headless users may have
 #
-# Two lanes side by side (each lane's processes spend their first minute compiling kernels,
-# so two cores finish in about half the time): the solver suites one after the other in one,
-# the add-on suites in the other. Each run's output is kept in build/test-*.log and printed
-# when it ends; the last line counts all of them.
+# Two lanes side by side, so two cores finish in about half the time. Each run's output is
+# kept in build/test-*.log and printed when it ends; the last line counts all of them.
 #
 #   bash tools/test.sh                                  everything
 #   bash tools/test.sh tests/solver -k pendulum         one pytest run in .venv/py311
@@ -24,9 +25,12 @@ if [ "$#" -gt 0 ]; then
 fi
 mkdir -p build
 
-run() {      # NAME PYTHON_LINE BLENDER PATHS...: one pytest run, its output in build/test-NAME.log
-    local name=$1 line=$2 blender=$3 rc=0
-    LIGAMENT_BLENDER=$blender ".venv/py${line/./}/bin/python" -m pytest -q -p no:cacheprovider \
+run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
+    local name=$1 env=$2 blender=$3 rc=0 line
+    line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    # each numba keeps its own kernels (one folder for two numbas would recompile each time)
+    LIGAMENT_BLENDER=$blender LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$env" \
+        ".venv/$env/bin/python" -m pytest -q -p no:cacheprovider \
         "${@:4}" >"build/test-$name.log" 2>&1 || rc=$?
     { echo "--- $name (Python $line) ---"; cat "build/test-$name.log"; } >&2
     return "$rc"
@@ -43,22 +47,27 @@ lane() {     # run its arguments' runs in turn, the exit codes in build/test-lan
 }
 
 start=$(date +%s)
-lane build/test-lane-solver.rc \
-    solver-py311 3.11 5.0.1 tests/solver \
-    solver-py313 3.13 5.3.0 tests/solver &
-solver_lane=$!
-trap 'kill "$solver_lane" 2>/dev/null || true' INT TERM
-lane build/test-lane-addon.rc \
-    addon-py311 3.11 5.0.1 tests/addon \
-    addon-py313 3.13 5.3.0 tests/addon
-wait "$solver_lane"
+# Two lanes of about equal length: an add-on suite is one Blender process at a time, a
+# solver suite's first minutes compile kernels on two processes.
+lane build/test-lane-1.rc \
+    solver-py311 py311 5.0.1 tests/solver \
+    farm py311 5.0.1 tests/farm \
+    addon-py313 py313 5.3.0 tests/addon &
+other_lane=$!
+trap 'kill "$other_lane" 2>/dev/null || true' INT TERM
+lane build/test-lane-2.rc \
+    addon-py311 py311 5.0.1 tests/addon \
+    solver-py313 py313 5.3.0 tests/solver \
+    solver-py313-numba-newest py313-numba-newest 5.3.0 tests/solver
+wait "$other_lane"
 
-# One closing line for all four runs, from pytest's own summaries.
+# One closing line for all six runs, from pytest's own summaries.
 echo "tools/test.sh: $(( $(date +%s) - start )) s"
 python3 - <<'EOF'
 import re
 totals = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
-for name in ("solver-py311", "solver-py313", "addon-py311", "addon-py313"):
+for name in ("solver-py311", "farm", "solver-py313", "solver-py313-numba-newest",
+             "addon-py311", "addon-py313"):
     text = open(f"build/test-{name}.log", errors="replace").read().strip().splitlines()
     last = text[-1] if text else ""
     if not re.search(r"\d+ (passed|failed|error)", last):
@@ -68,4 +77,4 @@ for name in ("solver-py311", "solver-py313", "addon-py311", "addon-py313"):
 print(f"total: {totals['passed']} passed, {totals['failed'] + totals['errors']} failed, "
       f"{totals['skipped']} skipped")
 EOF
-[ "$(cat build/test-lane-solver.rc)" = 0 ] && [ "$(cat build/test-lane-addon.rc)" = 0 ]
+[ "$(cat build/test-lane-1.rc)" = 0 ] && [ "$(cat build/test-lane-2.rc)" = 0 ]

@@ -2,13 +2,20 @@
 frame (and after each edit in the UI) through a signature cheap enough for that. Edits to the
 Ligament settings drop the cache through their update callbacks; this catches the rest (a
 script moving a watched object, a new action, a posed ragdoll armature, an edited curve), and
-takes a body the user moved as its new rest pose."""
+takes a body the user moved as its new rest pose.
+
+Edited keys do not drop the whole cache: each simulated frame remembers a digest of what it
+read (`FrameReads`: the kinematic targets, drives, path points and steering it sent to the
+world), and when the watched F-curves' keys change (`Watch.keys`) the frames are read again
+and the cache is kept up to the first frame whose reads differ."""
+
+import hashlib
 
 import numpy as np
 
 from ..world import mechanisms
 from ..scene import ragdolls
-from ..scene.animation import has_transform_animation
+from ..scene.animation import action_fcurves, has_transform_animation
 from ..scene.curves import curve_motion
 from ..scene.objects import effective_kind
 from .rest import current_values, store_rest
@@ -70,6 +77,36 @@ class Watch:
                       and o.ligament_ragdoll.enabled and _action_name(o) is None]
         self.paths = [o for o in self.objects if o.type == 'EMPTY' and o.ligament_joint.enabled
                       and o.ligament_joint.type == 'PATH']
+        # the data-blocks whose keys the frames read: the watched objects and their data
+        # (a path's curve keys its points on the curve data)
+        self.animated = [o for o in self.objects if o.animation_data is not None]
+        self.animated += [o.data for o in self.objects
+                          if getattr(o.data, "animation_data", None) is not None]
+        # whose transform keys the start reads (`Simulation.start_reads`)
+        self.keyed = [o for o in self.objects if o.animation_data is not None
+                      and has_transform_animation(o)]
+
+    def keys(self):
+        """(which F-curves, a digest of their keys) of the watched data-blocks' actions. A
+        different set of F-curves drops the cache (the build chose what to read from it);
+        different keys only send the frames to be read again (`revise`)."""
+        curves = []
+        digest = hashlib.blake2b(digest_size=16)
+        for idb in self.animated:
+            fcurves = action_fcurves(idb)
+            curves.append(tuple(fcurves))
+            for fc in fcurves.values():
+                kps = fc.keyframe_points
+                n = len(kps)
+                values = np.empty(6 * n, dtype=np.float32)
+                for k, name in enumerate(("co", "handle_left", "handle_right")):
+                    kps.foreach_get(name, values[2 * k * n:2 * (k + 1) * n])
+                kinds = np.empty(n, dtype=np.int32)
+                kps.foreach_get("interpolation", kinds)
+                digest.update(values.tobytes())
+                digest.update(kinds.tobytes())
+                digest.update(f"{fc.extrapolation}{len(fc.modifiers)}".encode())
+        return tuple(curves), digest.digest()
 
     def signature(self, scene, reads):
         rows = reads.rows("watched", self.uids)
@@ -194,9 +231,73 @@ def drop_if_changed(scene):
     if sim is None:
         return reads
     try:
-        stale = bool(moved) or sim.signature != sim.watch.signature(scene, reads)
+        stale = bool(moved) or sim.signature != sim.watch.signature(scene, reads) or \
+            not revise(scene, sim)
     except ReferenceError:
         stale = True
     if stale:
         st.invalidate()
     return reads
+
+
+def revise(scene, sim):
+    """After the watched keys changed: keep the cached frames before the first frame whose
+    reads differ, forget the rest (the next frame simulates them again from the state
+    before). Returns False when the whole simulation has to go: other F-curves than at the
+    build, or a change at the start frame."""
+    curves, digest = sim.watch.keys()
+    if curves != sim.keys[0]:
+        return False
+    if digest == sim.keys[1]:
+        return True
+    first = sim.first_changed_frame(scene)
+    if first == sim.start:
+        return False
+    if first is not None:
+        sim.forget_from(first)
+    sim.keys = (curves, digest)
+    return True
+
+
+class FrameReads:
+    """Stands in for the World while a frame sends it its inputs: every value sent (kinematic
+    targets, drives, path points, steering) and every value `note`d goes into a digest, and
+    the call reaches the World only when `forward` (a step; a check only reads). Switching a
+    body's kind is not recorded (whether a ragdoll part switches depends on its kind in the
+    world's state; the targets it is sent say which parts follow their animation)."""
+
+    RECORDED = frozenset(("set_kinematic_target", "set_drive", "set_path_points",
+                          "set_steering", "set_motor", "set_spring"))
+
+    def __init__(self, world, forward):
+        self._world = world
+        self._forward = forward
+        self._digest = hashlib.blake2b(digest_size=16)
+
+    def __getattr__(self, name):
+        attr = getattr(self._world, name)
+        if name == "set_kind":
+            return attr if self._forward else _ignore
+        if name not in self.RECORDED:
+            return attr
+
+        def send(*args, **kwargs):
+            self.note(name, *args, *sorted(kwargs.items()))
+            if self._forward:
+                return attr(*args, **kwargs)
+        return send
+
+    def note(self, *values):
+        for v in values:
+            try:
+                data = np.asarray(v, dtype=np.float64).tobytes()
+            except (TypeError, ValueError):
+                data = repr(v).encode()
+            self._digest.update(data)
+
+    def digest(self):
+        return self._digest.digest()
+
+
+def _ignore(*_args, **_kwargs):
+    return None

@@ -3,7 +3,9 @@ time, with every simulated frame kept (solver state and body poses) so that scru
 instant. Each step first sends the frame's inputs (animated bodies' targets, ragdoll drives,
 mechanism inputs), then steps, then turns the solver's poses into object transforms; the
 bodies that can be written as arrays (unparented, unkeyed, quaternion mode: the bulk) are
-kept and written as arrays."""
+kept and written as arrays. Each frame also keeps a digest of what it read (`reads`), so that
+after an edit of keys the frames up to the first one that reads differently are kept
+(`first_changed_frame`, `forget_from`)."""
 
 import numpy as np
 from mathutils import Matrix
@@ -13,16 +15,17 @@ from ..world.inputs import FrameInputs
 from ..world.poses import body_pose, check_delta, clear_delta, local_pose, shape_pose
 from ..world.ragdolls import attach, is_body, reference_matrix
 from ..world.build import build_world
-from ..scene.animation import has_transform_animation, matrix_world_at, rotation_to_quaternion
+from ..scene.animation import basis_at, has_transform_animation, matrix_world_at, \
+    rotation_to_quaternion
 from ..scene.errors import SceneError
 from ..scene.frames import evaluations, keep_frame
 from ..scene.objects import SceneScan, world_settings
-from .changes import Watch
+from .changes import FrameReads, Watch
 from .rest import rest_values
 from .state import Lookup, Reads
 
 
-stats = {"builds": 0}  # worlds built this session (diagnostics)
+stats = {"builds": 0, "steps": 0}  # worlds built and frames stepped this session (diagnostics)
 
 
 _TRANSFORM = {'OBJECT'}   # Object.update_tag(refresh=...): the transform changed
@@ -120,6 +123,17 @@ class Simulation:
         parents = {o.parent.name for o in scene.objects if o.parent is not None}
         for b in self.bodies:
             b.has_children = b.name in parents
+        # Keyed ancestors (not simulated) of the bodies written in their parent's space: the
+        # poses kept for a frame read their keys
+        dynamic = {b.name for b in self.dynamic}
+        keyed_parents = {}
+        for b in self.dynamic:
+            p = objs[b.name].parent
+            while p is not None and p.name not in dynamic:
+                if has_transform_animation(p):
+                    keyed_parents[p.name] = p
+                p = p.parent
+        self.keyed_parents = list(keyed_parents.values())
 
     def _gather_bulk(self, rest_poses):
         """Unparented, unkeyed, local dynamic bodies in quaternion mode (every ragdoll part):
@@ -149,11 +163,14 @@ class Simulation:
         signature the change check compares against."""
         self.watch = Watch(scene, self)
         self.signature = self.watch.signature(scene, Reads(scene, Lookup()))
+        self.keys = self.watch.keys()
         # frame -> {name: (loc, rot)} of the single bodies (the bulk ones: bulk_poses)
         self.poses = {self.start: {b.name: rest_poses[b.name] for b in self.single}}
         self.poses[self.start].update(self._hit_poses(self.start, None, {}))
         self.states = {self.start: self.world.save_state()}
         self.world_frame = self.start
+        # frame -> digest of what it read (the start: what the build read of the keys)
+        self.reads = {self.start: self.start_reads(scene)}
 
     def joints_not_acting(self, frame):
         """{joint empty name: why it does not act at `frame`}: skipped when the simulation
@@ -206,6 +223,73 @@ class Simulation:
                 self.step_to(scene, f)
         return frame
 
+    def send_inputs(self, scene, frame, world, off=None, known=None):
+        """What the step that ends at `frame` reads of the animation, sent to `world` (a
+        FrameReads, or the World itself): animated bodies' kinematic targets, hit bodies
+        (`off`: {name: hit frame} of those off their keys; None: as the cached state before
+        `frame` says), ragdoll switches and drives, mechanism inputs, and the keys of the
+        parents the poses are written under."""
+        objs = self.objects
+        known = {} if known is None else known
+        for b in self.animated:
+            m = matrix_world_at(objs[b.name], frame, known)
+            world.set_kinematic_target(b.id, *shape_pose(b, m))
+        if self.hits:
+            if off is None:
+                off = self.hits.next_off(frame - 1, self.off_keys(frame - 1)) \
+                    if frame - 1 in self.states else {}
+            keys = {name: matrix_world_at(objs[name], frame, known)
+                    for name, hb in self.hits.bodies.items() if hb.ragdoll is None}
+            self.hits.before_step(world, frame, keys, off)
+        for run in self.ragdolls:
+            run.before_step(world, frame, known, off)
+        if self.inputs:
+            self.inputs.before_step(world, scene, frame, known)
+        if hasattr(world, "note"):
+            for obj in self.keyed_parents:
+                world.note(*basis_at(obj, frame))
+
+    def start_reads(self, scene):
+        """Digest of what the build read of the keys at the start frame: the keyed objects'
+        own channels (animated bodies, keyed dynamic bodies, joint empties, parents), the
+        animated ragdolls' poses at the start and the frame after (their start velocity),
+        and the inputs as a step at the start would send them."""
+        reads = FrameReads(self.world, forward=False)
+        for obj in self.watch.keyed:
+            reads.note(*basis_at(obj, self.start))
+        for run in self.ragdolls:
+            if run.skeleton.animated or has_transform_animation(run.arm):
+                for f in (self.start, self.start + 1):
+                    reads.note(*run.animated_poses(f, {}))
+        with keep_frame(scene):   # mechanism inputs may read the depsgraph at the start
+            self.send_inputs(scene, self.start, reads)
+        return reads.digest()
+
+    def first_changed_frame(self, scene):
+        """The first cached frame whose reads differ from what it read when simulated, or
+        None."""
+        with keep_frame(scene):   # mechanism inputs may read the depsgraph at the frame
+            for f in sorted(self.reads):
+                if f == self.start:
+                    now = self.start_reads(scene)
+                else:
+                    reads = FrameReads(self.world, forward=False)
+                    self.send_inputs(scene, f, reads)
+                    now = reads.digest()
+                if now != self.reads[f]:
+                    return f
+        return None
+
+    def forget_from(self, frame):
+        """Forget the frames from `frame` on (after the start): the next frame that needs
+        them simulates them again from the state of `frame - 1`, which `load_state` makes
+        exactly the state a simulation from the start reaches."""
+        for kept in (self.poses, self.states, self.bulk_poses, self.reads):
+            for f in [f for f in kept if f >= frame]:
+                del kept[f]
+        self.broken = {name: f for name, f in self.broken.items() if f < frame}
+        self.world_frame = None
+
     def step_to(self, scene, frame):
         """Simulate `frame` from the state of `frame - 1`."""
         objs = self.objects
@@ -213,7 +297,12 @@ class Simulation:
             self.world.load_state(self.states[frame - 1])
         known = {}
         off = self.hits.next_off(frame - 1, self.off_keys(frame - 1)) if self.hits else {}
-        self._advance(scene, frame, known, off)
+        reads = FrameReads(self.world, forward=True)
+        self.send_inputs(scene, frame, reads, off, known)
+        # what the frame read of the animation before any hit: a later check reads the same
+        self.reads[frame] = reads.digest()
+        stats["steps"] += 1
+        self.world.step(self.dt)
         hit = self.hits.hit_by(self.world, off) if self.hits else None
         if hit:
             # again from the frame before, with the bodies the hit frees dynamic from the
@@ -223,7 +312,7 @@ class Simulation:
             was_dynamic = np.isfinite(world.masses)
             world.load_state(self.states[frame - 1])
             off = dict(off, **{name: frame for name in hit})
-            self._inputs(scene, frame, known, off)
+            self.send_inputs(scene, frame, world, off, known)
             freed = np.flatnonzero(np.isfinite(world.masses) & ~was_dynamic)
             world.linear_velocities[freed] = moving[0][freed]
             world.angular_velocities[freed] = moving[1][freed]
@@ -261,27 +350,6 @@ class Simulation:
         if self.hits:
             poses.update(self._hit_poses(frame, previous, known))
         self.poses[frame] = poses
-
-    def _advance(self, scene, frame, known, off):
-        """Send the frame's inputs (`_inputs`) and step."""
-        self._inputs(scene, frame, known, off)
-        self.world.step(self.dt)
-
-    def _inputs(self, scene, frame, known, off):
-        """The frame's inputs: animated bodies' targets, hit bodies (`off`: {name: hit frame}
-        of those off their keys), ragdolls, mechanism inputs."""
-        objs = self.objects
-        for b in self.animated:
-            m = matrix_world_at(objs[b.name], frame, known)
-            self.world.set_kinematic_target(b.id, *shape_pose(b, m))
-        if self.hits:
-            keys = {name: matrix_world_at(objs[name], frame, known)
-                    for name, hb in self.hits.bodies.items() if hb.ragdoll is None}
-            self.hits.before_step(self.world, frame, keys, off)
-        for run in self.ragdolls:
-            run.before_step(self.world, frame, known, off)
-        if self.inputs:
-            self.inputs.before_step(self.world, scene, frame, known)
 
     def _hit_poses(self, frame, previous, known):
         """{name: (location, rotation values)} of the hit bodies at `frame` as the world

@@ -13,11 +13,12 @@ class SceneState:
     """Everything the add-on keeps at run time for one scene (never saved): its Simulation,
     the error that stopped the last build, the transforms last written to its objects (to
     tell the user's edits from ours) and the messages already printed."""
-    __slots__ = ("sim", "error", "written", "reported", "last_bake", "lookup")
+    __slots__ = ("sim", "error", "written", "reported", "last_bake", "last_keys", "lookup")
 
     def __init__(self):
         self.sim = None          # Simulation, or None until the next frame change builds it
         self.last_bake = None    # the Simulation the last bake wrote (skipped/broken joints)
+        self.last_keys = None    # how many keys the last bake wrote (baking.bake.KeyCount)
         self.error = None        # message of the last failed build or run
         self.written = Written()  # transforms written to objects, to tell edits from ours
         self.reported = set()    # messages printed to the console (each is printed once)

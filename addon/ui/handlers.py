@@ -45,15 +45,14 @@ def on_frame_change_pre(scene, depsgraph=None):
 @persistent
 def on_depsgraph_update_post(scene, depsgraph=None):
     """Edits made in the UI (moving a body, editing its mesh) drop the cache right away so the
-    panels show the right state; frame changes check again anyway."""
+    panels show the right state; frame changes check again anyway. Edited keys go through the
+    change check like any other edit: it keeps the frames before the first one whose reads
+    differ."""
     if cache.get(scene) is None or evaluating():   # not our own frame reads
         return
     if depsgraph is not None:
         for update in depsgraph.updates:
             idb = update.id
-            if isinstance(idb, bpy.types.Action):  # keys edited: animated bodies move otherwise
-                cache.invalidate(scene)
-                return
             if isinstance(idb, bpy.types.Object) and update.is_updated_geometry \
                     and idb.ligament_body.enabled and not idb.ligament_body.baked:
                 cache.invalidate(scene)

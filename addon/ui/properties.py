@@ -348,6 +348,18 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
                              description="Frame at which the simulation starts from the rest pose")
     frame_end: IntProperty(name="End", default=250, update=_changed,
                            description="Last simulated frame")
+    # the bake's (not read by the simulation: no update callback)
+    bake_reduce: BoolProperty(
+        name="Reduce Keys", default=False,
+        description="Bake only the keys the curves need to stay within the tolerances of the "
+                    "simulated motion at every frame (linear keys); off: a key on every frame")
+    bake_tolerance_location: FloatProperty(
+        name="Location Tolerance", default=0.001, min=0.0, soft_max=0.1, unit='LENGTH',
+        precision=4, description="How far the baked curves may be from the simulated location")
+    bake_tolerance_rotation: FloatProperty(
+        name="Rotation Tolerance", default=math.radians(0.5), min=0.0,
+        soft_max=math.radians(10.0), unit='ROTATION',
+        description="How far the baked curves may turn from the simulated rotation")
 
 
 class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):

@@ -7,7 +7,7 @@ JT_WIDTH = 6
 
 # joint types
 BALL, HINGE, PRISMATIC, FIXED, DISTANCE, ROPE, RAGDOLL, ANGULAR_MOTOR = range(8)
-GEAR, RACK_AND_PINION, PULLEY, LINE, WHEEL, PATH = range(8, 14)       # mechanisms (issue 14)
+GEAR, RACK_AND_PINION, PULLEY, LINE, WHEEL, PATH = range(8, 14)       # mechanisms
 CUSTOM = 14         # World.add_custom: rows filled by joints/custom.py, not joints/prepare.py
 TYPE_NAMES = ("ball_socket", "hinge", "prismatic", "fixed", "distance", "rope", "ragdoll",
               "angular_motor", "gear", "rack_and_pinion", "pulley", "line", "wheel", "path",
@@ -50,7 +50,7 @@ DRIVE_TARGET = 28   # 4, target rotation of B's frame in A's frame (w, x, y, z);
 DRIVE_HZ = 32
 DRIVE_DAMPING = 33
 DRIVE_MAX = 34      # torque cap per world axis, or about a hinge's axis (inf = none)
-# mechanisms (issue 14)
+# mechanisms
 RATIO = 35          # gear, rack and pinion, pulley, angular motor (1 unless given)
 LINK_A = 36         # gear, rack and pinion: the coupled joints' ids (as floats)
 LINK_B = 37

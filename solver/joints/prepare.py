@@ -78,7 +78,7 @@ def prepare_joint_rows(j, jt, jf, jpts, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, 
 @helper(outline=True)
 def prepare_mechanism(r0, j, kind, flags, jt, jf, jpts, a, b, xa, ra, rb, pa, pb, fa, fb, S, R_b,
                       R_j, R_d, R_p, R_k, B_s, B_inv, B_I):
-    """The mechanism joints (issue 14), out of line so the common joints' prepare stays as
+    """The mechanism joints, out of line so the common joints' prepare stays as
     it was."""
     if kind == GEAR:
         prepare_gear(r0, j, flags, jt, jf, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

@@ -582,6 +582,7 @@ def test_ragdoll_panels_draw_real_properties_and_material_presets_apply(blender)
                 drawn.append(idname)
                 if not hasattr(getattr(bpy.ops, idname.split(".")[0]), idname.split(".")[1]):
                     problems.append(idname)
+                return types.SimpleNamespace()      # the button's operator properties
             def operator_menu_enum(self, idname, prop, **k):
                 self.operator(idname)
                 drawn.append(prop)
@@ -612,7 +613,9 @@ def test_ragdoll_panels_draw_real_properties_and_material_presets_apply(blender)
     assert out["problems"] == []
     assert "ligament.ragdoll_from_armature" in out["before"]
     for name in ("simulated", "total_mass", "drive_strength", "drive_stiffness", "drive_damping",
-                 "show_bodies", "ligament.remove_ragdoll", "ligament.bake"):
+                 "show_bodies", "ligament.remove_ragdoll", "ligament.bake",
+                 "ligament.ragdoll_preset_apply", "ligament.ragdoll_preset_save",
+                 "ligament.ragdoll_mirror"):
         assert name in out["after"], name
     assert np.allclose(out["cube"], [0.4, 0.2, 7800.0], rtol=1e-5)
 

@@ -1,10 +1,11 @@
 """Bake the simulation to keyframes (with progress and Esc to cancel) and clear a bake."""
 
+import math
 import time
 import traceback
 
 import bpy
-from bpy.props import BoolProperty, IntProperty
+from bpy.props import BoolProperty, FloatProperty, IntProperty
 
 from ... import kernels
 from ...baking import bake
@@ -46,6 +47,13 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
     frame_start: IntProperty(name="Start Frame", default=1)
     frame_end: IntProperty(name="End Frame", default=250)
     step: IntProperty(name="Frame Step", default=1, min=1, max=120)
+    # default: the scene's bake settings (Scene > Ligament World, the sidebar)
+    reduce_keys: BoolProperty(name="Reduce Keys", default=False,
+                              description="Only the keys needed to stay within the tolerances")
+    tolerance_location: FloatProperty(name="Location Tolerance", default=0.001, min=0.0,
+                                      unit='LENGTH', precision=4)
+    tolerance_rotation: FloatProperty(name="Rotation Tolerance", default=math.radians(0.5), min=0.0,
+                                      unit='ROTATION')
 
     _timer = None
     _iter = None
@@ -64,6 +72,14 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
             self.frame_start = ws.frame_start
         if not self.properties.is_property_set("frame_end"):
             self.frame_end = ws.frame_end
+        for name, setting in (("reduce_keys", "bake_reduce"),
+                              ("tolerance_location", "bake_tolerance_location"),
+                              ("tolerance_rotation", "bake_tolerance_rotation")):
+            if not self.properties.is_property_set(name):
+                setattr(self, name, getattr(ws, setting))
+
+    def _tolerance(self):
+        return (self.tolerance_location, self.tolerance_rotation) if self.reduce_keys else None
 
     def execute(self, context):
         """Synchronous bake (scripts, background mode): progress is printed."""
@@ -80,13 +96,14 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
                 print(f"Ligament: baking {done}/{total} frames ({now - t0:.1f} s)")
         try:
             objs = bake.bake(scene, self.frame_start, self.frame_end, self.step,
-                             progress if bpy.app.background else None)
+                             progress if bpy.app.background else None, self._tolerance())
         except SceneError as exc:
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}
         scene.frame_set(scene.frame_current)
         _report_done(self, scene, f"Baked {len(objs)} objects, frames {self.frame_start}-"
-                                  f"{self.frame_end} in {time.perf_counter() - t0:.1f} s")
+                                  f"{self.frame_end}, {bake.last_key_count(scene).line()}, in "
+                                  f"{time.perf_counter() - t0:.1f} s")
         return {'FINISHED'}
 
     def invoke(self, context, event):
@@ -94,7 +111,8 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
             return self.execute(context)
         self._defaults(context.scene)
         preflight(self, context.scene)
-        self._iter = bake.bake_iter(context.scene, self.frame_start, self.frame_end, self.step)
+        self._iter = bake.bake_iter(context.scene, self.frame_start, self.frame_end, self.step,
+                                    self._tolerance())
         self._t0 = time.perf_counter()
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.001, window=context.window)
@@ -128,8 +146,10 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
         except StopIteration as stop:
             self._finish(context)
             context.scene.frame_set(context.scene.frame_current)
-            _report_done(self, context.scene, f"Baked {len(stop.value)} objects in "
-                                              f"{time.perf_counter() - self._t0:.1f} s")
+            _report_done(self, context.scene,
+                         f"Baked {len(stop.value)} objects, "
+                         f"{bake.last_key_count(context.scene).line()}, in "
+                         f"{time.perf_counter() - self._t0:.1f} s")
             return {'FINISHED'}
         except SceneError as exc:
             self._finish(context)

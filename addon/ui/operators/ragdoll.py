@@ -2,11 +2,12 @@
 it, show its bodies."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ...authoring import bonemap
 from ...authoring import presets
 from ...authoring import ragdoll
+from ...authoring import tuning
 from ...runtime import cache
 from .bodies import material_items
 
@@ -122,5 +123,108 @@ class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_ragdoll_from_armature, LIGAMENT_OT_remove_ragdoll)
+def _user_preset_items(self, context):
+    items = [(name, name, path, i) for i, (name, path) in
+             enumerate(tuning.user_presets().items())]
+    _user_preset_items.cache = items or [('NONE', "No Presets",
+                                          "Save a tuned ragdoll with Save Preset first", 0)]
+    return _user_preset_items.cache
+
+
+class LIGAMENT_OT_ragdoll_preset_save(bpy.types.Operator):
+    """Save the ragdoll's tuning (shapes, masses, materials, limits, drives) by body part to a
+    preset file in your user folder, to apply to other characters"""
+    bl_idname = "ligament.ragdoll_preset_save"
+    bl_label = "Save Ragdoll Preset"
+    bl_options = {'REGISTER'}
+
+    name: StringProperty(name="Name", description="The preset's name")
+    filepath: StringProperty(name="File", subtype='FILE_PATH', options={'SKIP_SAVE'},
+                             description="Save to this file instead (a .toml)")
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def invoke(self, context, event):
+        if not self.name:
+            self.name = context.active_object.name
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context):
+        arm = context.active_object
+        try:
+            path = tuning.save(arm, self.filepath or tuning.preset_path(self.name or arm.name))
+        except (OSError, ValueError) as exc:
+            self.report({'ERROR'}, f"Ragdoll '{arm.name}': {exc}")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Ragdoll '{arm.name}': saved {path}")
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_ragdoll_preset_apply(bpy.types.Operator):
+    """Apply a saved ragdoll preset to the active ragdoll, part by part through its bone map
+    (any rig: Rigify, Mixamo, generic names)"""
+    bl_idname = "ligament.ragdoll_preset_apply"
+    bl_label = "Apply Ragdoll Preset"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    preset: EnumProperty(name="Preset", items=_user_preset_items,
+                         description="A preset in your user folder")
+    filepath: StringProperty(name="File", subtype='FILE_PATH', options={'SKIP_SAVE'},
+                             description="Apply this preset file instead")
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def execute(self, context):
+        arm = context.active_object
+        path = self.filepath or tuning.user_presets().get(self.preset)
+        if not path:
+            self.report({'ERROR'}, "No ragdoll preset chosen; save one with Save Preset")
+            return {'CANCELLED'}
+        try:
+            done, missing = tuning.apply(arm, tuning.load(path))
+        except (OSError, ValueError) as exc:
+            self.report({'ERROR'}, f"Ragdoll '{arm.name}': {exc}")
+            return {'CANCELLED'}
+        cache.invalidate(context.scene)
+        message = f"Ragdoll '{arm.name}': applied {len(done)} parts"
+        if missing:
+            message += f"; it has no {', '.join(missing)}"
+        self.report({'WARNING'} if missing else {'INFO'}, message)
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_ragdoll_mirror(bpy.types.Operator):
+    """Copy one side's settings (shapes, masses, materials, drives, limits mirrored) onto the
+    other side of the ragdoll"""
+    bl_idname = "ligament.ragdoll_mirror"
+    bl_label = "Mirror Ragdoll"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    direction: EnumProperty(name="Direction", items=(
+        ('L_TO_R', "Left to Right", "Give the right side the left side's settings"),
+        ('R_TO_L', "Right to Left", "Give the left side the right side's settings")))
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def execute(self, context):
+        arm = context.active_object
+        try:
+            written = tuning.mirror(arm, 'L' if self.direction == 'L_TO_R' else 'R')
+        except ValueError as exc:
+            self.report({'ERROR'}, f"Ragdoll '{arm.name}': {exc}")
+            return {'CANCELLED'}
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Ragdoll '{arm.name}': mirrored {len(written)} parts")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_ragdoll_from_armature, LIGAMENT_OT_remove_ragdoll,
+           LIGAMENT_OT_ragdoll_preset_save, LIGAMENT_OT_ragdoll_preset_apply,
+           LIGAMENT_OT_ragdoll_mirror)
 register, unregister = bpy.utils.register_classes_factory(classes)

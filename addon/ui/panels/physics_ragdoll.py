@@ -86,8 +86,30 @@ class PHYSICS_PT_ligament_ragdoll_bodies(RagdollPanel, bpy.types.Panel):
             if pb is not None:
                 row.prop(pb.ligament_ragdoll, "simulated", text="", icon='PHYSICS')
 
+class PHYSICS_PT_ligament_ragdoll_presets(RagdollPanel, bpy.types.Panel):
+    bl_label = "Presets and Mirror"
+    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_ragdoll.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        row = layout.row(align=True)
+        row.operator_menu_enum("ligament.ragdoll_preset_apply", "preset", text="Apply Preset",
+                               icon='PRESET')
+        row.operator("ligament.ragdoll_preset_save", text="Save Preset", icon='FILE_TICK')
+        row = layout.row(align=True)
+        row.operator("ligament.ragdoll_mirror", text="Left to Right",
+                     icon='MOD_MIRROR').direction = 'L_TO_R'
+        row.operator("ligament.ragdoll_mirror", text="Right to Left").direction = 'R_TO_L'
+
+
 classes = (
     PHYSICS_PT_ligament_ragdoll,
     PHYSICS_PT_ligament_ragdoll_drives,
     PHYSICS_PT_ligament_ragdoll_bodies,
+    PHYSICS_PT_ligament_ragdoll_presets,
 )

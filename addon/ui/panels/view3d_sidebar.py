@@ -59,9 +59,22 @@ class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
         layout.use_property_split = False
         row = layout.row(align=True)
         row.operator("ligament.reset", icon='FILE_REFRESH')
+        draw_bake(layout, scene)
         row = layout.row(align=True)
         row.operator("ligament.bake", icon='REC')
         row.operator("ligament.clear_bake", text="Clear", icon='X')
+
+
+def draw_bake(layout, scene):
+    """The bake's key reduction: on or off, and its two tolerances."""
+    ws = scene.ligament_world
+    col = layout.column(align=True)
+    col.prop(ws, "bake_reduce")
+    sub = col.column(align=True)
+    sub.use_property_split = True
+    sub.active = ws.bake_reduce
+    sub.prop(ws, "bake_tolerance_location", text="Location")
+    sub.prop(ws, "bake_tolerance_rotation", text="Rotation")
 
 
 class VIEW3D_PT_ligament_joints(View3DLigamentPanel, bpy.types.Panel):
