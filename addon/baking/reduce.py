@@ -19,6 +19,8 @@ interpolation, the float32 values it stores) and adds a key wherever that is off
 
 import numpy as np
 
+from ..kernels import vectors
+
 
 # The segments are picked to this share of the tolerance: the keys are stored as float32.
 MARGIN = 0.9
@@ -131,18 +133,9 @@ def to_quaternions(mode, values):
         r = np.zeros((len(values), 4))
         r[:, 0] = np.cos(half)
         r[:, 1 + k] = np.sin(half)
-        q = r if q is None else _multiply(r, q)
+        q = r if q is None else vectors.qmuls(r, q)
     return q
 
-
-def _multiply(a, b):
-    """Row-wise quaternion products a b."""
-    aw, ax, ay, az = a.T
-    bw, bx, by, bz = b.T
-    return np.column_stack((aw * bw - ax * bx - ay * by - az * bz,
-                            aw * bx + ax * bw + ay * bz - az * by,
-                            aw * by - ax * bz + ay * bw + az * bx,
-                            aw * bz + ax * by - ay * bx + az * bw))
 
 
 def evaluated(fcurves, frames):
