@@ -349,6 +349,10 @@ def clear_bake(scene, objects=None):
     pose. Returns the objects."""
     candidates = objects if objects is not None else scene.objects
     cleared = [o for o in candidates if o.ligament_body.baked]
+    # Drop the simulation before any bake action goes: one built while a ragdoll was baked
+    # reads its bake action's F-curves, and a handler running between the removal and the
+    # end of this function would read freed F-curves (Blender does not guard them).
+    cache.invalidate(scene)
     for obj in cleared:
         s = obj.ligament_body
         end_bake(obj, s)
