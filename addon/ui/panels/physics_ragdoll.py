@@ -86,6 +86,7 @@ class PHYSICS_PT_ligament_ragdoll_bodies(RagdollPanel, bpy.types.Panel):
             if pb is not None:
                 row.prop(pb.ligament_ragdoll, "simulated", text="", icon='PHYSICS')
 
+
 class PHYSICS_PT_ligament_ragdoll_presets(RagdollPanel, bpy.types.Panel):
     bl_label = "Presets and Mirror"
     bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
