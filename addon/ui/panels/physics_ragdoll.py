@@ -12,6 +12,15 @@ class RagdollPanel(PhysicsButtonsPanel):
         return obj is not None and obj.type == 'ARMATURE'
 
 
+class RagdollSubpanel(RagdollPanel):
+    """A subpanel of the ragdoll panel, shown once the armature is a ragdoll."""
+    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
+
+    @classmethod
+    def poll(cls, context):
+        return super().poll(context) and context.object.ligament_ragdoll.enabled
+
+
 def draw_ragdoll(layout, arm):
     """The ragdoll's main settings, or the button that makes one."""
     rd = arm.ligament_ragdoll
@@ -41,13 +50,8 @@ class PHYSICS_PT_ligament_ragdoll(RagdollPanel, bpy.types.Panel):
         draw_ragdoll(self.layout, context.object)
 
 
-class PHYSICS_PT_ligament_ragdoll_drives(RagdollPanel, bpy.types.Panel):
+class PHYSICS_PT_ligament_ragdoll_drives(RagdollSubpanel, bpy.types.Panel):
     bl_label = "Pose Matching"
-    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
-
-    @classmethod
-    def poll(cls, context):
-        return super().poll(context) and context.object.ligament_ragdoll.enabled
 
     def draw(self, context):
         layout = self.layout
@@ -62,14 +66,9 @@ class PHYSICS_PT_ligament_ragdoll_drives(RagdollPanel, bpy.types.Panel):
         col.prop(rd, "drive_max_torque")
 
 
-class PHYSICS_PT_ligament_ragdoll_bodies(RagdollPanel, bpy.types.Panel):
+class PHYSICS_PT_ligament_ragdoll_bodies(RagdollSubpanel, bpy.types.Panel):
     bl_label = "Bodies"
-    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
     bl_options = {'DEFAULT_CLOSED'}
-
-    @classmethod
-    def poll(cls, context):
-        return super().poll(context) and context.object.ligament_ragdoll.enabled
 
     def draw(self, context):
         layout = self.layout
@@ -87,14 +86,9 @@ class PHYSICS_PT_ligament_ragdoll_bodies(RagdollPanel, bpy.types.Panel):
                 row.prop(pb.ligament_ragdoll, "simulated", text="", icon='PHYSICS')
 
 
-class PHYSICS_PT_ligament_ragdoll_presets(RagdollPanel, bpy.types.Panel):
+class PHYSICS_PT_ligament_ragdoll_presets(RagdollSubpanel, bpy.types.Panel):
     bl_label = "Presets and Mirror"
-    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
     bl_options = {'DEFAULT_CLOSED'}
-
-    @classmethod
-    def poll(cls, context):
-        return super().poll(context) and context.object.ligament_ragdoll.enabled
 
     def draw(self, context):
         layout = self.layout
