@@ -161,11 +161,16 @@ class ConvexHull(Shape):
 
 
 class TriangleMesh(Shape):
-    """A static triangle soup, e.g. a floor or stairs. Not closed, so it has no mass."""
+    """A static triangle soup, e.g. a floor or stairs. Not closed, so it has no mass.
+
+    Two-sided by default: a body meets a triangle from either side and is pushed out on the
+    side its centre is on. `one_sided=True` makes each triangle collide only with bodies on
+    its front (the side its normal, (v1 - v0) x (v2 - v0), points to): a body behind it
+    passes through, as the inside of a room or the underside of terrain should let it."""
     kind = MESH
     dynamic_ok = False
 
-    def __init__(self, vertices, triangles):
+    def __init__(self, vertices, triangles, one_sided=False):
         v = np.asarray(vertices, dtype=np.float64)
         t = np.asarray(triangles, dtype=np.int64)
         if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
@@ -174,13 +179,17 @@ class TriangleMesh(Shape):
             raise ValueError("TriangleMesh triangles must be a non-empty (m, 3) array of vertex indices")
         if t.min() < 0 or t.max() >= len(v):
             raise ValueError(f"TriangleMesh triangle indices must lie in 0..{len(v) - 1}")
+        if not isinstance(one_sided, (bool, np.bool_)):
+            raise ValueError(f"TriangleMesh one_sided must be True or False, got {one_sided!r}")
         self.vertices, self.triangles = v, t
+        self.one_sided = bool(one_sided)
 
     def mass_properties(self):
         raise ValueError("TriangleMesh is static only: use kind='static'")
 
     def __repr__(self):
-        return f"TriangleMesh({len(self.triangles)} triangles)"
+        side = ", one-sided" if self.one_sided else ""
+        return f"TriangleMesh({len(self.triangles)} triangles{side})"
 
 
 class Plane(Shape):

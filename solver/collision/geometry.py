@@ -9,7 +9,7 @@ arrays every narrowphase kernel receives:
     G[3] hull face vertex lists         (K,)     int     hull-local vertex index, CCW
     G[4] hull edge directions (local)   (Ne, 3)  float   one per direction (for SAT)
     G[5] hull table                     (H, 4)   int     first face, faces, first edge, edges
-    G[6] mesh vertices (local)          (Mv, 3)  float   params: (mesh, 0, 0, R)
+    G[6] mesh vertices (local)          (Mv, 3)  float   params: (mesh, one-sided, 0, R)
     G[7] mesh triangles                 (Mt, 3)  int     rows into G[6], in tree (Morton) order
     G[8] mesh tree node boxes (local)   (Nn, 6)  float   min xyz, max xyz
     G[9] mesh table                     (M, 5)   int     first triangle, count, first node,
@@ -150,7 +150,8 @@ def geometry_tables(shapes):
         elif s.kind == MESH:
             t_sorted, order, nodes = mesh_tree(s)
             v = np.asarray(s.vertices, dtype=np.float64)
-            params[i] = (nm, 0.0, 0.0, float(np.linalg.norm(v, axis=1).max()))
+            params[i] = (nm, 1.0 if s.one_sided else 0.0, 0.0,
+                         float(np.linalg.norm(v, axis=1).max()))
             mv.append(v)
             mt.append(t_sorted + mnv)
             mn.append(nodes)

@@ -1,8 +1,12 @@
 """A convex shape against a static triangle mesh: tree query, then one merged manifold.
 
 The convex body's AABB (grown by the margin) is taken into the mesh frame and the mesh's
-tree (geometry.py) yields the triangles it overlaps. Triangles are one-sided: a body whose
-centre is behind a triangle's plane ignores it.
+tree (geometry.py) yields the triangles it overlaps. Triangles are two-sided: each one's
+normal is taken towards the side of its plane the body's centre is on, so a body meeting a
+thin sheet from behind, or resting on its back, is pushed out on the side it came from (its
+centre crosses the plane only if it sinks half its size in, which the speculative margin
+keeps a fast body from). A one-sided mesh (params[1] = 1) keeps only front faces: a body
+whose centre is behind a triangle's plane ignores it.
 
 Per triangle, the face region comes first: the body's supporting feature along -normal is
 clipped by the triangle's edges and measured to its plane, so a body resting on or sliding
@@ -167,11 +171,14 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
     deep = (0.0, 0.0, 0.0)
     cA = 0
     fidA = 0
+    one_sided = pb[1] != 0.0
     for r in rows:
         _triangle(G, r, xb, qb, tri)
         nt = tri_normal(tri)
         if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), nt) < 0.0:
-            continue
+            if one_sided:
+                continue
+            nt = scale(nt, -1.0)
         n = scale(nt, -1.0)
         if dot(nt, last) < 1.0 - 1e-12:
             last = nt
@@ -182,7 +189,8 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
     if nc == 0:                  # no face region: edges and vertices, by the general pair
         for r in rows:
             _triangle(G, r, xb, qb, tri)
-            if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), tri_normal(tri)) < 0.0:
+            if one_sided and dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])),
+                                 tri_normal(tri)) < 0.0:
                 continue
             k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin, small, ws)
             cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
