@@ -80,7 +80,9 @@ TOTAL = 84         # per point k at 84 + k: the frame's normal impulse (`add_sub
 
 LINEAR_SLOP = 0.005
 SPECULATIVE_DISTANCE = 4.0 * LINEAR_SLOP
-SPECULATIVE_CAP = 1.0           # m: the most a body's own motion widens its margin
+SPECULATIVE_CAP = 100.0         # m: the most a body's own motion in a frame widens its
+                                # margin (6000 m/s at 60 Hz): a 1 cm ball at 200 m/s meets a
+                                # 1 cm wall it would cross within the frame
 MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
 NEAR_MATCH = LINEAR_SLOP        # m: matched this close, a point is the old one (no clamp)
 MIN_PAIRS_PER_THREAD = 64       # fewer pairs a thread: the narrowphase stays on one
@@ -258,10 +260,10 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
 
 
 @kernel
-def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt):
+def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt, cap):
     """This frame's candidate pairs for `narrow_pairs`, each (a, b) with A's shape kind at
-    most B's, in the order their manifolds are written; each body's speculative extension;
-    and which kinematic bodies move.
+    most B's, in the order their manifolds are written; each body's speculative extension
+    (its motion over dt, at most `cap`); and which kinematic bodies move.
 
     Pairs where neither body is awake and dynamic skip the narrowphase (a moving kinematic
     body against a sleeping one excepted, to wake it): a sleeping body keeps last frame's
@@ -276,7 +278,7 @@ def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt):
     aabb = np.empty((n, 6))
     ext = np.empty(n)
     if active > 0:             # else the whole world sleeps: no pair needs the narrowphase
-        compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP, aabb, ext)
+        compute_aabbs(bs, borig, skind, sparam, dt, cap, aabb, ext)
         pairs = sweep_and_prune(aabb, skind)
     else:
         pairs = np.empty((0, 2), dtype=np.int64)
@@ -732,6 +734,7 @@ class ContactState:
         self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase
         self.fresh = -1            # pairs last frame's narrowphase looked at (-1: none yet)
         self.runs = 1              # how many runs of pairs the last narrowphase was cut into
+        self.speculative_cap = SPECULATIVE_CAP   # bench/contacts.py --fast compares 1 m
         self._alloc(64)
 
     def _alloc(self, cap):
@@ -750,7 +753,7 @@ class ContactState:
         but the first on `pool` (a ThreadPoolExecutor); the result is the same."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
         pairs, ext, moving = contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter,
-                                           excl, dt)
+                                           excl, dt, self.speculative_cap)
         need = len(pairs) + self.n               # a manifold a pair, then the parked ones
         if len(self._spare[0]) < need:
             self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
