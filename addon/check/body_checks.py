@@ -1,6 +1,7 @@
 """Checks of the bodies where they start: shapes that cannot move or do not fit, mirrored
 and sheared scales, bodies too small or thin for the substep rate, joint anchors in empty
-space, mass ratios in a jointed group, bodies with nothing under them."""
+space, mass ratios in a jointed group, bodies with nothing under them, one-sided meshes
+turned away from the bodies above them."""
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from ..scene.objects import effective_kind, world_settings
 from .findings import ERROR, WARNING, Finding, Fix, length_text, select_fix
 from .joint_list import body_pair, joint_pairs, jointed_groups
 from .start_poses import determinants
+from ..scene.shapes import local_vertices
 
 THIN = 0.02              # m: bodies thinner than this are easily passed through
 SMALL = 0.02             # m: bodies smaller than this along every axis
@@ -23,6 +25,8 @@ ANCHOR_GAP = 0.05        # m: an anchor this far outside both bodies is reported
 ANCHOR_GAP_OF_SIZE = 0.5  # ... and farther than this fraction of the smaller body's size
 SINGULAR = 1e-12         # a body whose matrix has a determinant below this is flat
 NO_GRAVITY = 1e-9        # m/s^2: gravity below this: nothing falls
+PARALLEL = 1e-12         # a ray this close to a triangle's plane misses it
+RAY_BATCH = 1 << 18      # rays x triangles tested in one array operation
 
 
 def mesh_shapes(bodies):
@@ -314,3 +318,71 @@ def falling(scene, joints, poses):
             "ground (a Static body) under it, or a joint to hold it", select_fix(members),
             {"drop": drop}))
     return out
+
+
+def one_sided_meshes(scene, poses):
+    """Static bodies with a one-sided Mesh shape whose faces under a dynamic body point away
+    from it (down, along gravity): the body falls through them. A ray from each dynamic
+    body's centre along gravity finds the first face under it."""
+    settings = world_settings(scene)
+    g = np.array(settings["gravity"], dtype=np.float64)
+    if np.linalg.norm(g) < NO_GRAVITY or not len(poses):
+        return []
+    down = g / np.linalg.norm(g)
+    meshes = [i for i, o in enumerate(poses.objs) if poses.kinds[i] == 'STATIC' and
+              o.ligament_body.shape == 'MESH' and o.ligament_body.one_sided]
+    dynamic = [i for i, k in enumerate(poses.kinds) if k == 'DYNAMIC']
+    if not meshes or not dynamic:
+        return []
+    m = poses.m
+    centres = np.einsum("nij,nj->ni", m[dynamic, :3, :3],
+                        (poses.lo[dynamic] + poses.hi[dynamic]) / 2) + m[dynamic, :3, 3]
+    nearest = np.full(len(dynamic), np.inf)     # the first face under each body ...
+    facing = np.zeros(len(dynamic), dtype=bool)  # ... points away from it
+    owner = np.full(len(dynamic), -1)
+    for i in meshes:
+        verts, tris = local_vertices(poses.objs[i], None)
+        if tris is None or not len(tris):
+            continue
+        w = verts @ m[i, :3, :3].T + m[i, :3, 3]
+        a, b, c = w[tris[:, 0]], w[tris[:, 1]], w[tris[:, 2]]
+        step = max(1, RAY_BATCH // len(tris))          # rays x triangles held at once
+        t, away = np.empty(len(dynamic)), np.empty(len(dynamic), dtype=bool)
+        for r in range(0, len(dynamic), step):
+            t[r:r + step], away[r:r + step] = _ray_hits(centres[r:r + step], down, a, b, c)
+        closer = t < nearest
+        nearest[closer] = t[closer]
+        facing[closer] = away[closer]
+        owner[closer] = i
+    out = []
+    for k in np.flatnonzero(facing & np.isfinite(nearest)):
+        mesh, body = poses.objs[owner[k]], poses.objs[dynamic[k]]
+        out.append(Finding(WARNING, 'one-sided-mesh', (mesh.name, body.name),
+            f"'{mesh.name}' is a one-sided Mesh and its faces under '{body.name}' point away "
+            f"from it (down): '{body.name}' falls through them; turn off One-Sided (both sides "
+            "collide) or flip the normals (Edit Mode: Mesh > Normals > Flip)",
+            Fix("ligament.make_two_sided", {"objects": mesh.name}, "Make Two-Sided"),
+            {"distance": float(nearest[k])}))
+    return out
+
+
+def _ray_hits(origins, d, a, b, c):
+    """For rays from each of `origins` along d: the distance to the nearest of the triangles
+    (a, b, c) it crosses (inf if none), and whether that triangle's normal, (b - a) x (c - a),
+    points along d (Moller-Trumbore, all rays against all triangles at once)."""
+    e1, e2 = b - a, c - a
+    p = np.cross(d, e2)                               # (T, 3)
+    det = np.einsum("ti,ti->t", e1, p)
+    ok = np.abs(det) > PARALLEL
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    s = origins[:, None, :] - a[None, :, :]           # (R, T, 3)
+    u = np.einsum("rti,ti->rt", s, p) * inv
+    q = np.cross(s, e1[None, :, :])
+    v = (q @ d) * inv
+    t = np.einsum("rti,ti->rt", q, e2) * inv
+    hit = ok & (u >= 0.0) & (v >= 0.0) & (u + v <= 1.0) & (t >= 0.0)
+    t = np.where(hit, t, np.inf)
+    first = np.argmin(t, axis=1)
+    rows = np.arange(len(origins))
+    normal = np.cross(e1, e2)
+    return t[rows, first], (normal[first] @ d) > 0.0

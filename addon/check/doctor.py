@@ -21,12 +21,12 @@ from ..runtime import cache
 from ..runtime.simulation import Simulation
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, scene_bodies, scene_joints
-from .body_checks import anchors, falling, mass_ratios, mesh_shapes, round_shapes, scales, \
-    sizes
+from .body_checks import anchors, falling, mass_ratios, mesh_shapes, one_sided_meshes, \
+    round_shapes, scales, sizes
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
 from .joint_checks import custom_expressions, joint_objects, limit_order
 from .joint_list import JointList
-from .measured import animated_limits, overlaps
+from .measured import animated_limits, overlaps, touching_mass_ratios
 from .start_poses import start_matrices
 
 
@@ -60,9 +60,11 @@ def _check(scene, sim):
         findings += anchors(scene, joints, poses, sim)
         findings += mass_ratios(joints, sim)
         findings += falling(scene, joints, poses)
+        findings += one_sided_meshes(scene, poses)
         if sim is not None:
             findings += animated_limits(scene, sim, scan.by_name)
             findings += overlaps(sim, poses)
+            findings += touching_mass_ratios(sim)
     finally:
         if sim is not None and not built_here:
             sim.world.load_state(sim.states[sim.start])

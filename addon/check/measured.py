@@ -1,5 +1,6 @@
 """Checks measured on the built world: bodies overlapping at the start frame (the solver's
-own contacts), and animated poses that drive a joint past its limits."""
+own contacts), touching bodies of very different masses, and animated poses that drive a
+joint past its limits."""
 
 import math
 
@@ -11,6 +12,8 @@ from .findings import WARNING, Finding, degrees_text, length_text, select_fix
 OVERLAP = 0.003          # m: deeper overlaps at the start frame make bodies jump apart
 LIMIT_SLACK = math.radians(2.0)   # animated poses this far past a limit are reported
 PROBE_DT = 1e-6          # s: the speculative margin of the start frame's contacts
+TOUCHING = 0.005         # m: contacts closer than this at the start frame touch
+MASS_RATIO = 100.0       # heavier to lighter of two touching dynamic bodies
 
 
 def overlaps(sim, poses):
@@ -35,6 +38,35 @@ def overlaps(sim, poses):
             "solver pushes them apart in the first frames, so they jump; move them apart, or "
             "let them pass through each other (a joint's Disable Collisions, or collision "
             "groups)", select_fix([a, b]), {"depth": depth}))
+    return out
+
+
+def touching_mass_ratios(sim):
+    """Dynamic bodies touching at the start frame (the solver's contacts) whose masses differ
+    by more than 100:1. The contacts are soft springs as stiff as the lighter body is heavy,
+    so a heavy body presses a light one under it into what is below: at 1000:1 a unit box
+    sinks 15 mm, past 5000:1 the light one is squeezed out sideways."""
+    world = sim.world
+    world.collide(PROBE_DT)
+    c = world.contacts()
+    masses = world.masses
+    names = {b.id: b.name for b in sim.bodies if b.kind == 'DYNAMIC'}
+    pairs = {}
+    for (i, j), sep in zip(c["bodies"].tolist(), c["separations"].tolist()):
+        if sep < TOUCHING and i in names and j in names:
+            heavy, light = (i, j) if masses[i] >= masses[j] else (j, i)
+            pairs[(heavy, light)] = float(masses[heavy] / masses[light])
+    out = []
+    for (heavy, light), ratio in sorted(pairs.items(), key=lambda kv: -kv[1]):
+        if ratio <= MASS_RATIO:
+            continue
+        a, b = names[heavy], names[light]
+        out.append(Finding(WARNING, 'touching-mass-ratio', (a, b),
+            f"'{a}' ({masses[heavy]:g} kg) touches '{b}' ({masses[light]:g} kg) at "
+            f"{ratio:.0f}:1: contacts give way past 100:1, so a heavy body pressing on a light "
+            "one sinks into it and pushes it into what is below (about 1.5 cm at 1000:1), "
+            "and past a few thousand to one squeezes it out; bring the masses closer",
+            select_fix([a, b]), {"ratio": ratio}))
     return out
 
 

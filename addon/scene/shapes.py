@@ -100,9 +100,10 @@ def _auto_shape(v, lo, hi):
     return 'BOX'
 
 
-def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
+def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC', one_sided=False):
     """(solver shape, offset) for `obj`: the shape in the body frame and the position of the
-    body frame's origin relative to the object's origin, both in scaled object axes."""
+    body frame's origin relative to the object's origin, both in scaled object axes.
+    `one_sided`: a Mesh shape's faces collide on their front only."""
     if shape_type in BOUNDED:
         bounds = _evaluated_bounds(obj, depsgraph)
         if bounds is not None:
@@ -141,5 +142,5 @@ def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
         if tris is None or len(tris) == 0:
             raise SceneError(f"Object '{obj.name}' has no faces for the Mesh shape; "
                              "use Box or add faces")
-        return lg.TriangleMesh(v, tris), np.zeros(3)
+        return lg.TriangleMesh(v, tris, one_sided=bool(one_sided)), np.zeros(3)
     raise SceneError(f"Object '{obj.name}': unknown shape {shape_type}")

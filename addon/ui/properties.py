@@ -147,6 +147,10 @@ class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
                           description="Simulate this object with Ligament")
     kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC', update=_changed)
     shape: EnumProperty(name="Shape", items=BODY_SHAPES, default='AUTO', update=_changed)
+    one_sided: BoolProperty(name="One-Sided", default=False, update=_changed,
+                            description="Mesh shape: each face collides only with bodies on "
+                                        "the side its normal points to (an inside-out room, "
+                                        "terrain); off, both sides of every face collide")
     mass: FloatProperty(name="Mass", default=1.0, min=1e-4, soft_max=1000.0, unit='MASS',
                         update=_changed, description="Mass of a dynamic body")
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=1.0, update=_changed)

@@ -85,7 +85,7 @@ def body_rows(objs, start, known, depsgraph):
         if min(abs(c) for c in scale) < MIN_SCALE:
             raise SceneError(f"Object '{o.name}' has zero scale; apply a non-zero scale")
         try:
-            shape, offset = fit_shape(o, s.shape, scale, depsgraph, kind)
+            shape, offset = fit_shape(o, s.shape, scale, depsgraph, kind, s.one_sided)
         except ValueError as exc:
             raise SceneError(f"Object '{o.name}': {exc}") from None
         is_hull = offset is None

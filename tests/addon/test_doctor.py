@@ -247,3 +247,54 @@ def test_fix_buttons_fix_their_findings_and_the_panel_lists_them(blender):
     assert out["mirrored_scale"] == [1, 1, 1]
     assert np.allclose(before[:3, 3], after[:3, 3])
     assert np.allclose(after, simulated, atol=1e-3)
+
+
+def test_one_sided_mesh_turned_away_from_a_body_above_it_is_found(blender):
+    # Three floor planes under three crates: one-sided and turned over (its normal points
+    # down, away from the crate: the crate falls through), one-sided facing up, and two-sided
+    # turned over (both hold the crate). Only the first is reported.
+    out = blender.run(CHECK.replace("findings = ", "_unused = "), """
+        def floor(name, x, flipped, one_sided):
+            bpy.ops.mesh.primitive_plane_add(size=3, location=(x, 0, 0),
+                                             rotation=(math.pi if flipped else 0.0, 0, 0))
+            obj = bpy.context.active_object
+            obj.name = name
+            s = obj.ligament_body
+            s.enabled, s.kind, s.shape, s.one_sided = True, 'STATIC', 'MESH', one_sided
+        import math
+        floor("Away", 0, True, True)
+        floor("Up", 5, False, True)
+        floor("TwoSided", 10, True, False)
+        for i, x in enumerate((0, 5, 10)):
+            box(f"Crate{i}", (1, 1, 1), (x, 0, 1.5))
+        findings = lig.addon.check.doctor.check(scene)
+        hit = [f for f in findings if f.code == "one-sided-mesh"]
+        bpy.ops.ligament.make_two_sided(**hit[0].fix.args)
+        after = [f.code for f in lig.addon.check.doctor.check(scene)]
+        result({"found": found("one-sided-mesh"), "fix": hit[0].fix.operator,
+                "one_sided": bpy.data.objects["Away"].ligament_body.one_sided,
+                "after": after})
+    """)
+    assert [(s, o) for s, o, d in out["found"]] == [("WARNING", ["Away", "Crate0"])]
+    # the crate's centre is 1.5 m above the plane
+    assert out["found"][0][2]["distance"] == pytest.approx(1.5, abs=1e-6)
+    assert out["fix"] == "ligament.make_two_sided"
+    assert out["one_sided"] is False and "one-sided-mesh" not in out["after"]
+
+
+def test_touching_bodies_over_100_to_1_in_mass_are_found(blender):
+    # A 1000 kg box on a 1 kg box, and a 50 kg box on another 1 kg box: only the first pair,
+    # touching and not jointed, is reported, heavy first.
+    out = blender.run(CHECK.replace("findings = ", "_unused = "), """
+        box("Ground", (20, 20, 1), (0, 0, -0.5), kind='STATIC')
+        box("Light", (1, 1, 1), (0, 0, 0.5), mass=1.0)
+        box("Heavy", (1, 1, 1), (0, 0, 1.5), mass=1000.0)
+        box("Under", (1, 1, 1), (4, 0, 0.5), mass=1.0)
+        box("Fifty", (1, 1, 1), (4, 0, 1.5), mass=50.0)
+        findings = lig.addon.check.doctor.check(scene)
+        result({"found": found("touching-mass-ratio"),
+                "messages": [f.message for f in findings if f.code == "touching-mass-ratio"]})
+    """)
+    assert [(s, o) for s, o, d in out["found"]] == [("WARNING", ["Heavy", "Light"])]
+    assert out["found"][0][2]["ratio"] == pytest.approx(1000.0)
+    assert "'Heavy' (1000 kg)" in out["messages"][0] and "'Light' (1 kg)" in out["messages"][0]

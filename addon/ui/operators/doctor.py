@@ -168,6 +168,23 @@ class LIGAMENT_OT_set_body_shape(bpy.types.Operator):
         return {'FINISHED'} if found else {'CANCELLED'}
 
 
+class LIGAMENT_OT_make_two_sided(bpy.types.Operator):
+    """Let both sides of the faces of bodies with the Mesh shape collide"""
+    bl_idname = "ligament.make_two_sided"
+    bl_label = "Make Two-Sided"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    objects: StringProperty(name="Objects", description="Object names, one per line")
+
+    def execute(self, context):
+        found, missing = _objects(context.scene, self.objects)
+        for o in found:
+            o.ligament_body.one_sided = False
+        cache.invalidate(context.scene)
+        doctor.recheck(context.scene)
+        return {'FINISHED'} if found else {'CANCELLED'}
+
+
 classes = (LIGAMENT_OT_check_scene, LIGAMENT_OT_select_objects, LIGAMENT_OT_apply_body_scale,
-           LIGAMENT_OT_swap_limits, LIGAMENT_OT_set_body_shape)
+           LIGAMENT_OT_swap_limits, LIGAMENT_OT_set_body_shape, LIGAMENT_OT_make_two_sided)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -25,6 +25,8 @@ class PHYSICS_PT_ligament_body(PhysicsButtonsPanel, bpy.types.Panel):
         layout.active = s.enabled
         layout.prop(s, "kind")
         layout.prop(s, "shape")
+        if s.shape == 'MESH':
+            layout.prop(s, "one_sided")
         if s.baked:
             layout.label(text="Baked: playing back keyframes", icon='KEYINGSET')
         elif s.enabled and has_transform_animation(context.object):
