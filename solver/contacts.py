@@ -710,12 +710,14 @@ def apply_restitution(C, B):
 
 
 @helper
-def contact_softness(P, h, h_cap):
+def contact_softness(P, h, h_cap, stiffen):
     """Box2D v3 contact softness for substeps of h: hertz capped at a fraction of the
     substep rate 1 / h_cap (P[5], a quarter by default as in Box2D v3). h_cap is the
     world's substep, also for an island stepped at fewer substeps (islands.py): its
-    contacts are as stiff as the rest of the world's."""
-    hertz = min(P[0], P[5] / h_cap)
+    contacts are as stiff as the rest of the world's. An island of very different masses
+    steps `stiffen` times finer than the world with `stiffen` times the hertz and its cap
+    (islands.py `_stiffen`)."""
+    hertz = stiffen * min(P[0], P[5] / h_cap)
     return soft_coefficients(hertz, P[1], h)
 
 

@@ -25,6 +25,8 @@ none: its rows are only deactivated there). Joints over three or four bodies (a 
 wheels sit on bodies, custom constraints; joints/layout.py BODY_C, BODY_D) link all of them.
 """
 
+import math
+
 import numpy as np
 
 from .jit import helper, kernel
@@ -40,6 +42,8 @@ JOINTS_SOLVED_WHOLE = MAX_DIRECT_ROWS // 6
 MAX_PILE = 3          # jointed or free bodies in an island of few substeps (_island_substeps)
 JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one body's work
 MANIFOLD_WORK = 4     # a manifold's eight rows, likewise
+RATIO_FREE = 100.0    # touching bodies up to this mass ratio step as any island ...
+MAX_STIFFEN = 16      # ... above it, up to this many times the substeps (`_stiffen`)
 
 
 @helper
@@ -153,24 +157,52 @@ def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps):
     return sub
 
 
+@helper
+def _stiffen(label, n, mi, bkind, binv):
+    """Per island label, how many times finer than World.substeps it steps and how many times
+    stiffer its contacts are (1: as the world). A soft contact row is a spring as stiff as its
+    effective mass times (2 pi hertz)^2, and a light body's rows carry whatever rests on it:
+    a box 1000 times heavier than the 1 kg box under it pressed both 15 mm deep (twice
+    ratio x g / omega^2 at 130 Hz), 10 000 times heavier went through it. An island whose
+    touching dynamic bodies differ by a mass ratio r > RATIO_FREE steps at k = ceil(sqrt(r /
+    RATIO_FREE)) times the substeps (at most MAX_STIFFEN) with k times the contact hertz
+    (`contact_softness`: the same fraction of its own substep rate), which divides the
+    depth by k^2: about 3 mm at any ratio up to 25 600:1."""
+    ratio = np.ones(n + 1)
+    for m in range(mi.shape[0]):
+        a = mi[m, 0]
+        b = mi[m, 1]
+        if bkind[a] == DYNAMIC and bkind[b] == DYNAMIC and binv[a] > 0.0 and binv[b] > 0.0:
+            r = max(binv[a], binv[b]) / min(binv[a], binv[b])
+            if r > ratio[label[a]]:
+                ratio[label[a]] = r
+    k = np.ones(n + 1, dtype=np.int64)
+    for i in range(n + 1):
+        if ratio[i] > RATIO_FREE:
+            k[i] = min(int(math.ceil(math.sqrt(ratio[i] / RATIO_FREE))), MAX_STIFFEN)
+    return k
+
+
 @kernel
-def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_substeps):
+def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed_substeps):
     """Cut the world into batches of whole islands, each batch stepped at one substep count.
 
     A jointed island of at most MAX_PILE jointed or free bodies (a ragdoll or a mechanism on
     the ground: its joints are solved exactly) steps at `jointed_substeps`, the others
     (stacks, lone bodies, piles; `_island_substeps`) at `substeps`.
     Islands are ordered by (substep count, label), their work weighted by their substeps is
-    cut into at most `threads` batches, and a batch holding both counts is split in two, so
-    there are at most threads + 1 batches.
+    cut into at most `threads` batches, and a batch holding several counts is split where
+    the count changes. An island of touching bodies over RATIO_FREE in mass steps at k
+    times `substeps` with k times stiffer contacts (`_stiffen`).
 
     mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
     Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
-    batch_substeps, batch_cut): batch k moves bodies[body_start[k]:body_start[k + 1]],
+    batch_substeps, batch_cut, batch_stiffen): batch k moves bodies[body_start[k]:body_start[k + 1]],
     solves joints[joint_start[k]:joint_start[k + 1]] and manifolds
     manifold_start[k]:manifold_start[k + 1] at batch_substeps[k] substeps, in thread
     batch_cut[k] (the batches of one cut have about a thread's share of the work together);
-    joint_batch[j] is joint j's batch."""
+    joint_batch[j] is joint j's batch, and its contacts are batch_stiffen[k] times stiffer
+    than the world's."""
     n = bkind.shape[0]
     nm = mi.shape[0]
     nj = jt.shape[0]
@@ -193,6 +225,10 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_subst
         o = owner(mi[m, 0], mi[m, 1], bkind)
         work[label[o] if o >= 0 else n] += MANIFOLD_WORK * mi[m, 2] / 4.0
     sub = _island_substeps(label, by_joints, n, jt, bkind, substeps, jointed_substeps)
+    stiff = _stiffen(label, n, mi, bkind, binv)
+    for i in range(n):
+        if label[i] == i and stiff[i] > 1:
+            sub[i] = max(sub[i], substeps * stiff[i])
     # islands in (substeps descending, label) order: rank[label] is an island's place
     n_islands = 0
     total = 0.0
@@ -200,7 +236,7 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_subst
     ordered = np.empty(n, dtype=np.int64)
     for first in (True, False):
         for i in range(n):
-            if label[i] == i and (sub[i] == substeps) == first:
+            if label[i] == i and (sub[i] == substeps and stiff[i] == 1) == first:
                 rank[i] = n_islands
                 ordered[n_islands] = i
                 n_islands += 1
@@ -209,8 +245,10 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_subst
     # the unlinked joints and manifolds (label n) go to batch 0
     cuts = max(1, min(threads, n_islands))
     batch_of = np.zeros(n + 1, dtype=np.int64)
-    batch_substeps = np.full(cuts + 1, substeps, dtype=np.int64)
-    batch_cut = np.zeros(cuts + 1, dtype=np.int64)
+    room = cuts + n_islands + 1      # a batch per cut, and one more where a count changes
+    batch_substeps = np.full(room, substeps, dtype=np.int64)
+    batch_stiffen = np.ones(room, dtype=np.int64)
+    batch_cut = np.zeros(room, dtype=np.int64)
     batches = 0
     done = 0.0
     last_cut = -1
@@ -218,8 +256,10 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_subst
         i = ordered[k]
         middle = done + 0.5 * work[i] * sub[i]
         cut = min(cuts - 1, int(middle * cuts / total)) if total > 0 else 0
-        if k == 0 or cut != last_cut or sub[i] != batch_substeps[batches - 1]:
+        if k == 0 or cut != last_cut or sub[i] != batch_substeps[batches - 1] or \
+                stiff[i] != batch_stiffen[batches - 1]:
             batch_substeps[batches] = sub[i]
+            batch_stiffen[batches] = stiff[i]
             batch_cut[batches] = cut
             batches += 1
         last_cut = cut
@@ -228,6 +268,7 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_subst
     batches = max(batches, 1)
     batch_substeps = batch_substeps[:batches].copy()
     batch_cut = batch_cut[:batches].copy()
+    batch_stiffen = batch_stiffen[:batches].copy()
     # bodies and joints by batch, ids increasing inside a batch (counting sort)
     body_start = np.zeros(batches + 1, dtype=np.int64)
     for i in range(n):
@@ -285,4 +326,4 @@ def partition(bkind, jt, mi, mf, acc, rows_per, threads, substeps, jointed_subst
     if not sorted_already:
         _permute_manifolds(order, mi, mf, acc, rows_per)
     return (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
-            batch_substeps, batch_cut)
+            batch_substeps, batch_cut, batch_stiffen)

@@ -328,10 +328,11 @@ def rescale_warm_start(G, jt, acc, C, bkind, substeps):
 
 
 @kernel(nogil=True)
-def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_iterations,
-               gravity, joint_hertz, joint_damping, C, X, G):
+def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
+               relax_iterations, gravity, joint_hertz, joint_damping, C, X, G):
     """Advance a batch of islands by one frame of length dt in `substeps` substeps (the
-    batch's; `world_substeps` sets the contact stiffness cap, `contact_softness`).
+    batch's; `world_substeps` sets the contact stiffness cap, `contact_softness`, and
+    `stiffen` multiplies the contact hertz and its cap: islands.py `_stiffen`).
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
                                                  sees it, ASLEEP for sleeping bodies)
@@ -362,7 +363,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
     S = (soft[0], soft[1], soft[2], h, 1.0 / h)
     S_error = (1.0, 1.0, 0.0, h, 1.0 / h)      # rows re-prepared with BIAS = C
     body = (bs, binv, bI)
-    csoft = contact_softness(C[4], h, dt / world_substeps)
+    csoft = contact_softness(C[4], h, dt / world_substeps, stiffen)
     SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
     rescale_warm_start(G, jt, acc, C, bkind, substeps)
     clear_joint_impulses(joints, jt, bkind, jimp)

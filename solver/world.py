@@ -1111,8 +1111,8 @@ class World(Mechanisms, CustomConstraints):
         substep count, reordering this frame's manifolds by island)."""
         B, J, R, K = self._kernel_args()
         mi, mf, acc, rows, params = C
-        bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut = partition(
-            B[6], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads, self.substeps,
+        bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut, bstiff = partition(
+            B[6], B[1], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads, self.substeps,
             self.jointed_substeps)
         ci, cf = self._custom_args()
         g = self.gravity
@@ -1129,7 +1129,7 @@ class World(Mechanisms, CustomConstraints):
                 X = (ci[mine], cf[mine])
             G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub)
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
-                            self.iterations, self.relax_iterations, (g[0], g[1], g[2]),
+                            int(bstiff[k]), self.iterations, self.relax_iterations, (g[0], g[1], g[2]),
                             self.joint_hertz, self.joint_damping_ratio, Ck, X, G))
         return batches, bcut
 
