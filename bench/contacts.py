@@ -3,6 +3,7 @@
     PYTHONPATH=. /work/venv/bin/python bench/contacts.py            # 10 s of each scene
     PYTHONPATH=. /work/venv/bin/python bench/contacts.py --big      # + the 5050-box pyramid
     PYTHONPATH=. /work/venv/bin/python bench/contacts.py --quick    # 2 s of each scene
+    PYTHONPATH=. /work/venv/bin/python bench/contacts.py --fast     # speculative margin cost
 
 On 2 cores the default run takes about 10-15 minutes (MuJoCo's 820-box pyramid alone would
 take longer: every engine and scene stops after --budget 150 s of wall time, and the `sim s`
@@ -22,6 +23,11 @@ positions and joint frames):
   elbows, knees and ankles; jointed neighbours do not collide), dropped tilted onto the
   ground on a 5 x 4 grid.
 * pyramid 100 (`--big`): 5050 boxes (base 100), Ligament only, always the full --seconds.
+* `--fast` (Ligament only, instead of the table): what the speculative margin's reach costs.
+  The same scenes run with the margin capped at 1 m of a body's motion per frame (before)
+  and at today's cap (contacts.SPECULATIVE_CAP): pyramid 20, whose slow bodies never reach
+  the old cap, and 50 balls of 1 cm shot at 100 to 200 m/s at a 1 cm wall from 3 m away;
+  each line gives ms/frame and how many balls ended past the wall.
 
 Common settings: gravity 9.81, 60 Hz frames of 4 substeps each, contact friction 0.5 for every
 pair and restitution 0, no damping. Friction is mixed differently per engine, so each gets the
@@ -479,6 +485,41 @@ FIGURES = {"pyramid": ("top drift m", "max drift m"),
            "ragdolls": ("max gap m", "lowest z m", "rest z m")}
 
 
+def _bullets():
+    """50 balls of 1 cm shot from 3 m at 100 to 200 m/s at a static 1 cm wall (no gravity)."""
+    import solver as lg
+    w = lg.World(gravity=(0.0, 0.0, 0.0), substeps=SUBSTEPS, sleeping=False)
+    w.add_body(lg.Box((0.005, 5.0, 5.0)), (0.0, 0.0, 0.0), kind="static")
+    rng = np.random.default_rng(1)
+    for k in range(50):
+        y, z = rng.uniform(-4.0, 4.0, 2)
+        w.add_body(lg.Sphere(0.005), (-3.0, y, z), linear_velocity=(100.0 + 2.0 * k, 0, 0))
+    return w
+
+
+def fast_bodies(args):
+    """Lines of ms/frame (and balls through the wall) with the margin cap before and now."""
+    from solver.contacts import SPECULATIVE_CAP
+    print(line("scene", "margin cap", "ms/frame", "", "sim s", "passed"), flush=True)
+    for name in ("pyramid20", "bullets"):
+        for cap in (1.0, SPECULATIVE_CAP):
+            if name == "bullets":
+                w = _bullets()
+            else:
+                w = Ligament(SCENES[name](), args).w
+            w._contacts.speculative_cap = cap
+            frames = int(round(args.seconds * FPS))
+            times = []
+            for f in range(frames):
+                t0 = time.perf_counter()
+                w.step(1.0 / FPS)
+                if f >= WARMUP:
+                    times.append(time.perf_counter() - t0)
+            passed = int((w.positions[1:, 0] > 0.0).sum()) if name == "bullets" else 0
+            print(line(name, f"{cap:g} m", f"{1000.0 * statistics.median(times):.2f}", "",
+                       f"{frames / FPS:.1f}", str(passed)), flush=True)
+
+
 def line(scene, engine, ms, ratio, sim, *figures):
     if isinstance(ms, float):
         ms, figures = f"{ms:.2f}", [f"{x:.4f}" for x in figures]
@@ -507,9 +548,14 @@ def main():
                     help="wall seconds per engine and scene before it stops early")
     ap.add_argument("--cold", action="store_true",
                     help="also time a start-up that compiles every kernel (minutes)")
+    ap.add_argument("--fast", action="store_true",
+                    help="only the speculative margin's cost: 1 m cap against today's")
     args = ap.parse_args()
     if args.quick:
         args.seconds = min(args.seconds, 2.0)
+    if args.fast:
+        fast_bodies(args)
+        return
     names = args.scenes.split(",") + (["big"] if args.big else [])
     engines = []
     print(f"60 Hz, {SUBSTEPS} substeps, {args.seconds:g} s per scene, {os.cpu_count()} cores; "
