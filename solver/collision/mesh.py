@@ -1,12 +1,14 @@
 """A convex shape against a static triangle mesh: tree query, then one merged manifold.
 
 The convex body's AABB (grown by the margin) is taken into the mesh frame and the mesh's
-tree (geometry.py) yields the triangles it overlaps. Triangles are two-sided: each one's
-normal is taken towards the side of its plane the body's centre is on, so a body meeting a
-thin sheet from behind, or resting on its back, is pushed out on the side it came from (its
-centre crosses the plane only if it sinks half its size in, which the speculative margin
-keeps a fast body from). A one-sided mesh (params[1] = 1) keeps only front faces: a body
-whose centre is behind a triangle's plane ignores it.
+tree (geometry.py) yields the triangles it overlaps. Triangles are two-sided: a triangle
+the body's centre is behind collides with its normal turned towards the body, so a body
+meeting a thin sheet from behind, or resting on its back, is pushed out on the side it came
+from (its centre crosses the plane only if it sinks half its size in, which the speculative
+margin keeps a fast body from). Backs count only when no front face (one the centre is in
+front of) touches the body: a box resting on a closed mesh and hanging over its edge is
+behind the side face there, whose back would shove it sideways. A one-sided mesh (params[1]
+= 1) has front faces only: a body whose centre is behind a triangle's plane ignores it.
 
 Per triangle, the face region comes first: the body's supporting feature along -normal is
 clipped by the triangle's edges and measured to its plane, so a body resting on or sliding
@@ -166,34 +168,43 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
     nc = 0
     ra = radius(ka, pa)
     fa, ida = ws[0], ws[1]
-    # face regions; A's feature is found again only when the triangle normal changes
-    last = (0.0, 0.0, 0.0)
-    deep = (0.0, 0.0, 0.0)
-    cA = 0
-    fidA = 0
-    one_sided = pb[1] != 0.0
-    for r in rows:
-        _triangle(G, r, xb, qb, tri)
-        nt = tri_normal(tri)
-        if dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), nt) < 0.0:
-            if one_sided:
-                continue
-            nt = scale(nt, -1.0)
-        n = scale(nt, -1.0)
-        if dot(nt, last) < 1.0 - 1e-12:
-            last = nt
-            deep = add(support(ka, xa, qa, pa, G, tri, n), scale(n, ra))
-            cA, fidA, _ = feature(ka, xa, qa, pa, G, tri, n, fa, ida)
-        k = _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, small)
-        cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
-    if nc == 0:                  # no face region: edges and vertices, by the general pair
+    # face regions; A's feature is found again only when the triangle normal changes. The
+    # faces A's centre is in front of come first; the backs of the others only if none of
+    # those touched A (see the module's docstring)
+    sides = 1 if pb[1] != 0.0 else 2
+    for side in range(sides):
+        last = (0.0, 0.0, 0.0)
+        deep = (0.0, 0.0, 0.0)
+        cA = 0
+        fidA = 0
         for r in rows:
             _triangle(G, r, xb, qb, tri)
-            if one_sided and dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])),
-                                 tri_normal(tri)) < 0.0:
+            nt = tri_normal(tri)
+            if (dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), nt) < 0.0) != (side == 1):
                 continue
-            k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin, small, ws)
+            if side == 1:
+                nt = scale(nt, -1.0)
+            n = scale(nt, -1.0)
+            if dot(nt, last) < 1.0 - 1e-12:
+                last = nt
+                deep = add(support(ka, xa, qa, pa, G, tri, n), scale(n, ra))
+                cA, fidA, _ = feature(ka, xa, qa, pa, G, tri, n, fa, ida)
+            k = _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, small)
             cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
+        if nc > 0:
+            break
+    if nc == 0:                  # no face region: edges and vertices, by the general pair
+        for side in range(sides):
+            for r in rows:
+                _triangle(G, r, xb, qb, tri)
+                if (dot(sub(xa, (tri[0, 0], tri[0, 1], tri[0, 2])), tri_normal(tri)) < 0.0) \
+                        != (side == 1):
+                    continue
+                k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin,
+                                     small, ws)
+                cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
+            if nc > 0:
+                break
         if nc == 0:
             return 0, (0.0, 0.0, 1.0)
     best = 0

@@ -250,3 +250,30 @@ def test_triangle_mesh_one_sided_must_be_a_bool():
     with pytest.raises(ValueError, match="one_sided"):
         lg.TriangleMesh(v, t, one_sided="yes")
     assert lg.TriangleMesh(v, t).one_sided is False
+
+
+def _closed_box(h):
+    """A closed cube of half size h as 12 triangles, normals out."""
+    v = np.array([[x, y, z] for x in (-h, h) for y in (-h, h) for z in (-h, h)], dtype=float)
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    t = [tri for a, b, c, d in quads for tri in ((a, b, c), (a, c, d))]
+    return v, np.array(t)
+
+
+def test_box_hanging_over_the_edge_of_a_closed_mesh_rests_as_on_a_box():
+    # Its centre is over the top face and behind the side face's plane: the side face's back
+    # must not shove it sideways (only a body that no front face touches meets backs).
+    v, t = _closed_box(1.0)
+    assert np.all(np.einsum("ij,ij->i", np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]),
+                            v[t].mean(axis=1)) > 0)          # normals point out
+    ends = {}
+    for kind in ("mesh", "box"):
+        w = world()
+        w.add_body(lg.TriangleMesh(v, t) if kind == "mesh" else lg.Box((1.0, 1.0, 1.0)),
+                   (0, 0, 0), kind="static")
+        b = w.add_body(lg.Box((0.3, 0.3, 0.1)), (0.85, 0.2, 1.12))
+        speed = settle(w, b, 120)
+        ends[kind] = w.positions[b]
+        assert speed < 1e-3, (kind, speed)
+    assert np.allclose(ends["mesh"], ends["box"], atol=1e-3), ends
+    assert abs(ends["mesh"][0] - 0.85) < 1e-3 and abs(ends["mesh"][2] - 1.1) < 0.005, ends
