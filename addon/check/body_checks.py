@@ -10,10 +10,10 @@ from mathutils import Vector
 from ..scene.animation import matrix_world_at, transform_fcurves
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, world_settings
+from ..scene.shapes import local_vertices
 from .findings import ERROR, WARNING, Finding, Fix, length_text, select_fix
 from .joint_list import body_pair, joint_pairs, jointed_groups
 from .start_poses import determinants
-from ..scene.shapes import local_vertices
 
 THIN = 0.02              # m: bodies thinner than this are easily passed through
 SMALL = 0.02             # m: bodies smaller than this along every axis
