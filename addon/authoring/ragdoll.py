@@ -540,6 +540,8 @@ def remove(scene, arm):
     parent = bpy.data.collections.get(COLLECTION)
     if parent is not None and not parent.children and not parent.objects:
         bpy.data.collections.remove(parent)
+    for pb in arm.pose.bones:     # its bone chains went with it
+        pb.ligament_chain.enabled = False
     rd = arm.ligament_ragdoll
     rd.enabled = False
     rd.collection = None
@@ -562,4 +564,6 @@ def set_total_mass(arm):
     """Share the ragdoll's total mass out over its ragdolls.bodies (after a change of the total)."""
     total = arm.ligament_ragdoll.total_mass
     for obj in ragdolls.bodies(arm):
+        if obj.ligament_ragdoll_part.chain:     # a bone chain's capsules keep their own
+            continue
         obj.ligament_body.mass = max(total * obj.ligament_ragdoll_part.mass_share, 1e-4)

@@ -21,6 +21,7 @@ from bpy.props import (
     StringProperty,
 )
 
+from ..authoring import chain
 from ..authoring import ragdoll
 from ..runtime import cache
 from ..scene import ragdolls
@@ -411,6 +412,69 @@ class LigamentRagdollBone(bpy.types.PropertyGroup):
                                               "this bone's joint")
 
 
+def _chain_root(self):
+    """(armature, root bone name) of a chain's settings."""
+    return self.id_data, self.path_from_id().split('"')[1]
+
+
+def _chain_preset(self, context):
+    if self.preset != 'CUSTOM':
+        chain.apply_preset(self, self.preset)
+    _chain_limits(self, context)
+
+
+def _chain_limits(self, context):
+    if self.enabled:
+        chain.set_limits(*_chain_root(self))
+    _changed(self, context)
+
+
+def _chain_radius(self, context):
+    if self.enabled:
+        chain.set_radius(*_chain_root(self))
+    _changed(self, context)
+
+
+CHAIN_PRESETS = (
+    ('HAIR', "Hair", "Soft: hangs and trails without wobbling (1.5 Hz, damping 1, gravity 1)"),
+    ('TAIL', "Tail", "Holds its shape and whips (3 Hz, damping 0.7, gravity 0.5)"),
+    ('JIGGLE', "Jiggle", "Fast and bouncy, no gravity (6 Hz, damping 0.3, gravity 0)"),
+    ('CUSTOM', "Custom", "Your own values"),
+)
+
+
+class LigamentChainSettings(bpy.types.PropertyGroup):
+    """On the root pose bone of a dynamic bone chain: the chain's spring and shape."""
+    enabled: BoolProperty(name="Bone Chain", default=False, options={'HIDDEN'},
+                          description="A dynamic bone chain hangs from this bone")
+    preset: EnumProperty(name="Preset", items=CHAIN_PRESETS, default='HAIR',
+                         update=_chain_preset,
+                         description="Stiffness, damping, gravity and limits for a kind of "
+                                     "chain")
+    stiffness: FloatProperty(name="Stiffness", default=1.5, min=0.0, soft_max=20.0,
+                             update=_changed,
+                             description="Frequency (Hz) each bone swings back toward its "
+                                         "rest (or animated) pose at, as hung")
+    damping: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
+                           update=_changed,
+                           description="Damping ratio of the spring (1: no overshoot)")
+    gravity_factor: FloatProperty(name="Gravity", default=1.0, min=0.0, max=1.0,
+                                  subtype='FACTOR', update=_changed,
+                                  description="How much of the world's gravity pulls the "
+                                              "chain (0: it keeps its shape, 1: it droops)")
+    radius: FloatProperty(name="Radius", default=0.01, min=0.0005, soft_max=0.2, unit='LENGTH',
+                          update=_chain_radius,
+                          description="Collision radius of the chain's capsules")
+    swing_limit: FloatProperty(name="Swing Limit", default=80.0, min=1.0, max=179.0,
+                               update=_chain_limits,
+                               description="Cone half-angle (degrees) each bone may swing "
+                                           "from its parent's rest direction")
+    twist_limit: FloatProperty(name="Twist Limit", default=10.0, min=0.0, max=179.0,
+                               update=_chain_limits,
+                               description="How far (degrees) each bone may twist about "
+                                           "itself, either way")
+
+
 RAGDOLL_ROLES = (
     ('NONE', "None", ""),
     ('BODY', "Body", "A body of the ragdoll"),
@@ -429,10 +493,13 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
     # The part's frame in armature space at the rest pose (row-major 4x4): where the body
     # sits relative to its first bone.
     rest_frame: FloatVectorProperty(size=16, options={'HIDDEN'})
+    # The root bone of the bone chain this helper belongs to ("" for a ragdoll's own parts)
+    chain: StringProperty(options={'HIDDEN'})
 
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings,
-           LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart)
+           LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart,
+           LigamentChainSettings)
 
 
 def register():
@@ -444,9 +511,11 @@ def register():
     bpy.types.Object.ligament_ragdoll = PointerProperty(type=LigamentRagdollSettings)
     bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
     bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart)
+    bpy.types.PoseBone.ligament_chain = PointerProperty(type=LigamentChainSettings)
 
 
 def unregister():
+    del bpy.types.PoseBone.ligament_chain
     del bpy.types.Object.ligament_ragdoll_part
     del bpy.types.PoseBone.ligament_ragdoll
     del bpy.types.Object.ligament_ragdoll

@@ -102,7 +102,7 @@ def body_rows(objs, start, known, depsgraph):
         rows["restitution"].append(s.restitution)
         rows["linear_damping"].append(s.linear_damping)
         rows["angular_damping"].append(s.angular_damping)
-        bits = collision_filter(s.collision_group)
+        bits = collision_filter(s.collision_group, o.ligament_ragdoll_part.chain != "")
         rows["collision_group"].append(bits["collision_group"])
         rows["collision_mask"].append(bits["collision_mask"])
         bodies.append(Body(o.name, len(bodies), kind, Vector(offset), scale.copy(),

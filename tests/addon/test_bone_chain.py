@@ -1,0 +1,143 @@
+"""Dynamic bone chains in Blender: a chain whose keyed root moves whips and settles back to
+its rest shape, stays connected, bakes to what played live; the gravity factor; a spring's
+period against its stiffness."""
+
+import math
+
+import numpy as np
+
+CHAIN = """
+    def chain_armature(name="Chain", bones=5, length=0.1, direction=(0, 0, -1),
+                       location=(0, 0, 2)):
+        # a root bone and `bones` connected bones in a line along `direction`
+        data = bpy.data.armatures.new(name)
+        arm = bpy.data.objects.new(name, data)
+        scene.collection.objects.link(arm)
+        arm.location = location
+        bpy.context.view_layer.objects.active = arm
+        arm.select_set(True)
+        bpy.ops.object.mode_set(mode='EDIT')
+        d = Vector(direction).normalized() * length
+        parent = None
+        head = Vector((0, 0, 0))
+        for i in range(bones + 1):
+            eb = data.edit_bones.new("root" if i == 0 else f"b{i}")
+            eb.head, eb.tail = head, head + d
+            eb.roll = 0.0
+            if parent is not None:
+                eb.parent, eb.use_connect = parent, True
+            parent, head = eb, head + d
+        bpy.ops.object.mode_set(mode='POSE')
+        names = ["root"] + [f"b{i}" for i in range(1, bones + 1)]
+        for n in names:   # Blender 5 selects pose bones, older versions bones
+            sel = arm.pose.bones[n] if hasattr(arm.pose.bones[n], "select") else arm.data.bones[n]
+            sel.select = True
+        arm.data.bones.active = arm.data.bones["root"]
+        return arm, names
+
+    def key_root(arm, frames_values, index=1):
+        # key the armature's location (the chain's root follows it)
+        for f, v in frames_values:
+            arm.location[index] = v
+            arm.keyframe_insert("location", index=index, frame=f)
+
+    def bone_points(arm, names):
+        # world heads and tails of the bones as the evaluated pose has them
+        m = arm.matrix_world
+        pb = arm.pose.bones
+        return [[list(m @ pb[n].head), list(m @ pb[n].tail)] for n in names]
+
+    def play(arm, names, frames):
+        out = []
+        for f in frames:
+            scene.frame_set(f)
+            out.append(bone_points(arm, names))
+        return out
+"""
+
+
+def _gap(points):
+    """Largest distance between a bone's head and its parent's tail over the frames, (m)."""
+    p = np.array(points)          # frames, bones, (head, tail), 3
+    return float(np.linalg.norm(p[:, 1:, 0] - p[:, :-1, 1], axis=-1).max())
+
+
+def _shape(points):
+    """Each frame's bone points relative to the root's head."""
+    p = np.array(points)
+    return p - p[:, :1, :1]
+
+
+def test_keyed_root_whips_the_chain_which_settles_back_to_rest_and_bakes(blender):
+    out = blender.run(CHAIN, """
+        arm, names = chain_armature()
+        bpy.ops.ligament.add_bone_chain(preset='TAIL')
+        key_root(arm, [(1, 0.0), (8, 0.4)])
+        scene.ligament_world.frame_end = 240
+        rest = bone_points(arm, names)
+        live = play(arm, names, range(1, 241))
+        bpy.ops.object.mode_set(mode='OBJECT')
+        bpy.ops.ligament.bake(frame_start=1, frame_end=240)
+        baked = play(arm, names, range(1, 241))
+        result({"rest": rest, "live": live, "baked": baked,
+                "bodies": len([o for o in bpy.data.objects
+                               if o.ligament_ragdoll_part.chain == "root"
+                               and o.ligament_ragdoll_part.role == 'BODY'])})
+    """)
+    assert out["bodies"] == 6            # the root's kinematic capsule and five dynamic
+    rest = _shape([out["rest"]])[0]
+    live = _shape(out["live"])
+    # the sideways move swings the tip well away from its rest place...
+    swing = np.linalg.norm(live[:, -1, 1] - rest[-1, 1], axis=-1)
+    assert swing[4:20].max() > 0.05, swing.max()
+    # ...and it comes back (in about 7 s): the last second within 2 mm of the rest shape
+    assert np.abs(live[-24:] - rest).max() < 0.002, np.abs(live[-24:] - rest).max()
+    assert _gap(out["live"]) < 0.001
+    assert np.abs(np.array(out["baked"]) - np.array(out["live"])).max() < 1e-4
+
+
+def test_gravity_factor_zero_keeps_a_horizontal_chain_straight_one_makes_it_droop(blender):
+    out = blender.run(CHAIN, """
+        tips = {}
+        for factor in (0.0, 1.0):
+            for o in list(bpy.data.objects):
+                bpy.data.objects.remove(o)
+            arm, names = chain_armature(name=f"G{factor}", direction=(1, 0, 0))
+            bpy.ops.ligament.add_bone_chain(preset='HAIR')
+            arm.pose.bones["root"].ligament_chain.gravity_factor = factor
+            scene.ligament_world.frame_end = 72
+            points = play(arm, names, range(1, 73))
+            bpy.ops.object.mode_set(mode='OBJECT')
+            tips[str(factor)] = {"z": [p[-1][1][2] for p in points], "gap": points}
+        result(tips)
+    """)
+    straight, droop = out["0.0"], out["1.0"]
+    assert max(abs(z - 2.0) for z in straight["z"]) < 0.002
+    assert 2.0 - droop["z"][-1] > 0.05
+    assert _gap(straight["gap"]) < 0.001 and _gap(droop["gap"]) < 0.001
+
+
+def test_a_single_bone_springs_at_its_stiffness(blender):
+    # one bone on a root that jumps sideways and stops: with gravity off and no damping the
+    # bone swings about its rest direction at the drive's frequency (the drive's hertz is the
+    # frequency as hung, for the bone's inertia about the joint)
+    out = blender.run(CHAIN, """
+        scene.render.fps = 120
+        arm, names = chain_armature(bones=1, direction=(1, 0, 0))
+        bpy.ops.ligament.add_bone_chain(preset='JIGGLE')
+        c = arm.pose.bones["root"].ligament_chain
+        c.preset = 'CUSTOM'
+        c.stiffness, c.damping, c.gravity_factor, c.swing_limit = 2.0, 0.0, 0.0, 60.0
+        key_root(arm, [(1, 0.0), (4, 0.01)])
+        scene.ligament_world.frame_end = 360
+        points = play(arm, names, range(1, 361))
+        result(points)
+    """)
+    p = np.array(out)
+    d = p[:, 1, 1] - p[:, 1, 0]
+    angle = np.arctan2(d[:, 1], d[:, 0])        # the bone's sideways swing
+    a = angle[10:] - angle[10:].mean()
+    up = np.flatnonzero((a[:-1] < 0) & (a[1:] >= 0))
+    period = np.diff(up).mean() / 120.0
+    assert abs(period - 0.5) < 0.5 * 0.08, period
+    assert np.abs(a).max() > 1e-3
