@@ -1,7 +1,8 @@
 """Settings stored in the .blend: `Object.ligament_body`, `Object.ligament_joint`,
 `Scene.ligament_world`; for ragdolls `Object.ligament_ragdoll` (on the armature),
 `PoseBone.ligament_ragdoll` (per bone) and `Object.ligament_ragdoll_part` (bookkeeping on the
-helper objects). The property names are a contract (scripts and tests use them).
+helper objects); `PoseBone.ligament_chain` on a bone chain's root bone; `Scene.ligament_overlay`
+(what the viewport overlay draws). The property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
 the cache itself also checks a signature of the scene each frame (runtime/changes.py), so edits made
@@ -27,11 +28,24 @@ from ..runtime import cache
 from ..scene import ragdolls
 
 
+def redraw_views(context):
+    """Tag every 3D View for a redraw: the overlay shows a limit the moment it is edited."""
+    screen = getattr(context, "screen", None)
+    for area in (screen.areas if screen is not None else ()):
+        if area.type == 'VIEW_3D':
+            area.tag_redraw()
+
+
 def _changed(self, context):
 
     scene = getattr(context, "scene", None)
     if scene is not None:
         cache.invalidate(scene)
+    redraw_views(context)
+
+
+def _overlay_toggled(self, context):
+    redraw_views(context)
 
 
 def _world_toggled(self, context):
@@ -363,6 +377,24 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
         description="How far the baked curves may turn from the simulated rotation")
 
 
+class LigamentOverlaySettings(bpy.types.PropertyGroup):
+    """On the scene: what the viewport overlay draws (nothing of the simulation)."""
+    show_limits: BoolProperty(name="Limits", default=True, update=_overlay_toggled,
+                              description="Draw the joints' limits at each joint: swing "
+                                          "cones, twist and hinge arcs, slider and distance "
+                                          "ranges, with the current angle marked")
+    show_shapes: BoolProperty(name="Collision Shapes", default=False,
+                              update=_overlay_toggled,
+                              description="Draw the bodies' collision shapes as wireframes")
+    show_contacts: BoolProperty(name="Contacts", default=False, update=_overlay_toggled,
+                                description="Draw the contact points and normals of the "
+                                            "simulated frame shown")
+    size: FloatProperty(name="Size", default=1.0, min=0.01, soft_max=10.0,
+                        update=_overlay_toggled,
+                        description="Scale of the limits and normals drawn (times the joint "
+                                    "empty's display size; normals in metres)")
+
+
 class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
     """On an armature: its ragdoll. Simulated and the drive settings are animatable (key
     them in the armature's action)."""
@@ -499,7 +531,7 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings,
            LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart,
-           LigamentChainSettings)
+           LigamentChainSettings, LigamentOverlaySettings)
 
 
 def register():
@@ -512,9 +544,11 @@ def register():
     bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
     bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart)
     bpy.types.PoseBone.ligament_chain = PointerProperty(type=LigamentChainSettings)
+    bpy.types.Scene.ligament_overlay = PointerProperty(type=LigamentOverlaySettings)
 
 
 def unregister():
+    del bpy.types.Scene.ligament_overlay
     del bpy.types.PoseBone.ligament_chain
     del bpy.types.Object.ligament_ragdoll_part
     del bpy.types.PoseBone.ligament_ragdoll
