@@ -2,6 +2,7 @@
 and sheared scales, bodies too small or thin for the substep rate, joint anchors in empty
 space, mass ratios in a jointed group, bodies with nothing under them."""
 
+import math
 import numpy as np
 
 from mathutils import Vector
@@ -225,7 +226,9 @@ def mass_ratios(joints, sim=None):
             seen.add(o.name)
             if built is not None:
                 body = built.get(o.name)
-                if body is not None and body.kind == 'DYNAMIC':
+                # a kinematic ragdoll part (a bone chain's root) has an infinite mass
+                if body is not None and body.kind == 'DYNAMIC' and \
+                        math.isfinite(masses[body.id]):
                     dynamic[o.name] = o
                     mass[o.name] = float(masses[body.id])
             elif o.ligament_body.enabled and effective_kind(o) == 'DYNAMIC':

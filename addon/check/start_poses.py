@@ -56,7 +56,10 @@ def start_matrices(scene, bodies, sim):
         m[:, :3, :3] = rot * scale[:, None, :]
         m[:, :3, 3] = sim.world.positions[ids] - np.einsum("nij,nj->ni", rot, offset)
         m[:, 3, 3] = 1.0
-        return StartPoses(objs, m, [b.kind for b in rows], {})
+        # a ragdoll part not simulated at the start (a bone chain's root) is kinematic
+        kinds = ['ANIMATED' if b.kind == 'DYNAMIC' and sim.world.kind(b.id) == "kinematic"
+                 else b.kind for b in rows]
+        return StartPoses(objs, m, kinds, {})
     start = scene.ligament_world.frame_start
     objs, mats = [], {}
     for o in bodies:

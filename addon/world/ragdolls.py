@@ -199,6 +199,12 @@ class RagdollRun:
         self.chain_joints = [j for j in joints if j.chain]
         self.ragdoll_joints = [j for j in joints if not j.chain]
         self.chain_scales = None     # per chain joint, see chain_scales
+        # chains whose bones below the root are not keyed pull toward a fixed relative
+        # orientation: their drives are set once (`set_static_drives`), not every frame
+        self.chain_static = not any(self.skeleton.fcurves.get(p.bone) for p in parts
+                                    if p.chain and p.bone != p.chain)
+        self.keyed = keyed
+        self.flags = None            # the parts' simulated flags when nothing keys them
         self.idle = not keyed and not self.baked and not self.reacting and \
             self.value(None, "drive_strength", 0) <= 0.0 and \
             all(self.simulated_flags(0)) and not self.chains
@@ -219,15 +225,28 @@ class RagdollRun:
 
     def simulated_flags(self, frame):
         """Per part: is it simulated at `frame` (its ragdoll's and its bone's switches on,
-        and not baked)?"""
+        and not baked)? A new list each call."""
+        if self.flags is not None:
+            return list(self.flags)
         if self.baked or not self.value(None, "simulated", frame) > 0.5:
-            return [False] * len(self.parts)
-        return [self.value(p.bone, "simulated", frame) > 0.5 for p in self.parts]
+            flags = [False] * len(self.parts)
+        else:
+            flags = [self.value(p.bone, "simulated", frame) > 0.5 for p in self.parts]
+        if not self.keyed:     # unkeyed switches only change through a rebuild
+            self.flags = flags
+        return list(flags)
 
-    def animated_poses(self, frame, known):
-        """[(world matrix of the part's helper object)] at `frame` from the animation."""
+    def animated_poses(self, frame, known, only=None):
+        """[(world matrix of the part's helper object)] at `frame` from the animation (with
+        `only`, a list of part indices, those parts' and None for the others)."""
         arm_world = matrix_world_at(self.arm, frame, known)
         pose = self.skeleton.pose(frame)
+        if only is not None:
+            out = [None] * len(self.parts)
+            for i in only:
+                p = self.parts[i]
+                out[i] = ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body)
+            return out
         return [ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body) for p in self.parts]
 
     # --- per step -------------------------------------------------------------------------
@@ -257,6 +276,11 @@ class RagdollRun:
         world.orientations[self.ids] = rot
         world.linear_velocities[self.ids] = vel if moving else 0.0
         world.angular_velocities[self.ids] = spin if moving else 0.0
+        # parts not simulated at the start (a bone chain's root) are kinematic from it, as
+        # every step's `before_step` makes them: the scene check sees them held
+        for part, sim in zip(self.parts, self.simulated_flags(start)):
+            if not sim:
+                world.set_kind(part.body.id, "kinematic")
         self.start_poses = (start, poses)
         return poses
 
@@ -285,9 +309,14 @@ class RagdollRun:
         for i in limp:
             flags[i] = True
         strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
-        need_pose = strength > 0.0 or not all(flags) or bool(self.reacting) or \
-            bool(self.chains)
-        poses = self.animated_poses(frame, known) if need_pose else None
+        every = strength > 0.0 or bool(self.reacting) or \
+            (bool(self.chains) and not self.chain_static)
+        if every:
+            poses = self.animated_poses(frame, known)
+        elif not all(flags):      # only the animated parts' targets
+            poses = self.animated_poses(frame, known, [i for i, f in enumerate(flags) if not f])
+        else:
+            poses = None
         # dynamic bodies are the ones with a finite mass: one array read per ragdoll instead
         # of a World.kind call per body
         dynamic = np.isfinite(world.masses[self.ids]).tolist()
@@ -312,8 +341,14 @@ class RagdollRun:
             target = poses[j.a].to_quaternion().inverted() @ poses[j.b].to_quaternion()
             world.set_drive(j.id, tuple(target), hertz * scale, zeta * scale)
 
+    def set_static_drives(self, world, start):
+        """The drives of chains whose bones are not keyed, once (they are part of the
+        world's saved state from then on)."""
+        if self.chain_joints and self.chain_static:
+            self._drive_chains(world, self.animated_poses(start, {}))
+
     def _drive(self, world, frame, strength, poses, limp=None):
-        if self.chain_joints and poses is not None:
+        if self.chain_joints and not self.chain_static and poses is not None:
             self._drive_chains(world, poses)
         if strength <= 0.0 and not self.drive_animated and not self.reacting:
             return  # never on: nothing to switch off
@@ -509,6 +544,7 @@ def attach(scene, sim):
             starts[part.name] = m
         if run.chains:
             lift_chains(sim.world, run)
+            run.set_static_drives(sim.world, sim.start)
         runs.append(run)
     return runs, starts
 
