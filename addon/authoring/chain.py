@@ -7,7 +7,8 @@ A chain is made of the same helper objects as a ragdoll (world/ragdolls.py runs 
 live in the armature's ragdoll collection (made when the armature has no ragdoll yet) and are
 tagged with `ligament_ragdoll_part.chain` = the chain's root bone, whose pose bone holds the
 chain's settings (`PoseBone.ligament_chain`). A chain whose root bone already belongs to a
-ragdoll part hangs from that part (a tail on the pelvis) instead of a root body of its own.
+ragdoll part, or one of whose ancestors does, hangs from that part (a tail on the pelvis,
+a strand on the head) instead of a root body of its own that follows the animation.
 
 Frames: a bone's body frame is the bone's rest matrix in armature space moved to the bone's
 middle with Z along the bone (the capsule's axis); its joint empty sits at the bone's head with
@@ -92,11 +93,15 @@ def capsule_size(bone, radius):
 
 
 def _part_of_bone(arm, bone):
-    """The ragdoll helper body whose targets include `bone`, or None."""
-    for obj in ragdolls.members(arm, 'TARGET'):
-        p = obj.ligament_ragdoll_part
-        if p.bone == bone and obj.parent is not None:
-            return obj.parent
+    """The ragdoll helper body whose targets include `bone` or its nearest ancestor that has
+    one (a chain on a finger hangs from the ragdoll's hand), or None."""
+    owner = {obj.ligament_ragdoll_part.bone: obj.parent
+             for obj in ragdolls.members(arm, 'TARGET') if obj.parent is not None}
+    b = arm.data.bones[bone]
+    while b is not None:
+        if b.name in owner:
+            return owner[b.name]
+        b = b.parent
     return None
 
 

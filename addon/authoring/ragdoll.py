@@ -369,6 +369,13 @@ def uniform_scale(arm):
     return s[0]
 
 
+def is_ragdoll(arm):
+    """Whether `arm` has a ragdoll made from its bones (not only bone chains, which share
+    the ragdoll's collection and switches: authoring/chain.py)."""
+    rd = arm.ligament_ragdoll
+    return rd.enabled and rd.bone_map != ""
+
+
 def _collection(scene, arm):
     parent = bpy.data.collections.get(COLLECTION)
     if parent is None:
@@ -425,8 +432,10 @@ def create(scene, arm, mapping, total_mass, material=None, meshes=None):
 
 
 def _build(scene, arm, mapping, parts, scale, material, made):
-    coll = _collection(scene, arm)
-    made.append(coll)
+    coll = arm.ligament_ragdoll.collection    # the armature's bone chains' (kept)
+    if coll is None:
+        coll = _collection(scene, arm)
+        made.append(coll)
     world = arm.matrix_world
     helpers, targets = {}, {}
     for part in parts.values():

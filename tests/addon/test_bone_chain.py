@@ -141,3 +141,40 @@ def test_a_single_bone_springs_at_its_stiffness(blender):
     period = np.diff(up).mean() / 120.0
     assert abs(period - 0.5) < 0.5 * 0.08, period
     assert np.abs(a).max() > 1e-3
+
+
+def test_a_chain_below_a_ragdoll_part_hangs_from_it_and_falls_with_the_ragdoll(blender):
+    from test_ragdoll import GROUND, RIGIFY
+    out = blender.run(RIGIFY, GROUND, """
+        arm = metarig(location=(0, 0, 1.0))
+        bpy.ops.ligament.ragdoll_from_armature()
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode='POSE')
+        names = ["f_index.01.L", "f_index.02.L", "f_index.03.L"]
+        for pb in arm.pose.bones:
+            (pb if hasattr(pb, "select") else pb.bone).select = pb.name in names
+        arm.data.bones.active = arm.data.bones[names[0]]
+        bpy.ops.ligament.add_bone_chain(preset='TAIL')
+        joints = [o for o in bpy.data.objects if o.ligament_ragdoll_part.chain == names[0]
+                  and o.ligament_ragdoll_part.role == 'JOINT']
+        hangs = sorted(j.ligament_joint.object_a.name for j in joints)
+        scene.ligament_world.frame_end = 48
+        m = arm.matrix_world
+        pb = arm.pose.bones
+        rows = []
+        for f in range(1, 49):
+            scene.frame_set(f)
+            rows.append({"hand": list(m @ pb["hand.L"].head),
+                         "chain": [[list(m @ pb[n].head), list(m @ pb[n].tail)]
+                                   for n in names]})
+        result({"hangs": hangs, "rows": rows})
+    """)
+    # the second finger bone hangs from the ragdoll's hand body, the third from the second
+    assert out["hangs"] == sorted(["Rig hand.L", "Rig f_index.02.L chain"])
+    hand = np.array([r["hand"] for r in out["rows"]])
+    chain = np.array([r["chain"] for r in out["rows"]])
+    assert hand[0, 2] - hand[-1, 2] > 0.3           # the ragdoll fell
+    # the finger rides on the hand: its second bone's head stays where the hand holds it
+    reach = np.linalg.norm(chain[:, 1, 0] - hand, axis=1)
+    assert np.abs(reach - reach[0]).max() < 0.01
+    assert _gap(chain[:, 1:]) < 0.001

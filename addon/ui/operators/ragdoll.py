@@ -27,9 +27,10 @@ def armature_poll(cls, context, has_ragdoll):
         name = f"'{obj.name}'" if obj is not None else "Nothing"
         cls.poll_message_set(f"{name} is not an armature; select the character's armature")
         return False
-    if obj.ligament_ragdoll.enabled != has_ragdoll:
+    # an armature with bone chains only has no ragdoll yet (authoring/chain.py)
+    if ragdoll.is_ragdoll(obj) != has_ragdoll:
         cls.poll_message_set(f"'{obj.name}' has a ragdoll already; remove it first"
-                             if obj.ligament_ragdoll.enabled else
+                             if has_ragdoll is False else
                              f"'{obj.name}' has no ragdoll; make one with Ragdoll from "
                              "Armature")
         return False
@@ -64,7 +65,7 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
         arms = [active]
         if self.use_selected:
             arms += [o for o in context.selected_objects if o != active and
-                     o.type == 'ARMATURE' and not o.ligament_ragdoll.enabled]
+                     o.type == 'ARMATURE' and not ragdoll.is_ragdoll(o)]
         for arm in arms:
             if arm.mode == 'EDIT':
                 self.report({'ERROR'}, f"Armature '{arm.name}' is in Edit Mode; leave it first")
@@ -105,14 +106,17 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
 
 
 class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
-    """Delete the active armature's ragdoll (bodies, joints, bone constraints); a baked
-    animation stays on the armature"""
+    """Delete the active armature's ragdoll and bone chains (bodies, joints, bone
+    constraints); a baked animation stays on the armature"""
     bl_idname = "ligament.remove_ragdoll"
     bl_label = "Remove Ragdoll"
     bl_options = {'REGISTER', 'UNDO'}
 
     @classmethod
     def poll(cls, context):
+        obj = context.active_object
+        if obj is not None and obj.type == 'ARMATURE' and obj.ligament_ragdoll.enabled:
+            return True     # a ragdoll, or bone chains only: both go
         return armature_poll(cls, context, has_ragdoll=True)
 
     def execute(self, context):
