@@ -63,7 +63,9 @@ class _Part:
 
 def parts(arm):
     """{role: _Part} of `arm`'s ragdoll: its body, joint to the parent (or None), bones."""
-    bodies, joints, targets = ragdolls.members_by_role(arm, ('BODY', 'JOINT', 'TARGET'))
+    bodies, joints, targets = [
+        [o for o in role if not o.ligament_ragdoll_part.chain]      # not the bone chains'
+        for role in ragdolls.members_by_role(arm, ('BODY', 'JOINT', 'TARGET'))]
     out = {b.ligament_ragdoll_part.part: _Part(b.ligament_ragdoll_part.part, b) for b in bodies}
     for e in joints:
         p = out.get(e.ligament_ragdoll_part.part)
@@ -168,7 +170,7 @@ def _hinge_rest_angle(part, all_parts):
 
 def _set_masses(arm, masses):
     """Set per-body masses and keep the ragdoll's total and mass shares in step with them."""
-    bodies = ragdolls.bodies(arm)
+    bodies = [o for o in ragdolls.bodies(arm) if not o.ligament_ragdoll_part.chain]
     for obj in bodies:
         if obj in masses:
             obj.ligament_body.mass = masses[obj]

@@ -445,8 +445,11 @@ class LigamentRagdollBone(bpy.types.PropertyGroup):
 
 
 def _chain_root(self):
-    """(armature, root bone name) of a chain's settings."""
-    return self.id_data, self.path_from_id().split('"')[1]
+    """(armature, root bone name) of a chain's settings (path_from_id cannot name a pose
+    bone's property group: the bone is found by the settings' address)."""
+    arm, address = self.id_data, self.as_pointer()
+    return arm, next(pb.name for pb in arm.pose.bones
+                     if pb.ligament_chain.as_pointer() == address)
 
 
 def _chain_preset(self, context):

@@ -178,3 +178,46 @@ def test_a_chain_below_a_ragdoll_part_hangs_from_it_and_falls_with_the_ragdoll(b
     reach = np.linalg.norm(chain[:, 1, 0] - hand, axis=1)
     assert np.abs(reach - reach[0]).max() < 0.01
     assert _gap(chain[:, 1:]) < 0.001
+
+
+def test_chain_settings_update_the_helpers_and_remove_deletes_the_chain(blender):
+    out = blender.run(CHAIN, """
+        arm, names = chain_armature(bones=3)
+        bpy.ops.ligament.add_bone_chain(preset='HAIR')
+        c = arm.pose.bones["root"].ligament_chain
+        members = [o for o in bpy.data.objects if o.ligament_ragdoll_part.chain == "root"]
+        joints = [o for o in members if o.ligament_ragdoll_part.role == 'JOINT']
+        b1 = next(o for o in members if o.ligament_ragdoll_part.role == 'BODY'
+                  and o.ligament_ragdoll_part.part == "b1")
+        hair = (c.stiffness, c.damping, c.gravity_factor, round(math.degrees(joints[0].ligament_joint.swing_1), 6))
+        c.preset = 'JIGGLE'
+        jiggle = (c.stiffness, c.damping, c.gravity_factor, round(math.degrees(joints[0].ligament_joint.swing_1), 6))
+        c.radius = 0.02
+        xs = [v.co.x for v in b1.data.vertices]
+        width = max(xs) - min(xs)
+        # errors: a single bone with no children, a bone simulated already
+        errors = []
+        for sel in (["b3"], ["b1", "b2"]):
+            for pb in arm.pose.bones:
+                (pb if hasattr(pb, "select") else pb.bone).select = pb.name in sel
+            arm.data.bones.active = arm.data.bones[sel[0]]
+            try:
+                bpy.ops.ligament.add_bone_chain()
+                errors.append(None)
+            except RuntimeError as exc:
+                errors.append(str(exc))
+        arm.data.bones.active = arm.data.bones["b2"]
+        bpy.ops.ligament.remove_bone_chain()
+        left = [o.name for o in bpy.data.objects if o.ligament_ragdoll_part.chain]
+        cons = [c.name for pb in arm.pose.bones for c in pb.constraints]
+        result({"hair": hair, "jiggle": jiggle, "width": width, "errors": errors, "left": left,
+                "constraints": cons, "enabled": arm.ligament_ragdoll.enabled,
+                "chain": c.enabled, "root_simulated": arm.pose.bones["root"].ligament_ragdoll.simulated})
+    """)
+    assert np.allclose(out["hair"], [1.5, 1.0, 1.0, 80.0], atol=1e-4)     # float32 storage
+    assert np.allclose(out["jiggle"], [6.0, 0.3, 0.0, 30.0], atol=1e-4)
+    assert abs(out["width"] - 0.04) < 1e-6
+    assert "a chain needs at least two bones" in out["errors"][0]
+    assert "simulated already" in out["errors"][1]
+    assert out["left"] == [] and out["constraints"] == []
+    assert out["enabled"] is False and out["chain"] is False and out["root_simulated"] is True
