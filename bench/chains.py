@@ -24,8 +24,8 @@ keyed to move 0.5 m sideways over frames 1-12 and back over 12-24, so the strand
 Figures: setup (the scene and the chains, and for Bullet its rigid bodies and constraints),
 wall ms per frame of playback and the process's CPU ms per frame, the solver's share
 (Ligament's World.step), the add-on's handlers beyond it, and the largest gap between a
-bone's head and its parent's tail over the frames (mm: how well each engine keeps the
-strands connected; the bones copy their helpers' transforms, so this is the joints' error).
+bone's body and its parent's at their joint over the frames (mm: how well each engine keeps
+the strands together; Blender draws connected bones connected whatever their bodies do).
 """
 
 import argparse
@@ -175,13 +175,19 @@ def load_kernels(lig):
         w.step(1 / 60)
 
 
-def gap_mm(arm, strands):
-    """Largest distance (mm) between a bone's head and its parent's tail now."""
-    m, pb = arm.matrix_world, arm.pose.bones
+def gap_mm(arm, strands, targets):
+    """Largest distance (mm) now between where a bone's body puts the bone's head and where
+    its parent's body puts the parent's tail: the joints' error (Blender keeps the connected
+    bones themselves together whatever their bodies do). `targets`: {bone: its target
+    empty}, which sits on the body at the bone's rest place."""
+    from mathutils import Vector
+    bones = arm.data.bones
     worst = 0.0
     for names in strands:
-        for parent, child in zip(names, names[1:]):
-            worst = max(worst, ((m @ pb[child].head) - (m @ pb[parent].tail)).length)
+        placed = [targets[n].parent.matrix_world @ targets[n].matrix_basis for n in names]
+        for k in range(1, len(names)):
+            tail = placed[k - 1] @ Vector((0, bones[names[k - 1]].length, 0))
+            worst = max(worst, (placed[k].translation - tail).length)
     return 1000 * worst
 
 
@@ -227,16 +233,18 @@ def child(engine, count, frames, profile=False):
         prof.enable()
     step_time[0] = handler_time[0] = 0.0
     gap = 0.0
+    targets = {o.ligament_ragdoll_part.bone: o for o in bpy.data.objects
+               if o.ligament_ragdoll_part.role == 'TARGET'}
     t0, c0 = time.perf_counter(), time.process_time()
     for f in range(3, frames + 1):
         scene.frame_set(f)
-        gap = max(gap, gap_mm(arm, strands))
+        gap = max(gap, gap_mm(arm, strands, targets))
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     n = max(frames - 2, 1)
     # the gap measurement is not part of a frame: time it apart and take it off
     tg = time.perf_counter()
     for _ in range(5):
-        gap_mm(arm, strands)
+        gap_mm(arm, strands, targets)
     measure = (time.perf_counter() - tg) / 5
     per_frame, cpu = wall / n - measure, cpu / n - measure
     if profile:

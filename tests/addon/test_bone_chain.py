@@ -47,19 +47,31 @@ CHAIN = """
         pb = arm.pose.bones
         return [[list(m @ pb[n].head), list(m @ pb[n].tail)] for n in names]
 
-    def play(arm, names, frames):
+    def body_gap(arm, names):
+        # the largest distance between where a bone's body puts the bone's head and where its
+        # parent's body puts the parent's tail: the joints' error (the bones themselves are
+        # connected, Blender keeps a connected bone's head on its parent's tail)
+        targets = {o.ligament_ragdoll_part.bone: o for o in bpy.data.objects
+                   if o.ligament_ragdoll_part.role == 'TARGET'
+                   and o.ligament_ragdoll_part.armature == arm}
+        def placed(n):
+            t = targets[n]
+            return t.parent.matrix_world @ t.matrix_basis
+        worst = 0.0
+        for parent, child in zip(names, names[1:]):
+            tail = placed(parent) @ Vector((0, arm.data.bones[parent].length, 0))
+            worst = max(worst, (placed(child).translation - tail).length)
+        return worst
+
+    def play(arm, names, frames, gaps=None):
         out = []
         for f in frames:
             scene.frame_set(f)
             out.append(bone_points(arm, names))
+            if gaps is not None:
+                gaps.append(body_gap(arm, names))
         return out
 """
-
-
-def _gap(points):
-    """Largest distance between a bone's head and its parent's tail over the frames, (m)."""
-    p = np.array(points)          # frames, bones, (head, tail), 3
-    return float(np.linalg.norm(p[:, 1:, 0] - p[:, :-1, 1], axis=-1).max())
 
 
 def _shape(points):
@@ -75,11 +87,12 @@ def test_keyed_root_whips_the_chain_which_settles_back_to_rest_and_bakes(blender
         key_root(arm, [(1, 0.0), (8, 0.4)])
         scene.ligament_world.frame_end = 240
         rest = bone_points(arm, names)
-        live = play(arm, names, range(1, 241))
+        gaps = []
+        live = play(arm, names, range(1, 241), gaps)
         bpy.ops.object.mode_set(mode='OBJECT')
         bpy.ops.ligament.bake(frame_start=1, frame_end=240)
         baked = play(arm, names, range(1, 241))
-        result({"rest": rest, "live": live, "baked": baked,
+        result({"rest": rest, "live": live, "baked": baked, "gaps": gaps,
                 "bodies": len([o for o in bpy.data.objects
                                if o.ligament_ragdoll_part.chain == "root"
                                and o.ligament_ragdoll_part.role == 'BODY'])})
@@ -92,7 +105,8 @@ def test_keyed_root_whips_the_chain_which_settles_back_to_rest_and_bakes(blender
     assert swing[4:20].max() > 0.05, swing.max()
     # ...and it comes back (in about 7 s): the last second within 2 mm of the rest shape
     assert np.abs(live[-24:] - rest).max() < 0.002, np.abs(live[-24:] - rest).max()
-    assert _gap(out["live"]) < 0.001
+    # the bodies hold the bones together: within 1 mm on every frame, while they whip
+    assert max(out["gaps"]) < 0.001, max(out["gaps"])
     assert np.abs(np.array(out["baked"]) - np.array(out["live"])).max() < 1e-4
 
 
@@ -106,15 +120,16 @@ def test_gravity_factor_zero_keeps_a_horizontal_chain_straight_one_makes_it_droo
             bpy.ops.ligament.add_bone_chain(preset='HAIR')
             arm.pose.bones["root"].ligament_chain.gravity_factor = factor
             scene.ligament_world.frame_end = 72
-            points = play(arm, names, range(1, 73))
+            gaps = []
+            points = play(arm, names, range(1, 73), gaps)
             bpy.ops.object.mode_set(mode='OBJECT')
-            tips[str(factor)] = {"z": [p[-1][1][2] for p in points], "gap": points}
+            tips[str(factor)] = {"z": [p[-1][1][2] for p in points], "gap": max(gaps)}
         result(tips)
     """)
     straight, droop = out["0.0"], out["1.0"]
     assert max(abs(z - 2.0) for z in straight["z"]) < 0.002
     assert 2.0 - droop["z"][-1] > 0.05
-    assert _gap(straight["gap"]) < 0.001 and _gap(droop["gap"]) < 0.001
+    assert straight["gap"] < 0.001 and droop["gap"] < 0.001
 
 
 def test_a_single_bone_springs_at_its_stiffness(blender):
@@ -144,8 +159,10 @@ def test_a_single_bone_springs_at_its_stiffness(blender):
 
 
 def test_a_chain_below_a_ragdoll_part_hangs_from_it_and_falls_with_the_ragdoll(blender):
-    from test_ragdoll import GROUND, RIGIFY
-    out = blender.run(RIGIFY, GROUND, """
+    # no ground: the ragdoll falls freely for two seconds (a hard landing tears the light
+    # finger bodies off the hand for a frame or two, up to 2 cm: see the guide)
+    from test_ragdoll import RIGIFY
+    out = blender.run(RIGIFY, CHAIN, """
         arm = metarig(location=(0, 0, 1.0))
         bpy.ops.ligament.ragdoll_from_armature()
         bpy.context.view_layer.objects.active = arm
@@ -159,25 +176,28 @@ def test_a_chain_below_a_ragdoll_part_hangs_from_it_and_falls_with_the_ragdoll(b
                   and o.ligament_ragdoll_part.role == 'JOINT']
         hangs = sorted(j.ligament_joint.object_a.name for j in joints)
         scene.ligament_world.frame_end = 48
-        m = arm.matrix_world
-        pb = arm.pose.bones
-        rows = []
+        targets = {o.ligament_ragdoll_part.bone: o for o in bpy.data.objects
+                   if o.ligament_ragdoll_part.role == 'TARGET'}
+        def placed(n):       # the bone's matrix as its body puts it
+            t = targets[n]
+            return t.parent.matrix_world @ t.matrix_basis
+        bones = arm.data.bones
+        # where the finger's second bone's head sits on the hand (at rest, hand space)
+        on_hand = bones["hand.L"].matrix_local.inverted() @ bones[names[1]].head_local
+        hand_z, held, gaps = [], [], []
         for f in range(1, 49):
             scene.frame_set(f)
-            rows.append({"hand": list(m @ pb["hand.L"].head),
-                         "chain": [[list(m @ pb[n].head), list(m @ pb[n].tail)]
-                                   for n in names]})
-        result({"hangs": hangs, "rows": rows})
+            hand_z.append(placed("hand.L").translation.z)
+            held.append((placed(names[1]).translation - placed("hand.L") @ on_hand).length)
+            gaps.append(body_gap(arm, names[1:]))
+        result({"hangs": hangs, "hand_z": hand_z, "held": held, "gaps": gaps})
     """)
     # the second finger bone hangs from the ragdoll's hand body, the third from the second
     assert out["hangs"] == sorted(["Rig hand.L", "Rig f_index.02.L chain"])
-    hand = np.array([r["hand"] for r in out["rows"]])
-    chain = np.array([r["chain"] for r in out["rows"]])
-    assert hand[0, 2] - hand[-1, 2] > 0.3           # the ragdoll fell
-    # the finger rides on the hand: its second bone's head stays where the hand holds it
-    reach = np.linalg.norm(chain[:, 1, 0] - hand, axis=1)
-    assert np.abs(reach - reach[0]).max() < 0.01
-    assert _gap(chain[:, 1:]) < 0.001
+    assert out["hand_z"][0] - out["hand_z"][-1] > 5.0          # the ragdoll fell
+    # the finger's body stays on the hand's body, and on each other, within 1 mm
+    assert max(out["held"]) < 0.001, max(out["held"])
+    assert max(out["gaps"]) < 0.001, max(out["gaps"])
 
 
 def test_chain_settings_update_the_helpers_and_remove_deletes_the_chain(blender):
