@@ -23,7 +23,9 @@ keyed to move 0.5 m sideways over frames 1-12 and back over 12-24, so the strand
 
 Figures: setup (the scene and the chains, and for Bullet its rigid bodies and constraints),
 wall ms per frame of playback and the process's CPU ms per frame, the solver's share
-(Ligament's World.step), the add-on's handlers beyond it, and the largest gap between a
+(Ligament's World.step), the add-on's handlers beyond it, the same frames replayed from
+each engine's cache (wall and CPU ms: Blender's own evaluation of the helpers and the bone
+constraints, plus Ligament's change check and writes), and the largest gap between a
 bone's body and its parent's at their joint over the frames (mm: how well each engine keeps
 the strands together; Blender draws connected bones connected whatever their bodies do).
 """
@@ -250,13 +252,19 @@ def child(engine, count, frames, profile=False):
     if profile:
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+    # the same frames again from each engine's cache: no solver, Blender's own evaluation
+    # (for Ligament also the add-on's change check and writes)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for f in range(3, frames + 1):
+        scene.frame_set(f)
+    replay, replay_cpu = (time.perf_counter() - t0) / n, (time.process_time() - c0) / n
     lig_only = engine == "ligament"
     print("RESULT:" + json.dumps({
         "bones": sum(len(s) - 1 for s in strands), "setup_s": setup,
         "ms_per_frame": 1000 * per_frame, "cpu_ms_per_frame": 1000 * cpu,
         "solver_ms": 1000 * step_time[0] / n if lig_only else None,
         "addon_ms": 1000 * (handler_time[0] - step_time[0]) / n if lig_only else None,
-        "gap_mm": gap}))
+        "replay_ms": 1000 * replay, "replay_cpu_ms": 1000 * replay_cpu, "gap_mm": gap}))
 
 
 def run_child(engine, count, frames):
@@ -282,7 +290,8 @@ def main():
     bench_blender.ensure_installed()
     run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
     print(f"{'chains':>6} {'bones':>5} {'engine':9} {'setup s':>7} {'ms/frame':>8} "
-          f"{'cpu ms':>7} {'solver':>7} {'add-on':>7} {'gap mm':>7}  load avg")
+          f"{'cpu ms':>7} {'solver':>7} {'add-on':>7} {'replay':>7} {'cpu':>6} {'gap mm':>7}"
+          "  load avg")
     for count in (int(c) for c in args.counts.split(",")):
         for engine in ("ligament", "bullet"):
             r = run_child(engine, count, args.frames)
@@ -291,7 +300,8 @@ def main():
             load = " ".join(f"{x:.2f}" for x in os.getloadavg())
             print(f"{count:6d} {r['bones']:5d} {engine:9} {r['setup_s']:7.1f} "
                   f"{r['ms_per_frame']:8.2f} {r['cpu_ms_per_frame']:7.1f} {solver} {addon} "
-                  f"{r['gap_mm']:7.2f}  {load}", flush=True)
+                  f"{r['replay_ms']:7.2f} {r['replay_cpu_ms']:6.1f} {r['gap_mm']:7.2f}  {load}",
+                  flush=True)
 
 
 if __name__ == "__main__":
