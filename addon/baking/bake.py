@@ -317,6 +317,9 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
     for a ragdoll with control pairs, onto its control rig's bones (`write_control_keys`).
     Returns the KeyCount."""
     runs = {run.name: run for run in sim.ragdolls}
+    # The poses are simulated: drop the simulation before any action changes, so that no
+    # handler (the control rigs' solve evaluates the view layer) reads it meanwhile.
+    cache.invalidate(scene)
     frames_arr = np.asarray(frames, dtype=np.float64)
     count = KeyCount()
     for arm in rigs:

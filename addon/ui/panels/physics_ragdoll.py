@@ -118,14 +118,9 @@ class LIGAMENT_UL_control_pairs(bpy.types.UIList):
             row.prop(item, "target", text="")
 
 
-class PHYSICS_PT_ligament_ragdoll_controls(RagdollPanel, bpy.types.Panel):
+class PHYSICS_PT_ligament_ragdoll_controls(RagdollSubpanel, bpy.types.Panel):
     bl_label = "Bake onto Controls"
-    bl_parent_id = "PHYSICS_PT_ligament_ragdoll"
     bl_options = {'DEFAULT_CLOSED'}
-
-    @classmethod
-    def poll(cls, context):
-        return super().poll(context) and context.object.ligament_ragdoll.enabled
 
     def draw(self, context):
         layout = self.layout
