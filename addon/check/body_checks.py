@@ -42,8 +42,8 @@ def mesh_shapes(bodies):
 
 
 def skipped_bodies(sim):
-    """Bodies the build left out (zero scale, no geometry to fit a shape to): the rest of the
-    scene simulates, these stay where they are."""
+    """Bodies the build left out (zero scale): the rest of the scene simulates, these stay
+    where they are."""
     if sim is None:
         return []
     return [Finding(ERROR, 'body-skipped', (name,),

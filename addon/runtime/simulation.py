@@ -73,7 +73,7 @@ class Simulation:
         if depsgraph is None:
             depsgraph = evaluated_depsgraph(scene)
         self.skipped = {}        # joint name -> why it could not be built (the rest runs)
-        self.skipped_bodies = {}  # body name -> why it has no shape (zero scale, no geometry)
+        self.skipped_bodies = {}  # body name -> why it was left out (zero scale)
         # the scene's bodies, joints and objects by name, for the build and the scene check
         # after it (`ensure` drops it then)
         self.scan = SceneScan(scene)

@@ -16,6 +16,10 @@ from .joints import JointBatch, add_joint
 MIN_SCALE = 1e-8      # a scale axis below this flattens the body: no shape, no inertia
 
 
+class ZeroScale(SceneError):
+    """A body flattened to nothing: left out of the world (`body_rows`), not an error."""
+
+
 def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known=None,
                 skipped_bodies=None):
     """A solver World for `scene` at its start frame.
@@ -27,10 +31,9 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
     stored there under the empty's name, so one broken joint does not stop the rest.
     `scan`: the scene's `SceneScan` when the caller has one. `known`: a dict the build fills
     with the world matrices it evaluated at the start frame (bodies at rest, joint empties),
-    by object name. `skipped_bodies`: a dict that takes the bodies that cannot be built (zero
-    scale, no geometry to fit a shape to) by object name, with the reason, instead of an
-    error (a ragdoll's part still stops the build: its ragdoll needs every part); the joints
-    on them are then skipped too."""
+    by object name. `skipped_bodies`: a dict that takes the bodies flattened to zero scale by
+    object name, with the reason, instead of an error (a ragdoll's part still stops the
+    build: its ragdoll needs every part); the joints on them are then skipped too."""
     scan = SceneScan(scene) if scan is None else scan
     start = scene.ligament_world.frame_start
     world = new_world(scene)
@@ -77,8 +80,8 @@ def start_matrices(objs, rest_pose, start, known):
 def body_rows(objs, start, known, depsgraph, skipped=None):
     """([Body], the columns `add_bodies` takes, [the bodies' objects]): each object's shape
     fitted to its evaluated geometry, placed at its centre of mass at the start frame. An
-    object whose shape cannot be made raises SceneError, or with a `skipped` dict (not a
-    ragdoll's part) is left out and its message stored there under its name."""
+    object whose shape cannot be made raises SceneError; with a `skipped` dict one of zero
+    scale (not a ragdoll's part) is left out instead, its message stored there by name."""
     bodies = []
     rows = {key: [] for key in ("shapes", "positions", "orientations", "mass", "kind", "friction",
                                 "restitution", "linear_damping", "angular_damping",
@@ -91,7 +94,7 @@ def body_rows(objs, start, known, depsgraph, skipped=None):
         loc, rot, scale = m.decompose()
         try:
             shape, offset = body_shape(o, kind, scale, depsgraph)
-        except SceneError as exc:
+        except ZeroScale as exc:
             if skipped is None or o.ligament_ragdoll_part.role == 'BODY':
                 raise
             skipped[o.name] = str(exc)
@@ -120,9 +123,10 @@ def body_rows(objs, start, known, depsgraph, skipped=None):
 
 
 def body_shape(o, kind, scale, depsgraph):
-    """`fit_shape` of the body `o` at world `scale`; SceneError naming it when it has none."""
+    """`fit_shape` of the body `o` at world `scale`; SceneError naming it when it has none
+    (ZeroScale when its scale is zero along an axis)."""
     if min(abs(c) for c in scale) < MIN_SCALE:
-        raise SceneError(f"Object '{o.name}' has zero scale (it is flat along an axis); "
+        raise ZeroScale(f"Object '{o.name}' has zero scale (it is flat along an axis); "
                          "give it a non-zero scale")
     try:
         return fit_shape(o, o.ligament_body.shape, scale, depsgraph, kind)
