@@ -79,6 +79,7 @@ def bake_iter(scene, frame_start=None, frame_end=None, step=1, tolerance=None):
                          f"'{scene.name}'; add bodies or clear the previous bake first")
     drop_if_changed(scene)
     sim = cache.ensure(scene)
+    objects = [o for o in objects if o.name not in sim.skipped_bodies]   # not simulated
     if frame_start < sim.start:
         raise SceneError(f"Bake: start frame {frame_start} is before the simulation start "
                          f"{sim.start}; bake from frame {sim.start} or later")
