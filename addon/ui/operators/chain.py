@@ -37,7 +37,8 @@ class LIGAMENT_OT_add_bone_chain(bpy.types.Operator):
 
     def execute(self, context):
         arm = context.active_object
-        selected = [pb.name for pb in (context.selected_pose_bones or [])]
+        selected = [pb.name for pb in (context.selected_pose_bones or [])
+                    if pb.id_data == arm]      # Pose Mode may hold several armatures
         if len(selected) < 2:     # the active bone and everything below it
             bone = context.active_pose_bone.bone
             selected = [bone.name] + [b.name for b in bone.children_recursive]
