@@ -1129,8 +1129,9 @@ class World(Mechanisms, CustomConstraints):
                 X = (ci[mine], cf[mine])
             G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub)
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
-                            int(bstiff[k]), self.iterations, self.relax_iterations, (g[0], g[1], g[2]),
-                            self.joint_hertz, self.joint_damping_ratio, Ck, X, G))
+                            int(bstiff[k]), self.iterations, self.relax_iterations,
+                            (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
+                            Ck, X, G))
         return batches, bcut
 
     def _step_args(self, dt, C):
@@ -1288,6 +1289,12 @@ class World(Mechanisms, CustomConstraints):
 
     def load_state(self, state):
         """Restore a snapshot from `save_state` of this world (same bodies and joints)."""
+        wanted = {"time", "contacts", "bodies", "impulses", "kinds"}
+        if not isinstance(state, dict) or not wanted <= state.keys():
+            raise ValueError("state must be a dict from save_state() of this world, got "
+                             f"{type(state).__name__}"
+                             + (f" without {sorted(wanted - state.keys())}"
+                                if isinstance(state, dict) else ""))
         if state["bodies"].shape != self._bs.view.shape or \
                 state["impulses"].shape != self._jacc.view.shape:
             raise ValueError(f"state has {len(state['bodies'])} bodies and "

@@ -56,7 +56,10 @@ def start_matrices(scene, bodies, sim):
         m[:, :3, :3] = rot * scale[:, None, :]
         m[:, :3, 3] = sim.world.positions[ids] - np.einsum("nij,nj->ni", rot, offset)
         m[:, 3, 3] = 1.0
-        return StartPoses(objs, m, [b.kind for b in rows], {})
+        # a ragdoll part not simulated at the start (a bone chain's root) is kinematic
+        kinds = ['ANIMATED' if b.kind == 'DYNAMIC' and sim.world.kind(b.id) == "kinematic"
+                 else b.kind for b in rows]
+        return StartPoses(objs, m, kinds, {})
     start = scene.ligament_world.frame_start
     objs, mats = [], {}
     for o in bodies:
@@ -89,6 +92,9 @@ def rest_matrix(obj, start):
 
 def local_bounds(obj):
     """The object's local bounding box (lo, hi) as two 3-tuples (`StartPoses` reads each
-    body's once per check)."""
+    body's once per check); an Empty's spans its display size, the shape it collides as."""
+    if obj.type == 'EMPTY':
+        r = obj.empty_display_size
+        return (-r, -r, -r), (r, r, r)
     box = obj.bound_box    # axis-aligned in the object's frame: corner 0 low, corner 6 high
     return box[0][:], box[6][:]

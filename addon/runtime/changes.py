@@ -28,7 +28,7 @@ def _action_name(obj):
 
 
 def watched_objects(scene, sim):
-    """The objects the simulation reads: bodies, joint empties, every object a joint's
+    """The objects the simulation reads: bodies (and those it left out), joint empties, every object a joint's
     settings point at, their parents up to the root, and ragdoll armatures. Other objects
     can change freely without dropping the cache."""
     out = {}
@@ -39,6 +39,8 @@ def watched_objects(scene, sim):
             obj = obj.parent
     for obj in sim.objects.values():
         add(obj)
+    for name in sim.skipped_bodies:   # left out (zero scale): fixing it builds again
+        add(sim.scan.by_name[name])
     pointers = None
     basic = ("object_a", "object_b")   # all that the build reads of a joint not a mechanism
     for e in sim.scan.joints:
