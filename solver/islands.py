@@ -197,11 +197,12 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
 
     mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
     Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
-    batch_substeps, batch_cut, batch_stiffen): batch k moves bodies[body_start[k]:body_start[k + 1]],
-    solves joints[joint_start[k]:joint_start[k + 1]] and manifolds
-    manifold_start[k]:manifold_start[k + 1] at batch_substeps[k] substeps, in thread
-    batch_cut[k] (the batches of one cut have about a thread's share of the work together);
-    joint_batch[j] is joint j's batch, and its contacts are batch_stiffen[k] times stiffer
+    batch_substeps, batch_cut, batch_stiffen): batch k moves
+    bodies[body_start[k]:body_start[k + 1]], solves joints[joint_start[k]:joint_start[k + 1]]
+    and manifolds manifold_start[k]:manifold_start[k + 1] at batch_substeps[k] substeps, in
+    thread batch_cut[k] (the batches of one cut have about a thread's share of the work
+    together); joint_batch[j] is joint j's batch, and its contacts are batch_stiffen[k] times
+    stiffer
     than the world's."""
     n = bkind.shape[0]
     nm = mi.shape[0]
