@@ -202,8 +202,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     and manifolds manifold_start[k]:manifold_start[k + 1] at batch_substeps[k] substeps, in
     thread batch_cut[k] (the batches of one cut have about a thread's share of the work
     together); joint_batch[j] is joint j's batch, and its contacts are batch_stiffen[k] times
-    stiffer
-    than the world's."""
+    stiffer than the world's."""
     n = bkind.shape[0]
     nm = mi.shape[0]
     nj = jt.shape[0]
