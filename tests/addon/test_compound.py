@@ -1,0 +1,137 @@
+"""Compound bodies in Blender: a parent whose children are its parts (as Bullet's Compound
+Parent), and a concave mesh split into convex parts by the bundled CoACD."""
+
+import numpy as np
+import pytest
+
+BALL = """
+    def ball(name, location, radius=0.1):
+        bpy.ops.mesh.primitive_uv_sphere_add(radius=radius, location=location)
+        obj = bpy.context.active_object
+        obj.name = name
+        s = obj.ligament_body
+        s.enabled, s.shape, s.mass, s.restitution = True, 'SPHERE', 0.5, 0.3
+        return obj
+
+    def play(objs, frames=96):
+        track = {o.name: [] for o in objs}
+        for f in range(1, frames + 1):
+            scene.frame_set(f)
+            for o in objs:
+                track[o.name].append(list(o.matrix_world.translation))
+        return track
+"""
+
+
+def test_bracket_of_three_child_cubes_under_a_compound_parent_holds_a_ball(blender):
+    """Two U brackets, each three cubes parented to a Compound body (an empty, and a small
+    mesh whose own geometry is not a part); a ball thrown into each stays between the
+    uprights and comes to rest on the base."""
+    out = blender.run(BALL, """
+        box("Ground", (12, 12, 1), (0, 0, -0.5), kind='STATIC')
+        parents = []
+        for x, kind in ((0.0, 'EMPTY'), (3.0, 'MESH')):
+            if kind == 'EMPTY':
+                parent = bpy.data.objects.new(f"Bracket{kind}", None)
+                scene.collection.objects.link(parent)
+                parent.location = (x, 0, 0.3)
+            else:
+                parent = box(f"Bracket{kind}", (0.05, 0.05, 0.05), (x, 0, 0.3))
+            s = parent.ligament_body
+            s.enabled, s.shape, s.mass = True, 'COMPOUND', 5.0
+            bpy.context.view_layer.update()
+            # the parts: base 1 x 0.6 x 0.1 and two uprights 0.1 x 0.6 x 0.6 at its ends
+            # (made bodies by `box`: as parts of a Compound they are not bodies of their own)
+            for name, size, loc in (("Base", (1.0, 0.6, 0.1), (x, 0, 0.05)),
+                                    ("Left", (0.1, 0.6, 0.6), (x - 0.45, 0, 0.4)),
+                                    ("Right", (0.1, 0.6, 0.6), (x + 0.45, 0, 0.4))):
+                part = box(name + kind, size, loc, shape='BOX')
+                part.parent = parent
+                part.matrix_parent_inverse = parent.matrix_world.inverted()
+            parents.append(parent)
+        balls = [ball("Ball0", (0.1, 0, 0.6)), ball("Ball3", (3.1, 0, 0.6))]
+        for b in balls:
+            b.ligament_body.linear_damping = 0.0
+        bpy.context.view_layer.update()
+        track = play(parents + balls)
+        sim = lig.addon.runtime.cache.get(scene)
+        result({"track": track, "error": lig.addon.runtime.cache.error(scene),
+                "bodies": sorted(b.name for b in sim.bodies)})
+    """)
+    assert out["error"] is None
+    # the parts are no bodies of their own: two brackets, two balls, the ground
+    assert out["bodies"] == ["Ball0", "Ball3", "BracketEMPTY", "BracketMESH", "Ground"]
+    for name, x in (("Ball0", 0.0), ("Ball3", 3.0)):
+        path = np.array(out["track"][name])
+        assert np.all(np.abs(path[:, 0] - x) < 0.3 + 0.01), (name, path[:, 0].min(),
+                                                             path[:, 0].max())
+        assert path[-1, 2] == pytest.approx(0.2, abs=0.02), (name, path[-1])
+    for name, x in (("BracketEMPTY", 0.0), ("BracketMESH", 3.0)):
+        path = np.array(out["track"][name])
+        assert np.allclose(path[-1], (x, 0, 0.3), atol=0.02), (name, path[-1])
+
+
+U_MESH = """
+    def u_mesh(name, location):
+        # a U extruded along Y: 1 m wide, 0.7 m tall, walls and floor 0.1 m thick
+        poly = [(-0.5, 0), (0.5, 0), (0.5, 0.7), (0.4, 0.7), (0.4, 0.1), (-0.4, 0.1),
+                (-0.4, 0.7), (-0.5, 0.7)]
+        n = len(poly)
+        verts = [(x, -0.3, z) for x, z in poly] + [(x, 0.3, z) for x, z in poly]
+        faces = [(i, (i + 1) % n, n + (i + 1) % n, n + i) for i in range(n)]
+        faces += [(0, 5, 4, 1), (1, 4, 3, 2), (0, 7, 6, 5)]
+        faces += [(n + a, n + b, n + c, n + d) for a, b, c, d in
+                  [(0, 1, 4, 5), (1, 2, 3, 4), (0, 5, 6, 7)]]
+        mesh = bpy.data.meshes.new(name)
+        mesh.from_pydata(verts, [], faces)
+        mesh.validate()
+        mesh.update()
+        obj = bpy.data.objects.new(name, mesh)
+        scene.collection.objects.link(obj)
+        obj.location = location
+        s = obj.ligament_body
+        s.enabled, s.shape, s.mass, s.friction = True, 'CONVEX_HULL', 5.0, 0.8
+        return obj
+"""
+
+
+def test_concave_u_split_into_convex_parts_holds_a_ball_its_hull_does_not(blender):
+    out = blender.run(BALL, U_MESH, """
+        import time
+        box("Ground", (12, 12, 1), (0, 0, -0.5), kind='STATIC')
+        split = u_mesh("SplitU", (0, 0, 0))
+        hull = u_mesh("HullU", (3, 0, 0))          # the same U as one convex hull
+        bpy.context.view_layer.update()
+        for o in bpy.context.selected_objects:
+            o.select_set(False)
+        bpy.context.view_layer.objects.active = split
+        t0 = time.perf_counter()
+        status = bpy.ops.ligament.split_convex_parts()
+        seconds = time.perf_counter() - t0
+        parts = [c for c in split.children]
+        again = bpy.ops.ligament.split_convex_parts()      # replaces, does not add
+        parts_again = [c.name for c in split.children]
+        balls = [ball("BallSplit", (0.1, 0, 1.0)), ball("BallHull", (3.1, 0, 1.0))]
+        track = play([split, hull] + balls, frames=72)
+        result({"status": list(status), "again": list(again), "seconds": seconds,
+                "parts": len(parts), "parts_again": parts_again,
+                "shape": split.ligament_body.shape,
+                "part_shapes": sorted({c.ligament_body.shape for c in split.children}),
+                "wire": all(c.display_type == 'WIRE' and c.hide_render for c in split.children),
+                "track": track, "error": lig.addon.runtime.cache.error(scene)})
+    """)
+    assert out["error"] is None
+    assert out["status"] == ["FINISHED"] and out["again"] == ["FINISHED"]
+    assert out["shape"] == 'COMPOUND'
+    assert 3 <= out["parts"] <= 8, out["parts"]         # a floor and two walls, or a few more
+    assert len(out["parts_again"]) == out["parts"]
+    assert out["part_shapes"] == ['CONVEX_HULL'] and out["wire"]
+    print(f"split a 16-vertex U into {out['parts']} convex parts in {out['seconds']:.2f} s")
+    ball = np.array(out["track"]["BallSplit"])
+    # inside the split U: between the walls (inner faces at |x| = 0.4), on its floor (0.1)
+    assert np.all(np.abs(ball[:, 0]) < 0.3 + 0.01)
+    assert abs(ball[-1, 2] - 0.2) < 0.02, ball[-1]
+    # on the hull the ball lies on the lid the hull puts over the U (z = 0.7)
+    assert abs(out["track"]["BallHull"][-1][2] - 0.8) < 0.02
+    u = np.array(out["track"]["SplitU"])
+    assert np.allclose(u[-1], (0, 0, 0), atol=0.02)
