@@ -55,10 +55,18 @@ def test_bracket_of_three_child_cubes_under_a_compound_parent_holds_a_ball(blend
         bpy.context.view_layer.update()
         track = play(parents + balls)
         sim = lig.addon.runtime.cache.get(scene)
+        stats = lig.addon.runtime.simulation.stats
+        builds = stats["builds"]
+        # moving a part changes the body: the next frame builds the world again
+        scene.frame_set(1)
+        bpy.data.objects["RightEMPTY"].location.x += 0.2
+        scene.frame_set(2)
         result({"track": track, "error": lig.addon.runtime.cache.error(scene),
-                "bodies": sorted(b.name for b in sim.bodies)})
+                "bodies": sorted(b.name for b in sim.bodies), "builds": builds,
+                "rebuilt": stats["builds"] - builds})
     """)
     assert out["error"] is None
+    assert out["builds"] == 1 and out["rebuilt"] == 1
     # the parts are no bodies of their own: two brackets, two balls, the ground
     assert out["bodies"] == ["Ball0", "Ball3", "BracketEMPTY", "BracketMESH", "Ground"]
     for name, x in (("Ball0", 0.0), ("Ball3", 3.0)):
