@@ -143,3 +143,90 @@ def test_concave_u_split_into_convex_parts_holds_a_ball_its_hull_does_not(blende
     assert abs(out["track"]["BallHull"][-1][2] - 0.8) < 0.02
     u = np.array(out["track"]["SplitU"])
     assert np.allclose(u[-1], (0, 0, 0), atol=0.02)
+
+
+def test_l_shape_tips_onto_the_same_arm_as_bullets_compound_parent(blender):
+    """An L of two child boxes set down on its outer corner, arms at 45 degrees, falls onto the
+    arm its centre of mass lies over: Ligament's Compound body and Blender's own rigid body
+    (Compound Parent, its origin put at the L's centre of mass, which is where Bullet puts a
+    compound's) side by side in the same scene, for a long arm along X and one along Z."""
+    out = blender.run("""
+        import numpy as np
+        ground = box("Ground", (20, 20, 1), (0, 0, -0.5), kind='STATIC')
+        bpy.ops.rigidbody.world_add()
+        with bpy.context.temp_override(object=ground, active_object=ground,
+                                       selected_objects=[ground]):
+            bpy.ops.rigidbody.object_add(type='PASSIVE')
+        turn = Euler((0, -math.pi / 4, 0))                 # both arms at 45 degrees
+
+        def arms(long_x, long_z, t=0.2):
+            # (size, centre) of the two boxes, outer corner at the origin
+            return [((long_x, t, t), (long_x / 2, 0, t / 2)),
+                    ((t, t, long_z), (t / 2, 0, t + long_z / 2))]
+
+        def centre(parts):
+            vol = [s[0] * s[1] * s[2] for s, _ in parts]
+            return Vector(np.average([c for _, c in parts], axis=0, weights=vol))
+
+        def make(name, parts, x, engine):
+            com = centre(parts)
+            corner = Vector((x, 0, 0.01))
+            if engine == 'LIGAMENT':
+                parent = bpy.data.objects.new(name, None)
+                scene.collection.objects.link(parent)
+                origin = Vector()
+            else:      # Bullet's compound turns about its parent's origin: put it at the COM
+                bpy.ops.mesh.primitive_cube_add(size=0.01)
+                parent = bpy.context.active_object
+                parent.name = name
+                origin = com
+            parent.rotation_euler = turn
+            parent.location = corner + turn.to_matrix() @ origin
+            bpy.context.view_layer.update()
+            for k, (size, c) in enumerate(parts):
+                bpy.ops.mesh.primitive_cube_add(size=1)
+                child = bpy.context.active_object
+                child.name = f"{name}.arm{k}"
+                child.scale = size
+                bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+                child.parent = parent
+                child.location = Vector(c) - origin
+                if engine == 'LIGAMENT':
+                    child.ligament_body.shape = 'BOX'
+                else:
+                    bpy.ops.rigidbody.object_add(type='ACTIVE')
+                    child.rigid_body.collision_shape = 'BOX'
+            if engine == 'LIGAMENT':
+                s = parent.ligament_body
+                s.enabled, s.shape, s.mass, s.friction = True, 'COMPOUND', 2.0, 0.8
+            else:
+                with bpy.context.temp_override(object=parent, active_object=parent,
+                                               selected_objects=[parent]):
+                    bpy.ops.rigidbody.object_add(type='ACTIVE')
+                parent.rigid_body.collision_shape = 'COMPOUND'
+                parent.rigid_body.mass, parent.rigid_body.friction = 2.0, 0.8
+            return parent
+
+        cases = {"x": arms(1.0, 0.6), "z": arms(0.6, 1.0)}
+        made = {}
+        for i, (key, parts) in enumerate(cases.items()):
+            made[key] = (make(f"Lig{key}", parts, 4.0 * i, 'LIGAMENT'),
+                         make(f"Bul{key}", parts, 4.0 * i + 2.0, 'BULLET'))
+        bpy.context.view_layer.update()
+        for f in range(1, 121):
+            scene.frame_set(f)
+        out = {}
+        for key, objs in made.items():
+            out[key] = [list(o.matrix_world.to_3x3().col[2]) for o in objs]
+        result({"up_z": out, "error": lig.addon.runtime.cache.error(scene)})
+    """)
+    assert out["error"] is None
+    print("L's local Z in the world after 5 s (Ligament, Bullet):", out["up_z"])
+    for key, (ligament, bullet) in out["up_z"].items():
+        # the body's local Z axis in the world: up when it lies on the X arm, level when on
+        # the Z arm
+        on_x = ligament[2] > 0.99
+        assert on_x == (key == "x"), (key, ligament)
+        assert (bullet[2] > 0.99) == on_x, (key, bullet)
+        if not on_x:
+            assert abs(ligament[2]) < 0.05 and abs(bullet[2]) < 0.05, (key, ligament, bullet)
