@@ -1296,6 +1296,12 @@ class World(Mechanisms, CustomConstraints):
 
     def load_state(self, state):
         """Restore a snapshot from `save_state` of this world (same bodies and joints)."""
+        wanted = {"time", "contacts", "bodies", "impulses", "kinds"}
+        if not isinstance(state, dict) or not wanted <= state.keys():
+            raise ValueError("state must be a dict from save_state() of this world, got "
+                             f"{type(state).__name__}"
+                             + (f" without {sorted(wanted - state.keys())}"
+                                if isinstance(state, dict) else ""))
         if state["bodies"].shape != self._bs.view.shape or \
                 state["impulses"].shape != self._jacc.view.shape:
             raise ValueError(f"state has {len(state['bodies'])} bodies and "

@@ -91,9 +91,13 @@ def rest_matrix(obj, start):
 
 def local_bounds(obj):
     """The object's local bounding box (lo, hi) as two 3-tuples (`StartPoses` reads each
-    body's once per check)."""
+    body's once per check); an Empty's spans its display size, the shape it collides as, and
+    a Compound body's its parts."""
     if is_compound(obj):
         return _compound_bounds(obj)
+    if obj.type == 'EMPTY':
+        r = obj.empty_display_size
+        return (-r, -r, -r), (r, r, r)
     box = obj.bound_box    # axis-aligned in the object's frame: corner 0 low, corner 6 high
     return box[0][:], box[6][:]
 

@@ -29,9 +29,10 @@ def _action_name(obj):
 
 
 def watched_objects(scene, sim):
-    """The objects the simulation reads: bodies, the parts of Compound bodies, joint empties,
-    every object a joint's settings point at, their parents up to the root, and ragdoll
-    armatures. Other objects can change freely without dropping the cache."""
+    """The objects the simulation reads: bodies (and those it left out), the parts of Compound
+    bodies, joint empties, every object a joint's settings point at, their parents up to the
+    root, and ragdoll armatures. Other objects can change freely without dropping the
+    cache."""
     out = {}
 
     def add(obj):
@@ -43,6 +44,8 @@ def watched_objects(scene, sim):
         if is_compound(obj):
             for part in compound_parts(obj):
                 add(part)
+    for name in sim.skipped_bodies:   # left out (zero scale): fixing it builds again
+        add(sim.scan.by_name[name])
     pointers = None
     basic = ("object_a", "object_b")   # all that the build reads of a joint not a mechanism
     for e in sim.scan.joints:

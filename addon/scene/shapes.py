@@ -102,13 +102,30 @@ def _auto_shape(v, lo, hi):
     return 'BOX'
 
 
+def empty_shape_kind(obj):
+    """The shape an Empty body collides as: its shape setting when that is a box, sphere,
+    capsule or cylinder; for Auto what it shows (Display As Sphere: a sphere, else a box)."""
+    shape = obj.ligament_body.shape
+    if shape in BOUNDED:
+        return shape
+    return 'SPHERE' if obj.empty_display_type == 'SPHERE' else 'BOX'
+
+
 def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
     """(solver shape, offset) for `obj`: the shape in the body frame and the position of the
     body frame's origin relative to the object's origin, both in scaled object axes. The
     offset is None where the shape's own origin is the object's (a convex hull, a compound):
-    the body's centre of mass is then the shape's."""
+    the body's centre of mass is then the shape's. An Empty has no geometry: as a Compound it
+    collides as its children, else its shape spans its display size (`empty_shape_kind`)."""
     if shape_type == 'COMPOUND':
         return compound_shape(obj, scale, depsgraph), None
+    if obj.type == 'EMPTY':
+        if shape_type not in BOUNDED and shape_type != 'AUTO':
+            raise SceneError(f"Object '{obj.name}' is an Empty: it has no mesh for the "
+                             f"{shape_type.replace('_', ' ').title()} shape; use Box, Sphere, "
+                             "Capsule, Cylinder or Compound (its children's shapes)")
+        r = obj.empty_display_size
+        return _bounded_shape(empty_shape_kind(obj), ((-r, -r, -r), (r, r, r)), scale)
     if shape_type in BOUNDED:
         bounds = _evaluated_bounds(obj, depsgraph)
         if bounds is not None:

@@ -13,6 +13,7 @@ import math
 import bpy
 from bpy.props import (
     BoolProperty,
+    CollectionProperty,
     EnumProperty,
     FloatProperty,
     FloatVectorProperty,
@@ -21,7 +22,7 @@ from bpy.props import (
     StringProperty,
 )
 
-from ..authoring import ragdoll
+from ..authoring import controls, ragdoll
 from ..runtime import cache
 from ..scene import ragdolls
 
@@ -365,6 +366,24 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
         description="How far the baked curves may turn from the simulated rotation")
 
 
+def _poll_control_rig(self, obj):
+    return obj.type == 'ARMATURE' and obj != self.id_data
+
+
+def _control_rig_changed(self, context):
+    """A rig Rigify generated gets the default pairs (when there are none yet)."""
+    if self.control_rig is not None:
+        controls.fill_defaults(self.id_data)
+
+
+class LigamentControlPair(bpy.types.PropertyGroup):
+    """A bone of the ragdoll's armature (source) and the control rig's bone that follows it
+    in a bake (target)."""
+    source: StringProperty(name="Source", description="Bone of the ragdoll's armature")
+    target: StringProperty(name="Target", description="Bone of the control rig that follows "
+                                                       "the source in a bake")
+
+
 class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
     """On an armature: its ragdoll. Simulated and the drive settings are animatable (key
     them in the armature's action)."""
@@ -401,6 +420,13 @@ class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
     show_bodies: BoolProperty(name="Show Bodies", default=False, update=_show_bodies,
                               description="Show the ragdoll's helper bodies and joints")
     pre_bake_pose: StringProperty(options={'HIDDEN'})
+    control_rig: PointerProperty(
+        name="Control Rig", type=bpy.types.Object, poll=_poll_control_rig,
+        update=_control_rig_changed,
+        description="Armature whose bones the bake also keys so that they follow the "
+                    "simulated bones (a rig Rigify generated gets its FK controls)")
+    controls: CollectionProperty(type=LigamentControlPair)
+    controls_index: IntProperty(options={'HIDDEN'})
 
 
 class LigamentRagdollBone(bpy.types.PropertyGroup):
@@ -435,7 +461,7 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
 
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings,
-           LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart)
+           LigamentControlPair, LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart)
 
 
 def register():

@@ -102,9 +102,44 @@ class PHYSICS_PT_ligament_ragdoll_presets(RagdollSubpanel, bpy.types.Panel):
         row.operator("ligament.ragdoll_mirror", text="Right to Left").direction = 'R_TO_L'
 
 
+
+class LIGAMENT_UL_control_pairs(bpy.types.UIList):
+    """A (source bone, target bone) pair, each picked from its armature's bones."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_prop):
+        arm = data.id_data
+        rig = data.control_rig
+        row = layout.row(align=True)
+        row.prop_search(item, "source", arm.pose, "bones", text="")
+        row.label(icon='FORWARD')
+        if rig is not None:
+            row.prop_search(item, "target", rig.pose, "bones", text="")
+        else:
+            row.prop(item, "target", text="")
+
+
+class PHYSICS_PT_ligament_ragdoll_controls(RagdollSubpanel, bpy.types.Panel):
+    bl_label = "Bake onto Controls"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        rd = context.object.ligament_ragdoll
+        layout.prop(rd, "control_rig")
+        row = layout.row()
+        row.template_list("LIGAMENT_UL_control_pairs", "", rd, "controls", rd,
+                          "controls_index", rows=4)
+        col = row.column(align=True)
+        col.operator("ligament.control_pair_add", text="", icon='ADD')
+        col.operator("ligament.control_pair_remove", text="", icon='REMOVE')
+        layout.operator("ligament.control_pairs_rigify", icon='OUTLINER_OB_ARMATURE')
+
+
 classes = (
     PHYSICS_PT_ligament_ragdoll,
     PHYSICS_PT_ligament_ragdoll_drives,
     PHYSICS_PT_ligament_ragdoll_bodies,
     PHYSICS_PT_ligament_ragdoll_presets,
+    LIGAMENT_UL_control_pairs,
+    PHYSICS_PT_ligament_ragdoll_controls,
 )
