@@ -101,7 +101,7 @@ def to_bullet(bpy, scene, ground, arms):
     and `rigidbody.constraint_add` on one empty whose copies (an object copy keeps its
     rigid body constraint) are linked into the world's constraint collection."""
     lig = sys.modules[MODULE]
-    ragdoll = lig.addon.authoring.ragdoll
+    ragdoll = lig.addon.scene.ragdolls   # bodies and members of a ragdoll
     scene.ligament_world.enabled = False
     bpy.ops.rigidbody.world_add()
     rbw = scene.rigidbody_world
