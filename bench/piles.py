@@ -13,7 +13,9 @@ Layouts (`LAYOUTS`; friction 0.6 for every pair, restitution 0, on a static slab
   half a brick, 1 cm joints;
 * mixed: 8 courses of boxes of random widths 0.6-1.2 m, heights 0.4-0.8 m and masses 1-10 kg
   (seeded), 2 cm apart, each course a little narrower than the one under it;
-* tilted: the 10-row gapped pyramid on a floor tilted 2 degrees (friction angle 31).
+* tilted: the 10-row gapped pyramid on a floor tilted 2 degrees (friction angle 31);
+* light-on-heavy / heavy-on-light: 12 staggered courses alternating 0.6 m tall and 0.3 m
+  tall boxes, 1 kg and 10 kg (`courses`): the 10 kg courses under or on the 1 kg ones.
 
 Figures per engine: how far any box moved sideways (along the floor, in mm) from its pose at
 `SETTLE` seconds to `SETTLE` + 10 s and to `SETTLE` + 60 s (or the run's end), and when every
@@ -100,12 +102,32 @@ def mixed(courses=8, seed=7):
     return s
 
 
+def courses(heavy_on_light, count=12):
+    """Staggered courses of 1 m wide boxes, 12 to the lowest course and one fewer each course
+    up, 3 cm apart; courses alternate 0.6 m tall boxes and 0.3 m tall ones, one kind 10 kg and
+    the other 1 kg: with `heavy_on_light` the 10 kg courses stand on 1 kg ones."""
+    s = S.Scene(f"courses 1:10, {'heavy on light' if heavy_on_light else 'light on heavy'}",
+                "pile")
+    s.add("box", (10.0, 5.0, 0.5), (0.0, 0.0, -0.5))
+    z = 0.0
+    for c in range(count):
+        n, h = 12 - c, (0.3 if c % 2 else 0.6)
+        mass = 10.0 if (c % 2 == 0) == heavy_on_light else 1.0
+        for j in range(n):
+            s.add("box", (0.5, 0.5, 0.5 * h), ((j - (n - 1) / 2.0) * 1.03, 0.0, z + 0.5 * h),
+                  mass=mass)
+        z += h
+    return s
+
+
 LAYOUTS = {
     "gapped": lambda: pyramid(20, 0.05, name="gapped pyramid 20"),
     "touching": lambda: pyramid(20, 0.0, name="touching pyramid 20"),
     "wall": brick_wall,
     "mixed": mixed,
     "tilted": lambda: pyramid(10, 0.05, 2.0, name="tilted 2 deg, pyramid 10"),
+    "light-on-heavy": lambda: courses(False),
+    "heavy-on-light": lambda: courses(True),
 }
 
 

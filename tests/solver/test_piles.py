@@ -115,6 +115,20 @@ def asleep_at(layout, limit=5.0):
     return None
 
 
+def courses(heavy_on_light, count=12):
+    """Staggered courses of 1 m wide boxes, 3 cm apart, alternating 0.6 m and 0.3 m tall
+    ones, one kind 10 kg and the other 1 kg (bench/piles.py's `courses`)."""
+    boxes, z = [], 0.0
+    for c in range(count):
+        n, h = 12 - c, (0.3 if c % 2 else 0.6)
+        mass = 10.0 if (c % 2 == 0) == heavy_on_light else 1.0
+        for j in range(n):
+            boxes.append(((0.5, 0.5, 0.5 * h),
+                          np.array(((j - (n - 1) / 2.0) * 1.03, 0.0, z + 0.5 * h)), mass))
+        z += h
+    return boxes, np.eye(3)
+
+
 LAYOUTS = {
     # 20 rows, neighbours 5 cm apart: crept ~1 mm/s, ringing at 4-6 cm/s, never slept
     "gapped pyramid": lambda: pyramid(20, 0.05),
@@ -123,7 +137,17 @@ LAYOUTS = {
     "mixed sizes and masses 1:10": lambda: mixed(8),
     # 2 degrees, well under the friction angle (31 degrees)
     "tilted floor": lambda: pyramid(10, 0.05, degrees=2.0),
+    "1 kg courses on 10 kg ones": lambda: courses(False),
 }
+
+
+@pytest.mark.xfail(strict=True, reason="10 kg boxes resting on 1 kg ones ring and walk "
+                   "(28 mm in 10 s before the extra relax sweeps, 35 mm with them): the mass "
+                   "ratio needs the contact solve's own fix")
+def test_heavy_courses_on_light_ones_hold_still():
+    layout = courses(True)
+    drift = sideways(layout, 10.0)
+    assert drift < 0.002 and asleep_at(layout) is not None, f"{drift * 1000:.2f} mm"
 
 
 @pytest.mark.parametrize("name", list(LAYOUTS))
