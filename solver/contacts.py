@@ -87,6 +87,8 @@ SPECULATIVE_CAP = 1.0           # m: the most a body's own motion widens its mar
 MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
 NEAR_MATCH = LINEAR_SLOP        # m: matched this close, a point is the old one (no clamp)
 MIN_PAIRS_PER_THREAD = 64       # fewer pairs a thread: the narrowphase stays on one
+RELAX_TOLERANCE = 1e-3          # m/s: a relax sweep that changed a manifold's rows by more
+RELAX_EXTRA = 2                 # sweeps the relax pass adds over such manifolds
 KEEP_SHIFT = 1e-3               # m: a pair whose bodies moved less than this relative to
 KEEP_TURN = math.radians(1.0)   # each other and turned less than this since its points were
                                 # found keeps them (`_keep_manifold`)
@@ -635,23 +637,33 @@ def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
 
 
 @helper(inline=True)
-def solve_contacts(C, B, use_bias, iterations):
+def solve_contacts(C, B, use_bias, iterations, busy, only_busy):
     """Per manifold: the normal rows, then the patch friction rows clamped by their sum.
-    The pair's velocities stay in locals for the manifold's eight rows."""
+    The pair's velocities stay in locals for the manifold's eight rows. busy[m] records
+    whether the sweep changed a row of manifold m by more than the relax tolerance (a
+    velocity, P[6]); with `only_busy` the sweep solves only those (`relax_more`)."""
     mi, mf, acc, R, P = C
-    _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations)
+    _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations, busy,
+                    only_busy, P[6])
 
 
 @helper(outline=True)
-def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
+def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations, busy, only_busy,
+                    tol):
+    w = ROWS_PER_MANIFOLD
+    old = np.empty(w)
     for _ in range(iterations):
         for m in range(mi.shape[0]):
+            if only_busy and not busy[m]:
+                continue
             a = mi[m, 0]
             b = mi[m, 1]
             ia = binv[a]
             ib = binv[b]
             u = pair_velocities(bs, a, b)
-            r0 = m * ROWS_PER_MANIFOLD
+            r0 = m * w
+            for k in range(w):
+                old[k] = acc[r0 + k]
             total = 0.0
             cnt = mi[m, 2]
             for k in range(cnt):
@@ -675,6 +687,13 @@ def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
             u = pair_row_solve(r0 + 6, False, rj, rd, rp, acc, ia, ib, u)
             u = pair_row_solve(r0 + 7, False, rj, rd, rp, acc, ia, ib, u)
             store_pair_velocities(bs, a, b, u)
+            # the largest velocity change a row of the manifold made: |impulse change| / EFF
+            moved = False
+            for k in range(w):
+                e = rp[r0 + k, EFF]
+                if rp[r0 + k, ACTIVE] != 0.0 and e > 0.0 and abs(acc[r0 + k] - old[k]) > tol * e:
+                    moved = True
+            busy[m] = moved
 
 
 @helper(outline=True)
@@ -733,8 +752,10 @@ class ContactState:
 
     def __init__(self, hertz=60.0, damping_ratio=5.0, push_velocity=3.0,
                  restitution_threshold=1.0, hertz_limit=0.25):
+        # 6, 7: the relax tolerance (m/s) and how many more relax sweeps may follow over
+        # the manifolds a sweep still changed by more than it (step.relax_more)
         self.params = np.array([hertz, damping_ratio, push_velocity, restitution_threshold,
-                                LINEAR_SLOP, hertz_limit])
+                                LINEAR_SLOP, hertz_limit, RELAX_TOLERANCE, RELAX_EXTRA])
         self.n = 0
         self.n_awake = 0           # manifolds 0..n_awake are solved; the rest sleep
         self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase
