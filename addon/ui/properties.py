@@ -88,6 +88,9 @@ BODY_SHAPES = (
     ('CYLINDER', "Cylinder", "Cylinder along local Z fitted to the bounds"),
     ('CONVEX_HULL', "Convex Hull", "Convex hull of the evaluated mesh"),
     ('MESH', "Mesh", "The evaluated triangles as they are (static bodies only)"),
+    ('COMPOUND', "Compound", "The child objects' shapes together, each child with its own "
+                             "Ligament Shape setting (as Bullet's Compound Parent); Split into "
+                             "Convex Parts makes such children from a concave mesh"),
 )
 
 SPRING_MODES = (
