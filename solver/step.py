@@ -237,7 +237,7 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
 
 
 @helper
-def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations, busy):
+def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations, busy, held):
     """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
     and the contacts (a relax pass then up to `RELAX_EXTRA` more over the manifolds its
     last sweep still changed, `relax_more`), then the joints' equality rows and their
@@ -247,19 +247,36 @@ def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations, busy):
         solve_listed_rows(sweep, R, acc, B, use_bias, 1)
         solve_contacts(C, B, use_bias, 1, busy, False)
     if not use_bias:
-        relax_more(C, B, busy)
+        relax_more(C, B, busy, held)
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
 
 
 @helper
-def relax_more(C, B, busy):
+def held_bodies(joints, jt, n):
+    """Per body (n of them): whether a joint of `joints` holds it."""
+    held = np.zeros(n, dtype=np.bool_)
+    for j in joints:
+        for b in (jt[j, BODY_A], jt[j, BODY_B], jt[j, BODY_C], jt[j, BODY_D]):
+            if b >= 0:
+                held[b] = True
+    return held
+
+
+@helper
+def relax_more(C, B, busy, held):
     """More relax sweeps over the manifolds the last one changed by more than the relax
     tolerance (a velocity), until none does or `RELAX_EXTRA` sweeps (C's params 6 and 7).
     A tall pile's contacts are far from solved after a sweep or two, and the rigid
     velocity left over rings the pile (docs/decisions/piles-at-rest.md); a pile at rest,
     a body alone on the ground, are solved already and skip them. Which manifolds a sweep
     takes depends on their own rows only, so an island's result does not depend on the
-    batch it is in."""
+    batch it is in. Manifolds of jointed bodies (`held`) take none: the sweeps solve
+    contacts alone, and a ragdoll landing would leave them pushed past limits that are
+    not pressed yet (the direct solve that follows projects only the pressed ones)."""
+    mi = C[0]
+    for m in range(busy.shape[0]):
+        if busy[m] and (held[mi[m, 0]] or held[mi[m, 1]]):
+            busy[m] = False
     for _ in range(int(C[4][7])):
         left = False
         for m in range(busy.shape[0]):
@@ -403,6 +420,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
     busy = np.zeros(C[0].shape[0], dtype=np.bool_)    # per manifold, see relax_more
+    held = held_bodies(joints, jt, bs.shape[0])
     # the world inertia serves joint rows only (contact rows keep the frame's first, as in
     # Box2D v3): a batch of contacts alone (a pile of boxes) skips it every substep
     jointed = joints.shape[0] > 0
@@ -420,7 +438,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
         warm_start_contacts(C, body)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations, busy)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations, busy, held)
         integrate_positions(ids, bs, bil, bib, bkind, h)
         if jointed:
             world_inertia(ids, bs, bil, bkind, bI)
@@ -432,7 +450,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         project_positions(plan, R, bs, binv, W, C)
         refresh_contacts(C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations, busy)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations, busy, held)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
         add_substep_impulses(C)
     apply_restitution(C, body)
