@@ -202,8 +202,9 @@ def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, rolls, mi, m
 
 
 @helper
-def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
-    """Warm-start manifold m from last frame's manifold o of the same pair."""
+def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit):
+    """Warm-start manifold m from last frame's manifold o of the same pair (`unit`: length
+    units per metre, which the distances in metres scale by)."""
     cnt = mi[m, 2]
     ocnt = old_mi[o, 2]
     r0 = m * ROWS_PER_MANIFOLD
@@ -225,7 +226,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         if how[k] != 0:
             continue
         best = -1
-        bd = MATCH_DISTANCE * MATCH_DISTANCE
+        bd = (MATCH_DISTANCE * unit) ** 2
         c = P0 + 8 * k
         for j in range(ocnt):
             if used[j]:
@@ -240,7 +241,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         if best >= 0:
             acc[r0 + k] = old_acc[o0 + best]
             used[best] = True
-            how[k] = 2 if bd <= NEAR_MATCH * NEAR_MATCH else 3
+            how[k] = 2 if bd <= (NEAR_MATCH * unit) ** 2 else 3
     left = 0.0
     for j in range(ocnt):
         if not used[j]:
@@ -254,18 +255,19 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
             acc[r0 + k] = left / unmatched
         if how[k] == 0 or how[k] == 3:           # shallow-contact clamp for fresh points
             pen = -mf[m, P0 + 8 * k + 6]
-            acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP)) if pen > 0.0 else 0.0
+            acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP * unit)) if pen > 0.0 else 0.0
 
 
 @kernel
-def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt):
+def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt, unit):
     """This frame's candidate pairs for `narrow_pairs`, each (a, b) with A's shape kind at
     most B's, in the order their manifolds are written; each body's speculative extension;
     and which kinematic bodies move.
 
     Pairs where neither body is awake and dynamic skip the narrowphase (a moving kinematic
     body against a sleeping one excepted, to wake it): a sleeping body keeps last frame's
-    manifolds with a static, still kinematic or sleeping partner (`park_sleeping`)."""
+    manifolds with a static, still kinematic or sleeping partner (`park_sleeping`). `unit`:
+    length units per metre."""
     n = bs.shape[0]
     moving = np.zeros(n, dtype=np.bool_)
     active = 0
@@ -276,7 +278,7 @@ def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt):
     aabb = np.empty((n, 6))
     ext = np.empty(n)
     if active > 0:             # else the whole world sleeps: no pair needs the narrowphase
-        compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP, aabb, ext)
+        compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP * unit, aabb, ext)
         pairs = sweep_and_prune(aabb, skind)
     else:
         pairs = np.empty((0, 2), dtype=np.int64)
@@ -352,7 +354,7 @@ def _record_pose(bs, a, b, nrm, on_b, mf, m):
 
 
 @helper
-def _pose_kept(bs, a, b, old_mf, o):
+def _pose_kept(bs, a, b, old_mf, o, unit):
     """Whether B has moved less than KEEP_SHIFT and turned less than KEEP_TURN in A's frame
     since the narrowphase found manifold o's points."""
     p, q = _relative_pose(bs, a, b)
@@ -361,7 +363,7 @@ def _pose_kept(bs, a, b, old_mf, o):
         d2 += (p[k] - old_mf[o, POSE + k]) ** 2
     c = abs(q[0] * old_mf[o, POSE + 3] + q[1] * old_mf[o, POSE + 4] +
             q[2] * old_mf[o, POSE + 5] + q[3] * old_mf[o, POSE + 6])
-    return d2 <= KEEP_SHIFT * KEEP_SHIFT and c >= _KEEP_COS
+    return d2 <= (KEEP_SHIFT * unit) ** 2 and c >= _KEEP_COS
 
 
 @helper
@@ -403,7 +405,7 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
 
 @kernel(nogil=True)
 def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, old_order,
-                 old_mi, old_mf, old_acc, mi, mf, acc):
+                 old_mi, old_mf, old_acc, mi, mf, acc, unit):
     """The manifolds of `pairs` (from `contact_pairs`), written from row 0 of mi, mf and acc
     (room for one a pair), each warm started from last frame's manifold of the same pair;
     returns their count and how many pairs went through the narrowphase (the others kept
@@ -427,16 +429,16 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
             o = old_order[s_old]
         round_a = _round(skind[a])
         round_b = _round(skind[b])
-        if o >= 0 and not (round_a and round_b) and _pose_kept(bs, a, b, old_mf, o):
+        if o >= 0 and not (round_a and round_b) and _pose_kept(bs, a, b, old_mf, o, unit):
             _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc)
             m += 1
             continue
         fresh += 1
         xa, qa = _origin(bs, borig, a)
         xb, qb = _origin(bs, borig, b)
-        margin = SPECULATIVE_DISTANCE + ext[a] + ext[b]
+        margin = SPECULATIVE_DISTANCE * unit + ext[a] + ext[b]
         count, nrm = collide_convex(skind[a], xa, qa, sparam[a], skind[b], xb, qb, sparam[b],
-                                    margin, pts, scratch, scratch_id, hverts)
+                                    margin, pts, scratch, scratch_id, hverts, unit)
         if count <= 0:
             continue
         count = reduce_points(pts, count, nrm)
@@ -447,7 +449,7 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
         for k in range(ROWS_PER_MANIFOLD):
             acc[r0 + k] = 0.0
         if o >= 0 and dot((old_mf[o, 0], old_mf[o, 1], old_mf[o, 2]), nrm) > 0.5:   # not flipped
-            _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
+            _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit)
         m += 1
     return m, fresh
 
@@ -724,9 +726,13 @@ class ContactState:
     """The world's manifolds (this frame's) and their rows; `World` owns one."""
 
     def __init__(self, hertz=60.0, damping_ratio=5.0, push_velocity=3.0,
-                 restitution_threshold=1.0, hertz_limit=0.25):
-        self.params = np.array([hertz, damping_ratio, push_velocity, restitution_threshold,
-                                LINEAR_SLOP, hertz_limit])
+                 restitution_threshold=1.0, hertz_limit=0.25, unit=1.0):
+        """Speeds in m/s; `unit`: the world's length units per metre (World.length_unit's
+        inverse), which every length and speed in metres here is scaled by; params[6]."""
+        self.unit = unit
+        self.params = np.array([hertz, damping_ratio, push_velocity * unit,
+                                restitution_threshold * unit, LINEAR_SLOP * unit, hertz_limit,
+                                unit])
         self.n = 0
         self.n_awake = 0           # manifolds 0..n_awake are solved; the rest sleep
         self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase
@@ -750,7 +756,7 @@ class ContactState:
         but the first on `pool` (a ThreadPoolExecutor); the result is the same."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
         pairs, ext, moving = contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter,
-                                           excl, dt)
+                                           excl, dt, self.unit)
         need = len(pairs) + self.n               # a manifold a pair, then the parked ones
         if len(self._spare[0]) < need:
             self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
@@ -764,7 +770,7 @@ class ContactState:
                    work // MIN_PAIRS_PER_THREAD) if pool is not None else 1
         if runs <= 1:
             runs = 1
-            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc)
+            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit)
         else:
             cut = [len(pairs) * k // runs for k in range(runs + 1)]
             w = ROWS_PER_MANIFOLD
@@ -772,7 +778,7 @@ class ContactState:
             def run(k):
                 lo, hi = cut[k], cut[k + 1]
                 return narrow_pairs(pairs[lo:hi], *args, mi[lo:hi], mf[lo:hi],
-                                    acc[lo * w:hi * w])
+                                    acc[lo * w:hi * w], self.unit)
 
             futures = [pool.submit(run, k) for k in range(1, runs)]
             counts = [run(0)] + [f.result() for f in futures]
