@@ -37,7 +37,9 @@ FIELD_DEFAULTS = {
     "blender_fps": None,
 }
 # Blender's names of the same settings for one kind
-ALIASES = {"linear_drag": "damping", "quadratic_drag": "strength",
+# (Blender's Drag: Linear Drag is the strength, which its formula multiplies by |v|^2, and
+# Quadratic Drag the damping, multiplied by |v|: the names are Blender's, swapped against it)
+ALIASES = {"linear_drag": "strength", "quadratic_drag": "damping",
            "harmonic_damping": "damping", "rest_length": "size"}
 _NAMED = (("shape", F.SHAPES, F.SHAPE), ("falloff_type", F.FALLOFFS, F.FALLOFF),
           ("z_direction", F.Z_DIRECTIONS, F.ZDIR))
@@ -172,9 +174,9 @@ class Forces:
                             distance_max (None: not used); radial_falloff, radial_min,
                             radial_max (tube and cone; the cone's in degrees)
         z_direction         "both", "positive", "negative"
-        damping             Harmonic's damping, Drag's linear drag (aliases
-                            harmonic_damping, linear_drag; Drag's quadratic_drag is its
-                            strength)
+        damping             Harmonic's damping, Drag's |v| coefficient (aliases
+                            harmonic_damping, and quadratic_drag as Blender names it; Drag's
+                            |v|^2 coefficient is its strength, Blender's linear_drag)
         size                Turbulence's size, Harmonic's rest length (alias rest_length)
         noise, seed         Blender's random noise on the strength (and damping)
         weight              effector weight (Blender: weights' All x the kind's)

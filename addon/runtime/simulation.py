@@ -83,7 +83,7 @@ class Simulation:
             self.world, self.bodies, self.joints, self.start = build_world(
                 scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices)
             # animated path curves and steering, sent to the world every frame
-            self.inputs = FrameInputs(scene, self.joints, self.start)
+            self.inputs = FrameInputs(scene, self.joints, self.start, self.world)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = world_settings(scene)["dt"]
 

@@ -85,7 +85,7 @@ def test_drag_field_brings_a_falling_body_to_its_terminal_speed():
     m, g, lin, quad = 1.5, 9.81, 0.8, 0.6
     w = lg.World(gravity=(0, 0, -g), sleeping=False)
     b = w.add_body(lg.Sphere(0.2), (0.0, 0.0, 100.0), mass=m)
-    w.add_field("drag", linear_drag=lin, quadratic_drag=quad)
+    w.add_field("drag", damping=lin, strength=quad)
     _run(w, 6.0)
     # m g = lin v + quad v^2
     v = (-lin + math.sqrt(lin * lin + 4 * quad * m * g)) / (2 * quad)
