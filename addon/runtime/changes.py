@@ -140,11 +140,14 @@ _FIELD_SETTINGS = ("type", "shape", "strength", "flow", "noise", "seed", "fallof
 
 
 def _still_fields(scene):
-    """Which fields push the bodies, and the settings of those not keyed (a keyed field's
-    settings are read every frame, and its keys revise the frames, `revise`)."""
-    return tuple((o.name, None if o.animation_data is not None else
-                  tuple(getattr(o.field, name) for name in _FIELD_SETTINGS))
-                 for o in field_objects(scene))
+    """Which fields push the bodies, and their settings that are not keyed (keyed ones are read
+    every frame, and their keys revise the frames, `revise`)."""
+    out = []
+    for o in field_objects(scene):
+        keyed = {path for path, _ in action_fcurves(o)}
+        out.append((o.name, tuple(getattr(o.field, name) for name in _FIELD_SETTINGS
+                                  if "field." + name not in keyed)))
+    return tuple(out)
 
 
 def _still_poses(armatures):

@@ -54,3 +54,74 @@ def test_field_pushes_as_blenders_rigid_bodies(blender, field_type, strength, ke
     travel = sum((a - b) ** 2 for a, b in zip(rb[-1], start)) ** 0.5
     gap = sum((a - b) ** 2 for a, b in zip(rb[-1], lg[-1])) ** 0.5
     assert gap <= 0.05 * travel, (rb[-1], lg[-1])
+
+
+# A wind along X keyed (constant interpolation) at strength 0 at frame 1, 480 at 20 and 240 at
+# 30 (20 N and 10 N: Blender's rigid bodies feel a field's strength over the fps, 24), a crate
+# on the ground it pushes; 60 frames.
+KEYED = """
+    box("Ground", (20, 20, 1), (0, 0, -0.5), kind='STATIC')
+    crate = box("Crate", (0.5, 0.5, 0.5), (0, 0, 0.25), mass=2.0, friction=0.2)
+    bpy.ops.object.effector_add(type='WIND', location=(-5, 0, 0.25), rotation=(0, 1.5708, 0))
+    wind = bpy.context.active_object
+    for f, s in ((1, 0.0), (20, 480.0), (30, 240.0)):
+        wind.field.strength = s
+        wind.field.keyframe_insert("strength", frame=f)
+    for fc in lig.addon.scene.animation.action_fcurves(wind).values():
+        for k in fc.keyframe_points:
+            k.interpolation = 'CONSTANT'
+    scene.ligament_world.frame_end = 60
+    stats = lig.addon.runtime.simulation.stats
+
+    def play():
+        for f in range(1, 61):
+            scene.frame_set(f)
+        return transforms([crate])
+
+    def edit_key(frame, strength):
+        wind.field.strength = strength
+        wind.field.keyframe_insert("strength", frame=frame)
+"""
+
+
+def test_a_keyed_field_edited_at_frame_30_re_simulates_from_there_exactly(blender):
+    out = blender.run(KEYED, """
+        first = play()
+        builds, steps = stats["builds"], stats["steps"]
+        edit_key(30, 360.0)
+        bpy.context.view_layer.update()
+        cached = lig.addon.runtime.cache.frame_info(scene)
+        replay = play()
+        resimulated, rebuilt = stats["steps"] - steps, stats["builds"] - builds
+        bpy.ops.ligament.reset()
+        scratch = play()
+        result({"first": first, "cached": cached, "resimulated": resimulated,
+                "rebuilt": rebuilt, "replay": replay, "scratch": scratch})
+    """)
+    # the wind pushed the crate along X at frame 20 on
+    assert out["first"][0][0][3] > 0.05
+    assert out["cached"] == [1, 29]
+    assert out["rebuilt"] == 0 and out["resimulated"] == 31
+    assert out["replay"] != out["first"]
+    assert out["replay"] == out["scratch"]        # bit for bit
+
+
+def test_field_settings_and_weights_decide_what_pushes(blender):
+    out = blender.run(KEYED, """
+        pushed = play()[0][0][3]
+        wind.field.flow = 0.5                          # an edit that is not keyed
+        rebuilds = stats["builds"]
+        flowed = play()[0][0][3]
+        rebuilt = stats["builds"] - rebuilds
+        scene.ligament_world.effector_weights.wind = 0.0
+        unweighted = play()[0][0][3]
+        scene.ligament_world.effector_weights.wind = 1.0
+        other = bpy.data.collections.new("Other Fields")
+        scene.ligament_world.effector_weights.collection = other
+        outside = play()[0][0][3]
+        result({"pushed": pushed, "flowed": flowed, "rebuilt": rebuilt,
+                "unweighted": unweighted, "outside": outside})
+    """)
+    assert out["pushed"] > 0.05
+    assert out["rebuilt"] == 1 and out["flowed"] != out["pushed"]
+    assert abs(out["unweighted"]) < 1e-6 and abs(out["outside"]) < 1e-6
