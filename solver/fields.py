@@ -21,8 +21,8 @@ Kinds: FORCE (radial, strength N at falloff 1, + pushes away), WIND (along the f
 VORTEX (about the axis: point shape, Blender's "old" vortex, strength x distance; plane shape
 the "new" one), TURBULENCE (gradient noise of the position, `size` its scale), DRAG (against
 the velocity: `damping` x |v| + `strength` x |v|^2, each at most 2 as in Blender, whose
-settings name them Quadratic Drag and Linear Drag), HARMONIC (spring to the field's origin or, with `size`, to a sphere of that rest
-length, damped by `damping` x 2 sqrt(strength)).
+settings name them Quadratic Drag and Linear Drag), HARMONIC (spring to the field's origin
+or, with `size`, to a sphere of that rest length, damped by `damping` x 2 sqrt(strength)).
 """
 
 import math

@@ -136,8 +136,8 @@ class World(Mechanisms, CustomConstraints, Forces):
                 they cost almost nothing until touched, hit, moved by a joint, or woken.
     sleep_threshold, time_to_sleep
                 a body is still while |v| + reach |w| (its fastest surface point) stays
-                under sleep_threshold (m/s, whatever the length unit); an island sleeps once all its bodies have been
-                still for time_to_sleep (s).
+                under sleep_threshold (m/s, whatever the length unit); an island sleeps
+                once all its bodies have been still for time_to_sleep (s).
     max_frame   the longest frame `step` takes in one go (s); a longer dt is split into
                 equal frames no longer than this (kinematic targets are reached along the
                 way, in a straight line and a shortest-arc turn), so any dt gives what that
@@ -346,8 +346,8 @@ class World(Mechanisms, CustomConstraints, Forces):
 
         `position` places the shape's local origin; the body's centre of mass (what
         `positions` reports) is where the shape's is. Mass comes from `mass` (inertia scaled
-        to it) or from `density` (kg/m^3 whatever the world's length_unit, default 1000); static and kinematic bodies have
-        infinite mass. Friction and restitution mix per contact as sqrt(mu_a mu_b) and
+        to it) or from `density` (kg/m^3 whatever the world's length_unit, default 1000);
+        static and kinematic bodies have infinite mass. Friction and restitution mix per contact as sqrt(mu_a mu_b) and
         max(e_a, e_b).
         """
         if not isinstance(shape, Shape):

@@ -20,7 +20,8 @@ def _world(unit, **kw):
 def _stack(unit):
     w, s = _world(unit)
     for i in range(4):
-        w.add_body(lg.Box((0.25 * s, 0.25 * s, 0.25 * s)), (0.02 * i * s, 0.0, (0.26 + 0.52 * i) * s))
+        w.add_body(lg.Box((0.25 * s, 0.25 * s, 0.25 * s)),
+                   (0.02 * i * s, 0.0, (0.26 + 0.52 * i) * s))
     return w
 
 
