@@ -53,6 +53,8 @@ def test_field_pushes_as_blenders_rigid_bodies(blender, field_type, strength, ke
     assert max(moved[0], moved[1]) > 0.5 or abs(moved[2] - 4.905) > 0.2
     travel = sum((a - b) ** 2 for a, b in zip(rb[-1], start)) ** 0.5
     gap = sum((a - b) ** 2 for a, b in zip(rb[-1], lg[-1])) ** 0.5
+    print(f"{field_type} keyed={keyed}: travel {travel:.3f} m, Ligament {gap * 1000:.1f} mm "
+          f"from Bullet ({gap / travel:.2%})")          # pytest -rP shows it
     assert gap <= 0.05 * travel, (rb[-1], lg[-1])
 
 
