@@ -338,6 +338,7 @@ def bake_one(args, blend):
         broken_joints=[{"joint": n, "frame": f} for n, f in sorted(broken.items(),
                                                                    key=lambda kv: kv[1])],
         skipped_joints=[{"joint": n, "reason": m} for n, m in sim.skipped.items()],
+        skipped_bodies=[{"body": n, "reason": m} for n, m in sim.skipped_bodies.items()],
         hits=[{"body": n, "frame": f, "impulse": round(i, 6)} for f, n, i in sim.hit_list()
               if start <= f <= end])
     print(f"Ligament: baked {len(objs)} objects, frames {start}-{end}, "

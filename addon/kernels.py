@@ -122,6 +122,11 @@ def running():
     return _job.running()
 
 
+def failed():
+    """Whether the background preparation failed (the Prepare Solver button retries)."""
+    return bool(_job.error)
+
+
 def status():
     """None when the kernels are ready; otherwise the message to show."""
     if ready():

@@ -254,7 +254,10 @@ def ensure_installed():
     plat = {"linux": "linux", "win32": "windows", "darwin": "macos"}[sys.platform] + (
         "-arm64" if machine in {"arm64", "aarch64"} else "-x64")
     os.makedirs(HOME, exist_ok=True)
-    (zip_path,) = build_extension.build(os.path.join(ROOT, "build", "bench-dist"), [plat])
+    # the zip of this Python's line only (the bpy wheel running the benchmark)
+    line = f"{sys.version_info.major}.{sys.version_info.minor}"
+    (zip_path,) = build_extension.build(os.path.join(ROOT, "build", "bench-dist"), [plat],
+                                        [line])
     if _update_installed(zip_path):
         return
     script = ("import bpy\nassert bpy.ops.extensions.package_install_files(filepath=%r, "

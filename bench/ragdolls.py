@@ -5,6 +5,7 @@
     python bench/ragdolls.py --counts 10 --frames 120
     python bench/ragdolls.py --counts 50 --jointed-substeps 4   # Ligament's ragdolls at 4
     python bench/ragdolls.py --stages 50           # what Ligament's start frame spends
+    python bench/ragdolls.py --counts 50 --engines ligament,prebuilt,bullet
 
 Needs the `bpy` wheel. The extension is built and installed into build/bench-blender/ as in
 bench/blender.py. Each (engine, count) runs in its own Blender process with the same scene:
@@ -14,6 +15,8 @@ each), the bones following the bodies through their constraints.
 
 * ligament: the add-on's live playback (frame_set, frames 2..N), and the solver's own share
   (World.step) of it.
+* prebuilt: the same, with the simulation built ahead of play as the UI does once edits
+  pause (the add-on's idle-time build, `ui.handlers.prebuild`), so the start frame finds it.
 * bullet: the same helper objects as Blender rigid bodies (capsule and box shapes, the same
   masses) and the joints as Blender rigid body constraints (Generic with the cone's limits
   about X and Z and the twist about Y for ragdoll joints, Hinge about Z with its limits
@@ -98,7 +101,7 @@ def to_bullet(bpy, scene, ground, arms):
     and `rigidbody.constraint_add` on one empty whose copies (an object copy keeps its
     rigid body constraint) are linked into the world's constraint collection."""
     lig = sys.modules[MODULE]
-    ragdoll = lig.addon.authoring.ragdoll
+    ragdoll = lig.addon.scene.ragdolls   # bodies and members of a ragdoll
     scene.ligament_world.enabled = False
     bpy.ops.rigidbody.world_add()
     rbw = scene.rigidbody_world
@@ -179,7 +182,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     step_time = [0.0]
     if engine == "bullet":
         to_bullet(bpy, scene, ground, arms)
-    else:
+    else:   # ligament, prebuilt
         world_cls = lig.addon.kernels.solver.World
         original = world_cls.step
 
@@ -207,7 +210,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
                 handlers[i] = timed_handler(fn)
     setup = time.perf_counter() - t0
     kernels = None
-    if engine == "ligament":   # once per Blender session, not per simulation
+    if engine != "bullet":   # once per Blender session, not per simulation
         t0 = time.perf_counter()
         load_kernels(lig)
         kernels = time.perf_counter() - t0
@@ -218,6 +221,10 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
         prof = cProfile.Profile()
         prof.enable()
     bodies = [b for arm in arms for b in lig.addon.scene.ragdolls.bodies(arm)]
+    if engine == "prebuilt":   # the idle-time build the UI runs once edits pause
+        lig.addon.ui.handlers._last_edit[0] = 0.0
+        lig.addon.ui.handlers.prebuild()
+        assert lig.addon.runtime.cache.get(scene) is not None, "the prebuild built nothing"
     # The first frame: from the start frame (Ligament builds its world and checks the
     # scene, Bullet builds its own) to the first simulated frame.
     step_time[0] = handler_time[0] = 0.0
@@ -249,7 +256,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     replay = (time.perf_counter() - t0) / n
     replay_addon = handler_time[0] / n
     below = sum(1 for b in bodies if b.matrix_world.translation.z < 0.0)
-    lig_only = engine == "ligament"
+    lig_only = engine != "bullet"
     print("RESULT:" + json.dumps({
         "bodies": len(bodies), "setup_s": setup, "kernels_s": kernels,
         "first_frame_ms": 1000 * first, "build_ms": 1000 * build,
@@ -360,6 +367,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--frames", type=int, default=60)
     p.add_argument("--counts", default="10,50,160")
+    p.add_argument("--engines", default="ligament,bullet",
+                   help="of ligament, prebuilt (built ahead of play), bullet")
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--child-stages", type=int, help=argparse.SUPPRESS)
     p.add_argument("--profile", action="store_true",
@@ -393,7 +402,7 @@ def main():
           f"{'add-on':>6} {'1st frame':>9} "
           f"{'at start':>8} {'kernels':>7} {'below':>5} {'top z':>5}  load avg")
     for count in (int(c) for c in args.counts.split(",")):
-        for engine in ("ligament", "bullet"):
+        for engine in args.engines.split(","):
             r = run_child(engine, count, args.frames, args.jointed_substeps)
             solver, addon = (f"{r[k]:7.2f}" if r[k] is not None else f"{'-':>7}"
                              for k in ("solver_ms", "addon_ms"))

@@ -8,7 +8,9 @@
     w.step(1 / 60)
 """
 
-from .shapes import Box, Capsule, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh  # noqa: F401
+from .shapes import (Box, Capsule, Compound, ConvexHull, Cylinder, Plane, Sphere,  # noqa: F401
+                     TriangleMesh)
 from .world import World  # noqa: F401
 
-__all__ = ["World", "Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "TriangleMesh", "Plane"]
+__all__ = ["World", "Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "Compound",
+           "TriangleMesh", "Plane"]

@@ -1,6 +1,7 @@
 """Contacts: manifolds, their warm-start matching, and the contact patch rows.
 
-Per frame (`ContactState.collide`): broadphase pairs -> filter (kind, group/mask, joints)
+Per frame (`ContactState.collide`): broadphase pairs of colliders (collision/colliders.py: a
+body, or a compound body's part) -> filter (kind, group/mask, joints)
 (`contact_pairs`) -> narrowphase, its pairs shared out among the world's threads
 (`narrow_pairs`) -> manifolds with anchors stored in both bodies' frames -> match last
 frame's manifolds for warm starting (docs/rows.md, Warm starting): by feature id (full impulse),
@@ -35,7 +36,8 @@ Material mixing: friction sqrt(mu_a mu_b), restitution max(e_a, e_b), rolling fr
 (a lever arm in metres: rolling torque <= mu_roll * normal force) sqrt(r_a r_b).
 
 Layout, one row per manifold:
-    mi[m]   body A, body B, point count, feature ids of points 0..3
+    mi[m]   body A, body B, point count, feature ids of points 0..3, collider A, collider B
+            (the pair a manifold is warm started by: a compound's parts each keep theirs)
     mf[m]   normal (0:3), friction, restitution, rolling, patch radius, rolling axis (7:10),
             per point k at 10 + 8k: anchor in A's frame (3), in B's frame (3), separation at
             collide time, normal velocity before the first impulse (for restitution);
@@ -65,7 +67,8 @@ from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
 from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 from .vectors import qmat
 
-MI_WIDTH = 7
+MI_WIDTH = 9
+COLLIDERS = 7      # mi columns 7, 8: collider A, collider B
 MF_WIDTH = 88
 ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
 RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
@@ -84,6 +87,8 @@ SPECULATIVE_CAP = 1.0           # m: the most a body's own motion widens its mar
 MATCH_DISTANCE = 0.05           # m: distance fallback for warm-start matching
 NEAR_MATCH = LINEAR_SLOP        # m: matched this close, a point is the old one (no clamp)
 MIN_PAIRS_PER_THREAD = 64       # fewer pairs a thread: the narrowphase stays on one
+RELAX_TOLERANCE = 1e-3          # m/s: a relax sweep that changed a manifold's rows by more
+RELAX_EXTRA = 2                 # sweeps the relax pass adds over such manifolds
 KEEP_SHIFT = 1e-3               # m: a pair whose bodies moved less than this relative to
 KEEP_TURN = math.radians(1.0)   # each other and turned less than this since its points were
                                 # found keeps them (`_keep_manifold`)
@@ -113,13 +118,6 @@ def _allowed(a, b, bkind, moving, bfilter, excl, n):
         if i < excl.shape[0] and excl[i] == key:
             return False
     return True
-
-
-@helper
-def _origin(bs, borig, i):
-    q = quat_at(bs, i, ROT)
-    o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
-    return add(vec3_at(bs, i, POS), o), q
 
 
 @helper
@@ -259,10 +257,11 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit):
 
 
 @kernel
-def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt, unit):
-    """This frame's candidate pairs for `narrow_pairs`, each (a, b) with A's shape kind at
-    most B's, in the order their manifolds are written; each body's speculative extension;
-    and which kinematic bodies move.
+def contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas, bfilter, excl, dt, unit):
+    """This frame's candidate pairs of colliders for `narrow_pairs`, each (a, b) with A's
+    shape kind at most B's, in the order their manifolds are written; each collider's
+    speculative extension; and which kinematic bodies move. cs, cbody, skind and sparam are
+    the colliders' (collision/colliders.py); two parts of one body never pair.
 
     Pairs where neither body is awake and dynamic skip the narrowphase (a moving kinematic
     body against a sleeping one excepted, to wake it): a sleeping body keeps last frame's
@@ -275,38 +274,40 @@ def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt, unit
         moving[i] = moving_kinematic(i, bs, bkind, khas)
         if moving[i] or bkind[i] == DYNAMIC:
             active += 1
-    aabb = np.empty((n, 6))
-    ext = np.empty(n)
+    nc = cs.shape[0]
+    aabb = np.empty((nc, 6))
+    ext = np.empty(nc)
     if active > 0:             # else the whole world sleeps: no pair needs the narrowphase
-        compute_aabbs(bs, borig, skind, sparam, dt, SPECULATIVE_CAP * unit, aabb, ext)
+        compute_aabbs(cs, skind, sparam, dt, SPECULATIVE_CAP * unit, aabb, ext)
         pairs = sweep_and_prune(aabb, skind)
     else:
         pairs = np.empty((0, 2), dtype=np.int64)
-    # planes meet every bounded body
+    # planes meet every bounded collider
     nplanes = 0
-    for i in range(n):
+    for i in range(nc):
         if skind[i] == PLANE and active > 0:
             nplanes += 1
     if nplanes > 0:
-        extra = np.empty((nplanes * n, 2), dtype=np.int64)
+        extra = np.empty((nplanes * nc, 2), dtype=np.int64)
         c = 0
-        for p in range(n):
+        for p in range(nc):
             if skind[p] != PLANE:
                 continue
-            for i in range(n):
+            for i in range(nc):
                 if skind[i] != PLANE:
                     extra[c, 0] = min(i, p)
                     extra[c, 1] = max(i, p)
                     c += 1
         allp = np.concatenate((pairs, extra[:c]))
-        key = allp[:, 0] * n + allp[:, 1]
+        key = allp[:, 0] * nc + allp[:, 1]
         pairs = allp[argsort(key)]
     out = np.empty((pairs.shape[0], 2), dtype=np.int64)
     count = 0
     for s in range(pairs.shape[0]):
         a = pairs[s, 0]
         b = pairs[s, 1]
-        if not _allowed(a, b, bkind, moving, bfilter, excl, n):
+        if cbody[a] == cbody[b] or not _allowed(cbody[a], cbody[b], bkind, moving, bfilter,
+                                                excl, n):
             continue
         if skind[b] < skind[a]:
             t = a
@@ -320,12 +321,15 @@ def contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter, excl, dt, unit
 
 @kernel
 def old_pair_keys(old_mi, n):
-    """Last frame's manifolds' pair keys, sorted, and their manifolds in that order (parked
-    manifolds come unsorted), for `narrow_pairs` to find a pair's old manifold."""
+    """Last frame's manifolds' collider pair keys (n colliders), sorted, and their manifolds
+    in that order (parked manifolds come unsorted), for `narrow_pairs` to find a pair's old
+    manifold."""
     old_n = old_mi.shape[0]
     old_key = np.empty(old_n, dtype=np.int64)
+    c = COLLIDERS
     for o in range(old_n):
-        old_key[o] = min(old_mi[o, 0], old_mi[o, 1]) * n + max(old_mi[o, 0], old_mi[o, 1])
+        old_key[o] = min(old_mi[o, c], old_mi[o, c + 1]) * n + \
+            max(old_mi[o, c], old_mi[o, c + 1])
     old_order = argsort(old_key)
     return old_key[old_order], old_order
 
@@ -404,15 +408,17 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
 
 
 @kernel(nogil=True)
-def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, old_order,
+def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key, old_order,
                  old_mi, old_mf, old_acc, mi, mf, acc, unit):
-    """The manifolds of `pairs` (from `contact_pairs`), written from row 0 of mi, mf and acc
-    (room for one a pair), each warm started from last frame's manifold of the same pair;
+    """The manifolds of `pairs` of colliders (from `contact_pairs`; cs, cbody, skind and
+    sparam are the colliders'), written from row 0 of mi, mf and acc (room for one a pair),
+    each warm started from last frame's manifold of the same pair of colliders (`unit`:
+    length units per metre);
     returns their count and how many pairs went through the narrowphase (the others kept
     their manifold, `_keep_manifold`). A manifold depends on its pair alone, so the world's
     threads share the pairs out in runs and the table is the same as one thread's (the GIL is
     released)."""
-    n = bs.shape[0]
+    n = cs.shape[0]
     old_n = old_key.shape[0]
     pts = np.empty((MAX_CANDIDATES, PT_WIDTH))
     scratch = np.empty((2, MAX_CANDIDATES, 3))
@@ -420,30 +426,35 @@ def narrow_pairs(pairs, bs, borig, skind, sparam, hverts, ext, bmat, old_key, ol
     m = 0
     fresh = 0
     for s in range(pairs.shape[0]):
-        a = pairs[s, 0]
-        b = pairs[s, 1]
-        key = min(a, b) * n + max(a, b)
+        ca = pairs[s, 0]
+        cb = pairs[s, 1]
+        a = cbody[ca]
+        b = cbody[cb]
+        key = min(ca, cb) * n + max(ca, cb)
         s_old = np.searchsorted(old_key, key)
         o = -1
-        if s_old < old_n and old_key[s_old] == key and old_mi[old_order[s_old], 0] == a:
+        if s_old < old_n and old_key[s_old] == key and \
+                old_mi[old_order[s_old], COLLIDERS] == ca:
             o = old_order[s_old]
-        round_a = _round(skind[a])
-        round_b = _round(skind[b])
+        round_a = _round(skind[ca])
+        round_b = _round(skind[cb])
         if o >= 0 and not (round_a and round_b) and _pose_kept(bs, a, b, old_mf, o, unit):
             _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc)
             m += 1
             continue
         fresh += 1
-        xa, qa = _origin(bs, borig, a)
-        xb, qb = _origin(bs, borig, b)
-        margin = SPECULATIVE_DISTANCE * unit + ext[a] + ext[b]
-        count, nrm = collide_convex(skind[a], xa, qa, sparam[a], skind[b], xb, qb, sparam[b],
-                                    margin, pts, scratch, scratch_id, hverts, unit)
+        margin = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
+        count, nrm = collide_convex(skind[ca], vec3_at(cs, ca, POS), quat_at(cs, ca, ROT),
+                                    sparam[ca], skind[cb], vec3_at(cs, cb, POS),
+                                    quat_at(cs, cb, ROT), sparam[cb], margin, pts, scratch,
+                                    scratch_id, hverts, unit)
         if count <= 0:
             continue
         count = reduce_points(pts, count, nrm)
-        _write_manifold(m, a, b, count, nrm, pts, bs, bmat, _rounding(skind[a], sparam[a]),
-                        _rounding(skind[b], sparam[b]), round_a or round_b, mi, mf)
+        _write_manifold(m, a, b, count, nrm, pts, bs, bmat, _rounding(skind[ca], sparam[ca]),
+                        _rounding(skind[cb], sparam[cb]), round_a or round_b, mi, mf)
+        mi[m, COLLIDERS] = ca
+        mi[m, COLLIDERS + 1] = cb
         _record_pose(bs, a, b, nrm, round_a, mf, m)
         r0 = m * ROWS_PER_MANIFOLD
         for k in range(ROWS_PER_MANIFOLD):
@@ -629,23 +640,33 @@ def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
 
 
 @helper(inline=True)
-def solve_contacts(C, B, use_bias, iterations):
+def solve_contacts(C, B, use_bias, iterations, busy, only_busy):
     """Per manifold: the normal rows, then the patch friction rows clamped by their sum.
-    The pair's velocities stay in locals for the manifold's eight rows."""
+    The pair's velocities stay in locals for the manifold's eight rows. busy[m] records
+    whether the sweep changed a row of manifold m by more than the relax tolerance (a
+    velocity, P[6]); with `only_busy` the sweep solves only those (`relax_more`)."""
     mi, mf, acc, R, P = C
-    _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations)
+    _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations, busy,
+                    only_busy, P[6])
 
 
 @helper(outline=True)
-def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
+def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations, busy, only_busy,
+                    tol):
+    w = ROWS_PER_MANIFOLD
+    old = np.empty(w)
     for _ in range(iterations):
         for m in range(mi.shape[0]):
+            if only_busy and not busy[m]:
+                continue
             a = mi[m, 0]
             b = mi[m, 1]
             ia = binv[a]
             ib = binv[b]
             u = pair_velocities(bs, a, b)
-            r0 = m * ROWS_PER_MANIFOLD
+            r0 = m * w
+            for k in range(w):
+                old[k] = acc[r0 + k]
             total = 0.0
             cnt = mi[m, 2]
             for k in range(cnt):
@@ -669,6 +690,13 @@ def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations):
             u = pair_row_solve(r0 + 6, False, rj, rd, rp, acc, ia, ib, u)
             u = pair_row_solve(r0 + 7, False, rj, rd, rp, acc, ia, ib, u)
             store_pair_velocities(bs, a, b, u)
+            # the largest velocity change a row of the manifold made: |impulse change| / EFF
+            moved = False
+            for k in range(w):
+                e = rp[r0 + k, EFF]
+                if rp[r0 + k, ACTIVE] != 0.0 and e > 0.0 and abs(acc[r0 + k] - old[k]) > tol * e:
+                    moved = True
+            busy[m] = moved
 
 
 @helper(outline=True)
@@ -728,11 +756,13 @@ class ContactState:
     def __init__(self, hertz=60.0, damping_ratio=5.0, push_velocity=3.0,
                  restitution_threshold=1.0, hertz_limit=0.25, unit=1.0):
         """Speeds in m/s; `unit`: the world's length units per metre (World.length_unit's
-        inverse), which every length and speed in metres here is scaled by; params[6]."""
+        inverse), which every length and speed in metres here is scaled by: params[8]."""
         self.unit = unit
+        # 6, 7: the relax tolerance (m/s) and how many more relax sweeps may follow over
+        # the manifolds a sweep still changed by more than it (step.relax_more)
         self.params = np.array([hertz, damping_ratio, push_velocity * unit,
                                 restitution_threshold * unit, LINEAR_SLOP * unit, hertz_limit,
-                                unit])
+                                RELAX_TOLERANCE * unit, RELAX_EXTRA, unit])
         self.n = 0
         self.n_awake = 0           # manifolds 0..n_awake are solved; the rest sleep
         self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase
@@ -748,21 +778,22 @@ class ContactState:
         self._spare = (np.zeros((cap, MI_WIDTH), dtype=np.int64), np.zeros((cap, MF_WIDTH)),
                        np.zeros(cap * ROWS_PER_MANIFOLD))
 
-    def collide(self, bs, borig, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl,
+    def collide(self, bs, cs, cbody, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl,
                 dt, pool=None, threads=1):
-        """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies).
+        """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies); cs,
+        cbody, skind, sparam and hverts are the colliders' (collision/colliders.py).
         Last frame's tables are read in place: the new ones go to the spare buffers. With
         `threads` > 1 and enough pairs, the narrowphase runs in that many runs of pairs, all
         but the first on `pool` (a ThreadPoolExecutor); the result is the same."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
-        pairs, ext, moving = contact_pairs(bs, borig, skind, sparam, bkind, khas, bfilter,
-                                           excl, dt, self.unit)
+        pairs, ext, moving = contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas,
+                                           bfilter, excl, dt, self.unit)
         need = len(pairs) + self.n               # a manifold a pair, then the parked ones
         if len(self._spare[0]) < need:
             self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
         mi, mf, acc = self._spare
-        old_key, old_order = old_pair_keys(old[0], len(bs))
-        args = (bs, borig, skind, sparam, hverts, ext, bmat, old_key, old_order) + old
+        old_key, old_order = old_pair_keys(old[0], len(cs))
+        args = (bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key, old_order) + old
         # shared out when last frame's narrowphase had work enough for that: a resting pile
         # keeps most manifolds (cheap), and cutting it into runs cost more than it saved
         work = len(pairs) if self.fresh < 0 else self.fresh

@@ -879,7 +879,7 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
     _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                   use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2],
-                  C[4][6])
+                  C[4][8])
 
 
 @helper(outline=True)

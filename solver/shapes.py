@@ -4,6 +4,8 @@ Every shape is plain data in its own local frame. `mass_properties()` gives the 
 centre of mass and the inertia tensor about it for unit density; a body built on the shape
 puts its centre of mass there (see `World.add_body`). Sphere, Capsule and Cylinder (both
 along local Z), Box and ConvexHull can be dynamic; TriangleMesh and Plane are static only.
+A Compound is a rigid union of convex parts, each placed in the body's frame; each part
+collides on its own (collision/colliders.py).
 """
 
 import math
@@ -12,8 +14,9 @@ import numpy as np
 
 from .hull import convex_hull, polyhedron_mass_properties
 
-SPHERE, CAPSULE, CYLINDER, BOX, HULL, MESH, PLANE = range(7)
-SHAPE_NAMES = ("Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "TriangleMesh", "Plane")
+SPHERE, CAPSULE, CYLINDER, BOX, HULL, MESH, PLANE, COMPOUND = range(8)
+SHAPE_NAMES = ("Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "TriangleMesh", "Plane",
+               "Compound")
 
 
 # The largest size a dynamic shape may have (m): its mass properties grow with size^5 and
@@ -206,3 +209,92 @@ class Plane(Shape):
 
     def __repr__(self):
         return f"Plane(normal={tuple(self.normal)}, offset={self.offset:g})"
+
+
+def _rotation(q):
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _qmul(a, b):
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return np.array([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw])
+
+
+class Compound(Shape):
+    """A rigid union of convex parts: `parts` is a sequence of (shape, position) or (shape,
+    position, orientation), the part's origin and rotation (w, x, y, z; identity when left
+    out) in the compound's frame. Parts are Sphere, Capsule, Cylinder, Box or ConvexHull; a
+    Compound part is flattened into its own parts. Mass properties add the parts' up (the
+    parallel axis theorem), so parts should touch, not overlap: a shared volume counts twice.
+    Each part collides on its own with other bodies (never with its own body's other parts).
+
+    `parts` holds the flattened (shape, position (3,), orientation (4,)) tuples."""
+    kind = COMPOUND
+
+    def __init__(self, parts):
+        try:
+            items = list(parts)
+        except TypeError:
+            raise ValueError("Compound parts must be a sequence of (shape, position, "
+                             f"orientation) tuples, got {parts!r}") from None
+        if not items:
+            raise ValueError("Compound needs at least one part")
+        flat = []
+        for i, part in enumerate(items):
+            if not isinstance(part, (tuple, list)) or len(part) not in (2, 3):
+                raise ValueError(f"Compound parts[{i}] must be (shape, position) or (shape, "
+                                 f"position, orientation), got {part!r}")
+            shape = part[0]
+            pos = _finite_vector(f"Compound parts[{i}] position", part[1])
+            q = _finite_vector(f"Compound parts[{i}] orientation",
+                               part[2] if len(part) == 3 else (1.0, 0.0, 0.0, 0.0), 4)
+            norm = float(np.linalg.norm(q))
+            if norm < 1e-6:
+                raise ValueError(f"Compound parts[{i}] orientation must be a non-zero "
+                                 f"quaternion (w, x, y, z), got {tuple(q)}")
+            q = q / norm
+            if isinstance(shape, Compound):
+                r = _rotation(q)
+                for sub_shape, sub_pos, sub_q in shape.parts:
+                    flat.append((sub_shape, pos + r @ sub_pos, _qmul(q, sub_q)))
+                continue
+            if not isinstance(shape, Shape) or not shape.dynamic_ok:
+                raise ValueError(f"Compound parts[{i}] must be a Sphere, Capsule, Cylinder, "
+                                 f"Box or ConvexHull, got {shape!r}")
+            _within_size(f"Compound parts[{i}] position", pos)
+            flat.append((shape, pos, q))
+        self.parts = flat
+        self._mass = self._union_mass()
+
+    def _union_mass(self):
+        """Volume, centre of mass and inertia about it of the parts together (unit density):
+        each part's tensor turned into the compound's frame (R I R^T) and moved to the common
+        centre of mass by the parallel axis theorem, m (|d|^2 E - d d^T)."""
+        volumes, centres, tensors = [], [], []
+        for shape, pos, q in self.parts:
+            v, c, inertia = shape.mass_properties()
+            r = _rotation(q)
+            volumes.append(v)
+            centres.append(pos + r @ c)
+            tensors.append(r @ inertia @ r.T)
+        volumes = np.array(volumes)
+        centres = np.array(centres)
+        total = float(volumes.sum())
+        com = (volumes[:, None] * centres).sum(axis=0) / total
+        inertia = np.zeros((3, 3))
+        for v, c, t in zip(volumes, centres, tensors):
+            d = c - com
+            inertia += t + v * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        return total, com, 0.5 * (inertia + inertia.T)
+
+    def mass_properties(self):
+        v, c, i = self._mass
+        return v, c.copy(), i.copy()
+
+    def __repr__(self):
+        return f"Compound({len(self.parts)} parts)"

@@ -11,7 +11,8 @@
                  -> refactor K, project joint (and violated limit) position errors
                  -> re-measure contact separations at the projected poses (they serve the
                  relax pass and the next substep's solve: positions do not move between)
-                 -> relax (no bias)
+                 -> relax (no bias; then up to RELAX_EXTRA more contact sweeps over
+                 the manifolds the last sweep still changed, `relax_more`)
                  -> add the substep's impulses to each joint's frame total and each
                  contact point's
     a pass:      (solve or relax) `iterations` rounds of one sweep over the iterative
@@ -237,15 +238,38 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
 
 
 @helper
-def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations):
+def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations, busy):
     """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
-    and the contacts, then the joints' equality rows and their pressed limits projected
-    exactly, island by island (last, so an impact's contact impulses do not leave a joint
-    past its limit)."""
+    and the contacts (a relax pass then up to `RELAX_EXTRA` more over the manifolds its
+    last sweep still changed, `relax_more`), then the joints' equality rows and their
+    pressed limits projected exactly, island by island (last, so an impact's contact
+    impulses do not leave a joint past its limit)."""
     for _ in range(iterations):
         solve_listed_rows(sweep, R, acc, B, use_bias, 1)
-        solve_contacts(C, B, use_bias, 1)
+        solve_contacts(C, B, use_bias, 1, busy, False)
+    if not use_bias:
+        relax_more(C, B, busy)
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
+
+
+@helper
+def relax_more(C, B, busy):
+    """More relax sweeps over the manifolds the last one changed by more than the relax
+    tolerance (a velocity), until none does or `RELAX_EXTRA` sweeps (C's params 6 and 7).
+    A tall pile's contacts are far from solved after a sweep or two, and the rigid
+    velocity left over rings the pile (docs/decisions/piles-at-rest.md); a pile at rest,
+    a body alone on the ground, are solved already and skip them. Which manifolds a sweep
+    takes depends on their own rows only, so an island's result does not depend on the
+    batch it is in."""
+    for _ in range(int(C[4][7])):
+        left = False
+        for m in range(busy.shape[0]):
+            if busy[m]:
+                left = True
+                break
+        if not left:
+            return
+        solve_contacts(C, B, False, 1, busy, True)
 
 
 @helper(inline=True)
@@ -380,6 +404,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
     plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
+    busy = np.zeros(C[0].shape[0], dtype=np.bool_)    # per manifold, see relax_more
     # the world inertia serves joint rows only (contact rows keep the frame's first, as in
     # Box2D v3): a batch of contacts alone (a pile of boxes) skips it every substep
     jointed = joints.shape[0] > 0
@@ -398,7 +423,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
         warm_start_contacts(C, body)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations, busy)
         integrate_positions(ids, bs, bil, bib, bkind, h)
         if jointed:
             world_inertia(ids, bs, bil, bkind, bI)
@@ -410,7 +435,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, iterations, relax_itera
         project_positions(plan, R, bs, binv, W, C)
         refresh_contacts(C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations, busy)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
         add_substep_impulses(C)
     apply_restitution(C, body)

@@ -39,7 +39,7 @@ from .pool import cores
 from .contacts import MF_WIDTH, MI_WIDTH, awake_first
 from .sleep import wake_marked
 from .step import step_frame
-from .shapes import Box, Capsule, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh
+from .shapes import Box, Capsule, Compound, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh
 from .world import World
 
 # One marker per Python line and numba version: numba's cache files carry the Python tag in
@@ -69,6 +69,8 @@ def every_feature_world():
     w.add_body(ConvexHull(hull), (20, 0, 0.1))
     w.add_body(ConvexHull(hull), (20, 0, 0.35))
     w.add_body(Box((0.2, 0.2, 0.2)), (1.0, 0, 0.3))
+    w.add_body(Compound([(Box((0.1, 0.05, 0.05)), (0, 0, 0)), (Sphere(0.05), (0.15, 0, 0))]),
+               (21, 0, 0.3))
     g = w.add_body(Sphere(0.1), (3, 0, 1), kind="kinematic")
     w.add_ball_socket(None, a, (0, 0, 1.1))
     hinge = w.add_hinge(a, b, (0, 0, 0.8), (0, 1, 0), lower=-1, upper=1, motor_speed=1,

@@ -18,14 +18,14 @@ from .custom import CustomConstraints
 from .forces import Forces
 from .mechanisms import Mechanisms
 from .rows import new_rows
-from .shapes import Box, Capsule, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
+from .shapes import Box, Capsule, Compound, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
 from .step import step_frame
 from .tables import DERIVED, SETTING, Table
 from .contacts import ROWS_PER_MANIFOLD, SPECULATIVE_DISTANCE, ContactState
 from .joints.custom import CI_JOINT
 from .islands import partition
 from .sleep import fall_asleep, wake_disturbed, wake_marked, wake_touched
-from .collision.geometry import geometry_tables
+from .collision.colliders import collider_states, collider_tables, new_states
 from . import fields as fields_mod
 
 DEFAULT_DENSITY = 1000.0
@@ -53,6 +53,10 @@ MIN_QUATERNION_NORM = 1e-6
 
 def _reach(shape, com):
     """Distance from the centre of mass to the shape's farthest point (inf for a plane)."""
+    if isinstance(shape, Compound):
+        # a bound: each part's reach about its origin plus that origin's distance
+        return max(float(np.linalg.norm(position - com)) + _reach(part, np.zeros(3))
+                   for part, position, _ in shape.parts)
     if isinstance(shape, (ConvexHull, TriangleMesh)):
         return float(np.linalg.norm(np.asarray(shape.vertices) - com, axis=1).max())
     if isinstance(shape, Sphere):
@@ -211,7 +215,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
         self._bfilter = Table(2, np.int64, state=SETTING)    # collision group, mask
-        self._shape_tables = None
+        self._shape_tables = None       # the colliders' tables (collision/colliders.py)
+        self._cstates = new_states(0)   # the colliders' poses, this frame
         self._contacts = ContactState(
             validate.number("contact_hertz", contact_hertz, minimum=0.0),
             validate.number("contact_damping_ratio", contact_damping_ratio, minimum=0.0),
@@ -352,7 +357,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         """
         if not isinstance(shape, Shape):
             raise ValueError(f"shape must be a Sphere, Capsule, Cylinder, Box, ConvexHull, "
-                             f"TriangleMesh or Plane, got {shape!r}")
+                             f"Compound, TriangleMesh or Plane, got {shape!r}")
         if kind not in KIND_NAMES:
             raise ValueError(f"kind must be one of {sorted(KIND_NAMES)}, got {kind!r}")
         kind_id = KIND_NAMES[kind]
@@ -446,7 +451,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         for i, shape in enumerate(shapes):
             if not isinstance(shape, Shape):
                 raise ValueError(f"shapes[{i}] must be a Sphere, Capsule, Cylinder, Box, "
-                                 f"ConvexHull, TriangleMesh or Plane, got {shape!r}")
+                                 f"ConvexHull, Compound, TriangleMesh or Plane, got {shape!r}")
         kinds = validate.row_list("kind", kind, n)
         kind_ids = np.empty(n, dtype=np.int64)
         for i, k in enumerate(kinds):
@@ -1236,9 +1241,12 @@ class World(Mechanisms, CustomConstraints, Forces):
     def _collide(self, dt):
         """Collide once per frame: this frame's manifolds, warm started from the last's."""
         n = self._bs.n
-        if self._shape_tables is None or len(self._shape_tables[0]) != n:
-            self._shape_tables = geometry_tables(self._shapes)
-        kinds, params, hverts = self._shape_tables
+        if self._shape_tables is None or self._shape_tables[0] != n:
+            self._shape_tables = (n,) + collider_tables(self._shapes, self._body_origin.view)
+        _, kinds, params, hverts, cbody, corig = self._shape_tables
+        if len(self._cstates) != len(cbody):
+            self._cstates = new_states(len(cbody))
+        collider_states(self._bs.view, cbody, corig, self._cstates)
         jt = self._jt.view
         acting = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
             ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0)
@@ -1251,7 +1259,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             codes.append(np.minimum(a, b) * n + np.maximum(a, b))
         excl = np.unique(np.concatenate(codes)).astype(np.int64)
         motion = self._bmotion.view
-        self._contacts.collide(self._bs.view, self._body_origin.view, kinds, params, hverts,
+        self._contacts.collide(self._bs.view, self._cstates, cbody, kinds, params, hverts,
                                motion, self._khas.view, self._bmat.view, self._bfilter.view,
                                excl, dt, pool.pool(self._threads - 1) if self._threads > 1 else None,
                                self._threads)
@@ -1314,6 +1322,12 @@ class World(Mechanisms, CustomConstraints, Forces):
 
     def load_state(self, state):
         """Restore a snapshot from `save_state` of this world (same bodies and joints)."""
+        wanted = {"time", "contacts", "bodies", "impulses", "kinds"}
+        if not isinstance(state, dict) or not wanted <= state.keys():
+            raise ValueError("state must be a dict from save_state() of this world, got "
+                             f"{type(state).__name__}"
+                             + (f" without {sorted(wanted - state.keys())}"
+                                if isinstance(state, dict) else ""))
         if state["bodies"].shape != self._bs.view.shape or \
                 state["impulses"].shape != self._jacc.view.shape:
             raise ValueError(f"state has {len(state['bodies'])} bodies and "

@@ -8,7 +8,8 @@ One zip per platform and Python line, named `ligament-<version>-<platform>-py311
 `-py313`): Blender 4.2 LTS to 5.0 run Python 3.11, Blender 5.1 and later Python 3.13, and
 each zip's manifest says which Blender versions it is for (`blender_version_min` and
 `blender_version_max`), so no Blender can pick a wheel of the other Python. A zip bundles the
-numba and llvmlite wheels blender_manifest.toml lists for its platform and Python, and the
+numba and llvmlite wheels blender_manifest.toml lists for its platform and Python, the
+stable-ABI wheel of its platform (coacd, which splits a mesh into convex parts) and the
 pure-Python wheels (sympy and mpmath, which derive custom constraints).
 
 Kernels: the zip of the platform this runs on also carries the solver's compiled kernels
@@ -89,9 +90,10 @@ def wheel_platform(filename):
 
 
 def wheel_python(filename):
-    """The Python line a wheel is built for ('3.13'), None for a pure wheel (py3-none-any)."""
-    tag = filename[:-len(".whl")].split("-")[-3]
-    if not tag.startswith("cp"):
+    """The Python line a wheel is built for ('3.13'), None for a pure wheel (py3-none-any) or
+    a stable-ABI one (cp39-abi3: every CPython from 3.9 on, so every line)."""
+    tag, abi = filename[:-len(".whl")].split("-")[-3:-1]
+    if not tag.startswith("cp") or abi == "abi3":
         return None
     return tag[2] + "." + tag[3:]
 

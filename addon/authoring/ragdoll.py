@@ -369,6 +369,13 @@ def uniform_scale(arm):
     return s[0]
 
 
+def is_ragdoll(arm):
+    """Whether `arm` has a ragdoll made from its bones (not only bone chains, which share
+    the ragdoll's collection and switches: authoring/chain.py)."""
+    rd = arm.ligament_ragdoll
+    return rd.enabled and rd.bone_map != ""
+
+
 def _collection(scene, arm):
     parent = bpy.data.collections.get(COLLECTION)
     if parent is None:
@@ -425,8 +432,10 @@ def create(scene, arm, mapping, total_mass, material=None, meshes=None):
 
 
 def _build(scene, arm, mapping, parts, scale, material, made):
-    coll = _collection(scene, arm)
-    made.append(coll)
+    coll = arm.ligament_ragdoll.collection    # the armature's bone chains' (kept)
+    if coll is None:
+        coll = _collection(scene, arm)
+        made.append(coll)
     world = arm.matrix_world
     helpers, targets = {}, {}
     for part in parts.values():
@@ -540,6 +549,8 @@ def remove(scene, arm):
     parent = bpy.data.collections.get(COLLECTION)
     if parent is not None and not parent.children and not parent.objects:
         bpy.data.collections.remove(parent)
+    for pb in arm.pose.bones:     # its bone chains went with it
+        pb.ligament_chain.enabled = False
     rd = arm.ligament_ragdoll
     rd.enabled = False
     rd.collection = None
@@ -562,4 +573,6 @@ def set_total_mass(arm):
     """Share the ragdoll's total mass out over its ragdolls.bodies (after a change of the total)."""
     total = arm.ligament_ragdoll.total_mass
     for obj in ragdolls.bodies(arm):
+        if obj.ligament_ragdoll_part.chain:     # a bone chain's capsules keep their own
+            continue
         obj.ligament_body.mass = max(total * obj.ligament_ragdoll_part.mass_share, 1e-4)

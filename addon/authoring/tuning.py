@@ -37,6 +37,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 from . import bonemap
+from . import controls
 from . import presets
 from .ragdoll import MIN_SIZE, box_mesh, capsule_mesh
 from ..scene import ragdolls
@@ -63,7 +64,9 @@ class _Part:
 
 def parts(arm):
     """{role: _Part} of `arm`'s ragdoll: its body, joint to the parent (or None), bones."""
-    bodies, joints, targets = ragdolls.members_by_role(arm, ('BODY', 'JOINT', 'TARGET'))
+    bodies, joints, targets = [
+        [o for o in role if not o.ligament_ragdoll_part.chain]      # not the bone chains'
+        for role in ragdolls.members_by_role(arm, ('BODY', 'JOINT', 'TARGET'))]
     out = {b.ligament_ragdoll_part.part: _Part(b.ligament_ragdoll_part.part, b) for b in bodies}
     for e in joints:
         p = out.get(e.ligament_ragdoll_part.part)
@@ -168,7 +171,7 @@ def _hinge_rest_angle(part, all_parts):
 
 def _set_masses(arm, masses):
     """Set per-body masses and keep the ragdoll's total and mass shares in step with them."""
-    bodies = ragdolls.bodies(arm)
+    bodies = [o for o in ragdolls.bodies(arm) if not o.ligament_ragdoll_part.chain]
     for obj in bodies:
         if obj in masses:
             obj.ligament_body.mass = masses[obj]
@@ -217,6 +220,8 @@ def read(arm):
                 d["swing_bend"] = math.degrees(j.swing_1)
                 d["swing_side"] = math.degrees(j.swing_2)
         doc["parts"][role] = d
+    if len(rd.controls):
+        doc["controls"] = {"pairs": [[c.source, c.target] for c in rd.controls]}
     return doc
 
 
@@ -258,6 +263,9 @@ def apply(arm, doc):
             _apply_joint(p, d, all_parts)
         done.append(role)
     _set_masses(arm, masses)
+    pairs = doc.get("controls", {}).get("pairs")
+    if pairs:
+        controls.set_pairs(arm, [(str(p[0]), str(p[1])) for p in pairs if len(p) == 2])
     return done, missing
 
 
@@ -374,6 +382,10 @@ def dumps(doc):
     lines += [f"{k} = {_value(v)}" for k, v in doc["ragdoll"].items()]
     for role, d in doc["parts"].items():
         lines += ["", f'[parts."{role}"]'] + [f"{k} = {_value(v)}" for k, v in d.items()]
+    if doc.get("controls"):
+        # (source bone, control rig bone) pairs of Bake onto Controls
+        lines += ["", "[controls]", "pairs = ["] + [
+            f"    {_value(p)}," for p in doc["controls"]["pairs"]] + ["]"]
     return "\n".join(lines) + "\n"
 
 

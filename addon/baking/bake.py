@@ -19,19 +19,21 @@ import json
 import numpy as np
 
 import bpy
+from mathutils import Matrix
 
-from ..authoring import ragdoll
+from ..authoring import controls, ragdoll
 from ..world.hits import is_armed
 from ..world.poses import apply_pose, clear_delta
-from ..world.ragdolls import bake_skeleton, bone_path, bone_poses, is_body
+from ..world.ragdolls import Skeleton, bone_path, bone_poses, is_body
 from ..runtime import cache
 from ..runtime.changes import drop_if_changed
 from ..runtime.rest import current_values
 from ..runtime.state import state
 from ..scene import ragdolls
-from ..scene.animation import quaternion_to_rotation, rotation_values
+from ..scene.animation import matrix_world_at, quaternion_to_rotation, rotation_values
 from ..scene.errors import SceneError
 from ..scene.objects import scene_bodies
+from . import controls as retarget
 from . import reduce
 
 
@@ -77,6 +79,7 @@ def bake_iter(scene, frame_start=None, frame_end=None, step=1, tolerance=None):
                          f"'{scene.name}'; add bodies or clear the previous bake first")
     drop_if_changed(scene)
     sim = cache.ensure(scene)
+    objects = [o for o in objects if o.name not in sim.skipped_bodies]   # not simulated
     if frame_start < sim.start:
         raise SceneError(f"Bake: start frame {frame_start} is before the simulation start "
                          f"{sim.start}; bake from frame {sim.start} or later")
@@ -311,23 +314,33 @@ def write_keys(scene, objects, frames, poses, linear=True, tolerance=None):
 
 def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None):
     """Bake ragdolls to their armatures: location and rotation keys (in each pose bone's
-    rotation mode) of the bones the ragdoll moves, on a copy of the armature's action.
+    rotation mode) of the bones the ragdoll moves, on a copy of the armature's action; and,
+    for a ragdoll with control pairs, onto its control rig's bones (`write_control_keys`).
     Returns the KeyCount."""
     runs = {run.name: run for run in sim.ragdolls}
+    # The poses are simulated: drop the simulation before any action changes, so that no
+    # handler (the control rigs' solve evaluates the view layer) reads it meanwhile.
+    cache.invalidate(scene)
     frames_arr = np.asarray(frames, dtype=np.float64)
     count = KeyCount()
     for arm in rigs:
         run = runs.get(arm.name)
         if run is None:
             continue
-        skeleton = bake_skeleton(run)
-        values, previous = {}, {}
+        controls.fill_defaults(arm)
+        rig, pairs = control_pairs(arm)
+        moved = [b for p in run.parts for b in p.targets]
+        skeleton = Skeleton(arm, moved + [s for s, _ in pairs])
+        values, previous, sources = {}, {}, []
         for f, p in zip(frames, poses):
-            for bone, m in bone_poses(run, skeleton, f, p).items():
+            basis = bone_poses(run, skeleton, f, p)
+            for bone, m in basis.items():
                 loc, q, _ = m.decompose()
                 mode = arm.pose.bones[bone].rotation_mode
                 previous[bone] = quaternion_to_rotation(mode, q, previous.get(bone))
                 values.setdefault(bone, []).append([*loc, *previous[bone]])
+            if pairs:
+                sources.append(world_pose(skeleton, basis, f, {s for s, _ in pairs}))
         rd = arm.ligament_ragdoll
         rd.pre_bake_pose = json.dumps({b: [*arm.pose.bones[b].location,
                                            *rotation_values(arm.pose.bones[b])]
@@ -340,7 +353,60 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
         rd.baked = True
         ragdoll.sync_constraints(scene, arm)
         arm.update_tag()
+        if pairs:
+            count += write_control_keys(arm, rig, pairs, frames, sources, linear, tolerance)
     cache.invalidate(scene)
+    return count
+
+
+def control_pairs(arm):
+    """(control rig, [(source, target)] whose bones exist) of the ragdoll of `arm`; (None, [])
+    without a control rig. Raises SceneError naming pairs whose bones are missing."""
+    rd = arm.ligament_ragdoll
+    rig = rd.control_rig
+    if rig is None or rig == arm or rig.type != 'ARMATURE' or not len(rd.controls):
+        return None, []
+    good, missing = retarget.check_pairs(arm, rig, controls.pairs(arm))
+    if missing:
+        raise SceneError(f"Bake onto controls of '{arm.name}': no such bones in the pairs "
+                         f"{', '.join(missing)}; pick them again in Bake onto Controls")
+    return rig, good
+
+
+def world_pose(skeleton, basis, frame, bones):
+    """{bone: world matrix} of `bones` at `frame`, the simulated ones posed by `basis`."""
+    arm_world = matrix_world_at(skeleton.arm, frame, {})
+    pose = {}
+    for n in skeleton.order:
+        parent = pose[skeleton.parent[n]] if skeleton.parent[n] else Matrix.Identity(4)
+        b = basis[n] if n in basis else skeleton.basis(n, frame)
+        pose[n] = parent @ skeleton.link[n] @ b
+    return {n: arm_world @ pose[n] for n in bones}
+
+
+def write_control_keys(arm, rig, pairs, frames, sources, linear, tolerance):
+    """Key the control rig's target bones so that they follow the simulated source bones
+    (`baking.controls`); its IK/FK switches are set to FK. The rig's bake state lives on its
+    own `ligament_ragdoll` (a clear-bake gives its action back). Returns the KeyCount."""
+    controls.use_fk(rig)
+    arm_world = matrix_world_at(arm, frames[0], {})
+    values = retarget.solve_frames(arm, rig, pairs, arm_world, frames, lambda i: sources[i])
+    state = rig.ligament_ragdoll
+    if not state.baked:
+        state.pre_bake_pose = json.dumps({t: [*rig.pose.bones[t].location,
+                                              *rotation_values(rig.pose.bones[t])]
+                                          for t in values})
+        bag = begin_bake(rig, state)
+    else:
+        bag = _channelbag(rig.animation_data.action, getattr(rig.animation_data,
+                                                             "action_slot", None))
+    frames_arr = np.asarray(frames, dtype=np.float64)
+    count = KeyCount()
+    for t, rows in values.items():
+        count += write_transform(bag, bone_path(t) + ".", rig.pose.bones[t].rotation_mode,
+                                 frames_arr, rows, t, linear, tolerance)
+    state.baked = True
+    rig.update_tag()
     return count
 
 
@@ -359,6 +425,9 @@ def clear_bake(scene, objects=None):
         apply_pose(obj, tuple(s.pre_bake_location), tuple(s.pre_bake_rotation))
         obj.update_tag()
     rigs = [o for o in candidates if o.type == 'ARMATURE' and o.ligament_ragdoll.baked]
+    # a ragdoll's control rig goes back with it
+    rigs += [r for r in {a.ligament_ragdoll.control_rig for a in rigs} - set(rigs)
+             if r is not None and r.ligament_ragdoll.baked]
     for arm in rigs:
         rd = arm.ligament_ragdoll
         end_bake(arm, rd)

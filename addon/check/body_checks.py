@@ -2,6 +2,7 @@
 and sheared scales, bodies too small or thin for the substep rate, joint anchors in empty
 space, mass ratios in a jointed group, bodies with nothing under them."""
 
+import math
 import numpy as np
 
 from mathutils import Vector
@@ -9,6 +10,7 @@ from mathutils import Vector
 from ..scene.animation import matrix_world_at, transform_fcurves
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, world_settings
+from ..scene.shapes import empty_shape_kind
 from .findings import ERROR, WARNING, Finding, Fix, length_text, select_fix
 from .joint_list import body_pair, joint_pairs, jointed_groups
 from .start_poses import determinants
@@ -37,6 +39,35 @@ def mesh_shapes(bodies):
                 "(or set Type to Static)",
                 Fix("ligament.set_body_shape", {"objects": o.name, "shape": 'CONVEX_HULL'},
                     "Use Convex Hull")))
+    return out
+
+
+def skipped_bodies(sim):
+    """Bodies the build left out (zero scale): the rest of the scene simulates, these stay
+    where they are."""
+    if sim is None:
+        return []
+    return [Finding(ERROR, 'body-skipped', (name,),
+                    f"'{name}' is not simulated: {message}", select_fix([name]))
+            for name, message in sim.skipped_bodies.items()]
+
+
+def empty_bodies(bodies):
+    """An Empty as a body: it has no geometry, so its shape comes from its display size."""
+    out = []
+    for o in bodies:
+        if o.type != 'EMPTY' or o.ligament_body.shape == 'COMPOUND':
+            continue
+        kind, size = empty_shape_kind(o), o.empty_display_size
+        shows = {'BOX': 'CUBE', 'SPHERE': 'SPHERE'}.get(kind) == o.empty_display_type
+        see = "as it shows" if shows else (
+            "set Display As to Cube or Sphere to see it" if kind in {'BOX', 'SPHERE'} else
+            "set Display As to Cube to see its bounds")
+        out.append(Finding(WARNING, 'empty-body', (o.name,),
+            f"'{o.name}' is an Empty: it has no geometry, so it collides as a {kind.lower()} of "
+            f"its display size ({length_text(size)} from its centre, times its scale), {see}; "
+            "make the body a mesh for another shape",
+            select_fix([o]), {"shape": kind, "display_size": size}))
     return out
 
 
@@ -229,7 +260,9 @@ def mass_ratios(joints, sim=None):
             seen.add(o.name)
             if built is not None:
                 body = built.get(o.name)
-                if body is not None and body.kind == 'DYNAMIC':
+                # a kinematic ragdoll part (a bone chain's root) has an infinite mass
+                if body is not None and body.kind == 'DYNAMIC' and \
+                        math.isfinite(masses[body.id]):
                     dynamic[o.name] = o
                     mass[o.name] = float(masses[body.id])
             elif o.ligament_body.enabled and effective_kind(o) == 'DYNAMIC':

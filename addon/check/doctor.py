@@ -21,8 +21,8 @@ from ..runtime import cache
 from ..runtime.simulation import Simulation
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, scene_bodies, scene_joints
-from .body_checks import anchors, falling, mass_ratios, mesh_shapes, round_shapes, scales, \
-    sizes
+from .body_checks import anchors, empty_bodies, falling, mass_ratios, mesh_shapes, \
+    round_shapes, scales, sizes, skipped_bodies
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
 from .joint_checks import custom_expressions, joint_objects, limit_order
 from .joint_list import JointList
@@ -49,9 +49,11 @@ def _check(scene, sim):
     findings += limit_order(joints)
     findings += custom_expressions(joints)
     findings += mesh_shapes(bodies)
+    findings += empty_bodies(bodies)
     sim, built_here, note = _simulation(scene, sim, findings)
     if note is not None:
         findings.append(note)
+    findings += skipped_bodies(sim)
     try:
         poses = start_matrices(scene, bodies, sim)
         findings += scales(poses)

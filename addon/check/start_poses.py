@@ -2,12 +2,14 @@
 from the built world when there is one, else from the objects' rest poses and keys."""
 
 import numpy as np
+from mathutils import Vector
 
 from .. import kernels
 from ..scene.animation import compose, has_transform_animation, matrix_world_at, \
-    rotation_to_quaternion
+    parent_link, rotation_to_quaternion
 from ..scene.errors import SceneError
-from ..scene.objects import effective_kind
+from ..scene.objects import effective_kind, is_compound
+from ..scene.shapes import compound_parts
 
 
 class StartPoses:
@@ -56,7 +58,10 @@ def start_matrices(scene, bodies, sim):
         m[:, :3, :3] = rot * scale[:, None, :]
         m[:, :3, 3] = sim.world.positions[ids] - np.einsum("nij,nj->ni", rot, offset)
         m[:, 3, 3] = 1.0
-        return StartPoses(objs, m, [b.kind for b in rows], {})
+        # a ragdoll part not simulated at the start (a bone chain's root) is kinematic
+        kinds = ['ANIMATED' if b.kind == 'DYNAMIC' and sim.world.kind(b.id) == "kinematic"
+                 else b.kind for b in rows]
+        return StartPoses(objs, m, kinds, {})
     start = scene.ligament_world.frame_start
     objs, mats = [], {}
     for o in bodies:
@@ -89,6 +94,23 @@ def rest_matrix(obj, start):
 
 def local_bounds(obj):
     """The object's local bounding box (lo, hi) as two 3-tuples (`StartPoses` reads each
-    body's once per check)."""
+    body's once per check); an Empty's spans its display size, the shape it collides as, and
+    a Compound body's its parts."""
+    if is_compound(obj):
+        return _compound_bounds(obj)
+    if obj.type == 'EMPTY':
+        r = obj.empty_display_size
+        return (-r, -r, -r), (r, r, r)
     box = obj.bound_box    # axis-aligned in the object's frame: corner 0 low, corner 6 high
     return box[0][:], box[6][:]
+
+
+def _compound_bounds(obj):
+    """A Compound body's local bounds: its parts' (children's) corners in its frame."""
+    corners = [parent_link(c) @ c.matrix_basis @ Vector(p)
+               for c in compound_parts(obj) for p in c.bound_box]
+    if not corners:
+        box = obj.bound_box
+        return box[0][:], box[6][:]
+    return (tuple(min(p[k] for p in corners) for k in range(3)),
+            tuple(max(p[k] for p in corners) for k in range(3)))

@@ -49,7 +49,7 @@ def error(scene):
 def ensure(scene, depsgraph=None):
     """The scene's Simulation, built if needed. Raises SceneError for bad input (and keeps
     its message as the scene's error). Joints that cannot be built are skipped: the first
-    build reports each once."""
+    build reports each once, and so are bodies that have no shape (zero scale)."""
     st = state(scene)
     if st.sim is None:
         if kernels.blocking():       # a batch bake: prepare the kernels first, with progress
@@ -60,6 +60,8 @@ def ensure(scene, depsgraph=None):
             st.fail(str(exc))
             raise
         st.sim, st.error = sim, None
+        for name, message in sim.skipped_bodies.items():
+            st.report(f"body '{name}' skipped: {message}")
         for name, message in sim.skipped.items():
             st.report(f"joint '{name}' skipped: {message}")
         _run_build_checks(scene, st, sim)

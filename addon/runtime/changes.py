@@ -18,7 +18,8 @@ from ..scene import ragdolls
 from ..scene.animation import action_fcurves, has_transform_animation
 from ..scene.curves import curve_motion
 from ..scene.fields import field_objects
-from ..scene.objects import effective_kind
+from ..scene.objects import effective_kind, is_compound
+from ..scene.shapes import compound_parts
 from .rest import current_values, store_rest
 from .state import Reads, state
 
@@ -29,9 +30,10 @@ def _action_name(obj):
 
 
 def watched_objects(scene, sim):
-    """The objects the simulation reads: bodies, joint empties, every object a joint's
-    settings point at, their parents up to the root, and ragdoll armatures. Other objects
-    can change freely without dropping the cache."""
+    """The objects the simulation reads: bodies (and those it left out), the parts of Compound
+    bodies, joint empties, every object a joint's settings point at, their parents up to the
+    root, and ragdoll armatures. Other objects can change freely without dropping the
+    cache."""
     out = {}
 
     def add(obj):
@@ -40,6 +42,11 @@ def watched_objects(scene, sim):
             obj = obj.parent
     for obj in sim.objects.values():
         add(obj)
+        if is_compound(obj):
+            for part in compound_parts(obj):
+                add(part)
+    for name in sim.skipped_bodies:   # left out (zero scale): fixing it builds again
+        add(sim.scan.by_name[name])
     pointers = None
     basic = ("object_a", "object_b")   # all that the build reads of a joint not a mechanism
     for e in sim.scan.joints:

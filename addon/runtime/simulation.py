@@ -73,6 +73,7 @@ class Simulation:
         if depsgraph is None:
             depsgraph = evaluated_depsgraph(scene)
         self.skipped = {}        # joint name -> why it could not be built (the rest runs)
+        self.skipped_bodies = {}  # body name -> why it was left out (zero scale)
         # the scene's bodies, joints and objects by name, for the build and the scene check
         # after it (`ensure` drops it then)
         self.scan = SceneScan(scene)
@@ -81,7 +82,8 @@ class Simulation:
         self.rest_matrices = {}
         with keep_frame(scene):   # an animated path's spline read at the start
             self.world, self.bodies, self.joints, self.start = build_world(
-                scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices)
+                scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices,
+                self.skipped_bodies)
             # animated path curves and steering, sent to the world every frame
             self.inputs = FrameInputs(scene, self.joints, self.start, self.world)
         self.end = max(scene.ligament_world.frame_end, self.start)

@@ -4,7 +4,19 @@ import functools
 
 
 def scene_bodies(scene):
-    return [o for o in scene.objects if o.ligament_body.enabled]
+    """The objects simulated as bodies: a part of a Compound body (a child of it) is a body
+    of its own only through its parent."""
+    return [o for o in scene.objects if o.ligament_body.enabled and not is_compound_part(o)]
+
+
+def is_compound(obj):
+    s = obj.ligament_body
+    return s.enabled and s.shape == 'COMPOUND'
+
+
+def is_compound_part(obj):
+    """A child of a Compound body: one of its parts, whatever its own body settings."""
+    return obj.parent is not None and is_compound(obj.parent)
 
 
 def scene_joints(scene):

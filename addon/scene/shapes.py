@@ -2,9 +2,11 @@
 applied), in its scaled local axes."""
 
 import numpy as np
+from mathutils import Matrix, Vector
 
 from ..kernels import solver as lg
 
+from .animation import parent_link
 from .errors import SceneError
 
 
@@ -100,9 +102,30 @@ def _auto_shape(v, lo, hi):
     return 'BOX'
 
 
+def empty_shape_kind(obj):
+    """The shape an Empty body collides as: its shape setting when that is a box, sphere,
+    capsule or cylinder; for Auto what it shows (Display As Sphere: a sphere, else a box)."""
+    shape = obj.ligament_body.shape
+    if shape in BOUNDED:
+        return shape
+    return 'SPHERE' if obj.empty_display_type == 'SPHERE' else 'BOX'
+
+
 def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
     """(solver shape, offset) for `obj`: the shape in the body frame and the position of the
-    body frame's origin relative to the object's origin, both in scaled object axes."""
+    body frame's origin relative to the object's origin, both in scaled object axes. The
+    offset is None where the shape's own origin is the object's (a convex hull, a compound):
+    the body's centre of mass is then the shape's. An Empty has no geometry: as a Compound it
+    collides as its children, else its shape spans its display size (`empty_shape_kind`)."""
+    if shape_type == 'COMPOUND':
+        return compound_shape(obj, scale, depsgraph), None
+    if obj.type == 'EMPTY':
+        if shape_type not in BOUNDED and shape_type != 'AUTO':
+            raise SceneError(f"Object '{obj.name}' is an Empty: it has no mesh for the "
+                             f"{shape_type.replace('_', ' ').title()} shape; use Box, Sphere, "
+                             "Capsule, Cylinder or Compound (its children's shapes)")
+        r = obj.empty_display_size
+        return _bounded_shape(empty_shape_kind(obj), ((-r, -r, -r), (r, r, r)), scale)
     if shape_type in BOUNDED:
         bounds = _evaluated_bounds(obj, depsgraph)
         if bounds is not None:
@@ -143,3 +166,38 @@ def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC'):
                              "use Box or add faces")
         return lg.TriangleMesh(v, tris), np.zeros(3)
     raise SceneError(f"Object '{obj.name}': unknown shape {shape_type}")
+
+
+PART_TYPES = {'MESH', 'CURVE', 'SURFACE', 'META', 'FONT'}    # children that can be parts
+
+
+def compound_parts(obj):
+    """The children of a Compound body that are its parts (objects with geometry)."""
+    return [c for c in obj.children if c.type in PART_TYPES]
+
+
+def compound_shape(obj, scale, depsgraph=None):
+    """A Compound of `obj`'s children, as Bullet's Compound Parent: each child a part shaped
+    by its own Ligament Shape setting (Auto, Box, Sphere, Capsule, Cylinder, Convex Hull, or
+    Compound for its own children), placed where it sits in `obj`'s scaled axes. The
+    parent's own geometry is not a part."""
+    parts = []
+    frame = Matrix.Diagonal((*scale, 1.0))
+    for child in compound_parts(obj):
+        shape_type = child.ligament_body.shape
+        if shape_type == 'MESH':
+            raise SceneError(f"Object '{child.name}': a part of the Compound body '{obj.name}' "
+                             "cannot have the Mesh shape; give it Convex Hull (or use Split "
+                             "into Convex Parts on the concave mesh)")
+        loc, rot, child_scale = (frame @ parent_link(child) @ child.matrix_basis).decompose()
+        if min(abs(c) for c in child_scale) < 1e-8:
+            raise SceneError(f"Object '{child.name}' (a part of '{obj.name}') has zero scale; "
+                             "apply a non-zero scale")
+        shape, offset = fit_shape(child, shape_type, child_scale, depsgraph)
+        position = loc if offset is None else loc + rot @ Vector(tuple(offset))
+        parts.append((shape, tuple(position), tuple(rot)))
+    if not parts:
+        raise SceneError(f"Object '{obj.name}' has the Compound shape but no child objects "
+                         "with geometry: parent the parts to it (each with its own Ligament "
+                         "Shape), or run Split into Convex Parts on a mesh")
+    return lg.Compound(parts)

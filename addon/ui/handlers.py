@@ -1,6 +1,7 @@
-"""Application handlers: live simulation on frame change, cache invalidation on edits, and
-a clean slate when a file is loaded."""
+"""Application handlers: live simulation on frame change, cache invalidation on edits, a
+clean slate when a file is loaded, and the simulation built ahead of play in idle time."""
 
+import time
 import traceback
 
 import bpy
@@ -48,7 +49,10 @@ def on_depsgraph_update_post(scene, depsgraph=None):
     panels show the right state; frame changes check again anyway. Edited keys go through the
     change check like any other edit: it keeps the frames before the first one whose reads
     differ."""
-    if cache.get(scene) is None or evaluating():   # not our own frame reads
+    if evaluating():   # not our own frame reads
+        return
+    if cache.get(scene) is None:
+        schedule_prebuild()
         return
     if depsgraph is not None:
         for update in depsgraph.updates:
@@ -56,13 +60,67 @@ def on_depsgraph_update_post(scene, depsgraph=None):
             if isinstance(idb, bpy.types.Object) and update.is_updated_geometry \
                     and idb.ligament_body.enabled and not idb.ligament_body.baked:
                 cache.invalidate(scene)
+                schedule_prebuild()
                 return
     drop_if_changed(scene)
+    if cache.get(scene) is None:
+        schedule_prebuild()
+
+
+# The simulation is built ahead of play: PREBUILD_DELAY seconds after the last edit, in a
+# timer (the UI's idle time; timers do not run in background mode, where the batch command
+# builds before its first frame anyway), so pressing Play finds it built. A build runs on
+# Blender's main thread, so nothing edits the scene while it runs; an edit after it drops
+# it like any other simulation, and the timer builds again once the edits pause.
+PREBUILD_DELAY = 0.5     # s
+PREBUILD_RETRY = 1.0     # s: while the kernels are being prepared
+_last_edit = [0.0]
+
+
+def schedule_prebuild():
+    """Build the window's scene's simulation once edits pause (`prebuild`)."""
+    _last_edit[0] = time.monotonic()
+    if not bpy.app.timers.is_registered(prebuild):
+        bpy.app.timers.register(prebuild, first_interval=PREBUILD_DELAY)
+
+
+def prebuild():
+    """Timer: build the simulation of the scene in the window if it has none, unless the
+    edits have not paused yet (then again later), the animation plays (the frame handler
+    builds it), an object is being edited, or the kernels are still being prepared (then
+    again once they are). Returns the seconds to the next try, or None when done."""
+    context = bpy.context
+    scene = getattr(context, "scene", None)
+    if scene is None or not scene.ligament_world.enabled or cache.get(scene) is not None \
+            or cache.error(scene) is not None:
+        return None
+    wait = _last_edit[0] + PREBUILD_DELAY - time.monotonic()
+    if wait > 0.0:
+        return wait
+    screen = getattr(context, "screen", None)
+    if (screen is not None and screen.is_animation_playing) or \
+            context.mode not in {'OBJECT', 'POSE'}:
+        return None
+    if not any(o.ligament_body.enabled for o in scene.objects):
+        return None
+    if not kernels.ready():
+        if kernels.failed():
+            return None
+        kernels.ensure_started()
+        return PREBUILD_RETRY
+    try:
+        cache.ensure(scene)
+    except SceneError:
+        pass                 # kept as the scene's error: the panels show it before Play
+    except Exception:        # a bug: never in the user's way
+        traceback.print_exc()
+    return None
 
 
 @persistent
 def on_load_post(*_args):
     cache.clear_all()
+    schedule_prebuild()
 
 
 @persistent
@@ -87,4 +145,6 @@ def unregister():
                          (bpy.app.handlers.redo_post, on_undo_redo)):
         while fn in handlers:
             handlers.remove(fn)
+    if bpy.app.timers.is_registered(prebuild):
+        bpy.app.timers.unregister(prebuild)
     cache.clear_all()

@@ -1,18 +1,140 @@
 """Viewport overlay: a line from each joint empty to the origins of its two objects, so the
 joint graph of a ragdoll or a chain can be read at a glance; mechanisms draw their own lines
 (overlay_lines: a gear's two hinges, a pulley's rope, a path's curve, a wheel's
-axle and suspension). Not drawn in background mode (no GPU there)."""
+axle and suspension). With the sidebar's Overlay toggles (`Scene.ligament_overlay`): each
+joint's limits in its frame with the current angle marked (`limit_segments`), the bodies'
+collision shapes as wireframes (`shape_segments`), the contacts of the simulated frame shown
+(`contact_segments`); the geometry comes from scene/limit_shapes.py. Not drawn in
+background mode (no GPU there)."""
+
+import math
 
 import bpy
+import numpy as np
 
-from mathutils import Vector
+from mathutils import Matrix, Vector
+from ..runtime import cache
 from ..world import mechanisms
+from ..scene import limit_shapes as ls
 from ..scene.curves import spline_polylines
+from ..scene.errors import SceneError
+from ..scene.shapes import fit_shape
 
 
 _handle = None
 JOINT_COLOR = (1.0, 0.55, 0.1, 0.9)
 PROBLEM_COLOR = (1.0, 0.15, 0.15, 0.9)
+LIMIT_COLOR = (0.3, 0.8, 1.0, 0.8)
+MARKER_COLOR = (1.0, 1.0, 0.2, 1.0)
+SHAPE_COLOR = (0.4, 1.0, 0.4, 0.6)
+CONTACT_COLOR = (1.0, 0.2, 0.8, 1.0)
+
+
+def _rigid(m):
+    loc, rot, _ = m.decompose()
+    return Matrix.LocRotScale(loc, rot, None)
+
+
+def _local(frame, point):
+    """`point` (world) in the frame of the rigid 4x4 `frame`."""
+    return tuple(frame.inverted() @ point)
+
+
+def limit_segments(empty, size=1.0):
+    """(limits, markers): world segments ((n, 2, 3) arrays) of a joint's limits in its frame
+    and of the current angle: where body B's origin is seen from the joint (its direction for
+    a ragdoll's cone and a hinge's arc, its place along a slider's axis or a distance)."""
+    js = empty.ligament_joint
+    frame = _rigid(empty.matrix_world)
+    r = empty.empty_display_size * size
+    b = js.object_b
+    here = _local(frame, b.matrix_world.translation) if b is not None else None
+    limits, marks = [], []
+    t = js.type
+    if t == 'RAGDOLL':
+        limits.append(ls.swing_cone(js.swing_1, js.swing_2, r))
+        if js.use_limit_ang:
+            limits.append(ls.twist_arc(js.limit_ang_lower, js.limit_ang_upper, r * 0.5))
+        if here is not None:
+            marks.append(ls.direction_marker(here, r))
+    elif t == 'HINGE':
+        if js.use_limit_ang:
+            limits.append(ls.hinge_arc(js.limit_ang_lower, js.limit_ang_upper, r))
+        if here is not None and math.hypot(here[0], here[1]) > 1e-9:
+            marks.append(ls.angle_marker(math.atan2(here[1], here[0]), (0, 0, 1), (1, 0, 0), r))
+    elif t == 'PRISMATIC':
+        if js.use_limit_lin:
+            limits.append(ls.linear_range(js.limit_lin_lower, js.limit_lin_upper, tick=r * 0.3))
+        if here is not None:
+            marks.append(ls.linear_range(here[0], here[0], tick=r * 0.6)[1:2])
+    elif t in {'DISTANCE', 'ROPE'} and here is not None and Vector(here).length > 1e-9:
+        d = Vector(here).normalized()
+        lo, hi = (js.limit_lin_lower, js.limit_lin_upper) if t == 'DISTANCE' else \
+            (0.0, js.rope_length or Vector(here).length)
+        if t == 'ROPE' or js.use_limit_lin:
+            limits.append(ls.linear_range(lo, hi, d, tick=r * 0.3))
+        marks.append(ls.linear_range(Vector(here).length, Vector(here).length, d,
+                                     tick=r * 0.6)[1:2])
+    m = np.array(frame)
+    return [ls.transform(x, m) for x in limits], [ls.transform(x, m) for x in marks]
+
+
+def shape_segments(obj, depsgraph):
+    """World segments of a body's collision shape as the build fits it (scene/shapes.py)."""
+    s = obj.ligament_body
+    loc, rot, scale = obj.matrix_world.decompose()
+    try:
+        shape, offset = fit_shape(obj, s.shape, scale, depsgraph, s.kind)
+    except (ValueError, SceneError):    # what the scene check reports; nothing to draw
+        return np.zeros((0, 2, 3))
+    name = type(shape).__name__
+    if name == 'Sphere':
+        seg = ls.sphere_wire(shape.radius)
+    elif name == 'Capsule':
+        seg = ls.capsule_wire(shape.radius, shape.half_height)
+    elif name == 'Cylinder':
+        seg = ls.cylinder_wire(shape.radius, shape.half_height)
+    elif name == 'Box':
+        seg = ls.box_wire(shape.half_extents)
+    elif hasattr(shape, "triangles"):
+        seg = ls.hull_wire(shape.vertices, shape.triangles)
+        offset = (0.0, 0.0, 0.0)
+    else:
+        return np.zeros((0, 2, 3))
+    m = Matrix.LocRotScale(loc + rot @ Vector(tuple(offset)), rot, None)
+    return ls.transform(seg, np.array(m))
+
+
+def contact_segments(scene, length):
+    """World segments of the contacts of the frame shown, when the scene's Simulation has
+    just stepped to it (empty otherwise)."""
+    sim = cache.get(scene)
+    if sim is None or sim.world_frame != scene.frame_current:
+        return np.zeros((0, 2, 3))
+    c = sim.world.contacts()
+    keep = c["separations"] <= 0.0          # touching, not speculative
+    return ls.contact_normals(c["points"][keep], c["normals"][keep], length)
+
+
+def _extras(context, scene):
+    """{color: [segment arrays]} the overlay toggles ask for."""
+    o = getattr(scene, "ligament_overlay", None)
+    out = {LIMIT_COLOR: [], MARKER_COLOR: [], SHAPE_COLOR: [], CONTACT_COLOR: []}
+    if o is None:
+        return out
+    depsgraph = context.evaluated_depsgraph_get() if o.show_shapes else None
+    for obj in scene.objects:
+        if not obj.visible_get():
+            continue
+        if o.show_limits and obj.type == 'EMPTY' and obj.ligament_joint.enabled:
+            limits, marks = limit_segments(obj, o.size)
+            out[LIMIT_COLOR] += limits
+            out[MARKER_COLOR] += marks
+        if o.show_shapes and obj.ligament_body.enabled:
+            out[SHAPE_COLOR].append(shape_segments(obj, depsgraph))
+    if o.show_contacts:
+        out[CONTACT_COLOR].append(contact_segments(scene, 0.1 * o.size))
+    return out
 
 
 def _draw():
@@ -42,14 +164,19 @@ def _draw():
                 bad += [p, p + e.matrix_world.col[2].xyz * e.empty_display_size]
             else:
                 ok += [p, obj.matrix_world.translation]
-    if not ok and not bad:
+    groups = [(ok, JOINT_COLOR), (bad, PROBLEM_COLOR)]
+    for color, arrays in _extras(context, scene).items():
+        arrays = [a for a in arrays if len(a)]
+        if arrays:
+            groups.append(([tuple(p) for p in np.concatenate(arrays).reshape(-1, 3)], color))
+    if not any(coords for coords, _ in groups):
         return
     shader = gpu.shader.from_builtin('POLYLINE_UNIFORM_COLOR')
     region = context.region
     shader.uniform_float("viewportSize", (region.width, region.height))
     shader.uniform_float("lineWidth", 2.0)
     gpu.state.blend_set('ALPHA')
-    for coords, color in ((ok, JOINT_COLOR), (bad, PROBLEM_COLOR)):
+    for coords, color in groups:
         if coords:
             shader.uniform_float("color", color)
             batch_for_shader(shader, 'LINES', {"pos": [tuple(c) for c in coords]}).draw(shader)

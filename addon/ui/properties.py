@@ -1,7 +1,8 @@
 """Settings stored in the .blend: `Object.ligament_body`, `Object.ligament_joint`,
 `Scene.ligament_world`; for ragdolls `Object.ligament_ragdoll` (on the armature),
 `PoseBone.ligament_ragdoll` (per bone) and `Object.ligament_ragdoll_part` (bookkeeping on the
-helper objects). The property names are a contract (scripts and tests use them).
+helper objects); `PoseBone.ligament_chain` on a bone chain's root bone; `Scene.ligament_overlay`
+(what the viewport overlay draws). The property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
 the cache itself also checks a signature of the scene each frame (runtime/changes.py), so edits made
@@ -13,6 +14,7 @@ import math
 import bpy
 from bpy.props import (
     BoolProperty,
+    CollectionProperty,
     EnumProperty,
     FloatProperty,
     FloatVectorProperty,
@@ -21,9 +23,17 @@ from bpy.props import (
     StringProperty,
 )
 
-from ..authoring import ragdoll
+from ..authoring import chain, controls, ragdoll
 from ..runtime import cache
 from ..scene import ragdolls
+
+
+def redraw_views(context):
+    """Tag every 3D View for a redraw: the overlay shows a limit the moment it is edited."""
+    screen = getattr(context, "screen", None)
+    for area in (screen.areas if screen is not None else ()):
+        if area.type == 'VIEW_3D':
+            area.tag_redraw()
 
 
 def _changed(self, context):
@@ -31,6 +41,11 @@ def _changed(self, context):
     scene = getattr(context, "scene", None)
     if scene is not None:
         cache.invalidate(scene)
+    redraw_views(context)
+
+
+def _overlay_toggled(self, context):
+    redraw_views(context)
 
 
 def _world_toggled(self, context):
@@ -73,6 +88,9 @@ BODY_SHAPES = (
     ('CYLINDER', "Cylinder", "Cylinder along local Z fitted to the bounds"),
     ('CONVEX_HULL', "Convex Hull", "Convex hull of the evaluated mesh"),
     ('MESH', "Mesh", "The evaluated triangles as they are (static bodies only)"),
+    ('COMPOUND', "Compound", "The child objects' shapes together, each child with its own "
+                             "Ligament Shape setting (as Bullet's Compound Parent); Split into "
+                             "Convex Parts makes such children from a concave mesh"),
 )
 
 SPRING_MODES = (
@@ -385,6 +403,42 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
     effector_weights: PointerProperty(type=LigamentEffectorWeights)
 
 
+class LigamentOverlaySettings(bpy.types.PropertyGroup):
+    """On the scene: what the viewport overlay draws (nothing of the simulation)."""
+    show_limits: BoolProperty(name="Limits", default=True, update=_overlay_toggled,
+                              description="Draw the joints' limits at each joint: swing "
+                                          "cones, twist and hinge arcs, slider and distance "
+                                          "ranges, with the current angle marked")
+    show_shapes: BoolProperty(name="Collision Shapes", default=False,
+                              update=_overlay_toggled,
+                              description="Draw the bodies' collision shapes as wireframes")
+    show_contacts: BoolProperty(name="Contacts", default=False, update=_overlay_toggled,
+                                description="Draw the contact points and normals of the "
+                                            "simulated frame shown")
+    size: FloatProperty(name="Size", default=1.0, min=0.01, soft_max=10.0,
+                        update=_overlay_toggled,
+                        description="Scale of the limits and normals drawn (times the joint "
+                                    "empty's display size; normals in metres)")
+
+
+def _poll_control_rig(self, obj):
+    return obj.type == 'ARMATURE' and obj != self.id_data
+
+
+def _control_rig_changed(self, context):
+    """A rig Rigify generated gets the default pairs (when there are none yet)."""
+    if self.control_rig is not None:
+        controls.fill_defaults(self.id_data)
+
+
+class LigamentControlPair(bpy.types.PropertyGroup):
+    """A bone of the ragdoll's armature (source) and the control rig's bone that follows it
+    in a bake (target)."""
+    source: StringProperty(name="Source", description="Bone of the ragdoll's armature")
+    target: StringProperty(name="Target", description="Bone of the control rig that follows "
+                                                       "the source in a bake")
+
+
 class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
     """On an armature: its ragdoll. Simulated and the drive settings are animatable (key
     them in the armature's action)."""
@@ -421,6 +475,13 @@ class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
     show_bodies: BoolProperty(name="Show Bodies", default=False, update=_show_bodies,
                               description="Show the ragdoll's helper bodies and joints")
     pre_bake_pose: StringProperty(options={'HIDDEN'})
+    control_rig: PointerProperty(
+        name="Control Rig", type=bpy.types.Object, poll=_poll_control_rig,
+        update=_control_rig_changed,
+        description="Armature whose bones the bake also keys so that they follow the "
+                    "simulated bones (a rig Rigify generated gets its FK controls)")
+    controls: CollectionProperty(type=LigamentControlPair)
+    controls_index: IntProperty(options={'HIDDEN'})
 
 
 class LigamentRagdollBone(bpy.types.PropertyGroup):
@@ -432,6 +493,72 @@ class LigamentRagdollBone(bpy.types.PropertyGroup):
                                   subtype='FACTOR', update=_changed,
                                   description="Scales the ragdoll's pose-matching strength at "
                                               "this bone's joint")
+
+
+def _chain_root(self):
+    """(armature, root bone name) of a chain's settings (path_from_id cannot name a pose
+    bone's property group: the bone is found by the settings' address)."""
+    arm, address = self.id_data, self.as_pointer()
+    return arm, next(pb.name for pb in arm.pose.bones
+                     if pb.ligament_chain.as_pointer() == address)
+
+
+def _chain_preset(self, context):
+    if self.preset != 'CUSTOM':
+        chain.apply_preset(self, self.preset)
+    _chain_limits(self, context)
+
+
+def _chain_limits(self, context):
+    if self.enabled:
+        chain.set_limits(*_chain_root(self))
+    _changed(self, context)
+
+
+def _chain_radius(self, context):
+    if self.enabled:
+        chain.set_radius(*_chain_root(self))
+    _changed(self, context)
+
+
+CHAIN_PRESETS = (
+    ('HAIR', "Hair", "Soft: hangs and trails without wobbling (1.5 Hz, damping 1, gravity 1)"),
+    ('TAIL', "Tail", "Holds its shape and whips (3 Hz, damping 0.7, gravity 0.5)"),
+    ('JIGGLE', "Jiggle", "Fast and bouncy, no gravity (6 Hz, damping 0.3, gravity 0)"),
+    ('CUSTOM', "Custom", "Your own values"),
+)
+
+
+class LigamentChainSettings(bpy.types.PropertyGroup):
+    """On the root pose bone of a dynamic bone chain: the chain's spring and shape."""
+    enabled: BoolProperty(name="Bone Chain", default=False, options={'HIDDEN'},
+                          description="A dynamic bone chain hangs from this bone")
+    preset: EnumProperty(name="Preset", items=CHAIN_PRESETS, default='HAIR',
+                         update=_chain_preset,
+                         description="Stiffness, damping, gravity and limits for a kind of "
+                                     "chain")
+    stiffness: FloatProperty(name="Stiffness", default=1.5, min=0.0, soft_max=20.0,
+                             update=_changed,
+                             description="Frequency (Hz) each bone swings back toward its "
+                                         "rest (or animated) pose at, as hung")
+    damping: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
+                           update=_changed,
+                           description="Damping ratio of the spring (1: no overshoot)")
+    gravity_factor: FloatProperty(name="Gravity", default=1.0, min=0.0, max=1.0,
+                                  subtype='FACTOR', update=_changed,
+                                  description="How much of the world's gravity pulls the "
+                                              "chain (0: it keeps its shape, 1: it droops)")
+    radius: FloatProperty(name="Radius", default=0.01, min=0.0005, soft_max=0.2, unit='LENGTH',
+                          update=_chain_radius,
+                          description="Collision radius of the chain's capsules")
+    swing_limit: FloatProperty(name="Swing Limit", default=80.0, min=1.0, max=179.0,
+                               update=_chain_limits,
+                               description="Cone half-angle (degrees) each bone may swing "
+                                           "from its parent's rest direction")
+    twist_limit: FloatProperty(name="Twist Limit", default=10.0, min=0.0, max=179.0,
+                               update=_chain_limits,
+                               description="How far (degrees) each bone may twist about "
+                                           "itself, either way")
 
 
 RAGDOLL_ROLES = (
@@ -452,11 +579,14 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
     # The part's frame in armature space at the rest pose (row-major 4x4): where the body
     # sits relative to its first bone.
     rest_frame: FloatVectorProperty(size=16, options={'HIDDEN'})
+    # The root bone of the bone chain this helper belongs to ("" for a ragdoll's own parts)
+    chain: StringProperty(options={'HIDDEN'})
 
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,
-           LigamentWorldSettings,
-           LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart)
+           LigamentWorldSettings, LigamentControlPair, LigamentRagdollSettings,
+           LigamentRagdollBone, LigamentRagdollPart, LigamentChainSettings,
+           LigamentOverlaySettings)
 
 
 def register():
@@ -468,9 +598,13 @@ def register():
     bpy.types.Object.ligament_ragdoll = PointerProperty(type=LigamentRagdollSettings)
     bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
     bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart)
+    bpy.types.PoseBone.ligament_chain = PointerProperty(type=LigamentChainSettings)
+    bpy.types.Scene.ligament_overlay = PointerProperty(type=LigamentOverlaySettings)
 
 
 def unregister():
+    del bpy.types.Scene.ligament_overlay
+    del bpy.types.PoseBone.ligament_chain
     del bpy.types.Object.ligament_ragdoll_part
     del bpy.types.PoseBone.ligament_ragdoll
     del bpy.types.Object.ligament_ragdoll

@@ -45,10 +45,19 @@ def add_bodies(world, objs, rows):
     raise AssertionError("add_bodies refused rows that add_body takes")
 
 
-def collision_filter(group):
+# A bone chain's bodies: bit 31 alone, a mask without it: they touch group-0 bodies (the
+# scene, ragdolls) but no other chain's (a hundred strands from one scalp would push each
+# other apart)
+CHAIN_FILTER = {"collision_group": 1 << 31, "collision_mask": 0x7FFFFFFF}
+
+
+def collision_filter(group, chain=False):
     """Solver group/mask bits for the UI's collision group: group 0 collides with every body,
-    group g (1..31) only with group g and group 0. Two bodies touch when each one's group
-    bits meet the other's mask."""
+    group g (1..31) only with group g and group 0; a bone chain's bodies (`chain`) with group
+    0 only and not with each other. Two bodies touch when each one's group bits meet the
+    other's mask."""
+    if chain:
+        return dict(CHAIN_FILTER)
     if group == 0:
         return {"collision_group": 0xFFFFFFFF, "collision_mask": 0xFFFFFFFF}
     return {"collision_group": 1 << group, "collision_mask": 1 << group}

@@ -16,7 +16,12 @@ from .joints import JointBatch, add_joint
 MIN_SCALE = 1e-8      # a scale axis below this flattens the body: no shape, no inertia
 
 
-def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known=None):
+class ZeroScale(SceneError):
+    """A body flattened to nothing: left out of the world (`body_rows`), not an error."""
+
+
+def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known=None,
+                skipped_bodies=None):
     """A solver World for `scene` at its start frame.
 
     `rest_pose(obj)` gives the (location, rotation quaternion) of a dynamic body's
@@ -26,14 +31,16 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
     stored there under the empty's name, so one broken joint does not stop the rest.
     `scan`: the scene's `SceneScan` when the caller has one. `known`: a dict the build fills
     with the world matrices it evaluated at the start frame (bodies at rest, joint empties),
-    by object name."""
+    by object name. `skipped_bodies`: a dict that takes the bodies flattened to zero scale by
+    object name, with the reason, instead of an error (a ragdoll's part still stops the
+    build: its ragdoll needs every part); the joints on them are then skipped too."""
     scan = SceneScan(scene) if scan is None else scan
     start = scene.ligament_world.frame_start
     world = new_world(scene)
     known = {} if known is None else known
     start_matrices(scan.bodies, rest_pose, start, known)
-    bodies, rows = body_rows(scan.bodies, start, known, depsgraph)
-    add_bodies(world, scan.bodies, rows)
+    bodies, rows, objs = body_rows(scan.bodies, start, known, depsgraph, skipped_bodies)
+    add_bodies(world, objs, rows)
     joints = add_joints(world, scan.joints, {b.name: b.id for b in bodies}, start, known,
                         bodies, skipped)
     return world, bodies, joints, start
@@ -71,24 +78,29 @@ def start_matrices(objs, rest_pose, start, known):
             raise SceneError(f"Object '{pending[0].name}': parenting loop between bodies")
 
 
-def body_rows(objs, start, known, depsgraph):
-    """([Body], the columns `add_bodies` takes): each object's shape fitted to its evaluated
-    geometry, placed at its centre of mass at the start frame."""
+def body_rows(objs, start, known, depsgraph, skipped=None):
+    """([Body], the columns `add_bodies` takes, [the bodies' objects]): each object's shape
+    fitted to its evaluated geometry, placed at its centre of mass at the start frame. An
+    object whose shape cannot be made raises SceneError; with a `skipped` dict one of zero
+    scale (not a ragdoll's part) is left out instead, its message stored there by name."""
     bodies = []
     rows = {key: [] for key in ("shapes", "positions", "orientations", "mass", "kind", "friction",
                                 "restitution", "linear_damping", "angular_damping",
                                 "collision_group", "collision_mask")}
+    kept = []
     for o in objs:
         s = o.ligament_body
         kind = effective_kind(o)
         m = matrix_world_at(o, start, known)
         loc, rot, scale = m.decompose()
-        if min(abs(c) for c in scale) < MIN_SCALE:
-            raise SceneError(f"Object '{o.name}' has zero scale; apply a non-zero scale")
         try:
-            shape, offset = fit_shape(o, s.shape, scale, depsgraph, kind)
-        except ValueError as exc:
-            raise SceneError(f"Object '{o.name}': {exc}") from None
+            shape, offset = body_shape(o, kind, scale, depsgraph)
+        except ZeroScale as exc:
+            if skipped is None or o.ligament_ragdoll_part.role == 'BODY':
+                raise
+            skipped[o.name] = str(exc)
+            continue
+        kept.append(o)
         is_hull = offset is None
         # The solver's position is the centre of mass: remember where the object origin is.
         if is_hull:
@@ -103,12 +115,24 @@ def body_rows(objs, start, known, depsgraph):
         rows["restitution"].append(s.restitution)
         rows["linear_damping"].append(s.linear_damping)
         rows["angular_damping"].append(s.angular_damping)
-        bits = collision_filter(s.collision_group)
+        bits = collision_filter(s.collision_group, o.ligament_ragdoll_part.chain != "")
         rows["collision_group"].append(bits["collision_group"])
         rows["collision_mask"].append(bits["collision_mask"])
         bodies.append(Body(o.name, len(bodies), kind, Vector(offset), scale.copy(),
                            kind == 'ANIMATED', o.rotation_mode))
-    return bodies, rows
+    return bodies, rows, kept
+
+
+def body_shape(o, kind, scale, depsgraph):
+    """`fit_shape` of the body `o` at world `scale`; SceneError naming it when it has none
+    (ZeroScale when its scale is zero along an axis)."""
+    if min(abs(c) for c in scale) < MIN_SCALE:
+        raise ZeroScale(f"Object '{o.name}' has zero scale (it is flat along an axis); "
+                         "give it a non-zero scale")
+    try:
+        return fit_shape(o, o.ligament_body.shape, scale, depsgraph, kind)
+    except ValueError as exc:
+        raise SceneError(f"Object '{o.name}': {exc}") from None
 
 
 def add_joints(world, empties, ids, start, known, bodies, skipped):

@@ -26,7 +26,7 @@ import math
 
 import bpy
 import numpy as np
-from mathutils import Matrix, Quaternion
+from mathutils import Matrix, Quaternion, Vector
 
 from ..scene import ragdolls
 from ..scene.animation import action_fcurves, basis_at, compose, has_transform_animation, matrix_world_at
@@ -122,14 +122,16 @@ class BoneDepths:
 
 
 class Part:
-    """One body of a ragdoll at run time."""
-    __slots__ = ("name", "body", "bone", "frame", "to_body", "targets", "obj_settings")
+    """One body of a ragdoll (or of a bone chain: `chain` is its root bone) at run time."""
+    __slots__ = ("name", "body", "bone", "frame", "to_body", "targets", "obj_settings",
+                 "chain")
 
     def __init__(self, obj, body, arm, children, depth):
         """`children`: the objects parented to `obj` (`children_by_parent`), `depth`: the
         armature's `BoneDepths`."""
         p = obj.ligament_ragdoll_part
         self.name = obj.name
+        self.chain = p.chain                          # "" for a ragdoll's own parts
         self.obj_settings = obj.ligament_body         # Hit Impulse, Blend Back
         self.body = body                              # Body
         self.frame = _matrix16(p.rest_frame)          # armature space, rest pose
@@ -154,11 +156,11 @@ class Part:
 class Joint:
     """A joint of a ragdoll: its solver id, its parts (indices), and for hinge and ragdoll
     joints the joint frame's rotation in each part's frame at rest (`frame_a`, `frame_b`;
-    None for other types)."""
-    __slots__ = ("id", "a", "b", "hinge", "frame_a", "frame_b")
+    None for other types); `chain`: the root bone of the bone chain it belongs to, or ""."""
+    __slots__ = ("id", "a", "b", "hinge", "frame_a", "frame_b", "chain")
 
-    def __init__(self, joint_id, a, b, hinge):
-        self.id, self.a, self.b, self.hinge = joint_id, a, b, hinge
+    def __init__(self, joint_id, a, b, hinge, chain=""):
+        self.id, self.a, self.b, self.hinge, self.chain = joint_id, a, b, hinge, chain
         self.frame_a = self.frame_b = None
 
 
@@ -192,9 +194,20 @@ class RagdollRun:
         self.reacting = frozenset(i for i, p in enumerate(parts)
                                   if p.obj_settings.hit_impulse > 0.0)
         self.freed = {i: _freed_by_hit(i, joints) for i in self.reacting}
+        # bone chains: {root bone: (stiffness Hz, damping ratio)}, their joints
+        self.chains = {j.chain: _chain_spring(arm, j.chain) for j in joints if j.chain}
+        self.chain_joints = [j for j in joints if j.chain]
+        self.ragdoll_joints = [j for j in joints if not j.chain]
+        self.chain_scales = None     # per chain joint, see chain_scales
+        # chains whose bones below the root are not keyed pull toward a fixed relative
+        # orientation: their drives are set once (`set_static_drives`), not every frame
+        self.chain_static = not any(self.skeleton.fcurves.get(p.bone) for p in parts
+                                    if p.chain and p.bone != p.chain)
+        self.keyed = keyed
+        self.flags = None            # the parts' simulated flags when nothing keys them
         self.idle = not keyed and not self.baked and not self.reacting and \
             self.value(None, "drive_strength", 0) <= 0.0 and \
-            all(self.simulated_flags(0))
+            all(self.simulated_flags(0)) and not self.chains
 
     # --- animated values ------------------------------------------------------------------
 
@@ -212,15 +225,28 @@ class RagdollRun:
 
     def simulated_flags(self, frame):
         """Per part: is it simulated at `frame` (its ragdoll's and its bone's switches on,
-        and not baked)?"""
+        and not baked)? A new list each call."""
+        if self.flags is not None:
+            return list(self.flags)
         if self.baked or not self.value(None, "simulated", frame) > 0.5:
-            return [False] * len(self.parts)
-        return [self.value(p.bone, "simulated", frame) > 0.5 for p in self.parts]
+            flags = [False] * len(self.parts)
+        else:
+            flags = [self.value(p.bone, "simulated", frame) > 0.5 for p in self.parts]
+        if not self.keyed:     # unkeyed switches only change through a rebuild
+            self.flags = flags
+        return list(flags)
 
-    def animated_poses(self, frame, known):
-        """[(world matrix of the part's helper object)] at `frame` from the animation."""
+    def animated_poses(self, frame, known, only=None):
+        """[(world matrix of the part's helper object)] at `frame` from the animation (with
+        `only`, a list of part indices, those parts' and None for the others)."""
         arm_world = matrix_world_at(self.arm, frame, known)
         pose = self.skeleton.pose(frame)
+        if only is not None:
+            out = [None] * len(self.parts)
+            for i in only:
+                p = self.parts[i]
+                out[i] = ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body)
+            return out
         return [ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body) for p in self.parts]
 
     # --- per step -------------------------------------------------------------------------
@@ -250,6 +276,11 @@ class RagdollRun:
         world.orientations[self.ids] = rot
         world.linear_velocities[self.ids] = vel if moving else 0.0
         world.angular_velocities[self.ids] = spin if moving else 0.0
+        # parts not simulated at the start (a bone chain's root) are kinematic from it, as
+        # every step's `before_step` makes them: the scene check sees them held
+        for part, sim in zip(self.parts, self.simulated_flags(start)):
+            if not sim:
+                world.set_kind(part.body.id, "kinematic")
         self.start_poses = (start, poses)
         return poses
 
@@ -278,8 +309,14 @@ class RagdollRun:
         for i in limp:
             flags[i] = True
         strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
-        need_pose = strength > 0.0 or not all(flags) or bool(self.reacting)
-        poses = self.animated_poses(frame, known) if need_pose else None
+        every = strength > 0.0 or bool(self.reacting) or \
+            (bool(self.chains) and not self.chain_static)
+        if every:
+            poses = self.animated_poses(frame, known)
+        elif not all(flags):      # only the animated parts' targets
+            poses = self.animated_poses(frame, known, [i for i, f in enumerate(flags) if not f])
+        else:
+            poses = None
         # dynamic bodies are the ones with a finite mass: one array read per ragdoll instead
         # of a World.kind call per body
         dynamic = np.isfinite(world.masses[self.ids]).tolist()
@@ -292,13 +329,33 @@ class RagdollRun:
                 world.set_kinematic_target(b, *shape_pose(part.body, m))
         self._drive(world, frame, strength, poses, limp)
 
+    def _drive_chains(self, world, poses):
+        """Each bone chain joint sprung toward the animated relative orientation of its two
+        bodies (the rest pose where the chain's bones are not keyed), at the chain's
+        stiffness for the part of the chain it carries (`chain_scales`)."""
+        scales = self.chain_scales
+        if scales is None:
+            scales = self.chain_scales = chain_scales(self, world)
+        for j, scale in zip(self.chain_joints, scales):
+            hertz, zeta = self.chains[j.chain]
+            target = poses[j.a].to_quaternion().inverted() @ poses[j.b].to_quaternion()
+            world.set_drive(j.id, tuple(target), hertz * scale, zeta * scale)
+
+    def set_static_drives(self, world, start):
+        """The drives of chains whose bones are not keyed, once (they are part of the
+        world's saved state from then on)."""
+        if self.chain_joints and self.chain_static:
+            self._drive_chains(world, self.animated_poses(start, {}))
+
     def _drive(self, world, frame, strength, poses, limp=None):
+        if self.chain_joints and not self.chain_static and poses is not None:
+            self._drive_chains(world, poses)
         if strength <= 0.0 and not self.drive_animated and not self.reacting:
             return  # never on: nothing to switch off
         hertz = strength * self.value(None, "drive_stiffness", frame)
         damping = self.value(None, "drive_damping", frame)
         cap = self.value(None, "drive_max_torque", frame)
-        for j in self.joints:
+        for j in self.ragdoll_joints:
             child = self.parts[j.b]
             f = 0.0 if poses is None or hertz <= 0.0 else \
                 hertz * self.value(child.bone, "drive_strength", frame)
@@ -317,6 +374,87 @@ class RagdollRun:
             qb = poses[j.b].to_quaternion()
             target = _hinge_angle(j, qa, qb) if j.hinge else tuple(qa.inverted() @ qb)
             world.set_drive(j.id, target, f, zeta, torque)
+
+
+def _chain_spring(arm, root):
+    """(stiffness Hz, damping ratio) of the bone chain rooted at `root`."""
+    pb = arm.pose.bones.get(root)
+    if pb is None:
+        raise SceneError(f"Bone chain of '{arm.name}': its root bone '{root}' is gone "
+                         "(renamed or deleted); remove the chain and add it again")
+    c = pb.ligament_chain
+    return c.stiffness, c.damping
+
+
+def chain_scales(run, world):
+    """Per chain joint of `run`: the factor on the chain's stiffness (Hz) and damping ratio
+    that makes the joint swing the whole chain below it at that stiffness and damping.
+
+    The solver's drive hertz is the frequency of the joint's own two bodies as hung (their
+    inertias about the anchor, docs/rows.md); a joint near a chain's root carries every bone
+    below it, so its spring must be stiffer by sqrt(I_below / I_joint): I_below the inertia
+    of the bones below the joint about its anchor, I_joint the inertia the solver uses (the
+    child bone's about the anchor, in series with the parent's when the parent is dynamic).
+    Bones count as rods along their bodies' axes, at the rest pose."""
+    scale = run.arm.matrix_world.to_scale()[0]
+    masses = world.masses
+    bones = run.arm.data.bones
+    centre = [Vector(p.frame.translation) * scale for p in run.parts]
+    length = [bones[p.bone].length * scale for p in run.parts]
+    mass = [float(masses[p.body.id]) for p in run.parts]
+    below = {}
+    for j in run.chain_joints:
+        below.setdefault(j.a, []).append(j.b)
+    out = []
+    for j in run.chain_joints:
+        anchor = bones[run.parts[j.b].bone].head_local * scale
+
+        def about(k):
+            return mass[k] * (length[k] ** 2 / 12.0 + (centre[k] - anchor).length_squared)
+        carried, todo = 0.0, [j.b]
+        while todo:
+            k = todo.pop()
+            carried += about(k)
+            todo.extend(below.get(k, ()))
+        own = about(j.b)
+        parent = run.parts[j.a]
+        if parent.chain and parent.bone != parent.chain and math.isfinite(mass[j.a]):
+            own = 1.0 / (1.0 / own + 1.0 / about(j.a))
+        out.append(math.sqrt(carried / own) if own > 0.0 else 1.0)
+    return out
+
+
+# A gravity factor below 1 lifts each chain body by (1 - factor) m g with a soft spring to an
+# anchor ANCHOR_HEIGHT above it, stretched GRAVITY_REACH beyond its rest length: the pull
+# changes by 0.1 % per metre the body moves along it, and tilts by 0.1 mrad per metre it
+# moves across (no per-body gravity in the solver; the spring is an ordinary joint row).
+ANCHOR_HEIGHT, GRAVITY_REACH = 10000.0, 1000.0
+
+
+def lift_chains(world, run):
+    """The gravity-factor springs of `run`'s bone chains (dynamic members only), added to
+    `world` at the bodies' current poses. Returns their joint ids."""
+    g = np.asarray(world.gravity, dtype=np.float64)
+    weight = float(np.linalg.norm(g))
+    if weight <= 0.0:
+        return []
+    up = -g / weight
+    factors = {}
+    out = []
+    masses = world.masses
+    for part in run.parts:
+        if not part.chain or part.bone == part.chain:
+            continue    # a ragdoll part, or the chain's (animated) root
+        if part.chain not in factors:
+            factors[part.chain] = run.arm.pose.bones[part.chain].ligament_chain.gravity_factor
+        lift = (1.0 - factors[part.chain]) * float(masses[part.body.id]) * weight
+        if lift <= 0.0:
+            continue
+        p = world.positions[part.body.id].copy()
+        out.append(world.add_distance(None, part.body.id, p + up * ANCHOR_HEIGHT, p,
+                                      spring_stiffness=lift / GRAVITY_REACH, spring_damper=0.0,
+                                      rest_length=ANCHOR_HEIGHT - GRAVITY_REACH))
+    return out
 
 
 def _freed_by_hit(i, joints):
@@ -395,7 +533,7 @@ def attach(scene, sim):
                     js.object_a.name not in index or js.object_b.name not in index:
                 continue
             j = Joint(joint_ids[e.name], index[js.object_a.name], index[js.object_b.name],
-                      js.type == 'HINGE')
+                      js.type == 'HINGE', e.ligament_ragdoll_part.chain)
             if js.type in {'HINGE', 'RAGDOLL'}:   # hinge drives and the scene check
                 qj = built[e.name].to_quaternion()
                 j.frame_a = built[js.object_a.name].to_quaternion().inverted() @ qj
@@ -404,6 +542,9 @@ def attach(scene, sim):
         run = RagdollRun(arm, parts, joints, depth)
         for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
             starts[part.name] = m
+        if run.chains:
+            lift_chains(sim.world, run)
+            run.set_static_drives(sim.world, sim.start)
         runs.append(run)
     return runs, starts
 

@@ -1,5 +1,6 @@
-"""Broadphase: world AABBs, fattened by each body's motion over the frame, and sweep and
-prune along X. Planes are unbounded and are paired with every other body by the caller.
+"""Broadphase: world AABBs of the colliders (colliders.py), fattened by each one's motion over
+the frame, and sweep and prune along X. Planes are unbounded and are paired with every other
+collider by the caller.
 
 The candidate pairs come out sorted by (min id, max id), so the manifolds (and the solve
 order) do not depend on where bodies happen to lie along the sweep axis.
@@ -12,7 +13,7 @@ from ..jit import helper
 from ..sorting import argsort
 
 from ..bodies import POS, ROT, SPIN, VEL
-from ..mathx import add, length, qaxis, qrotate, quat_at, vec3_at
+from ..mathx import length, qaxis, quat_at, vec3_at
 from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
 
 
@@ -28,16 +29,16 @@ def bounding_radius(kind, p):
 
 
 @helper
-def compute_aabbs(bs, borig, skind, sparam, dt, cap, aabb, ext):
-    """aabb[i] = (min xyz, max xyz) of body i's shape, grown by ext[i] (its motion this frame)."""
-    for i in range(bs.shape[0]):
+def compute_aabbs(cs, skind, sparam, dt, cap, aabb, ext):
+    """aabb[i] = (min xyz, max xyz) of collider i's shape, grown by ext[i] (its motion this
+    frame); cs holds the colliders' world origins and velocities (colliders.py)."""
+    for i in range(cs.shape[0]):
         k = skind[i]
         p = sparam[i]
-        q = quat_at(bs, i, ROT)
-        o = qrotate(q, (borig[i, 0], borig[i, 1], borig[i, 2]))
-        x = add(vec3_at(bs, i, POS), o)
-        v = length(vec3_at(bs, i, VEL))
-        w = length(vec3_at(bs, i, SPIN))
+        q = quat_at(cs, i, ROT)
+        x = vec3_at(cs, i, POS)
+        v = length(vec3_at(cs, i, VEL))
+        w = length(vec3_at(cs, i, SPIN))
         e = min((v + w * bounding_radius(k, p)) * dt, cap)
         ext[i] = e
         if k == PLANE:

@@ -19,10 +19,13 @@ def test_zip_bundles_numba_wheels_for_its_platform_and_python_and_no_dev_files(e
         names = z.namelist()
         manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
     wheels = [n for n in names if n.startswith("wheels/")]
-    assert sorted(w.split("-")[0] for w in wheels) == ["wheels/llvmlite", "wheels/mpmath",
-                                                       "wheels/numba", "wheels/sympy"]
-    # numba's and llvmlite's for this platform's Python; sympy and mpmath are pure Python
+    assert sorted(w.split("-")[0] for w in wheels) == ["wheels/coacd", "wheels/llvmlite",
+                                                       "wheels/mpmath", "wheels/numba",
+                                                       "wheels/sympy"]
+    # numba's and llvmlite's for this platform's Python; coacd's stable-ABI wheel serves
+    # both; sympy and mpmath are pure Python
     assert all(f"-cp{tag[2:]}-" in w for w in wheels if "numba" in w or "llvmlite" in w)
+    assert all("-abi3-" in w for w in wheels if "coacd" in w)
     assert all(w.endswith("-py3-none-any.whl") for w in wheels if "sympy" in w or "mpmath" in w)
     assert sorted(manifest["wheels"]) == sorted("./" + w for w in wheels)
     assert manifest["id"] == "ligament"
@@ -83,7 +86,7 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
     assert os.path.basename(os.path.dirname(out["kernels"])) == "_kernels"
 
 
-def test_every_platform_and_python_line_gets_numba_llvmlite_and_the_pure_wheels():
+def test_every_platform_and_python_line_gets_numba_llvmlite_coacd_and_the_pure_wheels():
     with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
         manifest = tomllib.load(f)
     assert build_extension.manifest_lines(manifest) == ["3.11", "3.13"]
@@ -91,8 +94,9 @@ def test_every_platform_and_python_line_gets_numba_llvmlite_and_the_pure_wheels(
         for line in ("3.11", "3.13"):
             mine = [os.path.basename(w) for w in manifest["wheels"]
                     if build_extension.wheel_matches(os.path.basename(w), platform, line)]
-            assert sorted(n.split("-")[0] for n in mine) == ["llvmlite", "mpmath", "numba",
-                                                             "sympy"], (platform, line, mine)
+            assert sorted(n.split("-")[0] for n in mine) == ["coacd", "llvmlite", "mpmath",
+                                                             "numba", "sympy"], \
+                (platform, line, mine)
             # one numba/llvmlite pair for both lines
             assert {n.split("-")[1] for n in mine if n.startswith("numba")} == \
                 {w.split("-")[1] for w in map(os.path.basename, manifest["wheels"])

@@ -586,6 +586,13 @@ def test_ragdoll_panels_draw_real_properties_and_material_presets_apply(blender)
             def operator_menu_enum(self, idname, prop, **k):
                 self.operator(idname)
                 drawn.append(prop)
+            def template_list(self, listtype, list_id, data, name, active_data, active, **k):
+                drawn.append(name)
+                if not hasattr(bpy.types, listtype):
+                    problems.append(listtype)
+                for d, n in ((data, name), (active_data, active)):
+                    if n not in d.bl_rna.properties:
+                        problems.append(f"{type(d).__name__}.{n}")
 
         arm = metarig()
         def draw_all():

@@ -159,14 +159,19 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
 
 
 def _report_done(op, scene, message):
-    """The bake's summary; a warning that names the joints that did not act (skipped when the
-    simulation was built, or broken, with the frame)."""
+    """The bake's summary; a warning that names the bodies left out (no shape) and the joints
+    that did not act (skipped when the simulation was built, or broken, with the frame)."""
     sim = bake.last_simulation(scene)
     problems = [] if sim is None else [
         f"'{n}' {m if n in sim.broken else f'skipped ({m})'}"
         for n, m in sim.joints_not_acting(sim.end).items()]
+    left_out = [] if sim is None else [f"'{n}' ({m})" for n, m in sim.skipped_bodies.items()]
+    if left_out:
+        message += "; bodies not simulated: " + "; ".join(left_out)
     if problems:
         op.report({'WARNING'}, f"{message}; joints not acting: " + "; ".join(problems))
+    elif left_out:
+        op.report({'WARNING'}, message)
     else:
         op.report({'INFO'}, message)
 

@@ -1,9 +1,9 @@
 """Add and remove Ligament bodies on the selected objects; material presets."""
 
 import bpy
-from bpy.props import EnumProperty
+from bpy.props import EnumProperty, FloatProperty, IntProperty
 
-from ...authoring import presets
+from ...authoring import convex_parts, presets
 from ...baking import bake
 from ...world.ragdolls import is_body
 from ...runtime import cache
@@ -43,8 +43,10 @@ class LIGAMENT_OT_add_body(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if not any(o.type in GEOMETRY_TYPES for o in context.selected_objects):
-            cls.poll_message_set("Select one or more mesh objects")
+        if not any(o.type in GEOMETRY_TYPES or o.type == 'EMPTY'
+                   for o in context.selected_objects):
+            cls.poll_message_set("Select one or more mesh objects (or empties for the "
+                                 "Compound shape)")
             return False
         return True
 
@@ -52,7 +54,9 @@ class LIGAMENT_OT_add_body(bpy.types.Operator):
         depsgraph = context.evaluated_depsgraph_get()
         added, skipped, failed = [], [], []
         for obj in context.selected_objects:
-            if obj.type not in GEOMETRY_TYPES:
+            # an empty has no geometry of its own, but as a Compound its children's shapes
+            if obj.type not in GEOMETRY_TYPES and not (obj.type == 'EMPTY' and
+                                                       self.shape == 'COMPOUND'):
                 skipped.append(obj.name)
                 continue
             scale = obj.matrix_world.to_scale()
@@ -134,5 +138,48 @@ class LIGAMENT_OT_material_preset(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_add_body, LIGAMENT_OT_remove_body, LIGAMENT_OT_material_preset)
+class LIGAMENT_OT_split_convex_parts(bpy.types.Operator):
+    """Split the active mesh into convex parts (CoACD), made wireframe child objects of it
+    with the Convex Hull shape, and give it the Compound shape: it collides as the parts,
+    hollows and all. Running it again replaces the parts it made"""
+    bl_idname = "ligament.split_convex_parts"
+    bl_label = "Split into Convex Parts"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    threshold: FloatProperty(name="Concavity", default=convex_parts.DEFAULT_THRESHOLD,
+                             min=0.01, max=1.0,
+                             description="How far (relative to the mesh's size) a part may "
+                                         "stray from convex: lower gives more, closer parts")
+    max_parts: IntProperty(name="Max Parts", default=0, min=0, soft_max=64,
+                           description="Merge down to at most this many parts; 0: no limit")
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if obj is None or obj.type != 'MESH':
+            cls.poll_message_set("Make a mesh object active")
+            return False
+        return True
+
+    def execute(self, context):
+        obj = context.active_object
+        wm = context.window_manager
+        wm.progress_begin(0, 100)
+        try:
+            parts, seconds = convex_parts.split_into_parts(
+                obj, context.evaluated_depsgraph_get(), self.threshold, self.max_parts,
+                progress=lambda fraction: wm.progress_update(int(100 * fraction)))
+        except SceneError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        finally:
+            wm.progress_end()
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Split '{obj.name}' into {len(parts)} convex parts in "
+                              f"{seconds:.1f} s")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_add_body, LIGAMENT_OT_remove_body, LIGAMENT_OT_material_preset,
+           LIGAMENT_OT_split_convex_parts)
 register, unregister = bpy.utils.register_classes_factory(classes)

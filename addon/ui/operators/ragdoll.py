@@ -5,6 +5,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ...authoring import bonemap
+from ...authoring import controls
 from ...authoring import presets
 from ...authoring import ragdoll
 from ...authoring import tuning
@@ -27,9 +28,10 @@ def armature_poll(cls, context, has_ragdoll):
         name = f"'{obj.name}'" if obj is not None else "Nothing"
         cls.poll_message_set(f"{name} is not an armature; select the character's armature")
         return False
-    if obj.ligament_ragdoll.enabled != has_ragdoll:
+    # an armature with bone chains only has no ragdoll yet (authoring/chain.py)
+    if ragdoll.is_ragdoll(obj) != has_ragdoll:
         cls.poll_message_set(f"'{obj.name}' has a ragdoll already; remove it first"
-                             if obj.ligament_ragdoll.enabled else
+                             if has_ragdoll is False else
                              f"'{obj.name}' has no ragdoll; make one with Ragdoll from "
                              "Armature")
         return False
@@ -64,7 +66,7 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
         arms = [active]
         if self.use_selected:
             arms += [o for o in context.selected_objects if o != active and
-                     o.type == 'ARMATURE' and not o.ligament_ragdoll.enabled]
+                     o.type == 'ARMATURE' and not ragdoll.is_ragdoll(o)]
         for arm in arms:
             if arm.mode == 'EDIT':
                 self.report({'ERROR'}, f"Armature '{arm.name}' is in Edit Mode; leave it first")
@@ -105,14 +107,17 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
 
 
 class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
-    """Delete the active armature's ragdoll (bodies, joints, bone constraints); a baked
-    animation stays on the armature"""
+    """Delete the active armature's ragdoll and bone chains (bodies, joints, bone
+    constraints); a baked animation stays on the armature"""
     bl_idname = "ligament.remove_ragdoll"
     bl_label = "Remove Ragdoll"
     bl_options = {'REGISTER', 'UNDO'}
 
     @classmethod
     def poll(cls, context):
+        obj = context.active_object
+        if obj is not None and obj.type == 'ARMATURE' and obj.ligament_ragdoll.enabled:
+            return True     # a ragdoll, or bone chains only: both go
         return armature_poll(cls, context, has_ragdoll=True)
 
     def execute(self, context):
@@ -224,7 +229,72 @@ class LIGAMENT_OT_ragdoll_mirror(bpy.types.Operator):
         return {'FINISHED'}
 
 
+class LIGAMENT_OT_control_pair_add(bpy.types.Operator):
+    """Add a pair: a bone of the ragdoll's armature and the control rig's bone that follows it
+    in a bake"""
+    bl_idname = "ligament.control_pair_add"
+    bl_label = "Add Control Pair"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def execute(self, context):
+        rd = context.active_object.ligament_ragdoll
+        rd.controls.add()
+        rd.controls_index = len(rd.controls) - 1
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_control_pair_remove(bpy.types.Operator):
+    """Remove the selected pair"""
+    bl_idname = "ligament.control_pair_remove"
+    bl_label = "Remove Control Pair"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True) and \
+            len(context.active_object.ligament_ragdoll.controls) > 0
+
+    def execute(self, context):
+        rd = context.active_object.ligament_ragdoll
+        rd.controls.remove(rd.controls_index)
+        rd.controls_index = max(0, min(rd.controls_index, len(rd.controls) - 1))
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_control_pairs_rigify(bpy.types.Operator):
+    """Replace the pairs with the default ones for a rig Rigify generated from this metarig:
+    each bone the ragdoll moves onto its FK control and its tweak"""
+    bl_idname = "ligament.control_pairs_rigify"
+    bl_label = "Rigify Controls"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        if not armature_poll(cls, context, has_ragdoll=True):
+            return False
+        arm = context.active_object
+        if arm.ligament_ragdoll.control_rig is None and controls.generated_rig(arm) is None:
+            cls.poll_message_set("Pick the control rig (or generate the Rigify rig) first")
+            return False
+        return True
+
+    def execute(self, context):
+        arm = context.active_object
+        n = controls.fill_defaults(arm, force=True)
+        if not n:
+            self.report({'ERROR'}, f"'{arm.ligament_ragdoll.control_rig.name}' has no Rigify "
+                                   "controls for the ragdoll's bones; add the pairs by hand")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Ragdoll '{arm.name}': {n} control pairs")
+        return {'FINISHED'}
+
+
 classes = (LIGAMENT_OT_ragdoll_from_armature, LIGAMENT_OT_remove_ragdoll,
            LIGAMENT_OT_ragdoll_preset_save, LIGAMENT_OT_ragdoll_preset_apply,
-           LIGAMENT_OT_ragdoll_mirror)
+           LIGAMENT_OT_ragdoll_mirror, LIGAMENT_OT_control_pair_add,
+           LIGAMENT_OT_control_pair_remove, LIGAMENT_OT_control_pairs_rigify)
 register, unregister = bpy.utils.register_classes_factory(classes)

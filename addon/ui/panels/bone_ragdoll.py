@@ -1,8 +1,10 @@
-"""Properties > Bone: a ragdoll bone's own switches."""
+"""Properties > Bone: a ragdoll bone's own switches, and the bone chain it belongs to."""
 
 import bpy
 
+from ...authoring import chain
 from ...authoring import ragdoll
+
 
 class BONE_PT_ligament_ragdoll(bpy.types.Panel):
     bl_space_type = 'PROPERTIES'
@@ -25,6 +27,42 @@ class BONE_PT_ligament_ragdoll(bpy.types.Panel):
         layout.prop(pb.ligament_ragdoll, "drive_strength")
 
 
+class BONE_PT_ligament_chain(bpy.types.Panel):
+    """The bone chain of the active bone: its settings live on the chain's root bone."""
+    bl_space_type = 'PROPERTIES'
+    bl_region_type = 'WINDOW'
+    bl_context = "bone"
+    bl_label = "Ligament Bone Chain"
+
+    @classmethod
+    def poll(cls, context):
+        return getattr(context, "active_pose_bone", None) is not None
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        pb = context.active_pose_bone
+        arm = pb.id_data
+        root = chain.chain_of_bone(arm, pb.name)
+        if root is None:
+            layout.operator("ligament.add_bone_chain", icon='CON_SPLINEIK')
+            return
+        settings = arm.pose.bones[root].ligament_chain
+        layout.label(text=f"Chain from '{root}'")
+        layout.active = not arm.ligament_ragdoll.baked
+        layout.prop(settings, "preset")
+        col = layout.column(align=True)
+        col.prop(settings, "stiffness")
+        col.prop(settings, "damping")
+        layout.prop(settings, "gravity_factor")
+        layout.prop(settings, "radius")
+        col = layout.column(align=True)
+        col.prop(settings, "swing_limit")
+        col.prop(settings, "twist_limit")
+        layout.operator("ligament.remove_bone_chain", icon='X')
+
+
 classes = (
     BONE_PT_ligament_ragdoll,
+    BONE_PT_ligament_chain,
 )

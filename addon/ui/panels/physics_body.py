@@ -4,6 +4,8 @@ import bpy
 
 from ...runtime import cache
 from ...scene.animation import has_transform_animation
+from ...scene.objects import is_compound_part
+from ...scene.shapes import compound_parts
 from ..operators.bodies import GEOMETRY_TYPES
 from .common import PhysicsButtonsPanel
 
@@ -13,7 +15,9 @@ class PHYSICS_PT_ligament_body(PhysicsButtonsPanel, bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         obj = context.object
-        return obj is not None and obj.type in GEOMETRY_TYPES
+        # an empty can be a Compound body, its children the parts
+        return obj is not None and (obj.type in GEOMETRY_TYPES or
+                                    (obj.type == 'EMPTY' and not obj.ligament_joint.enabled))
 
     def draw_header(self, context):
         self.layout.prop(context.object.ligament_body, "enabled", text="")
@@ -25,6 +29,15 @@ class PHYSICS_PT_ligament_body(PhysicsButtonsPanel, bpy.types.Panel):
         layout.active = s.enabled
         layout.prop(s, "kind")
         layout.prop(s, "shape")
+        obj = context.object
+        if s.shape == 'COMPOUND':
+            layout.label(text=f"{len(compound_parts(obj))} parts: its child objects",
+                         icon='OUTLINER_OB_GROUP_INSTANCE')
+        if obj.type == 'MESH':
+            layout.operator("ligament.split_convex_parts", icon='MOD_EXPLODE')
+        if is_compound_part(obj):
+            layout.label(text=f"A part of the Compound body '{obj.parent.name}'",
+                         icon='LINKED')
         if s.baked:
             layout.label(text="Baked: playing back keyframes", icon='KEYINGSET')
         elif s.enabled and has_transform_animation(context.object):

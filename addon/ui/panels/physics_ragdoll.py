@@ -2,6 +2,8 @@
 
 import bpy
 
+from ...authoring import chain
+from ...authoring import ragdoll
 from ...scene import ragdolls
 from .common import PhysicsButtonsPanel
 
@@ -18,15 +20,16 @@ class RagdollSubpanel(RagdollPanel):
 
     @classmethod
     def poll(cls, context):
-        return super().poll(context) and context.object.ligament_ragdoll.enabled
+        return super().poll(context) and ragdoll.is_ragdoll(context.object)
 
 
 def draw_ragdoll(layout, arm):
     """The ragdoll's main settings, or the button that makes one."""
     rd = arm.ligament_ragdoll
-    if not rd.enabled:
+    if not ragdoll.is_ragdoll(arm):
         layout.operator_menu_enum("ligament.ragdoll_from_armature", "preset",
                                   text="Ragdoll from Armature", icon='ARMATURE_DATA')
+    if not rd.enabled:
         return
     layout.use_property_split = True
     if rd.baked:
@@ -86,6 +89,26 @@ class PHYSICS_PT_ligament_ragdoll_bodies(RagdollSubpanel, bpy.types.Panel):
                 row.prop(pb.ligament_ragdoll, "simulated", text="", icon='PHYSICS')
 
 
+class PHYSICS_PT_ligament_bone_chains(RagdollSubpanel, bpy.types.Panel):
+    """The armature's bone chains (each one's settings: Properties > Bone)."""
+    bl_label = "Bone Chains"
+
+    @classmethod
+    def poll(cls, context):
+        return RagdollPanel.poll(context) and bool(chain.chain_roots(context.object))
+
+    def draw(self, context):
+        layout = self.layout
+        arm = context.object
+        for root in chain.chain_roots(arm):
+            c = arm.pose.bones[root].ligament_chain
+            row = layout.row(align=True)
+            row.label(text=root, icon='CON_SPLINEIK')
+            row.prop(c, "preset", text="")
+            row.prop(c, "stiffness", text="Hz")
+            row.prop(c, "gravity_factor", text="Gravity")
+
+
 class PHYSICS_PT_ligament_ragdoll_presets(RagdollSubpanel, bpy.types.Panel):
     bl_label = "Presets and Mirror"
     bl_options = {'DEFAULT_CLOSED'}
@@ -102,9 +125,45 @@ class PHYSICS_PT_ligament_ragdoll_presets(RagdollSubpanel, bpy.types.Panel):
         row.operator("ligament.ragdoll_mirror", text="Right to Left").direction = 'R_TO_L'
 
 
+
+class LIGAMENT_UL_control_pairs(bpy.types.UIList):
+    """A (source bone, target bone) pair, each picked from its armature's bones."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_prop):
+        arm = data.id_data
+        rig = data.control_rig
+        row = layout.row(align=True)
+        row.prop_search(item, "source", arm.pose, "bones", text="")
+        row.label(icon='FORWARD')
+        if rig is not None:
+            row.prop_search(item, "target", rig.pose, "bones", text="")
+        else:
+            row.prop(item, "target", text="")
+
+
+class PHYSICS_PT_ligament_ragdoll_controls(RagdollSubpanel, bpy.types.Panel):
+    bl_label = "Bake onto Controls"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        rd = context.object.ligament_ragdoll
+        layout.prop(rd, "control_rig")
+        row = layout.row()
+        row.template_list("LIGAMENT_UL_control_pairs", "", rd, "controls", rd,
+                          "controls_index", rows=4)
+        col = row.column(align=True)
+        col.operator("ligament.control_pair_add", text="", icon='ADD')
+        col.operator("ligament.control_pair_remove", text="", icon='REMOVE')
+        layout.operator("ligament.control_pairs_rigify", icon='OUTLINER_OB_ARMATURE')
+
+
 classes = (
     PHYSICS_PT_ligament_ragdoll,
     PHYSICS_PT_ligament_ragdoll_drives,
     PHYSICS_PT_ligament_ragdoll_bodies,
+    PHYSICS_PT_ligament_bone_chains,
     PHYSICS_PT_ligament_ragdoll_presets,
+    LIGAMENT_UL_control_pairs,
+    PHYSICS_PT_ligament_ragdoll_controls,
 )

@@ -155,10 +155,26 @@ def joint_problems(scene):
     return [] if sim is None else list(sim.joints_not_acting(scene.frame_current).items())
 
 
+class VIEW3D_PT_ligament_overlay(View3DLigamentPanel, bpy.types.Panel):
+    bl_label = "Overlay"
+    bl_parent_id = "VIEW3D_PT_ligament"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        o = context.scene.ligament_overlay
+        col = layout.column(align=True)
+        col.prop(o, "show_limits")
+        col.prop(o, "show_shapes")
+        col.prop(o, "show_contacts")
+        layout.prop(o, "size")
+
+
 classes = (
     VIEW3D_PT_ligament,
     VIEW3D_PT_ligament_ragdoll,
     VIEW3D_PT_ligament_cache,
     VIEW3D_PT_ligament_joints,
     VIEW3D_PT_ligament_doctor,
+    VIEW3D_PT_ligament_overlay,
 )
