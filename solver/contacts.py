@@ -202,8 +202,9 @@ def _write_manifold(m, a, b, count, n, pts, bs, bmat, rad_a, rad_b, rolls, mi, m
 
 
 @helper
-def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
-    """Warm-start manifold m from last frame's manifold o of the same pair."""
+def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit):
+    """Warm-start manifold m from last frame's manifold o of the same pair (`unit`: length
+    units per metre, which the distances in metres scale by)."""
     cnt = mi[m, 2]
     ocnt = old_mi[o, 2]
     r0 = m * ROWS_PER_MANIFOLD
@@ -225,7 +226,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         if how[k] != 0:
             continue
         best = -1
-        bd = MATCH_DISTANCE * MATCH_DISTANCE
+        bd = (MATCH_DISTANCE * unit) ** 2
         c = P0 + 8 * k
         for j in range(ocnt):
             if used[j]:
@@ -240,7 +241,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         if best >= 0:
             acc[r0 + k] = old_acc[o0 + best]
             used[best] = True
-            how[k] = 2 if bd <= NEAR_MATCH * NEAR_MATCH else 3
+            how[k] = 2 if bd <= (NEAR_MATCH * unit) ** 2 else 3
     left = 0.0
     for j in range(ocnt):
         if not used[j]:
@@ -254,7 +255,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
             acc[r0 + k] = left / unmatched
         if how[k] == 0 or how[k] == 3:           # shallow-contact clamp for fresh points
             pen = -mf[m, P0 + 8 * k + 6]
-            acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP)) if pen > 0.0 else 0.0
+            acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP * unit)) if pen > 0.0 else 0.0
 
 
 @kernel
@@ -267,7 +268,8 @@ def contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas, bfilter, excl, dt, 
 
     Pairs where neither body is awake and dynamic skip the narrowphase (a moving kinematic
     body against a sleeping one excepted, to wake it): a sleeping body keeps last frame's
-    manifolds with a static, still kinematic or sleeping partner (`park_sleeping`)."""
+    manifolds with a static, still kinematic or sleeping partner (`park_sleeping`). `cap`
+    is in the world's length unit (`ContactState.speculative_cap` metres times the unit)."""
     n = bs.shape[0]
     moving = np.zeros(n, dtype=np.bool_)
     active = 0
@@ -359,7 +361,7 @@ def _record_pose(bs, a, b, nrm, on_b, mf, m):
 
 
 @helper
-def _pose_kept(bs, a, b, old_mf, o):
+def _pose_kept(bs, a, b, old_mf, o, unit):
     """Whether B has moved less than KEEP_SHIFT and turned less than KEEP_TURN in A's frame
     since the narrowphase found manifold o's points."""
     p, q = _relative_pose(bs, a, b)
@@ -368,7 +370,7 @@ def _pose_kept(bs, a, b, old_mf, o):
         d2 += (p[k] - old_mf[o, POSE + k]) ** 2
     c = abs(q[0] * old_mf[o, POSE + 3] + q[1] * old_mf[o, POSE + 4] +
             q[2] * old_mf[o, POSE + 5] + q[3] * old_mf[o, POSE + 6])
-    return d2 <= KEEP_SHIFT * KEEP_SHIFT and c >= _KEEP_COS
+    return d2 <= (KEEP_SHIFT * unit) ** 2 and c >= _KEEP_COS
 
 
 @helper
@@ -410,10 +412,11 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
 
 @kernel(nogil=True)
 def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key, old_order,
-                 old_mi, old_mf, old_acc, mi, mf, acc):
+                 old_mi, old_mf, old_acc, mi, mf, acc, unit):
     """The manifolds of `pairs` of colliders (from `contact_pairs`; cs, cbody, skind and
     sparam are the colliders'), written from row 0 of mi, mf and acc (room for one a pair),
-    each warm started from last frame's manifold of the same pair of colliders;
+    each warm started from last frame's manifold of the same pair of colliders (`unit`:
+    length units per metre);
     returns their count and how many pairs went through the narrowphase (the others kept
     their manifold, `_keep_manifold`). A manifold depends on its pair alone, so the world's
     threads share the pairs out in runs and the table is the same as one thread's (the GIL is
@@ -438,16 +441,16 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
             o = old_order[s_old]
         round_a = _round(skind[ca])
         round_b = _round(skind[cb])
-        if o >= 0 and not (round_a and round_b) and _pose_kept(bs, a, b, old_mf, o):
+        if o >= 0 and not (round_a and round_b) and _pose_kept(bs, a, b, old_mf, o, unit):
             _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc)
             m += 1
             continue
         fresh += 1
-        margin = SPECULATIVE_DISTANCE + ext[ca] + ext[cb]
+        margin = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
         count, nrm = collide_convex(skind[ca], vec3_at(cs, ca, POS), quat_at(cs, ca, ROT),
                                     sparam[ca], skind[cb], vec3_at(cs, cb, POS),
                                     quat_at(cs, cb, ROT), sparam[cb], margin, pts, scratch,
-                                    scratch_id, hverts)
+                                    scratch_id, hverts, unit)
         if count <= 0:
             continue
         count = reduce_points(pts, count, nrm)
@@ -460,7 +463,7 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
         for k in range(ROWS_PER_MANIFOLD):
             acc[r0 + k] = 0.0
         if o >= 0 and dot((old_mf[o, 0], old_mf[o, 1], old_mf[o, 2]), nrm) > 0.5:   # not flipped
-            _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc)
+            _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit)
         m += 1
     return m, fresh
 
@@ -756,11 +759,15 @@ class ContactState:
     """The world's manifolds (this frame's) and their rows; `World` owns one."""
 
     def __init__(self, hertz=60.0, damping_ratio=5.0, push_velocity=3.0,
-                 restitution_threshold=1.0, hertz_limit=0.25):
+                 restitution_threshold=1.0, hertz_limit=0.25, unit=1.0):
+        """Speeds in m/s; `unit`: the world's length units per metre (World.length_unit's
+        inverse), which every length and speed in metres here is scaled by: params[8]."""
+        self.unit = unit
         # 6, 7: the relax tolerance (m/s) and how many more relax sweeps may follow over
         # the manifolds a sweep still changed by more than it (step.relax_more)
-        self.params = np.array([hertz, damping_ratio, push_velocity, restitution_threshold,
-                                LINEAR_SLOP, hertz_limit, RELAX_TOLERANCE, RELAX_EXTRA])
+        self.params = np.array([hertz, damping_ratio, push_velocity * unit,
+                                restitution_threshold * unit, LINEAR_SLOP * unit, hertz_limit,
+                                RELAX_TOLERANCE * unit, RELAX_EXTRA, unit])
         self.n = 0
         self.n_awake = 0           # manifolds 0..n_awake are solved; the rest sleep
         self.n_narrow = 0          # manifolds 0..n_narrow came from this frame's narrowphase
@@ -786,7 +793,8 @@ class ContactState:
         but the first on `pool` (a ThreadPoolExecutor); the result is the same."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
         pairs, ext, moving = contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas,
-                                           bfilter, excl, dt, self.speculative_cap)
+                                           bfilter, excl, dt,
+                                           self.speculative_cap * self.unit)
         need = len(pairs) + self.n               # a manifold a pair, then the parked ones
         if len(self._spare[0]) < need:
             self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
@@ -800,7 +808,7 @@ class ContactState:
                    work // MIN_PAIRS_PER_THREAD) if pool is not None else 1
         if runs <= 1:
             runs = 1
-            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc)
+            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit)
         else:
             cut = [len(pairs) * k // runs for k in range(runs + 1)]
             w = ROWS_PER_MANIFOLD
@@ -808,7 +816,7 @@ class ContactState:
             def run(k):
                 lo, hi = cut[k], cut[k + 1]
                 return narrow_pairs(pairs[lo:hi], *args, mi[lo:hi], mf[lo:hi],
-                                    acc[lo * w:hi * w])
+                                    acc[lo * w:hi * w], self.unit)
 
             futures = [pool.submit(run, k) for k in range(1, runs)]
             counts = [run(0)] + [f.result() for f in futures]

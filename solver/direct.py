@@ -878,14 +878,15 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     CR = C[3]
     order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
     _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                  use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2])
+                  use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2],
+                  C[4][8])
 
 
 @helper(outline=True)
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                  soft, crb, crj, crd, crp, cacc):
+                  soft, crb, crj, crd, crp, cacc, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
@@ -910,8 +911,8 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                         continue
                     b = _rhs(c, use_bias, crj, crp, bs, crb)
                     lam = cacc[c]
-                    if not pressed[k] and b > -CONTACT_CLOSING and \
-                            lam <= CONTACT_LOAD * crp[c, EFF]:
+                    if not pressed[k] and b > -CONTACT_CLOSING * unit and \
+                            lam <= CONTACT_LOAD * unit * crp[c, EFF]:
                         continue
                 else:
                     if not _is_limit(r, rp):

@@ -4,7 +4,7 @@
                  World.step: collide once with a speculative margin); the contact rows'
                  Jacobians; group the joints' equality rows into islands for the direct
                  solver
-    per substep: integrate velocities -> world inertia (+ geometric stiffness of loaded
+    per substep: external forces and force fields (fields.py) -> integrate velocities -> world inertia (+ geometric stiffness of loaded
                  joints) -> prepare joint rows, contact approach speeds -> factor each
                  island's K -> warm start -> solve (soft bias) -> integrate positions
                  -> re-prepare joint rows at the new poses
@@ -53,6 +53,7 @@ from .contacts import (ROWS_PER_MANIFOLD, add_substep_impulses, apply_restitutio
                        prepare_contacts, refresh_contacts, solve_contacts, update_contacts,
                        warm_start_contacts)
 from .islands import joint_owner, owner
+from .fields import apply_external
 
 
 @helper(outline=True)
@@ -370,7 +371,7 @@ def rescale_warm_start(G, jt, acc, C, bkind, substeps):
 
 @kernel(nogil=True)
 def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
-               relax_iterations, gravity, joint_hertz, joint_damping, C, X, G):
+               relax_iterations, gravity, joint_hertz, joint_damping, C, X, G, E):
     """Advance a batch of islands by one frame of length dt in `substeps` substeps (the
     batch's; `world_substeps` sets the contact stiffness cap, `contact_softness`, and
     `stiffen` multiplies the contact hertz and its cap: islands.py `_stiffen`).
@@ -389,6 +390,8 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
                                                  and its joints (islands.py), and per body
                                                  of the world the substep count its island
                                                  last stepped at (`rescale_warm_start`)
+    E = (bforce, fields, frame)                  applied forces and torques, force fields
+                                                 (fields.py), evaluated every substep
 
     A batch's islands share no dynamic or kinematic body with another batch's, and the
     step reads and writes only the batch's bodies, joints, rows and manifolds (static and
@@ -425,6 +428,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # Box2D v3): a batch of contacts alone (a pile of boxes) skips it every substep
     jointed = joints.shape[0] > 0
     for _ in range(substeps):
+        apply_external(ids, bs, binv, bil, bkind, E, h)
         integrate_velocities(ids, bs, binv, bdamp, bkind, gravity, h)
         if jointed:
             world_inertia(ids, bs, bil, bkind, bI)

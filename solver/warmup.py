@@ -55,8 +55,8 @@ def ready():
 
 def every_feature_world():
     """A small world with every shape, every joint kind, drives (orientation and hinge
-    angle), both spring modes, a kinematic target and contacts (the scene bench/startup.py
-    times)."""
+    angle), both spring modes, a kinematic target, contacts, a force field with noise and a
+    force for its first step (the scene bench/startup.py times)."""
     w = World()
     w.add_body(Plane((0, 0, 1), 0.0), (0, 0, 0), kind="static")
     verts = np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float) + (20, 0, 0)
@@ -85,6 +85,8 @@ def every_feature_world():
     w.set_drive(j, (1, 0, 0, 0), 2.0)
     w.add_angular_motor(a, b, (0, 0, 1), 1.0, 1.0, ratio=2.0)
     w.set_kinematic_target(g, (3, 0, 1.1))
+    w.add_field("turbulence", strength=0.5, size=1.0, noise=0.5, seed=1, distance_max=50.0)
+    w.apply_force(c, (0.0, 0.0, 1.0), point=(0.5, 0.05, 0.5))
     _mechanisms(w)
     return w
 
@@ -167,6 +169,7 @@ def warm_up(report=None, progress=None):
             w.step(1 / 60)
         w.remove_joint(0)
         w.step(1 / 60)
+        w.field_forces()
         _compile_waking()
     with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
         f.write(jit.STAMP + "\n")
@@ -248,6 +251,7 @@ def _compile_collision():
     w = every_feature_world()
     w._wake_disturbed()
     w._fall_asleep(1 / 60, w._collide(1 / 60))
+    w.field_forces()
     _compile_waking()
 
 

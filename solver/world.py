@@ -15,6 +15,7 @@ from .atomic import atomic_joint
 from .bodies import ASLEEP, DYNAMIC, KIND_NAMES, KINEMATIC, POS, ROT, SPIN, STATE_WIDTH, VEL
 from .joints import layout as L
 from .custom import CustomConstraints
+from .forces import Forces
 from .mechanisms import Mechanisms
 from .rows import new_rows
 from .shapes import Box, Capsule, Compound, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
@@ -25,6 +26,7 @@ from .joints.custom import CI_JOINT
 from .islands import partition
 from .sleep import fall_asleep, wake_disturbed, wake_marked, wake_touched
 from .collision.colliders import collider_states, collider_tables, new_states
+from . import fields as fields_mod
 
 DEFAULT_DENSITY = 1000.0
 
@@ -91,10 +93,17 @@ _JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BO
                      (L.BODY_B, L.BODY_C), (L.BODY_B, L.BODY_D), (L.BODY_C, L.BODY_D))
 
 
-class World(Mechanisms, CustomConstraints):
+class World(Mechanisms, CustomConstraints, Forces):
     """A rigid-body world: bodies, joints, and the soft-step solver that moves them.
 
-    gravity     (3,) m/s^2
+    gravity     (3,) in units/s^2; None: (0, 0, -9.81) m/s^2 in the world's length unit
+    length_unit metres per unit of length (1: metres; 0.01: a scene built in centimetres).
+                Positions, shapes, velocities, gravity and every length or speed the API
+                takes are in these units; the solver's own tolerances and thresholds
+                (contact slop and speculative margin, warm-start matching distances, the
+                narrowphase's tolerances, contact push and restitution speeds, sleep speed)
+                are kept in metres and scaled by it, and densities are kg/m^3, so a scene
+                built in centimetres moves as the same scene in metres, times 100.
     substeps    substeps per `step` (the soft step's main quality knob)
     jointed_substeps
                 substeps per `step` for a small jointed island: a ragdoll or a mechanism on
@@ -131,8 +140,8 @@ class World(Mechanisms, CustomConstraints):
                 they cost almost nothing until touched, hit, moved by a joint, or woken.
     sleep_threshold, time_to_sleep
                 a body is still while |v| + reach |w| (its fastest surface point) stays
-                under sleep_threshold (m/s); an island sleeps once all its bodies have been
-                still for time_to_sleep (s).
+                under sleep_threshold (m/s, whatever the length unit); an island sleeps
+                once all its bodies have been still for time_to_sleep (s).
     max_frame   the longest frame `step` takes in one go (s); a longer dt is split into
                 equal frames no longer than this (kinematic targets are reached along the
                 way, in a straight line and a shortest-arc turn), so any dt gives what that
@@ -148,13 +157,18 @@ class World(Mechanisms, CustomConstraints):
     island at the next step (its frozen pose no longer matches); call `wake` to be explicit.
     """
 
-    def __init__(self, gravity=(0.0, 0.0, -9.81), substeps=8, iterations=1,
+    def __init__(self, gravity=None, substeps=8, iterations=1,
                  relax_iterations=None, jointed_substeps=None, joint_hertz=60.0, joint_damping_ratio=5.0,
                  contact_hertz=130.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
                  restitution_threshold=1.0, contact_hertz_limit=0.27, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
-                 time_to_sleep=TIME_TO_SLEEP, threads=None, max_frame=MAX_FRAME):
-        self._gravity = validate.vector("gravity", gravity)
+                 time_to_sleep=TIME_TO_SLEEP, threads=None, max_frame=MAX_FRAME,
+                 length_unit=1.0):
+        self.length_unit = validate.number("length_unit", length_unit, minimum=0.0,
+                                           strict=True)
+        self._unit = 1.0 / self.length_unit        # units per metre: scales the tolerances
+        self._gravity = validate.vector("gravity", (0.0, 0.0, -9.81 * self._unit)
+                                        if gravity is None else gravity)
         self.threads = threads
         self._sleeping = bool(sleeping)
         self.sleep_threshold = validate.number("sleep_threshold", sleep_threshold, minimum=0.0)
@@ -184,6 +198,9 @@ class World(Mechanisms, CustomConstraints):
         self._bisland = Table(None, np.int64, fill=-1, state="sleep_islands")  # label, or -1
         self._bfrozen = Table(7, np.float64, state="frozen_poses")  # where it fell asleep
         self._bsub = Table(None, np.int64, state="substep_counts")  # its island's, last step
+        self._bforce = Table(6, np.float64, state="forces")  # apply_force/torque, next step
+        self._fields = Table(fields_mod.FIELD_WIDTH, np.float64, state=SETTING)  # add_field
+        self._field_frame = 0                              # numbers the field noise's draws
         self._mark = np.zeros(0, dtype=np.bool_)
         self._bdyn = Table(19, np.float64, state=SETTING)  # dynamic mass: 1/m, I^-1 (9), I (9)
         self._bmat = Table(3, np.float64, state=SETTING)   # friction, restitution, rolling
@@ -205,7 +222,8 @@ class World(Mechanisms, CustomConstraints):
             validate.number("contact_damping_ratio", contact_damping_ratio, minimum=0.0),
             validate.number("contact_push_velocity", contact_push_velocity, minimum=0.0),
             validate.number("restitution_threshold", restitution_threshold, minimum=0.0),
-            validate.number("contact_hertz_limit", contact_hertz_limit, minimum=0.0, strict=True))
+            validate.number("contact_hertz_limit", contact_hertz_limit, minimum=0.0, strict=True),
+            self._unit)
 
     @property
     def gravity(self):
@@ -282,7 +300,8 @@ class World(Mechanisms, CustomConstraints):
         if len(asleep) == 0:
             return
         gap = np.linalg.norm(self._bs.view[asleep, 0:3] - self._bs.view[b, 0:3], axis=1)
-        reach = self._breach.view[asleep] + self._breach.view[b] + SPECULATIVE_DISTANCE
+        reach = self._breach.view[asleep] + self._breach.view[b] + \
+            SPECULATIVE_DISTANCE * self._unit
         self._wake_bodies(asleep[gap <= reach])
 
     # --- bodies -------------------------------------------------------------------------
@@ -332,8 +351,8 @@ class World(Mechanisms, CustomConstraints):
 
         `position` places the shape's local origin; the body's centre of mass (what
         `positions` reports) is where the shape's is. Mass comes from `mass` (inertia scaled
-        to it) or from `density` (kg/m^3, default 1000); static and kinematic bodies have
-        infinite mass. Friction and restitution mix per contact as sqrt(mu_a mu_b) and
+        to it) or from `density` (kg/m^3 whatever the world's length_unit, default 1000);
+        static and kinematic bodies have infinite mass. Friction and restitution mix per contact as sqrt(mu_a mu_b) and
         max(e_a, e_b).
         """
         if not isinstance(shape, Shape):
@@ -376,7 +395,7 @@ class World(Mechanisms, CustomConstraints):
             else:
                 rho = DEFAULT_DENSITY if density is None else \
                     validate.number("density", density, minimum=0.0, strict=True)
-                m = rho * volume
+                m = rho * volume * self.length_unit ** 3
             inertia = unit_inertia * (m / volume)
             inv_mass, inv_inertia = 1.0 / m, vectors.inverse3(inertia)
         self._bdyn.append(np.concatenate([[inv_mass], inv_inertia.reshape(9),
@@ -401,6 +420,7 @@ class World(Mechanisms, CustomConstraints):
         self._bisland.push()
         self._bfrozen.push()
         self._bsub.push()
+        self._bforce.push()
         self._bmat.append((mu, e, roll))
         self._ktarget.push()
         self._khas.push()
@@ -482,8 +502,9 @@ class World(Mechanisms, CustomConstraints):
             if m is not None:
                 m = validate.number(f"mass of row {i}", m, minimum=0.0, strict=True)
             else:
-                m = DEFAULT_DENSITY * volume if rho is None else \
-                    validate.number(f"density of row {i}", rho, minimum=0.0, strict=True) * volume
+                m = (DEFAULT_DENSITY if rho is None else validate.number(
+                    f"density of row {i}", rho, minimum=0.0, strict=True)) * volume * \
+                    self.length_unit ** 3
             inertia[i] = unit_inertia * (m / volume)
             dyn[i, 0] = 1.0 / m
             movable[i] = True
@@ -511,7 +532,7 @@ class World(Mechanisms, CustomConstraints):
         self._bmotion.extend(kind_ids)
         self._breach.extend(np.array([_reach(s, c) for s, c in zip(shapes, com)]))
         for table in (self._btimer, self._bisland, self._bfrozen, self._bsub, self._ktarget,
-                      self._khas):
+                      self._khas, self._bforce):
             table.extend_fill(n)
         self._bmat.extend(np.stack([mu, e, roll], axis=1))
         self._body_origin.extend(-com)
@@ -1107,7 +1128,7 @@ class World(Mechanisms, CustomConstraints):
     def _fall_asleep(self, dt, C):
         fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
                     self._bisland.view, self._btimer.view, self._bfrozen.view,
-                    self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold,
+                    self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold * self._unit,
                     self.time_to_sleep)
 
     def _batches(self, dt, C, threads):
@@ -1120,6 +1141,7 @@ class World(Mechanisms, CustomConstraints):
             B[6], B[1], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads, self.substeps,
             self.jointed_substeps)
         ci, cf = self._custom_args()
+        E = (self._bforce.view, self._fields.view, self._field_frame)
         g = self.gravity
         bsub = self._bsub.view
         n = len(mstart) - 1
@@ -1136,7 +1158,7 @@ class World(Mechanisms, CustomConstraints):
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
                             int(bstiff[k]), self.iterations, self.relax_iterations,
                             (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
-                            Ck, X, G))
+                            Ck, X, G, E))
         return batches, bcut
 
     def _step_args(self, dt, C):
@@ -1156,6 +1178,7 @@ class World(Mechanisms, CustomConstraints):
         frames = math.ceil(dt / self.max_frame - 1e-9)
         if frames <= 1:
             self._step_frame(dt)
+            self._bforce.view[:] = 0.0
             return
         moving = np.nonzero(self._khas.view)[0]
         start = self._bs.view[moving, POS:ROT + 4].copy()
@@ -1165,6 +1188,7 @@ class World(Mechanisms, CustomConstraints):
                 self._ktarget.view[moving] = _pose_between(start, end, k / frames)
                 self._khas.view[moving] = True
             self._step_frame(dt / frames)
+        self._bforce.view[:] = 0.0
 
     def _check_state(self):
         """Refuse, before anything moves, a state written from outside that no step can
@@ -1191,6 +1215,7 @@ class World(Mechanisms, CustomConstraints):
         if self._sleeping:
             self._fall_asleep(dt, C)
         self.time += dt
+        self._field_frame += 1
         if not np.all(np.isfinite(self._bs.view)):
             bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
             raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
@@ -1289,7 +1314,8 @@ class World(Mechanisms, CustomConstraints):
         kinematic targets, joints with their flags, drive and steering settings, path points
         and warm-start impulses), the contacts and the time. Replaying from it is
         bit-identical (tests/solver/test_determinism.py)."""
-        state = {"time": self.time, "contacts": self._contacts.save()}
+        state = {"time": self.time, "contacts": self._contacts.save(),
+                 "field_frame": self._field_frame}
         for table in self._tables().values():
             if table.state not in (SETTING, DERIVED):
                 state[table.state] = table.view.copy()
@@ -1309,10 +1335,13 @@ class World(Mechanisms, CustomConstraints):
                              f"{len(state['impulses'])} joints but this world has "
                              f"{self._bs.n} and {self._jt.n}: load a state saved from this world")
         self.time = state["time"]
+        self._field_frame = state.get("field_frame", 0)
         kinds = state["kinds"]
         for b in np.flatnonzero(kinds != self._bkind.view):
             self.set_kind(int(b), self.kind_name(kinds[b]))
         for table in self._tables().values():
             if table.state not in (SETTING, DERIVED, "kinds"):
-                table.view[:] = state[table.state]
+                # a snapshot from before forces existed has none pending
+                table.view[:] = state[table.state] if table.state in state or \
+                    table.state != "forces" else 0.0
         self._contacts.load(state["contacts"])

@@ -148,12 +148,14 @@ def scale_animated(obj):
 
 
 def sizes(scene, poses):
-    """Very small and very thin dynamic bodies: fast bodies pass through them."""
+    """Very small and very thin dynamic bodies: fast bodies pass through them. Sizes in
+    metres: scene units times the Unit Scale (a character built in centimetres is not small)."""
     out = []
     if not len(poses):
         return out
     rate = _substep_rate(scene)
-    size, thin = poses.dims.max(axis=1), poses.dims.min(axis=1)
+    unit = world_settings(scene)["length_unit"]
+    size, thin = poses.dims.max(axis=1) * unit, poses.dims.min(axis=1) * unit
     for i in np.flatnonzero((thin < THIN) | (size < SMALL)):
         o = poses.objs[i]
         if poses.kinds[i] != 'DYNAMIC':
@@ -209,6 +211,8 @@ def anchors(scene, joints, poses, sim=None):
     # and the body's largest size
     which = np.array([poses.row[o.name] for row in rows for o in row[4]])
     gap, size = _bounds_gaps(poses, np.array([row[3] for row in rows for _ in row[4]]), which)
+    unit = world_settings(scene)["length_unit"]     # gaps in metres
+    gap, size = gap * unit, size * unit
     k = 0
     for e, a, b, anchor, ends in rows:
         n = len(ends)

@@ -17,6 +17,7 @@ from ..world import mechanisms
 from ..scene import ragdolls
 from ..scene.animation import action_fcurves, has_transform_animation
 from ..scene.curves import curve_motion
+from ..scene.fields import field_objects
 from ..scene.objects import effective_kind, is_compound
 from ..scene.shapes import compound_parts
 from .rest import current_values, store_rest
@@ -59,6 +60,8 @@ def watched_objects(scene, sim):
             add(getattr(js, name))
     for arm in ragdolls.armatures(scene):
         add(arm)
+    for field in field_objects(scene):   # keyed fields: their keys; still ones: transforms
+        add(field)
     return list(out.values())
 
 
@@ -130,7 +133,28 @@ class Watch:
         return (missing, links, actions, basis.tobytes(), scale.tobytes(), modes.tobytes(),
                 _still_poses(self.posed), _path_curves(self.paths), ws.substeps,
                 ws.jointed_substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
-                scene.use_gravity, r.fps, r.fps_base)
+                scene.use_gravity, r.fps, r.fps_base, scene.unit_settings.scale_length,
+                _still_fields(scene))
+
+
+# the settings of a field that are not keyed
+_FIELD_SETTINGS = ("type", "shape", "strength", "flow", "noise", "seed", "falloff_type",
+                   "falloff_power", "use_min_distance", "distance_min", "use_max_distance",
+                   "distance_max", "use_radial_min", "radial_min", "use_radial_max",
+                   "radial_max", "radial_falloff", "z_direction", "quadratic_drag",
+                   "harmonic_damping", "rest_length", "size", "use_gravity_falloff",
+                   "use_global_coords", "apply_to_location")
+
+
+def _still_fields(scene):
+    """Which fields push the bodies, and their settings that are not keyed (keyed ones are read
+    every frame, and their keys revise the frames, `revise`)."""
+    out = []
+    for o in field_objects(scene):
+        keyed = {path for path, _ in action_fcurves(o)}
+        out.append((o.name, tuple(getattr(o.field, name) for name in _FIELD_SETTINGS
+                                  if "field." + name not in keyed)))
+    return tuple(out)
 
 
 def _still_poses(armatures):
@@ -274,7 +298,7 @@ class FrameReads:
     world's state; the targets it is sent say which parts follow their animation)."""
 
     RECORDED = frozenset(("set_kinematic_target", "set_drive", "set_path_points",
-                          "set_steering", "set_motor", "set_spring"))
+                          "set_steering", "set_motor", "set_spring", "set_field"))
 
     def __init__(self, world, forward):
         self._world = world

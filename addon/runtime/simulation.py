@@ -85,7 +85,7 @@ class Simulation:
                 scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices,
                 self.skipped_bodies)
             # animated path curves and steering, sent to the world every frame
-            self.inputs = FrameInputs(scene, self.joints, self.start)
+            self.inputs = FrameInputs(scene, self.joints, self.start, self.world)
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = world_settings(scene)["dt"]
 

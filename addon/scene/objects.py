@@ -64,4 +64,7 @@ def world_settings(scene):
         # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives
         # every core, or `blender -t N`; Fixed gives its count)
         "threads": scene.render.threads,
+        # metres per scene unit: the solver's tolerances follow it (gravity is the scene's,
+        # in its units, as Blender's own rigid bodies read it)
+        "length_unit": scene.unit_settings.scale_length,
     }

@@ -354,6 +354,28 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
                              description="Letter D of the expression, as Point C")
 
 
+def _weight(name):
+    return FloatProperty(name=name, default=1.0, min=0.0, soft_max=1.0, max=200.0,
+                         update=_changed, description=f"How much {name} fields push the bodies")
+
+
+class LigamentEffectorWeights(bpy.types.PropertyGroup):
+    """Which force fields push the Ligament bodies and how much, as the Rigid Body World's
+    Field Weights (a PropertyGroup cannot hold Blender's own EffectorWeights)."""
+    collection: PointerProperty(
+        name="Effector Collection", type=bpy.types.Collection, update=_changed,
+        description="Only the force fields in this collection push the bodies (none: every "
+                    "field in the scene)")
+    all: FloatProperty(name="All", default=1.0, min=0.0, max=200.0, soft_max=1.0,
+                       update=_changed, description="How much every field pushes the bodies")
+    force: _weight("Force")
+    wind: _weight("Wind")
+    vortex: _weight("Vortex")
+    turbulence: _weight("Turbulence")
+    drag: _weight("Drag")
+    harmonic: _weight("Harmonic")
+
+
 class LigamentWorldSettings(bpy.types.PropertyGroup):
     enabled: BoolProperty(name="Ligament World", default=True, update=_world_toggled,
                           description="Run the Ligament simulation when the frame changes")
@@ -382,6 +404,7 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
         name="Rotation Tolerance", default=math.radians(0.5), min=0.0,
         soft_max=math.radians(10.0), unit='ROTATION',
         description="How far the baked curves may turn from the simulated rotation")
+    effector_weights: PointerProperty(type=LigamentEffectorWeights)
 
 
 class LigamentOverlaySettings(bpy.types.PropertyGroup):
@@ -564,9 +587,10 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
     chain: StringProperty(options={'HIDDEN'})
 
 
-classes = (LigamentBodySettings, LigamentJointSettings, LigamentWorldSettings,
-           LigamentControlPair, LigamentRagdollSettings, LigamentRagdollBone, LigamentRagdollPart,
-           LigamentChainSettings, LigamentOverlaySettings)
+classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,
+           LigamentWorldSettings, LigamentControlPair, LigamentRagdollSettings,
+           LigamentRagdollBone, LigamentRagdollPart, LigamentChainSettings,
+           LigamentOverlaySettings)
 
 
 def register():

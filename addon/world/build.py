@@ -51,7 +51,8 @@ def new_world(scene):
     settings = world_settings(scene)
     return lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
                     jointed_substeps=settings["jointed_substeps"],
-                    iterations=settings["iterations"], threads=settings["threads"])
+                    iterations=settings["iterations"], threads=settings["threads"],
+                    length_unit=settings["length_unit"])
 
 
 def start_matrices(objs, rest_pose, start, known):

@@ -1,9 +1,11 @@
-"""The mechanism settings that change over time, sent to the world before each step."""
+"""The settings that change over time, sent to the world before each step: mechanism inputs
+and force fields."""
 
 
 from ..scene.animation import matrix_world_at
 from ..scene.curves import curve_motion, evaluated_polylines, path_points, spline_polylines, steering_driven, steering_fcurve
 from ..scene.errors import SceneError
+from ..scene.fields import KINDS, field_objects, field_settings
 from ..scene.frames import depsgraph_at
 
 
@@ -12,10 +14,17 @@ class FrameInputs:
     the points of paths whose curve is animated and the steering of wheels whose Steering is
     keyed or driven. Keys are evaluated at the frame from their F-curves; what only the
     depsgraph knows (an evaluated spline, a driver) from the depsgraph evaluated at the
-    frame (`depsgraph_at`), once a frame and only when one of these needs it."""
+    frame (`depsgraph_at`), once a frame and only when one of these needs it.
+    The scene's force fields (scene/fields.py) are added to `world` at their start-frame
+    settings and sent their settings at every frame (keyed fields move and change)."""
 
-    def __init__(self, scene, joints, start):
+    def __init__(self, scene, joints, start, world=None):
         objs = {o.name: o for o in scene.objects}
+        self.fields = []      # (field id, field object)
+        if world is not None:
+            for o in field_objects(scene):
+                settings = field_settings(scene, o, start, {})
+                self.fields.append((world.add_field(KINDS[o.field.type], **settings), o))
         self.paths = []       # (joint id, empty, curve, spline index, mode, closed, count)
         self.wheels = []      # (joint id, empty, F-curve or None for a driver)
         for name, j in joints:
@@ -35,10 +44,12 @@ class FrameInputs:
             any(fc is None for _, _, fc in self.wheels)
 
     def __bool__(self):
-        return bool(self.paths or self.wheels)
+        return bool(self.paths or self.wheels or self.fields)
 
     def before_step(self, world, scene, frame, known):
-        """Send the frame's path points and steering angles to `world`."""
+        """Send the frame's path points, steering angles and fields to `world`."""
+        for k, o in self.fields:
+            world.set_field(k, **field_settings(scene, o, frame, known))
         depsgraph = depsgraph_at(scene, frame) if self.needs_depsgraph else None
         for j, e, curve, index, mode, closed, count in self.paths:
             matrix = matrix_world_at(curve, frame, known)

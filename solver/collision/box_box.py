@@ -120,8 +120,9 @@ def _clip_face(ref_c, ref_axes, ref_he, ref_i, n_ref, inc_c, inc_axes, inc_he, m
 
 
 @helper
-def box_box(ca, qa, hea, cb, qb, heb, margin, pts, scratch, scratch_id):
-    """Returns (count, normal from A to B)."""
+def box_box(ca, qa, hea, cb, qb, heb, margin, pts, scratch, scratch_id, unit):
+    """Returns (count, normal from A to B); `unit` (length units per metre) scales
+    FACE_TOLERANCE."""
     axa = _axes(qa)
     axb = _axes(qb)
     d = sub(cb, ca)
@@ -171,7 +172,7 @@ def box_box(ca, qa, hea, cb, qb, heb, margin, pts, scratch, scratch_id):
     tmp = scratch[1]
     poly_id = scratch_id[0]
     tmp_id = scratch_id[1]
-    if best_e > best_face + FACE_TOLERANCE + 0.05 * abs(best_face):
+    if best_e > best_face + FACE_TOLERANCE * unit + 0.05 * abs(best_face):
         # edge-edge: the edge of each box that is extreme along the normal
         ea = ca
         for k in range(3):
@@ -201,7 +202,7 @@ def box_box(ca, qa, hea, cb, qb, heb, margin, pts, scratch, scratch_id):
         pb = add(eb, scale(db, tb))
         put_point(pts, 0, pa, pb, 4096 + ie * 3 + je, dot(sub(pb, pa), ne))
         return 1, ne
-    if best_b > best_a + FACE_TOLERANCE + 0.05 * abs(best_a):
+    if best_b > best_a + FACE_TOLERANCE * unit + 0.05 * abs(best_a):
         n_ref = _pick(axb, ib)
         if dot(n_ref, d) > 0.0:
             n_ref = scale(n_ref, -1.0)         # B's face pointing toward A

@@ -633,10 +633,10 @@ def _swap_rows(pts, i, j):
 
 
 @helper
-def stable_reduce(pts, count, n):
+def stable_reduce(pts, count, n, unit):
     """Keep four points as manifold.reduce_points does (deepest, farthest, widest triangle,
     farthest from those), but with ties settled by candidate order and feature id: points
-    within EQUALLY_DEEP of the deepest count as equally deep, and a later candidate replaces the
+    within EQUALLY_DEEP (x unit, length units per metre) of the deepest count as equally deep, and a later candidate replaces the
     current choice only when clearly better. A resting face on a symmetric face (octagon on
     octagon) otherwise flips between mirror-image choices as the normal wobbles, and its
     contacts lose their warm start."""
@@ -647,7 +647,7 @@ def stable_reduce(pts, count, n):
         low = min(low, pts[i, 7])
     pick = -1
     for i in range(count):
-        if pts[i, 7] <= low + EQUALLY_DEEP and (pick < 0 or pts[i, 6] < pts[pick, 6]):
+        if pts[i, 7] <= low + EQUALLY_DEEP * unit and (pick < 0 or pts[i, 6] < pts[pick, 6]):
             pick = i
     _swap_rows(pts, 0, pick)
     p0 = _mid(pts, 0)
@@ -673,12 +673,13 @@ def stable_reduce(pts, count, n):
 
 
 @helper
-def convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, margin, pts, ws):
-    """Manifold candidates for any convex pair: (count, normal A -> B)."""
+def convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, margin, pts, ws, unit):
+    """Manifold candidates for any convex pair: (count, normal A -> B); `unit` (length units
+    per metre) scales the tolerances in metres."""
     dist, ca_, cb_ = gjk(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb)
     ra = radius(ka, pa)
     rb = radius(kb, pb)
-    if dist > GJK_TOUCH:
+    if dist > GJK_TOUCH * unit:
         n = scale(sub(cb_, ca_), 1.0 / dist)
         sep = dist - ra - rb
         if sep > margin:
@@ -694,7 +695,7 @@ def convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, margin, pts, ws):
     fa, ida, fb, idb = ws[0], ws[1], ws[2], ws[3]
     cA, fidA, nfA = feature(ka, xa, qa, pa, G, ta, n, fa, ida)
     cB, fidB, nfB = feature(kb, xb, qb, pb, G, tb, scale(n, -1.0), fb, idb)
-    if dist <= GJK_TOUCH:
+    if dist <= GJK_TOUCH * unit:
         if cA == 1:
             wa = (fa[0, 0], fa[0, 1], fa[0, 2])
             wb = add(wa, scale(n, sep))
@@ -708,9 +709,9 @@ def convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, ta, tb, margin, pts, ws):
     deepest = 1e300
     for i in range(count):
         deepest = min(deepest, cand[i, 7])
-    if count == 0 or sep < deepest - 1e-3:
+    if count == 0 or sep < deepest - 1e-3 * unit:
         count = add_candidate(cand, count, wa, wb, (fidA * 4099 + fidB) * 2 + ID_MOD // 2, sep)
-    count = stable_reduce(cand, count, n)
+    count = stable_reduce(cand, count, n, unit)
     for i in range(count):
         for m in range(pts.shape[1]):
             pts[i, m] = cand[i, m]

@@ -105,7 +105,7 @@ def _triangle(G, row, xb, qb, tri):
 
 
 @helper
-def _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, out):
+def _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, out, unit):
     """A's feature along -nt (fa, already found) clipped by the triangle: candidates into
     out (A's point, B's point, id, separation along nt); returns their count."""
     v0 = (tri[0, 0], tri[0, 1], tri[0, 2])
@@ -124,7 +124,7 @@ def _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, out):
             count = add_candidate(out, count, p, sub(p, scale(nt, sep)),
                                   (fidA * 65537 + bid[0, i]) % ID_MOD, sep)
             best = min(best, sep)
-    if count > 0 and sdeep < best - 1e-3:          # the exact deepest point, if inside
+    if count > 0 and sdeep < best - 1e-3 * unit:   # the exact deepest point, if inside
         wp, wid = ws[2], ws[3]
         wp[0, 0] = deep[0]
         wp[0, 1] = deep[1]
@@ -155,8 +155,9 @@ def _store(cand, nc, small, k, n, id_base):
 
 
 @helper
-def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
-    """Convex A against mesh B: (count, normal A -> B), at most four points in pts."""
+def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws, unit):
+    """Convex A against mesh B: (count, normal A -> B), at most four points in pts (`unit`:
+    length units per metre, scaling the tolerances in metres)."""
     rows = _query(ka, xa, qa, pa, xb, qb, pb, G, margin)
     if rows.shape[0] == 0:
         return 0, (0.0, 0.0, 1.0)
@@ -189,7 +190,7 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
                 last = nt
                 deep = add(support(ka, xa, qa, pa, G, tri, n), scale(n, ra))
                 cA, fidA, _ = feature(ka, xa, qa, pa, G, tri, n, fa, ida)
-            k = _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, small)
+            k = _face_region(tri, nt, deep, fa, ida, cA, fidA, margin, ws, small, unit)
             cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
         if nc > 0:
             break
@@ -201,7 +202,7 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
                         != (side == 1):
                     continue
                 k, n = convex_convex(ka, xa, qa, pa, TRI, xb, qb, pb, G, ta, tri, margin,
-                                     small, ws)
+                                     small, ws, unit)
                 cand, nc = _store(cand, nc, small, k, n, orig[r] * ID_MOD)
             if nc > 0:
                 break
@@ -218,12 +219,12 @@ def convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, ws):
         if cand[i, 8] * nstar[0] + cand[i, 9] * nstar[1] + cand[i, 10] * nstar[2] < AGREE:
             continue
         if count == BUFFER:
-            count = stable_reduce(big, count, nstar)
+            count = stable_reduce(big, count, nstar, unit)
         pa_ = (cand[i, 0], cand[i, 1], cand[i, 2])
         pb_ = (cand[i, 3], cand[i, 4], cand[i, 5])
         put_point(big, count, pa_, pb_, cand[i, 6], dot(sub(pb_, pa_), nstar))
         count += 1
-    count = stable_reduce(big, count, nstar)
+    count = stable_reduce(big, count, nstar, unit)
     for i in range(count):
         for m in range(8):
             pts[i, m] = big[i, m]

@@ -291,13 +291,14 @@ def _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, u, v, hu, hv_):
 
 
 @helper(inline=True)
-def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id, G):
+def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch_id, G, unit):
     """Candidates for the pair (kind A <= kind B). Returns (count, normal A -> B). G is the
     geometry tuple of collision/geometry.py. Pairs without a dedicated routine go through
-    the general convex pair (convex.py); a static triangle mesh through mesh.py."""
+    the general convex pair (convex.py); a static triangle mesh through mesh.py. `unit`:
+    length units per metre, which the tolerances in metres scale by."""
     hv = G[0]
     if kb == MESH:
-        return convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, new_workspace())
+        return convex_mesh(ka, xa, qa, pa, xb, qb, pb, G, margin, pts, new_workspace(), unit)
     if kb == PLANE:
         pn_local = (pb[0], pb[1], pb[2])
         pn = qrotate(qb, pn_local)
@@ -305,7 +306,7 @@ def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch
         if ka == HULL:
             z = (0.0, 0.0, 0.0)
             count, n = _hull_plane(xa, qa, pa, hv, pn, p0, margin, pts, z, z, 0.0, 0.0)
-            return stable_reduce(pts, count, n), n
+            return stable_reduce(pts, count, n, unit), n
         return _convex_plane(ka, xa, qa, pa, pn, p0, margin, pts)
     if ka == SPHERE:
         if kb == SPHERE:
@@ -326,7 +327,7 @@ def collide_convex(ka, xa, qa, pa, kb, xb, qb, pb, margin, pts, scratch, scratch
         return _cylinder_box(xa, qa, pa, xb, qb, (pb[0], pb[1], pb[2]), margin, pts)
     elif ka == BOX and kb == BOX:
         return box_box(xa, qa, (pa[0], pa[1], pa[2]), xb, qb, (pb[0], pb[1], pb[2]), margin,
-                       pts, scratch, scratch_id)
+                       pts, scratch, scratch_id, unit)
     dummy = np.empty((3, 3))
     return convex_convex(ka, xa, qa, pa, kb, xb, qb, pb, G, dummy, dummy, margin, pts,
-                         new_workspace())
+                         new_workspace(), unit)

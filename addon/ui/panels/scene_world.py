@@ -36,8 +36,31 @@ def draw_world(layout, scene):
     sub = col.row(align=True)
     sub.enabled = scene.render.threads_mode == 'FIXED'
     sub.prop(scene.render, "threads", text="Count")
+    # the solver's tolerances follow the scene's length unit (Scene > Units), shown here too
+    layout.prop(scene.unit_settings, "scale_length", text="Unit Scale")
+
+
+class SCENE_PT_ligament_world_field_weights(bpy.types.Panel):
+    """Which force fields push the bodies, as the Rigid Body World's Field Weights."""
+    bl_space_type = 'PROPERTIES'
+    bl_region_type = 'WINDOW'
+    bl_context = "scene"
+    bl_label = "Field Weights"
+    bl_parent_id = "SCENE_PT_ligament_world"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        weights = context.scene.ligament_world.effector_weights
+        layout.active = context.scene.ligament_world.enabled
+        layout.prop(weights, "collection")
+        col = layout.column(align=True)
+        for name in ("all", "force", "wind", "vortex", "turbulence", "drag", "harmonic"):
+            col.prop(weights, name)
 
 
 classes = (
     SCENE_PT_ligament_world,
+    SCENE_PT_ligament_world_field_weights,
 )
