@@ -310,17 +310,58 @@ def _env():
     return env
 
 
-def run_child(engine, scene_name, frames):
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", engine,
-                           scene_name, "--frames", str(frames)], capture_output=True, text=True,
-                          env=_env())
+def child_result(script, args, label):
+    """Run `script` with `args` in a process of its own (this Python, the installed
+    extension's user folder) and return the dict it printed after "RESULT:"."""
+    proc = subprocess.run([sys.executable, os.path.abspath(script), *map(str, args)],
+                          capture_output=True, text=True, env=_env())
     lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT:")]
     if not lines:
-        raise SystemExit(f"{engine} {scene_name} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise SystemExit(f"{label} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     if proc.returncode != 0:  # seen with Bullet: Blender crashing on exit after the figures
-        print(f"note: the {engine} {scene_name} process exited with {proc.returncode} after "
-              "reporting its figures", file=sys.stderr)
+        print(f"note: the {label} process exited with {proc.returncode} after reporting its "
+              "figures", file=sys.stderr)
     return json.loads(lines[-1][7:])
+
+
+def time_solver(world_cls):
+    """Time every `world_cls.step` from now on: returns [seconds so far] (reset it by
+    assigning 0.0 to its item)."""
+    spent = [0.0]
+    original = world_cls.step
+
+    def timed(self, dt=1.0 / 60.0):
+        t = time.perf_counter()
+        original(self, dt)
+        spent[0] += time.perf_counter() - t
+    world_cls.step = timed
+    return spent
+
+
+def time_handlers(bpy, module=MODULE):
+    """Time the add-on's frame change and depsgraph update handlers from now on (the rest
+    of a frame_set is Blender's own evaluation): returns [seconds so far]."""
+    spent = [0.0]
+
+    def timed_handler(fn):
+        def run(*args):
+            t = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                spent[0] += time.perf_counter() - t
+        return run
+    for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post,
+                     bpy.app.handlers.depsgraph_update_post):
+        for i, fn in enumerate(list(handlers)):
+            if getattr(fn, "__module__", "").startswith(module):
+                handlers[i] = timed_handler(fn)
+    return spent
+
+
+def run_child(engine, scene_name, frames):
+    return child_result(__file__, ["--child", engine, scene_name, "--frames", frames],
+                        f"{engine} {scene_name}")
 
 
 def main():

@@ -34,7 +34,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 
@@ -202,28 +201,8 @@ def child(engine, count, frames, profile=False):
     if engine == "bullet":
         to_bullet(bpy, scene, arm)
     else:
-        world_cls = lig.addon.kernels.solver.World
-        original = world_cls.step
-
-        def timed(self, dt=1.0 / 60.0):
-            t = time.perf_counter()
-            original(self, dt)
-            step_time[0] += time.perf_counter() - t
-        world_cls.step = timed
-
-        def timed_handler(fn):
-            def run(*args):
-                t = time.perf_counter()
-                try:
-                    return fn(*args)
-                finally:
-                    handler_time[0] += time.perf_counter() - t
-            return run
-        for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post,
-                         bpy.app.handlers.depsgraph_update_post):
-            for i, fn in enumerate(list(handlers)):
-                if getattr(fn, "__module__", "").startswith(MODULE):
-                    handlers[i] = timed_handler(fn)
+        step_time = bench_blender.time_solver(lig.addon.kernels.solver.World)
+        handler_time = bench_blender.time_handlers(bpy)
         load_kernels(lig)
     setup = time.perf_counter() - t0
     scene.frame_set(1)
@@ -268,13 +247,8 @@ def child(engine, count, frames, profile=False):
 
 
 def run_child(engine, count, frames):
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", engine,
-                           str(count), "--frames", str(frames)], capture_output=True, text=True,
-                          env=bench_blender._env())
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT:")]
-    if not lines:
-        raise SystemExit(f"{engine} {count} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return json.loads(lines[-1][7:])
+    return bench_blender.child_result(__file__, ["--child", engine, count, "--frames", frames],
+                                      f"{engine} {count}")
 
 
 def main():

@@ -183,31 +183,10 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     if engine == "bullet":
         to_bullet(bpy, scene, ground, arms)
     else:   # ligament, prebuilt
-        world_cls = lig.addon.kernels.solver.World
-        original = world_cls.step
-
-        def timed(self, dt=1.0 / 60.0):
-            t = time.perf_counter()
-            original(self, dt)
-            step_time[0] += time.perf_counter() - t
-        world_cls.step = timed
+        step_time = bench_blender.time_solver(lig.addon.kernels.solver.World)
     # Time spent in the add-on's handlers (frame change and depsgraph update): the rest of
     # frame_set is Blender's own evaluation (transforms, bone constraints, drawing data).
-    handler_time = [0.0]
-
-    def timed_handler(fn):
-        def run(*args):
-            t = time.perf_counter()
-            try:
-                return fn(*args)
-            finally:
-                handler_time[0] += time.perf_counter() - t
-        return run
-    for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post,
-                     bpy.app.handlers.depsgraph_update_post):
-        for i, fn in enumerate(list(handlers)):
-            if getattr(fn, "__module__", "").startswith(MODULE):
-                handlers[i] = timed_handler(fn)
+    handler_time = bench_blender.time_handlers(bpy)
     setup = time.perf_counter() - t0
     kernels = None
     if engine != "bullet":   # once per Blender session, not per simulation
@@ -350,17 +329,9 @@ def _read_all(scene):
 
 
 def run_child(engine, count, frames, jointed_substeps=0):
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", engine,
-                           str(count), "--frames", str(frames), "--jointed-substeps",
-                           str(jointed_substeps)], capture_output=True, text=True,
-                          env=bench_blender._env())
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT:")]
-    if not lines:
-        raise SystemExit(f"{engine} {count} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    if proc.returncode != 0:
-        print(f"note: the {engine} {count} process exited with {proc.returncode} after "
-              "reporting its figures", file=sys.stderr)
-    return json.loads(lines[-1][7:])
+    return bench_blender.child_result(
+        __file__, ["--child", engine, count, "--frames", frames, "--jointed-substeps",
+                   jointed_substeps], f"{engine} {count}")
 
 
 def main():
