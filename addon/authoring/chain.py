@@ -198,14 +198,9 @@ def _helper(coll, arm, bone_name, root, radius, scale, made):
     p = obj.ligament_ragdoll_part
     p.armature, p.part, p.role, p.bone, p.chain = arm, bone_name, 'BODY', "", root
     p.rest_frame = [v for row in frame for v in row]
-    target = bpy.data.objects.new(f"{arm.name} {bone_name} chain target", None)
+    target = ragdoll.target_empty(f"{arm.name} {bone_name} chain target", coll, obj,
+                                  arm.matrix_world @ bone.matrix_local, 0.02 * scale)
     made.append(target)
-    coll.objects.link(target)
-    target.empty_display_type = 'PLAIN_AXES'
-    target.empty_display_size = 0.02 * scale
-    target.parent = obj
-    target.matrix_parent_inverse = Matrix.Identity(4)
-    target.matrix_basis = obj.matrix_world.inverted() @ arm.matrix_world @ bone.matrix_local
     t = target.ligament_ragdoll_part
     t.armature, t.part, t.role, t.bone, t.chain = arm, bone_name, 'TARGET', bone_name, root
     return obj

@@ -415,6 +415,19 @@ def _tag(obj, arm, part, role, bone=""):
     p.armature, p.part, p.role, p.bone = arm, part, role, bone
 
 
+def target_empty(name, coll, body, world, size):
+    """The empty a bone follows (through its Copy Transforms): a child of the helper body
+    `body` at the world matrix `world` (the bone's rest), linked into `coll`."""
+    target = bpy.data.objects.new(name, None)
+    coll.objects.link(target)
+    target.empty_display_type = 'PLAIN_AXES'
+    target.empty_display_size = size
+    target.parent = body
+    target.matrix_parent_inverse = Matrix.Identity(4)
+    target.matrix_basis = body.matrix_world.inverted() @ world
+    return target
+
+
 def create(scene, arm, mapping, total_mass, material=None, meshes=None):
     """Build the ragdoll of `arm` for `mapping`. Returns the PartPlans. On any error every
     object made so far is removed again and the error re-raised. `meshes`: the meshes `arm`
@@ -459,15 +472,9 @@ def _build(scene, arm, mapping, parts, scale, material, made):
         obj.ligament_ragdoll_part.rest_frame = [v for row in part.frame for v in row]
         helpers[part.name] = obj
         for bone in part.bones:
-            target = bpy.data.objects.new(f"{arm.name} {bone} target", None)
+            target = target_empty(f"{arm.name} {bone} target", coll, obj,
+                                  world @ arm.data.bones[bone].matrix_local, 0.05 * scale)
             made.append(target)
-            coll.objects.link(target)
-            target.empty_display_type = 'PLAIN_AXES'
-            target.empty_display_size = 0.05 * scale
-            target.parent = obj
-            target.matrix_parent_inverse = Matrix.Identity(4)
-            target.matrix_basis = obj.matrix_world.inverted() @ world @ \
-                arm.data.bones[bone].matrix_local
             _tag(target, arm, part.name, 'TARGET', bone)
             targets[bone] = target
     for part in parts.values():
