@@ -71,3 +71,48 @@ def test_no_build_while_the_world_is_off_and_a_scene_that_fails_shows_its_error_
     assert out["off"] == [None, True]
     done, none, error = out["failed"]
     assert done is None and none and "Crate2" in error, out["failed"]
+
+
+KEYED = """
+    floor = box("Floor", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+    pusher = box("Pusher", (0.5, 2, 0.5), (-3, 0, 0.25), kind='ANIMATED')
+    pusher.keyframe_insert("location", frame=1)
+    pusher.location.x = 2
+    pusher.keyframe_insert("location", frame=60)
+    crates = [box(f"Crate{i}", (0.5, 0.5, 0.5), (-1 + 0.6 * i, 0, 0.25)) for i in range(3)]
+    scene.ligament_world.enabled = True
+    handlers = lig.addon.ui.handlers
+    cache = lig.addon.runtime.cache
+    for f in range(1, 41):
+        scene.frame_set(f)
+"""
+
+
+def test_a_build_ahead_after_playing_and_editing_keys_plays_on_as_a_build_at_play(blender):
+    # an animator's session: a keyed pusher, played to frame 40, a body's setting edited
+    # there (the simulation goes), then the idle-time build while the scene stands on 40
+    edit = """
+        crates[2].ligament_body.friction = 0.2
+        """
+    out = blender.run(KEYED, edit, """
+        handlers._last_edit[0] = 0.0
+        handlers.prebuild()
+        built = cache.get(scene)
+        frame_after = scene.frame_current
+        poses = []
+        for f in range(41, 61):
+            scene.frame_set(f)
+            poses.append([list(c.matrix_world.translation) for c in crates])
+        result({"built": built is not None, "same": cache.get(scene) is built,
+                "frame": frame_after, "poses": poses})
+    """)
+    plain = blender.run(KEYED, edit, """
+        poses = []
+        for f in range(41, 61):
+            scene.frame_set(f)
+            poses.append([list(c.matrix_world.translation) for c in crates])
+        result(poses)
+    """)
+    assert out["built"] and out["same"] and out["frame"] == 40
+    assert out["poses"] == plain
+    assert max(p[0][0] for p in plain) > -0.9, "the pusher moved the first crate"
