@@ -106,19 +106,23 @@ WARMUP = 10
 # rotation matrices (n,3,3) of every body in scene order
 
 def populate(w, scene):
-    """Add the scene's bodies (boxes and capsules, mass 0: static) and joints to World w."""
+    """Add the scene's bodies (boxes, capsules and spheres, mass 0: static) and joints to
+    World w."""
     import solver as lg
     for i, b in enumerate(scene.bodies):
-        shape = lg.Box(b.size) if b.shape == "box" else lg.Capsule(*b.size)
+        shape = (lg.Box(b.size) if b.shape == "box" else lg.Sphere(b.size[0])
+                 if b.shape == "sphere" else lg.Capsule(*b.size))
         q = S.matrix_to_quat(b.rotation)
         if b.mass > 0:
-            got = w.add_body(shape, b.position, q, mass=b.mass, friction=S.MU)
+            got = w.add_body(shape, b.position, q, mass=b.mass, friction=scene.mu)
         else:
-            got = w.add_body(shape, b.position, q, kind="static", friction=S.MU)
+            got = w.add_body(shape, b.position, q, kind="static", friction=scene.mu)
         assert got == i
     for j in scene.joints:
         if j.kind == "hinge":
             w.add_hinge(j.a, j.b, j.anchor, j.axis, lower=j.limits[0], upper=j.limits[1])
+        elif j.kind == "ball":
+            w.add_ball_socket(j.a, j.b, j.anchor)
         else:
             w.add_ragdoll(j.a, j.b, j.anchor, j.axis, *j.limits, swing_axis=j.swing_axis)
 
@@ -142,6 +146,11 @@ class Ligament:
 
 
 class BlenderBullet:
+    """Blender's rigid body world. Every body stays awake (Blender's default) unless
+    `args.deactivation` is set: then Blender's Enable Deactivation on every active body at
+    its default thresholds (0.4 m/s, 0.5 rad/s; Bullet puts a body to sleep after 2 s
+    under them); the bodies in `args.start_asleep` (ids) also get Start Deactivated (they
+    start asleep, as animators set a wall up to wait for its hit)."""
     label = "Bullet (Blender)"
     module = "bpy"
 
@@ -176,9 +185,12 @@ class BlenderBullet:
             rb = o.rigid_body
             rb.collision_shape = b.shape.upper()
             rb.mass = max(b.mass, 1.0)
-            rb.friction = math.sqrt(S.MU)          # Bullet multiplies the two frictions
+            rb.friction = math.sqrt(scene.mu)      # Bullet multiplies the two frictions
             rb.restitution = 0.0
             rb.linear_damping = rb.angular_damping = 0.0
+            rb.use_deactivation = getattr(args, "deactivation", False)
+        for i in getattr(args, "start_asleep", ()):
+            self.objs[i].rigid_body.use_start_deactivated = True
         for j in scene.joints:
             self._constraint(j)
         self.frame = 1
@@ -192,6 +204,8 @@ class BlenderBullet:
         if shape == "box":
             bmesh.ops.create_cube(bm, size=1.0)
             bmesh.ops.scale(bm, vec=[2 * h for h in size], verts=bm.verts)
+        elif shape == "sphere":
+            bmesh.ops.create_uvsphere(bm, u_segments=32, v_segments=16, radius=size[0])
         else:
             r, hh = size
             bmesh.ops.create_cone(bm, cap_ends=True, segments=16, radius1=r, radius2=r,
@@ -209,10 +223,13 @@ class BlenderBullet:
         m = S.frame(j.axis, j.swing_axis) if j.kind == "ragdoll" else S.frame(j.axis)
         e.location, e.rotation_quaternion = j.anchor, S.matrix_to_quat(m)
         bpy.context.view_layer.objects.active = e    # (a temp_override here crashes Blender)
-        bpy.ops.rigidbody.constraint_add(type='GENERIC' if j.kind == "ragdoll" else 'HINGE')
+        bpy.ops.rigidbody.constraint_add(
+            type={"ragdoll": 'GENERIC', "hinge": 'HINGE', "ball": 'POINT'}[j.kind])
         c = e.rigid_body_constraint
         c.object1, c.object2 = self.objs[j.a], self.objs[j.b]
         c.disable_collisions = True
+        if j.kind == "ball":
+            return
         if j.kind == "hinge":       # about the frame's Z; Bullet measures A relative to B
             c.use_limit_ang_z = True
             c.limit_ang_z_lower, c.limit_ang_z_upper = -j.limits[1], -j.limits[0]
@@ -287,7 +304,7 @@ class PyBullet:
                         p.setJointMotorControl2(uid, jj, p.VELOCITY_CONTROL, force=0,
                                                 physicsClientId=cid)
         for uid, link in self.handles:
-            p.changeDynamics(uid, link, lateralFriction=math.sqrt(S.MU), restitution=0.0,
+            p.changeDynamics(uid, link, lateralFriction=math.sqrt(scene.mu), restitution=0.0,
                              linearDamping=0.0, angularDamping=0.0, physicsClientId=cid)
 
     @staticmethod
@@ -386,7 +403,7 @@ class MuJoCo:
 
         out = [f'<mujoco><compiler angle="radian" autolimits="true"/>'
                f'<option timestep="{1.0 / (FPS * SUBSTEPS):.12g}" gravity="{_xyz(GRAVITY)}"/>'
-               f'<size memory="512M"/><default><geom friction="{S.MU} 0.005 0.0001"/>'
+               f'<size memory="512M"/><default><geom friction="{scene.mu} 0.005 0.0001"/>'
                '</default><worldbody>']
         for i in range(len(scene.bodies)):
             if i not in scene.parent:

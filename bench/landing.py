@@ -24,6 +24,7 @@ for _p in (ROOT, HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+import contacts as C  # noqa: E402
 import scenes as S  # noqa: E402
 
 MASS = 70.0
@@ -44,16 +45,7 @@ def run(settings, frames):
     import solver as lg
     s = scene()
     w = lg.World(sleeping=False, **settings)
-    for b in s.bodies:
-        shape = lg.Box(b.size) if b.shape == "box" else lg.Capsule(*b.size)
-        w.add_body(shape, b.position, S.matrix_to_quat(b.rotation),
-                   mass=b.mass if b.mass > 0 else None,
-                   kind="dynamic" if b.mass > 0 else "static", friction=S.MU)
-    for j in s.joints:
-        if j.kind == "hinge":
-            w.add_hinge(j.a, j.b, j.anchor, j.axis, lower=j.limits[0], upper=j.limits[1])
-        else:
-            w.add_ragdoll(j.a, j.b, j.anchor, j.axis, *j.limits, swing_axis=j.swing_axis)
+    C.populate(w, s)
     low, when, spent = math.inf, -1, 0.0
     for f in range(frames):
         t = time.perf_counter()

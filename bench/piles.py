@@ -55,7 +55,7 @@ def pyramid(rows, gap, degrees=0.0, name=None):
     """`rows` rows of 1 m, 1 kg boxes, neighbours `gap` apart, on a floor tilted `degrees`
     about Y (the whole pile turned with it)."""
     R = _tilt(degrees)
-    s = S.Scene(name or f"pyramid {rows} gap {gap * 100:.0f} cm", "pile")
+    s = S.Scene(name or f"pyramid {rows} gap {gap * 100:.0f} cm", "pile", mu=MU)
     s.add("box", (rows * (1.0 + gap) + 5.0, 5.0, 0.5), R @ (0.0, 0.0, -0.5), R)
     for i in range(rows):
         k = rows - i
@@ -65,17 +65,30 @@ def pyramid(rows, gap, degrees=0.0, name=None):
     return s
 
 
-def brick_wall(courses=12, bricks=10, joint=0.01):
-    """A running-bond wall: bricks 1 x 0.5 x 0.5 m of density 1000 (250 kg), each course
-    shifted half a brick, `joint` between neighbours."""
-    s = S.Scene(f"brick wall {courses}x{bricks}", "pile")
-    s.add("box", (bricks + 5.0, 5.0, 0.5), (0.0, 0.0, -0.5))
-    pitch = 1.0 + joint
+def brick_wall(courses=12, bricks=10, joint=0.01, brick=(1.0, 0.5, 0.5), mass=250.0,
+               halves=False):
+    """A running-bond wall along X: `bricks` bricks of `brick` (length, depth, height, m)
+    and `mass` in the lowest course, each course above shifted half a brick, `joint`
+    between neighbours. The shifted courses hold `bricks` - 1 bricks, or with `halves` also
+    a half brick at each end, flush with the courses between (as a mason builds it)."""
+    length, depth, height = brick
+    s = S.Scene(f"brick wall {courses}x{bricks}", "pile", mu=MU)
+    s.add("box", (bricks * length + 5.0, 5.0, 0.5), (0.0, 0.0, -0.5))
+    pitch = length + joint
+    half = 0.5 * (length - joint)
+    end = 0.5 * (bricks * pitch - joint)            # the wall's end faces, +-X
     for c in range(courses):
+        z = 0.5 * height + height * c
         shift = 0.5 * pitch if c % 2 else 0.0
+        if c % 2 and halves:
+            s.add("box", (0.5 * half, 0.5 * depth, 0.5 * height), (0.5 * half - end, 0.0, z),
+                  mass=mass * half / length)
         for j in range(bricks - (c % 2)):
             x = (j - (bricks - 1) / 2.0) * pitch + shift
-            s.add("box", (0.5, 0.25, 0.25), (x, 0.0, 0.25 + 0.5 * c), mass=250.0)
+            s.add("box", (0.5 * length, 0.5 * depth, 0.5 * height), (x, 0.0, z), mass=mass)
+        if c % 2 and halves:
+            s.add("box", (0.5 * half, 0.5 * depth, 0.5 * height), (end - 0.5 * half, 0.0, z),
+                  mass=mass * half / length)
     return s
 
 
@@ -83,7 +96,7 @@ def mixed(courses=8, seed=7):
     """Courses of boxes of mixed widths, heights and masses (1-10 kg), 2 cm apart, each
     course narrower than the one it stands on so every box rests on boxes below."""
     rng = np.random.default_rng(seed)
-    s = S.Scene(f"mixed {courses} courses", "pile")
+    s = S.Scene(f"mixed {courses} courses", "pile", mu=MU)
     s.add("box", (10.0, 5.0, 0.5), (0.0, 0.0, -0.5))
     z, span = 0.0, 7.0
     for c in range(courses):
@@ -107,7 +120,7 @@ def courses(heavy_on_light, count=12):
     up, 3 cm apart; courses alternate 0.6 m tall boxes and 0.3 m tall ones, one kind 10 kg and
     the other 1 kg: with `heavy_on_light` the 10 kg courses stand on 1 kg ones."""
     s = S.Scene(f"courses 1:10, {'heavy on light' if heavy_on_light else 'light on heavy'}",
-                "pile")
+                "pile", mu=MU)
     s.add("box", (10.0, 5.0, 0.5), (0.0, 0.0, -0.5))
     z = 0.0
     for c in range(count):
@@ -139,14 +152,8 @@ def floor_frame(scene):
 class Ligament:
     def __init__(self, scene, sleeping):
         import solver as lg
-        self.w = w = lg.World(sleeping=sleeping)
-        for i, b in enumerate(scene.bodies):
-            q = S.matrix_to_quat(b.rotation)
-            if b.mass > 0:
-                got = w.add_body(lg.Box(b.size), b.position, q, mass=b.mass, friction=MU)
-            else:
-                got = w.add_body(lg.Box(b.size), b.position, q, kind="static", friction=MU)
-            assert got == i
+        self.w = lg.World(sleeping=sleeping)
+        C.populate(self.w, scene)
         self.ids = scene.dynamic
 
     def step(self):
@@ -160,10 +167,6 @@ class Ligament:
 
 
 class Bullet(C.BlenderBullet):
-    def __init__(self, scene, args):
-        S.MU = MU                   # the adapter gives each body sqrt(S.MU)
-        super().__init__(scene, args)
-
     def positions(self):
         return self.poses()[0]
 

@@ -2,19 +2,22 @@
 
 A scene is plain data that every engine adapter in bench/contacts.py builds the same way:
 
-* `Body(shape, size, position, rotation, mass)`: shape "box" (size = half extents) or
-  "capsule" (size = (radius, half_height), axis along the local Z); rotation a 3x3 matrix
-  (local to world); mass 0 makes the body static.
+* `Body(shape, size, position, rotation, mass)`: shape "box" (size = half extents),
+  "capsule" (size = (radius, half_height), axis along the local Z) or "sphere" (size =
+  (radius,)); rotation a 3x3 matrix (local to world); mass 0 makes the body static.
 * `Joint(kind, a, b, anchor, axis, swing_axis, limits)`: kind "ragdoll" (axis = twist axis,
   limits = (swing1 about swing_axis, swing2 about axis x swing_axis, twist_lower,
-  twist_upper)) or "hinge" (rotation about axis, limits = (lower, upper): the angle of b
-  relative to a, right-handed about axis, 0 as built). Anchors and axes are world space.
+  twist_upper)), "hinge" (rotation about axis, limits = (lower, upper): the angle of b
+  relative to a, right-handed about axis, 0 as built) or "ball" (a ball socket: the anchor
+  held, rotation free; axis and limits unused). Anchors and axes are world space.
 * `Scene.groups`: for each articulation (a ragdoll) its bodies, root first and every other
   body after its parent, so reduced-coordinate engines (pybullet multibodies, MuJoCo) can
   build it as a tree. `Scene.parent[i]` is the joint linking body i to its parent.
+* `Scene.mu`: the friction of every contact pair (MU unless the scene says otherwise; each
+  adapter gives its bodies the per-body value its engine mixes into that).
 
 Units: metres, kilograms, seconds, radians; +Z up; body 0 is always the static ground.
-Every scene's pair friction is MU and its restitution 0.
+Every scene's restitution is 0.
 """
 
 import math
@@ -48,11 +51,12 @@ class Joint:
 @dataclass
 class Scene:
     name: str
-    kind: str                        # "pyramid" or "ragdolls"
+    kind: str                        # "pyramid", "ragdolls", "pile" or "wall"
     bodies: list = field(default_factory=list)
     joints: list = field(default_factory=list)
     groups: list = field(default_factory=list)
     parent: dict = field(default_factory=dict)
+    mu: float = MU
 
     def add(self, shape, size, position, rotation=None, mass=0.0):
         self.bodies.append(Body(shape, tuple(float(s) for s in size),
@@ -240,6 +244,8 @@ def lowest_point(scene, positions, rotations):
         b, p, r = scene.bodies[i], positions[i], rotations[i]
         if b.shape == "box":
             z = p[2] - np.abs(r[2]) @ np.asarray(b.size)
+        elif b.shape == "sphere":
+            z = p[2] - b.size[0]
         else:
             z = p[2] - abs(r[2, 2]) * b.size[1] - b.size[0]
         low = min(low, z)
