@@ -7,16 +7,16 @@
                                                    # the 5050-box pyramid: 1 s, then 10 s
 
 The scenes are bench/scenes.py's (what bench/contacts.py runs): the 210-box pyramid and 20
-falling 13-body ragdolls. Ligament runs `World(gravity, sleeping=False, threads=t)` and
-nothing else (its own defaults: substeps, iterations, contact and joint stiffness); Bullet
-runs Blender's rigid body world at 4 substeps and 10 iterations (`bench/contacts.py`'s
-adapter). Both keep every body awake. Figures per engine: median wall ms/frame after 10
-warm-up frames and its ratio to Bullet's, the process's mean CPU ms/frame (steadier on a
-shared machine; with threads, their sum); pyramid: top and largest box drift (m) at the end,
-the largest sideways move (along the ground) of any box from its pose at 1 s (`SETTLE`),
-checked every 30th frame after it (m), and the top box's sink at the end (m); ragdolls: the
-largest joint separation over every frame (m) and the lowest body point (m below the
-ground's top: the landing dip). Prints, asserts nothing.
+falling 13-body ragdolls. Ligament runs `World(gravity, sleeping=False, threads=t)` (with
+`--sleeping`, sleeping on) and nothing else (its own defaults: substeps, iterations, contact
+and joint stiffness); Bullet runs Blender's rigid body world at 4 substeps and 10 iterations
+(`bench/contacts.py`'s adapter). Both keep every body awake unless `--sleeping`. Figures per
+engine: median wall ms/frame after 10 warm-up frames and its ratio to Bullet's, the process's
+mean CPU ms/frame (steadier on a shared machine; with threads, their sum); pyramid: top and
+largest box drift (m) at the end, the largest sideways move (along the ground) of any box from
+its pose at 1 s (`SETTLE`), checked every 30th frame after it (m), and the top box's sink at
+the end (m); ragdolls: the largest joint separation over every frame (m) and the lowest body
+point (m below the ground's top: the landing dip). Prints, asserts nothing.
 """
 
 import argparse
@@ -100,6 +100,9 @@ def main():
     ap.add_argument("--threads", default="1,2", help="Ligament thread counts to run")
     ap.add_argument("--engines", default="bullet,ligament")
     ap.add_argument("--scenes", default="pyramid20,ragdolls")
+    ap.add_argument("--sleeping", action="store_true",
+                    help="let Ligament's islands at rest sleep (World's default; Bullet's "
+                    "bodies stay awake)")
     ap.add_argument("--set", default="", help="World settings other than the defaults, "
                     "e.g. substeps=4,iterations=2 (to compare)")
     args = ap.parse_args()
@@ -114,7 +117,7 @@ def main():
     w = solver.World(**args.world)
     print(f"60 Hz, {args.frames} frames, {os.cpu_count()} cores; Ligament World() defaults "
           f"{args.set or ''} (substeps {w.substeps}, iterations {w.iterations}, threads "
-          f"{args.threads}), Bullet 4 substeps / "
+          f"{args.threads}{', sleeping' if args.sleeping else ''}), Bullet 4 substeps / "
           f"{C.BULLET_ITERATIONS} iterations")
     for name in args.scenes.split(","):
         scene = SCENES[name]()
