@@ -12,11 +12,12 @@ of 0.2 x 0.1 x 0.065 m and 2.4 kg with 5 mm joints, the courses in between endin
 bricks (2020 pieces in all), friction 0.6, restitution 0, on a static floor. (Taller, the
 single-brick wall does not stand: at 50 courses, 3.25 m, it sinks 24 mm on Ligament's soft
 contacts, leans out of its plane and falls within 3 s, before it can fall asleep, and Bullet's
-falls too.) A 500 kg ball of 0.4 m radius hangs 20 m below a static pivot on a ball socket (in
-Blender a Point constraint) and is let go at rest on the -Y side; it swings down and, rising
-again, meets the wall's face at 40 % of its height at `--speed` m/s (default 6), about 3 s in,
-and swings on through it. A wall too low for a 0.4 m ball gets a smaller ball of the same
-density.
+falls too. At 40 courses it stands while asleep; the hit wakes the whole wall, one island, and
+its untouched ends lean and fall 3.5-5 s later: `--after 6`.) A 500 kg ball of 0.4 m radius
+hangs 20 m below a static pivot on a ball socket (in Blender a Point constraint) and is let go
+at rest on the -Y side; it swings down and, rising again, meets the wall's face at 40 % of its
+height at `--speed` m/s (default 6), about 3 s in, and swings on through it. A wall too low
+for a 0.4 m ball gets a smaller ball of the same density.
 
 Ligament runs `World()` at its defaults (sleeping on unless `--no-sleeping`, `--threads`): its
 wall settles and falls asleep by itself. Bullet runs Blender's rigid body world at 4 substeps
