@@ -4,6 +4,7 @@
     .venv/bench/bin/python bench/wall.py --threads 1 --after 2
     .venv/bench/bin/python bench/wall.py --courses 12 --bricks 12 --after 1     # a smoke run
     .venv/bench/bin/python bench/wall.py --engines ligament --no-sleeping       # the solve alone
+    .venv/bench/bin/python bench/wall.py --engines ligament --set substeps=16   # other settings
 
 The shot (`Shot`, built once as a bench/scenes.py scene that both adapters of
 bench/contacts.py build): a running-bond wall along X of `--courses` courses (default 40, 2.6
@@ -209,11 +210,14 @@ def main():
     ap.add_argument("--engines", default="bullet,ligament")
     ap.add_argument("--no-sleeping", dest="sleeping", action="store_false",
                     help="Ligament with sleeping off (Bullet without deactivation)")
+    ap.add_argument("--set", default="", help="Ligament's World settings other than the "
+                    "defaults, e.g. substeps=16 (to compare)")
     ap.add_argument("--bullet-settle", action="store_true",
                     help="Bullet's wall starts awake and settles (deactivation on)")
     args = ap.parse_args()
     shot = Shot(args.courses, args.bricks, args.speed)
-    args.world = {}
+    args.world = {k: float(v) if "." in v else int(v) for k, v in
+                  (kv.split("=") for kv in args.set.split(",") if kv)}
     args.deactivation = args.sleeping
     args.start_asleep = () if args.bullet_settle or not args.sleeping else shot.bricks
     args.seconds = LIMIT + args.after          # Blender's cache must reach the last frame
@@ -225,7 +229,7 @@ def main():
     if "ligament" in engines:
         runs += [(f"Ligament {t} thr", Ligament, int(t)) for t in args.threads.split(",")]
     print(f"{shot.scene.name}; 60 Hz, {os.cpu_count()} cores, {load()}; Ligament World() "
-          f"defaults, sleeping {'on' if args.sleeping else 'off'}; Bullet 4 substeps / "
+          f"defaults {args.set}, sleeping {'on' if args.sleeping else 'off'}; Bullet 4 substeps / "
           f"{C.BULLET_ITERATIONS} iterations, deactivation "
           f"{'on' if args.deactivation else 'off'}"
           f"{', the wall started asleep' if len(args.start_asleep) else ''}")
