@@ -229,7 +229,8 @@ def main():
     if "ligament" in engines:
         runs += [(f"Ligament {t} thr", Ligament, int(t)) for t in args.threads.split(",")]
     print(f"{shot.scene.name}; 60 Hz, {os.cpu_count()} cores, {load()}; Ligament World() "
-          f"defaults {args.set}, sleeping {'on' if args.sleeping else 'off'}; Bullet 4 substeps / "
+          f"defaults{' ' + args.set if args.set else ''}, sleeping "
+          f"{'on' if args.sleeping else 'off'}; Bullet 4 substeps / "
           f"{C.BULLET_ITERATIONS} iterations, deactivation "
           f"{'on' if args.deactivation else 'off'}"
           f"{', the wall started asleep' if len(args.start_asleep) else ''}")
