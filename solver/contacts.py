@@ -536,18 +536,44 @@ def awake_first(mi, mf, acc, start, n, bkind):
 # loop: an array taken out of a tuple is a new reference to numba (an atomic reference-count
 # update each time, see step.py), an array passed as an argument is borrowed.
 
+@helper
+def permute_manifolds(order, mi, mf, acc, rows_per):
+    """Put manifolds in `order` (mi, mf and their rows' impulses; islands.py, colours.py).
+    Plain loops: numba's fancy indexing of 2-d arrays cost seconds of compile."""
+    n = order.shape[0]
+    ti = np.empty((n, mi.shape[1]), dtype=np.int64)
+    tf = np.empty((n, mf.shape[1]))
+    ta = np.empty(n * rows_per)
+    for i in range(n):
+        o = order[i]
+        for k in range(mi.shape[1]):
+            ti[i, k] = mi[o, k]
+        for k in range(mf.shape[1]):
+            tf[i, k] = mf[o, k]
+        for k in range(rows_per):
+            ta[i * rows_per + k] = acc[o * rows_per + k]
+    for i in range(n):
+        for k in range(mi.shape[1]):
+            mi[i, k] = ti[i, k]
+        for k in range(mf.shape[1]):
+            mf[i, k] = tf[i, k]
+    for i in range(n * rows_per):
+        acc[i] = ta[i]
+
+
 @helper(inline=True)
 def prepare_contacts(C, S, B):
     """Once per frame: the rows' Jacobians and effective masses. As in Box2D v3 the arms
     are the world arms found at collide time and the inertia is the frame's first, so only
     the biases change from substep to substep (update_contacts)."""
     mi, mf, acc, R, P = C
-    _prepare_contacts(mi, mf, acc, *R, *B)
+    _prepare_contacts(0, mi.shape[0], mi, mf, acc, *R, *B)
 
 
 @helper(outline=True)
-def _prepare_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
-    for m in range(mi.shape[0]):
+def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
+    """`prepare_contacts` of manifolds lo..hi-1 (colours.py runs ranges in parallel)."""
+    for m in range(lo, hi):
         a = mi[m, 0]
         b = mi[m, 1]
         cnt = mi[m, 2]
@@ -589,12 +615,13 @@ def update_contacts(C, B):
     `refresh_contacts`', measured once per substep after the positions moved (they hold until
     the next position update)."""
     mi, mf, acc, R, P = C
-    _update_contacts(mi, mf, acc, *R, *B)
+    _update_contacts(0, mi.shape[0], mi, mf, acc, *R, *B)
 
 
 @helper(outline=True)
-def _update_contacts(mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
-    for m in range(mi.shape[0]):
+def _update_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
+    """`update_contacts` of manifolds lo..hi-1."""
+    for m in range(lo, hi):
         a = mi[m, 0]
         b = mi[m, 1]
         n = (mf[m, 0], mf[m, 1], mf[m, 2])
@@ -631,15 +658,20 @@ def warm_start_contacts(C, B):
 @helper(outline=True)
 def _warm_start_contacts(mi, acc, rj, rd, rp, bs, binv):
     for m in range(mi.shape[0]):
-        a = mi[m, 0]
-        b = mi[m, 1]
-        u = pair_velocities(bs, a, b)
-        for r in range(m * ROWS_PER_MANIFOLD, (m + 1) * ROWS_PER_MANIFOLD):
-            if rp[r, ACTIVE] == 0.0:
-                acc[r] = 0.0
-            elif acc[r] != 0.0:
-                u = pair_apply(r, acc[r], rj, rd, binv[a], binv[b], u)
-        store_pair_velocities(bs, a, b, u)
+        warm_start_manifold(m, mi, acc, rj, rd, rp, bs, binv)
+
+
+@helper(always=True)
+def warm_start_manifold(m, mi, acc, rj, rd, rp, bs, binv):
+    a = mi[m, 0]
+    b = mi[m, 1]
+    u = pair_velocities(bs, a, b)
+    for r in range(m * ROWS_PER_MANIFOLD, (m + 1) * ROWS_PER_MANIFOLD):
+        if rp[r, ACTIVE] == 0.0:
+            acc[r] = 0.0
+        elif acc[r] != 0.0:
+            u = pair_apply(r, acc[r], rj, rd, binv[a], binv[b], u)
+    store_pair_velocities(bs, a, b, u)
 
 
 @helper(inline=True)
@@ -656,50 +688,50 @@ def solve_contacts(C, B, use_bias, iterations, busy, only_busy):
 @helper(outline=True)
 def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations, busy, only_busy,
                     tol):
-    w = ROWS_PER_MANIFOLD
-    old = np.empty(w)
     for _ in range(iterations):
         for m in range(mi.shape[0]):
             if only_busy and not busy[m]:
                 continue
-            a = mi[m, 0]
-            b = mi[m, 1]
-            ia = binv[a]
-            ib = binv[b]
-            u = pair_velocities(bs, a, b)
-            r0 = m * w
-            for k in range(w):
-                old[k] = acc[r0 + k]
-            total = 0.0
-            cnt = mi[m, 2]
-            for k in range(cnt):
-                u = pair_row_solve(r0 + k, use_bias, rj, rd, rp, acc, ia, ib, u)
-                total += acc[r0 + k]
-                if acc[r0 + k] > mf[m, MAXIMP + k]:
-                    mf[m, MAXIMP + k] = acc[r0 + k]
-            cap = mf[m, 3] * total
-            cap_twist = cap * mf[m, 6]
-            cap_roll = mf[m, 5] * total
-            rp[r0 + 4, LO] = -cap
-            rp[r0 + 4, HI] = cap
-            rp[r0 + 5, LO] = -cap
-            rp[r0 + 5, HI] = cap
-            rp[r0 + 6, LO] = -cap_twist
-            rp[r0 + 6, HI] = cap_twist
-            rp[r0 + 7, LO] = -cap_roll
-            rp[r0 + 7, HI] = cap_roll
-            u = pair_row_solve(r0 + 4, use_bias, rj, rd, rp, acc, ia, ib, u)
-            u = pair_row_solve(r0 + 5, use_bias, rj, rd, rp, acc, ia, ib, u)
-            u = pair_row_solve(r0 + 6, False, rj, rd, rp, acc, ia, ib, u)
-            u = pair_row_solve(r0 + 7, False, rj, rd, rp, acc, ia, ib, u)
-            store_pair_velocities(bs, a, b, u)
-            # the largest velocity change a row of the manifold made: |impulse change| / EFF
-            moved = False
-            for k in range(w):
-                e = rp[r0 + k, EFF]
-                if rp[r0 + k, ACTIVE] != 0.0 and e > 0.0 and abs(acc[r0 + k] - old[k]) > tol * e:
-                    moved = True
-            busy[m] = moved
+            busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol)
+
+
+@helper(always=True)
+def solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol):
+    """One manifold's rows (see `solve_contacts`); returns whether a row's impulse changed
+    by more than tol times its effective mass (a velocity change above tol)."""
+    r0 = m * ROWS_PER_MANIFOLD
+    a = mi[m, 0]
+    b = mi[m, 1]
+    ia = binv[a]
+    ib = binv[b]
+    u = pair_velocities(bs, a, b)
+    moved = False
+    total = 0.0
+    for k in range(mi[m, 2]):
+        r = r0 + k
+        old = acc[r]
+        u = pair_row_solve(r, use_bias, rj, rd, rp, acc, ia, ib, u)
+        moved = moved or _moved(r, old, rp, acc, tol)
+        total += acc[r]
+        if acc[r] > mf[m, MAXIMP + k]:
+            mf[m, MAXIMP + k] = acc[r]
+    cap = mf[m, 3] * total
+    caps = (cap, cap, cap * mf[m, 6], mf[m, 5] * total)
+    for k in range(4):
+        r = r0 + 4 + k
+        rp[r, LO] = -caps[k]
+        rp[r, HI] = caps[k]
+        old = acc[r]
+        u = pair_row_solve(r, use_bias and k < 2, rj, rd, rp, acc, ia, ib, u)
+        moved = moved or _moved(r, old, rp, acc, tol)
+    store_pair_velocities(bs, a, b, u)
+    return moved
+
+
+@helper
+def _moved(r, old, rp, acc, tol):
+    e = rp[r, EFF]
+    return rp[r, ACTIVE] != 0.0 and e > 0.0 and abs(acc[r] - old) > tol * e
 
 
 @helper(outline=True)
@@ -708,8 +740,12 @@ def add_substep_impulses(C):
     substep applies its rows' accumulated impulse whole (the warm start re-applies the last
     substep's, the solve and the relax add to it), so the frame's impulse is the sum over
     its substeps (Box2D v3's totalNormalImpulse)."""
-    mi, mf, acc = C[0], C[1], C[2]
-    for m in range(mi.shape[0]):
+    _add_substep_impulses(0, C[0].shape[0], C[0], C[1], C[2])
+
+
+@helper(outline=True)
+def _add_substep_impulses(lo, hi, mi, mf, acc):
+    for m in range(lo, hi):
         r0 = m * ROWS_PER_MANIFOLD
         for k in range(mi[m, 2]):
             mf[m, TOTAL + k] += acc[r0 + k]
@@ -719,25 +755,27 @@ def add_substep_impulses(C):
 def apply_restitution(C, B):
     """Points that closed faster than the threshold leave at -e times that speed."""
     mi, mf, acc, R, P = C
-    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
-    bs, binv = B[0], B[1]
-    threshold = P[3]
     for m in range(mi.shape[0]):
-        e = mf[m, 4]
-        if e == 0.0:
+        restitute_manifold(m, mi, mf, acc, R[0], R[1], R[2], R[3], B[0], B[1], P[3])
+
+
+@helper
+def restitute_manifold(m, mi, mf, acc, rb, rj, rd, rp, bs, binv, threshold):
+    e = mf[m, 4]
+    if e == 0.0:
+        return
+    r0 = m * ROWS_PER_MANIFOLD
+    for k in range(mi[m, 2]):
+        vrel = mf[m, P0 + 8 * k + 7]
+        if vrel > -threshold or mf[m, MAXIMP + k] == 0.0:
             continue
-        r0 = m * ROWS_PER_MANIFOLD
-        for k in range(mi[m, 2]):
-            vrel = mf[m, P0 + 8 * k + 7]
-            if vrel > -threshold or mf[m, MAXIMP + k] == 0.0:
-                continue
-            r = r0 + k
-            vn = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
-            old = acc[r]
-            new = max(old - rp[r, EFF] * (vn + e * vrel), 0.0)
-            acc[r] = new
-            mf[m, TOTAL + k] += new - old
-            apply_impulse(r, new - old, rb, rj, rd, bs, binv)
+        r = r0 + k
+        vn = row_velocity(r, rj, bs, rb[r, 0], rb[r, 1])
+        old = acc[r]
+        new = max(old - rp[r, EFF] * (vn + e * vrel), 0.0)
+        acc[r] = new
+        mf[m, TOTAL + k] += new - old
+        apply_impulse(r, new - old, rb, rj, rd, bs, binv)
 
 
 @helper
@@ -934,12 +972,14 @@ def refresh_contacts(C, S, B):
     positions (Box2D v3 re-measures it before relaxing, so relax cannot re-open the gap a
     speculative row already closed). Jacobians stay as prepared."""
     mi, mf, acc, R, P = C
-    _refresh_contacts(mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
+    _refresh_contacts(0, mi.shape[0], mi, mf, R[3], B[0], S[0], S[1], S[2], S[4], P[2])
 
 
 @helper(outline=True)
-def _refresh_contacts(mi, mf, rp, bs, bias_rate, mass_scale, impulse_scale, inv_h, push):
-    for m in range(mi.shape[0]):
+def _refresh_contacts(lo, hi, mi, mf, rp, bs, bias_rate, mass_scale, impulse_scale, inv_h,
+                      push):
+    """`refresh_contacts` of manifolds lo..hi-1."""
+    for m in range(lo, hi):
         a = mi[m, 0]
         b = mi[m, 1]
         n = (mf[m, 0], mf[m, 1], mf[m, 2])

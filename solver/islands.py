@@ -32,6 +32,8 @@ import numpy as np
 from .jit import helper, kernel
 
 from .bodies import DYNAMIC, KINEMATIC
+from .colours import COLOURED_MIN
+from .contacts import permute_manifolds
 from .direct import MAX_DIRECT_ROWS, find
 from .joints.layout import (BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS,
                             HAS_DRIVE, HAS_SPRING)
@@ -93,31 +95,6 @@ def owner(a, b, bkind):
     if _linked(a, bkind):
         return a
     return b if _linked(b, bkind) else -1
-
-
-@helper
-def _permute_manifolds(order, mi, mf, acc, rows_per):
-    """Put manifolds in `order` (mi, mf and their rows' impulses). Plain loops: numba's
-    fancy indexing of 2-d arrays cost seconds of compile."""
-    n = order.shape[0]
-    ti = np.empty((n, mi.shape[1]), dtype=np.int64)
-    tf = np.empty((n, mf.shape[1]))
-    ta = np.empty(n * rows_per)
-    for i in range(n):
-        o = order[i]
-        for k in range(mi.shape[1]):
-            ti[i, k] = mi[o, k]
-        for k in range(mf.shape[1]):
-            tf[i, k] = mf[o, k]
-        for k in range(rows_per):
-            ta[i * rows_per + k] = acc[o * rows_per + k]
-    for i in range(n):
-        for k in range(mi.shape[1]):
-            mi[i, k] = ti[i, k]
-        for k in range(mf.shape[1]):
-            mf[i, k] = tf[i, k]
-    for i in range(n * rows_per):
-        acc[i] = ta[i]
 
 
 @helper
@@ -196,13 +173,16 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     times `substeps` with k times stiffer contacts (`_stiffen`).
 
     mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
+    An island of COLOURED_MIN manifolds or more and no joint is a batch of its own, solved
+    on every thread (colours.py).
+
     Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
-    batch_substeps, batch_cut, batch_stiffen): batch k moves
+    batch_substeps, batch_cut, batch_stiffen, batch_coloured): batch k moves
     bodies[body_start[k]:body_start[k + 1]], solves joints[joint_start[k]:joint_start[k + 1]]
     and manifolds manifold_start[k]:manifold_start[k + 1] at batch_substeps[k] substeps, in
     thread batch_cut[k] (the batches of one cut have about a thread's share of the work
     together); joint_batch[j] is joint j's batch, and its contacts are batch_stiffen[k] times
-    stiffer than the world's."""
+    stiffer than the world's; batch_coloured[k]: the batch is one coloured island."""
     n = bkind.shape[0]
     nm = mi.shape[0]
     nj = jt.shape[0]
@@ -218,12 +198,15 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
         label[i] = find(parent, i) if _linked(i, bkind) else -1
         if label[i] >= 0:
             work[label[i]] += 1.0
-    for j in range(nj):
-        o = joint_owner(j, jt, bkind)
-        work[label[o] if o >= 0 else n] += JOINT_WORK
+    big = np.zeros(n + 1, dtype=np.int64)          # per label: manifolds; -1 has a joint
     for m in range(nm):
         o = owner(mi[m, 0], mi[m, 1], bkind)
         work[label[o] if o >= 0 else n] += MANIFOLD_WORK * mi[m, 2] / 4.0
+        big[label[o] if o >= 0 else n] += 1
+    for j in range(nj):
+        o = joint_owner(j, jt, bkind)
+        work[label[o] if o >= 0 else n] += JOINT_WORK
+        big[label[o] if o >= 0 else n] = -nm - 1
     sub = _island_substeps(label, by_joints, n, jt, bkind, substeps, jointed_substeps)
     stiff = _stiffen(label, n, mi, bkind, binv)
     for i in range(n):
@@ -249,6 +232,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     batch_substeps = np.full(room, substeps, dtype=np.int64)
     batch_stiffen = np.ones(room, dtype=np.int64)
     batch_cut = np.zeros(room, dtype=np.int64)
+    batch_coloured = np.zeros(room, dtype=np.bool_)
     batches = 0
     done = 0.0
     last_cut = -1
@@ -256,11 +240,14 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
         i = ordered[k]
         middle = done + 0.5 * work[i] * sub[i]
         cut = min(cuts - 1, int(middle * cuts / total)) if total > 0 else 0
+        coloured = big[i] >= COLOURED_MIN
         if k == 0 or cut != last_cut or sub[i] != batch_substeps[batches - 1] or \
-                stiff[i] != batch_stiffen[batches - 1]:
+                stiff[i] != batch_stiffen[batches - 1] or coloured or \
+                batch_coloured[batches - 1]:
             batch_substeps[batches] = sub[i]
             batch_stiffen[batches] = stiff[i]
             batch_cut[batches] = cut
+            batch_coloured[batches] = coloured
             batches += 1
         last_cut = cut
         batch_of[i] = batches - 1
@@ -269,6 +256,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     batch_substeps = batch_substeps[:batches].copy()
     batch_cut = batch_cut[:batches].copy()
     batch_stiffen = batch_stiffen[:batches].copy()
+    batch_coloured = batch_coloured[:batches].copy()
     # bodies and joints by batch, ids increasing inside a batch (counting sort)
     body_start = np.zeros(batches + 1, dtype=np.int64)
     for i in range(n):
@@ -324,6 +312,6 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
             sorted_already = False
             break
     if not sorted_already:
-        _permute_manifolds(order, mi, mf, acc, rows_per)
+        permute_manifolds(order, mi, mf, acc, rows_per)
     return (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
-            batch_substeps, batch_cut, batch_stiffen)
+            batch_substeps, batch_cut, batch_stiffen, batch_coloured)

@@ -294,13 +294,16 @@ class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""
 
-    def __init__(self, py_func, wrapper, inline, outline=False, nogil=False):
+    def __init__(self, py_func, wrapper, inline, outline=False, nogil=False, parallel=False,
+                 always=False):
         options = {"nopython": True, "no_cpython_wrapper": not wrapper}
         if nogil:
             options["nogil"] = True
+        if parallel:
+            options["parallel"] = True
         if inline:
             options["inline"] = "always"
-        elif not wrapper and not outline and _short(py_func):
+        elif not wrapper and not outline and not parallel and (always or _short(py_func)):
             options["forceinline"] = True
         super().__init__(py_func, targetoptions=options, pipeline_class=_PIPELINE)
         if _SourceHashLocator.from_function(py_func, py_func.__code__.co_filename):
@@ -332,7 +335,7 @@ def kernel(py_func=None, *, inline=False, nogil=False):
     return _Kernel(py_func, wrapper=True, inline=inline, nogil=nogil)
 
 
-def helper(py_func=None, *, inline=False, outline=False):
+def helper(py_func=None, *, inline=False, outline=False, always=False, parallel=False):
     """A numba function that only kernels call (no Python entry point; cached on disk).
 
     inline=True inlines it into its callers when they are typed (numba's IR inlining), for
@@ -341,7 +344,13 @@ def helper(py_func=None, *, inline=False, outline=False):
     body is typed again in every caller.
 
     outline=True keeps a short helper a real call instead of inlining it (the step's stages,
-    called once per substep)."""
-    if py_func is None:
-        return lambda f: _Helper(f, wrapper=False, inline=inline, outline=outline)
-    return _Helper(py_func, wrapper=False, inline=inline, outline=outline)
+    called once per substep); always=True inlines a longer one (LLVM's forceinline: the
+    body of a hot loop kept in a function of its own).
+
+    parallel=True compiles its `numba.prange` loops to run on numba's threads (colours.py:
+    a big island's stages). Only the calling thread of a World step may call one (numba's
+    workqueue threading layer takes one caller at a time)."""
+    def make(f):
+        return _Helper(f, wrapper=False, inline=inline, outline=outline, always=always,
+                       parallel=parallel)
+    return make if py_func is None else make(py_func)

@@ -18,7 +18,8 @@
     a pass:      (solve or relax) `iterations` rounds of one sweep over the iterative
                  joint rows (limits, motors, springs, rows of islands the direct solver
                  does not take; listed once after each factoring) and one over the contacts
-                 (contacts.py), then one exact direct solve per island of the equality rows
+                 (contacts.py; a big island's block by block, then colour by colour, on
+                 several threads: colours.py), then one exact direct solve per island of the equality rows
                  and the limits and contacts they press (direct.py). The direct solve comes last: solved
                  after it, a landing's contact impulses on a light end body (a hand hitting
                  the floor) bent its joint up to 40 degrees past the limit
@@ -35,8 +36,8 @@ import math
 import numpy as np
 from .jit import helper, kernel
 
-from .bodies import (DYNAMIC, KINEMATIC, POS, ROT, SPIN, VEL, integrate_positions,
-                     integrate_velocities, stiffen_world_inertia, world_inertia)
+from .bodies import (DYNAMIC, KINEMATIC, POS, ROT, SPIN, VEL, stiffen_world_inertia,
+                     world_inertia)
 from .joints.layout import (BALL, BODY_A, BODY_B, BODY_C, BODY_D, BREAK_FORCE, BREAK_TORQUE,
                             BROKEN, ENABLED, FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
@@ -48,12 +49,11 @@ from .direct import (factor_islands, island_contact_inertia, plan_islands,
                      project_positions, scratch, solve_direct)
 from .rows import (ACTIVE, BLOCK, WIDE, block_solve, deactivate, row_solve, soft_coefficients,
                    warm_start, wide_solve)
-from .contacts import (ROWS_PER_MANIFOLD, add_substep_impulses, apply_restitution,
-                       contact_softness,
-                       prepare_contacts, refresh_contacts, solve_contacts, update_contacts,
-                       warm_start_contacts)
+from .contacts import ROWS_PER_MANIFOLD, contact_softness
+from .colours import (colour_plan, impulses_stage, positions_stage,
+                      prepare_stage, refresh_stage, restitution_stage, sweep_contacts,
+                      update_stage, velocities_stage, warm_start_stage)
 from .islands import joint_owner, owner
-from .fields import apply_external
 
 
 @helper(outline=True)
@@ -238,7 +238,7 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
 
 
 @helper
-def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations, busy, held):
+def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held):
     """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
     and the contacts (a relax pass then up to `RELAX_EXTRA` more over the manifolds its
     last sweep still changed, `relax_more`), then the joints' equality rows and their
@@ -246,9 +246,9 @@ def solve_pass(plan, sweep, W, R, acc, B, C, use_bias, iterations, busy, held):
     impulses do not leave a joint past its limit)."""
     for _ in range(iterations):
         solve_listed_rows(sweep, R, acc, B, use_bias, 1)
-        solve_contacts(C, B, use_bias, 1, busy, False)
+        sweep_contacts(P, C, B, use_bias, busy, False)
     if not use_bias:
-        relax_more(C, B, busy, held)
+        relax_more(C, P, B, busy, held)
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
 
 
@@ -264,7 +264,7 @@ def held_bodies(joints, jt, n):
 
 
 @helper
-def relax_more(C, B, busy, held):
+def relax_more(C, P, B, busy, held):
     """More relax sweeps over the manifolds the last one changed by more than the relax
     tolerance (a velocity), until none does or `RELAX_EXTRA` sweeps (C's params 6 and 7).
     A tall pile's contacts are far from solved after a sweep or two, and the rigid
@@ -286,7 +286,7 @@ def relax_more(C, B, busy, held):
                 break
         if not left:
             return
-        solve_contacts(C, B, False, 1, busy, True)
+        sweep_contacts(P, C, B, False, busy, True)
 
 
 @helper(inline=True)
@@ -371,7 +371,7 @@ def rescale_warm_start(G, jt, acc, C, bkind, substeps):
 
 @kernel(nogil=True)
 def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
-               relax_iterations, gravity, joint_hertz, joint_damping, C, X, G, E):
+               relax_iterations, gravity, joint_hertz, joint_damping, C, X, G, E, colour):
     """Advance a batch of islands by one frame of length dt in `substeps` substeps (the
     batch's; `world_substeps` sets the contact stiffness cap, `contact_softness`, and
     `stiffen` multiplies the contact hertz and its cap: islands.py `_stiffen`).
@@ -392,6 +392,10 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
                                                  last stepped at (`rescale_warm_start`)
     E = (bforce, fields, frame)                  applied forces and torques, force fields
                                                  (fields.py), evaluated every substep
+    colour                                       0, or the batch is one big island of
+                                                 contacts solved colour by colour, its
+                                                 stages spread over `colour` threads
+                                                 (colours.py; only from the calling thread)
 
     A batch's islands share no dynamic or kinematic body with another batch's, and the
     step reads and writes only the batch's bodies, joints, rows and manifolds (static and
@@ -417,8 +421,9 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     world_inertia(ids, bs, bil, bkind, bI)
     prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
-    prepare_contacts(C, SC, body)
-    refresh_contacts(C, SC, body)
+    P = colour_plan(C, ids, bs, bkind, gravity, colour)
+    prepare_stage(P, C, SC, body)
+    refresh_stage(P, C, SC, body)
     plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
@@ -428,22 +433,21 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # Box2D v3): a batch of contacts alone (a pile of boxes) skips it every substep
     jointed = joints.shape[0] > 0
     for _ in range(substeps):
-        apply_external(ids, bs, binv, bil, bkind, E, h)
-        integrate_velocities(ids, bs, binv, bdamp, bkind, gravity, h)
+        velocities_stage(P, ids, bs, binv, bil, bdamp, bkind, E, gravity, h)
         if jointed:
             world_inertia(ids, bs, bil, bkind, bI)
             joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
             stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S, R, body)
-        update_contacts(C, body)
+        update_stage(P, C, body)
         factor_islands(plan, R, binv)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
-        warm_start_contacts(C, body)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, True, iterations, busy, held)
-        integrate_positions(ids, bs, bil, bib, bkind, h)
+        warm_start_stage(P, C, body)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, True, iterations, busy, held)
+        positions_stage(P, ids, bs, bil, bib, bkind, h)
         if jointed:
             world_inertia(ids, bs, bil, bkind, bI)
             stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
@@ -452,11 +456,12 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         factor_islands(plan, R, binv)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         project_positions(plan, R, bs, binv, W, C)
-        refresh_contacts(C, SC, body)
+        refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, False, relax_iterations, busy, held)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
+                   held)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
-        add_substep_impulses(C)
-    apply_restitution(C, body)
+        impulses_stage(P, C)
+    restitution_stage(P, C, body)
     snap_kinematic(ids, bs, bkind, ktarget, khas)
     break_joints(joints, jt, jf, jimp, acc, bkind, dt)

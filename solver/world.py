@@ -6,6 +6,7 @@ mass, orientations as (w, x, y, z)). Units: metres, kilograms, seconds, radians;
 """
 
 import math
+import time
 
 import numpy as np
 
@@ -149,7 +150,9 @@ class World(Mechanisms, CustomConstraints, Forces):
     threads     how many threads `step` uses: independent islands (bodies linked by
                 joints or touching, solver/islands.py) are stepped in parallel, up to this
                 many batches at once, and the narrowphase's pairs are shared out among
-                them. None: every core this process may use. Results are
+                them; one big island of contacts (a pile, a wall: solver/colours.py)
+                is solved colour by colour on up to this many threads, as many as
+                measured faster. None: every core this process may use. Results are
                 bit-identical whatever the count. Settable (`w.threads = 1`); Blender's
                 add-on passes the scene's own thread setting.
 
@@ -242,6 +245,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             raise ValueError(f"threads must be a whole number >= 1 or None (every core), "
                              f"got {value!r}")
         self._threads = int(value)
+        self._spread = pool.Spread()
 
     @gravity.setter
     def gravity(self, value):
@@ -1137,9 +1141,9 @@ class World(Mechanisms, CustomConstraints, Forces):
         substep count, reordering this frame's manifolds by island)."""
         B, J, R, K = self._kernel_args()
         mi, mf, acc, rows, params = C
-        bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut, bstiff = partition(
-            B[6], B[1], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads, self.substeps,
-            self.jointed_substeps)
+        bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut, bstiff, bcolour = \
+            partition(B[6], B[1], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads, self.substeps,
+                      self.jointed_substeps)
         ci, cf = self._custom_args()
         E = (self._bforce.view, self._fields.view, self._field_frame)
         g = self.gravity
@@ -1158,7 +1162,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
                             int(bstiff[k]), self.iterations, self.relax_iterations,
                             (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
-                            Ck, X, G, E))
+                            Ck, X, G, E, int(bcolour[k])))
         return batches, bcut
 
     def _step_args(self, dt, C):
@@ -1222,10 +1226,21 @@ class World(Mechanisms, CustomConstraints, Forces):
                                      f"non-finite state; reduce dt or raise substeps")
 
     def _step_islands(self, dt, C):
-        """step_frame on each batch of islands, the batches of the first thread's share here
-        and the others' in worker threads (the kernel releases the GIL)."""
+        """step_frame on each batch of islands: a coloured island's (one big island, its
+        stages on numba's threads, colours.py) here first, one at a time; then the batches
+        of the first thread's share here and the others' in worker threads (the kernel
+        releases the GIL)."""
         batches, thread = self._batches(dt, C, self._threads)
-        shares = [[args for args, t in zip(batches, thread) if t == k]
+        big = [args for args in batches if args[-1]]
+        if big:
+            spread = self._spread.choose(self._threads)
+            work = sum(len(args[13][0]) * args[5] for args in big)
+            start = time.perf_counter()
+            with pool.numba_threads(spread):
+                for args in big:
+                    step_frame(*args[:-1], spread)
+            self._spread.record(spread, (time.perf_counter() - start) / max(work, 1))
+        shares = [[args for args, t in zip(batches, thread) if t == k and not args[-1]]
                   for k in range(int(thread[-1]) + 1)]
 
         def run(share):

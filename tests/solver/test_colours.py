@@ -1,0 +1,155 @@
+"""One big island solved colour by colour on several threads (solver/colours.py).
+
+The colouring must be a proper one (no two manifolds of a colour on one dynamic body, every
+manifold once, the manifolds' data moved with them), the result bit-identical whether the
+island's stages run on one thread or on several, and an island too small to colour, or one
+with joints, stepped as before. The pile's physics under the coloured sweep is checked by
+test_piles.py (its 20-row pyramids and brick wall are coloured islands).
+"""
+
+import numpy as np
+import pytest
+
+import solver as lg
+from solver import pool
+from solver.bodies import DYNAMIC
+from solver.colours import COLOURED_MIN, MAX_COLOURS, order_manifolds
+from solver.contacts import ROWS_PER_MANIFOLD
+from solver.islands import partition
+from solver.jit import kernel
+
+FRAME = 1.0 / 60.0
+
+
+@kernel
+def _order(C, ids, bs, bkind, gravity):
+    return order_manifolds(C, ids, bs, bkind, gravity)
+
+
+class _Always:
+    """A Spread that always takes the count asked for (the World's own choice depends on
+    the machine's load; these tests must run the threads)."""
+
+    def choose(self, threads):
+        return threads
+
+    def record(self, threads, seconds):
+        pass
+
+
+def _wall(threads, rows=12, columns=14, kinematic=False):
+    """A staggered wall of bricks on a floor, a box thrown into it: one island of several
+    hundred manifolds, moving."""
+    w = lg.World(gravity=(0, 0, -9.81), threads=threads)
+    w.add_body(lg.Box((40, 40, 1)), (0, 0, -0.5), kind="static")
+    size = (0.4, 0.2, 0.2)
+    for r in range(rows):
+        shift = 0.2 if r % 2 else 0.0
+        for c in range(columns):
+            w.add_body(lg.Box(size), (c * 0.401 + shift - 2.8, 0.0, 0.1 + 0.2 * r), mass=1.0)
+    w.add_body(lg.Box((0.3, 0.3, 0.3)), (0.0, -2.0, 1.2), mass=20.0,
+               linear_velocity=(0.0, 8.0, 0.0))
+    if kinematic:
+        w.add_body(lg.Box((6, 0.1, 0.1)), (0.0, 0.15, 0.05), kind="kinematic",
+                   linear_velocity=(0.0, -0.3, 0.0))
+    w._spread = _Always()
+    return w
+
+
+def test_blocks_and_colours_share_no_body_and_keep_each_manifold_whole():
+    w = _wall(1)
+    for _ in range(20):
+        w.step(FRAME)
+    mi, mf, acc, rows, params = w._collide(FRAME)
+    assert len(mi) >= COLOURED_MIN
+    bs, bkind = w._bs.view, w._kernel_args()[0][6]
+    before = {(int(a), int(b), int(k7), int(k8)): (f.copy(), acc[m * 8:(m + 1) * 8].copy())
+              for m, (a, b, *_, k7, k8), f in zip(range(len(mi)), mi, mf)}
+    ids = np.arange(len(bs))
+    blocks, colours = _order((mi, mf, acc, rows, params), ids, bs, bkind, (0.0, 0.0, -9.81))
+    assert blocks[0] == 0 and blocks[-1] == colours[0] and colours[-1] == len(mi)
+    assert np.all(np.diff(blocks) >= 0) and np.all(np.diff(colours) >= 0)
+
+    def dynamic(lo, hi):
+        return [int(b) for m in range(lo, hi) for b in mi[m, :2] if bkind[b] == DYNAMIC]
+
+    owner = {}
+    for k in range(len(blocks) - 1):
+        for b in dynamic(blocks[k], blocks[k + 1]):
+            assert owner.setdefault(b, k) == k, f"body {b} in blocks {owner[b]} and {k}"
+    assert len(blocks) - 1 >= 2
+    inside = blocks[-1] - blocks[0]
+    assert inside > 0.7 * len(mi)          # most manifolds lie inside a block
+    used = 0
+    for c in range(MAX_COLOURS):
+        bodies = dynamic(colours[c], colours[c + 1])
+        assert len(bodies) == len(set(bodies)), f"colour {c} has a body twice"
+        used += colours[c + 1] > colours[c]
+    assert 1 <= used <= 16
+    after = {(int(a), int(b), int(k7), int(k8)): (f, acc[m * 8:(m + 1) * 8])
+             for m, (a, b, *_, k7, k8), f in zip(range(len(mi)), mi, mf)}
+    assert after.keys() == before.keys()
+    for key, (f, a) in before.items():
+        assert np.array_equal(after[key][0], f) and np.array_equal(after[key][1], a)
+    assert ROWS_PER_MANIFOLD == 8
+
+
+@pytest.mark.parametrize("kinematic", [False, True])
+def test_one_and_several_threads_bit_identical(kinematic):
+    """The wall knocked over by the thrown box: positions and velocities equal to the bit
+    whether its stages run on one thread or on two, or three (more than the cores)."""
+    states = []
+    for threads in (1, 2, 3):
+        w = _wall(threads, kinematic=kinematic)
+        for _ in range(90):
+            w.step(FRAME)
+        states.append(w._bs.view.copy())
+    assert np.array_equal(states[0], states[1])
+    assert np.array_equal(states[0], states[2])
+    bricks = slice(1, 1 + 12 * 14)
+    start = _wall(1, kinematic=kinematic)._bs.view[bricks, :3]
+    moved = np.linalg.norm(states[0][bricks, :3] - start, axis=1)
+    assert moved.max() > 0.1        # the box went through the wall: there was work to share
+
+
+def test_only_big_islands_without_joints_are_coloured():
+    w = _wall(2, rows=3, columns=6)                 # a small wall: a plain island
+    big = _wall(2)
+    for _ in range(5):
+        w.step(FRAME)
+        big.step(FRAME)
+    small = partition(*_partition_args(w))[-1]
+    assert not small.any()
+    coloured = partition(*_partition_args(big))[-1]
+    assert coloured.sum() == 1
+    a = big.add_body(lg.Sphere(0.05), (3.0, 3.0, 3.0), mass=1.0)
+    bricks = [i for i in range(1, 12)]
+    big.add_ball_socket(bricks[0], a, (3.0, 3.0, 3.0))  # a joint on a brick: not coloured
+    big.step(FRAME)
+    assert not partition(*_partition_args(big))[-1].any()
+
+
+def _partition_args(w):
+    B, J, R, K = w._kernel_args()
+    mi, mf, acc, rows, params = w._collide(FRAME)
+    return (B[6], B[1], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, w.threads, w.substeps,
+            w.jointed_substeps)
+
+
+def test_spread_takes_the_faster_count_and_tries_the_other_again():
+    s = pool.Spread()
+    assert s.choose(1) == 1
+    picks = []
+    for frame in range(2 * pool.Spread.PROBE + 10):
+        k = s.choose(2)
+        picks.append(k)
+        s.record(k, 1.0 if k == 2 else 3.0)        # two threads three times faster
+    assert picks[:4] == [2, 2, 1, 1]
+    assert picks[4:].count(1) == 2                 # tried again every PROBE frames
+    s = pool.Spread()
+    picks = []
+    for frame in range(2 * pool.Spread.PROBE + 10):
+        k = s.choose(2)
+        picks.append(k)
+        s.record(k, 5.0 if k == 2 else 1.0)        # a loaded machine: threads cost more
+    assert picks[4:].count(2) == 2
