@@ -29,8 +29,9 @@ The result does not depend on the thread count: blocks share no dynamic body, no
 manifolds of a colour, so the order in which they run does not matter, and the phases run
 in the same order on one thread as on sixteen. The blocks and colours depend on the island
 alone, and which islands are coloured too (islands.py `partition`: COLOURED_MIN manifolds
-or more and no joint; such an island gets a batch of its own), so an island is solved the
-same way at any thread count. Smaller islands keep the plain sweep: starting the threads
+or more; such an island gets a batch of its own), so an island is solved the same way at
+any thread count. Its joints (a wrecking ball on a rope in the wall it breaks) are solved
+as in any island, on the calling thread, between the contact phases. Smaller islands keep the plain sweep: starting the threads
 costs microseconds per phase and stage, some fifty times a substep.
 
 Every `parallel` helper here holds one `prange` loop and is called from the thread that
@@ -53,7 +54,7 @@ from .fields import apply_external
 from .sorting import argsort
 
 MAX_COLOURS = 62       # colours a body's bit mask holds (int64); more: the overflow
-COLOURED_MIN = 256     # manifolds: an island this big (and without joints) is coloured
+COLOURED_MIN = 256     # manifolds: an island this big is coloured
 BLOCK_BODIES = 256     # dynamic bodies a block holds, about (`body_blocks`) ...
 MAX_BLOCKS = 64        # ... in at least two blocks and at most this many
 CHUNK = 64             # bodies or manifolds a thread takes at a time in the other stages

@@ -173,7 +173,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     times `substeps` with k times stiffer contacts (`_stiffen`).
 
     mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
-    An island of COLOURED_MIN manifolds or more and no joint is a batch of its own, solved
+    An island of COLOURED_MIN manifolds or more is a batch of its own, its contacts solved
     on every thread (colours.py).
 
     Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
@@ -198,15 +198,14 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
         label[i] = find(parent, i) if _linked(i, bkind) else -1
         if label[i] >= 0:
             work[label[i]] += 1.0
-    big = np.zeros(n + 1, dtype=np.int64)          # per label: manifolds; -1 has a joint
+    big = np.zeros(n + 1, dtype=np.int64)          # per label: its manifolds
+    for j in range(nj):
+        o = joint_owner(j, jt, bkind)
+        work[label[o] if o >= 0 else n] += JOINT_WORK
     for m in range(nm):
         o = owner(mi[m, 0], mi[m, 1], bkind)
         work[label[o] if o >= 0 else n] += MANIFOLD_WORK * mi[m, 2] / 4.0
         big[label[o] if o >= 0 else n] += 1
-    for j in range(nj):
-        o = joint_owner(j, jt, bkind)
-        work[label[o] if o >= 0 else n] += JOINT_WORK
-        big[label[o] if o >= 0 else n] = -nm - 1
     sub = _island_substeps(label, by_joints, n, jt, bkind, substeps, jointed_substeps)
     stiff = _stiffen(label, n, mi, bkind, binv)
     for i in range(n):

@@ -392,8 +392,8 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
                                                  last stepped at (`rescale_warm_start`)
     E = (bforce, fields, frame)                  applied forces and torques, force fields
                                                  (fields.py), evaluated every substep
-    colour                                       0, or the batch is one big island of
-                                                 contacts solved colour by colour, its
+    colour                                       0, or the batch is one big island,
+                                                 its contacts solved colour by colour, its
                                                  stages spread over `colour` threads
                                                  (colours.py; only from the calling thread)
 

@@ -2,8 +2,8 @@
 
 The colouring must be a proper one (no two manifolds of a colour on one dynamic body, every
 manifold once, the manifolds' data moved with them), the result bit-identical whether the
-island's stages run on one thread or on several, and an island too small to colour, or one
-with joints, stepped as before. The pile's physics under the coloured sweep is checked by
+island's stages run on one thread or on several (a jointed body in it too), and an island too
+small to colour stepped as before. The pile's physics under the coloured sweep is checked by
 test_piles.py (its 20-row pyramids and brick wall are coloured islands).
 """
 
@@ -112,21 +112,37 @@ def test_one_and_several_threads_bit_identical(kinematic):
     assert moved.max() > 0.1        # the box went through the wall: there was work to share
 
 
-def test_only_big_islands_without_joints_are_coloured():
+def test_only_big_islands_are_coloured_joints_or_not():
     w = _wall(2, rows=3, columns=6)                 # a small wall: a plain island
     big = _wall(2)
     for _ in range(5):
         w.step(FRAME)
         big.step(FRAME)
-    small = partition(*_partition_args(w))[-1]
-    assert not small.any()
-    coloured = partition(*_partition_args(big))[-1]
-    assert coloured.sum() == 1
+    assert not partition(*_partition_args(w))[-1].any()
+    assert partition(*_partition_args(big))[-1].sum() == 1
     a = big.add_body(lg.Sphere(0.05), (3.0, 3.0, 3.0), mass=1.0)
-    bricks = [i for i in range(1, 12)]
-    big.add_ball_socket(bricks[0], a, (3.0, 3.0, 3.0))  # a joint on a brick: not coloured
+    big.add_ball_socket(1, a, (3.0, 3.0, 3.0))       # a joint on a brick: still coloured
     big.step(FRAME)
-    assert not partition(*_partition_args(big))[-1].any()
+    assert partition(*_partition_args(big))[-1].sum() == 1
+
+
+def test_wrecking_ball_on_a_joint_bit_identical():
+    """A ball hanging from a ball socket swings through the wall: while it touches the
+    bricks the island has a joint (solved on the calling thread), still the same result
+    on one thread as on two."""
+    states = []
+    for threads in (1, 2):
+        w = _wall(threads)
+        ball = w.add_body(lg.Sphere(0.3), (0.0, -3.0, 4.0), mass=200.0)
+        w.add_ball_socket(None, ball, (0.0, 0.0, 4.5))
+        for _ in range(120):
+            w.step(FRAME)
+        states.append(w._bs.view.copy())
+        assert np.linalg.norm(w.positions[ball] - (0.0, 0.0, 4.5)) == \
+            pytest.approx(np.hypot(3.0, 0.5), abs=2e-3)  # the joint held its length
+    assert np.array_equal(states[0], states[1])
+    start = _wall(1)._bs.view[1:169, :3]
+    assert np.linalg.norm(states[0][1:169, :3] - start, axis=1).max() > 0.1
 
 
 def _partition_args(w):
