@@ -52,29 +52,36 @@ class Spread:
     """How many threads a World spreads a coloured island's stages over (colours.py), chosen
     from what it measured: the result is the same at any count, only the time differs.
     Started threads pay off on a big island when the cores are free; on a machine busy
-    with other work a thread waited for can cost more than it gains. Each count's time per
-    manifold and substep is kept (a running mean over the frames it runs in a row, started
-    anew each time it is taken up again; a count's first frame, which starts threads, is
-    not counted); the faster runs, and the other is tried again every PROBE frames."""
+    with other work a thread waited for can cost several times what it gains. Each count's
+    time per manifold and substep is kept (a running mean over the frames it runs in a
+    row, started anew each time it is taken up again; a count's first frame, which starts
+    threads, is not counted); the faster runs, and the other is tried again after PROBE
+    frames, twice as long after each try it loses (at most MAX_WAIT frames)."""
 
     PROBE = 120
+    MAX_WAIT = 16 * PROBE
 
     def __init__(self):
         self.cost = {}
         self.runs = {}
-        self.frames = 0
         self.last = None
+        self.wait = self.PROBE
+        self.since = 0
+        self.trying = None
 
     def choose(self, threads):
         if threads <= 1:
             return 1
-        self.frames += 1
         for k in (threads, 1):
             if self.runs.get(k, 0) < 2:
                 return k
-        if self.frames % self.PROBE == 0:
-            return max(self.cost, key=self.cost.get)
-        return min(self.cost, key=self.cost.get)
+        best = min(self.cost, key=self.cost.get)
+        self.since += 1
+        if self.since >= self.wait:
+            self.since = 0
+            self.trying = max(self.cost, key=self.cost.get)
+            return self.trying
+        return best
 
     def record(self, threads, seconds):
         self.runs[threads] = self.runs.get(threads, 0) + 1
@@ -83,5 +90,9 @@ class Spread:
             return
         old = self.cost.get(threads)
         again = old is not None and self.last == threads
+        if threads == self.trying:                  # a try of the count not in use
+            self.trying = None
+            beaten = seconds >= min(c for k, c in self.cost.items() if k != threads)
+            self.wait = min(2 * self.wait, self.MAX_WAIT) if beaten else self.PROBE
         self.cost[threads] = 0.5 * (old + seconds) if again else seconds
         self.last = threads

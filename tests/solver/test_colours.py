@@ -153,19 +153,26 @@ def _partition_args(w):
 
 
 def test_spread_takes_the_faster_count_and_tries_the_other_again():
-    s = pool.Spread()
-    assert s.choose(1) == 1
-    picks = []
-    for frame in range(2 * pool.Spread.PROBE + 10):
-        k = s.choose(2)
-        picks.append(k)
-        s.record(k, 1.0 if k == 2 else 3.0)        # two threads three times faster
+    def run(cost, frames):
+        s = pool.Spread()
+        picks = []
+        for _ in range(frames):
+            k = s.choose(2)
+            picks.append(k)
+            s.record(k, cost(k, len(picks)))
+        return picks
+
+    assert pool.Spread().choose(1) == 1
+    P = pool.Spread.PROBE
+    # two threads three times faster: one thread tried again after PROBE frames, then
+    # after 2 PROBE, 4 PROBE (each try lost)
+    picks = run(lambda k, f: 1.0 if k == 2 else 3.0, 8 * P + 10)
     assert picks[:4] == [2, 2, 1, 1]
-    assert picks[4:].count(1) == 2                 # tried again every PROBE frames
-    s = pool.Spread()
-    picks = []
-    for frame in range(2 * pool.Spread.PROBE + 10):
-        k = s.choose(2)
-        picks.append(k)
-        s.record(k, 5.0 if k == 2 else 1.0)        # a loaded machine: threads cost more
+    tries = [i for i, k in enumerate(picks) if k == 1 and i >= 4]
+    assert tries == [3 + P, 3 + 3 * P, 3 + 7 * P]
+    # a loaded machine: two threads cost more, one runs
+    picks = run(lambda k, f: 5.0 if k == 2 else 1.0, 4 * P)
     assert picks[4:].count(2) == 2
+    # the load goes away at frame 300: the next try of two threads wins and they stay
+    picks = run(lambda k, f: (5.0 if f < 300 else 0.5) if k == 2 else 1.0, 6 * P)
+    assert picks[-2 * P:].count(2) >= 2 * P - 1
