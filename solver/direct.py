@@ -285,12 +285,14 @@ def cholesky_solve(l, first, n, x):
 # holds, at pattern[i, 0], how many columns left of the diagonal row i of the factor L may
 # fill, and those columns in increasing order at pattern[i, 1:]. Entries of L outside the
 # pattern are zero (`plan_islands` allocates the factors zeroed and nothing writes there), so
-# the sums below may run over one row's pattern and read the other row densely.
+# the sums below may run over one row's pattern and read the other row densely. The factor
+# keeps the reciprocals of L's diagonal on its diagonal, so the substitutions multiply where
+# they divided: a division's latency sat in every row's chain of dependent entries.
 
 @helper
 def sparse_cholesky(k, pattern, n):
-    """In-place lower Cholesky of K's leading n x n block over its pattern. False if not
-    positive definite."""
+    """In-place lower Cholesky of K's leading n x n block over its pattern, the diagonal
+    holding 1 / L[i, i]. False if not positive definite."""
     for i in range(n):
         for c in range(1, pattern[i, 0] + 2):
             j = pattern[i, c] if c <= pattern[i, 0] else i
@@ -298,7 +300,11 @@ def sparse_cholesky(k, pattern, n):
             for d in range(1, pattern[j, 0] + 1):
                 m = pattern[j, d]
                 s -= k[i, m] * k[j, m]
-            if not _pivot(k, i, j, s):
+            if j < i:
+                k[i, j] = s * k[j, j]
+            elif s > 0.0:
+                k[i, i] = 1.0 / math.sqrt(s)
+            else:
                 return False
     return True
 
@@ -310,7 +316,7 @@ def _forward(l, pattern, n, x, start):
         s = x[i]
         for c in range(1, pattern[i, 0] + 1):
             s -= l[i, pattern[i, c]] * x[pattern[i, c]]
-        x[i] = s / l[i, i]
+        x[i] = s * l[i, i]
 
 
 @helper
@@ -343,7 +349,7 @@ def _forward_sparse(l, pattern, rows, n, x, start):
                 s = x[k]
                 for c in range(1, pattern[k, 0] + 1):
                     s -= l[k, pattern[k, c]] * x[pattern[k, c]]
-                x[k] = s / l[k, k]
+                x[k] = s * l[k, k]
         i = e
 
 
@@ -351,7 +357,7 @@ def _forward_sparse(l, pattern, rows, n, x, start):
 def _backward(l, pattern, n, x):
     """x <- L^-T x for a factor from `sparse_cholesky`."""
     for i in range(n - 1, -1, -1):
-        x[i] /= l[i, i]
+        x[i] *= l[i, i]
         for c in range(1, pattern[i, 0] + 1):
             x[pattern[i, c]] -= l[i, pattern[i, c]] * x[i]
 
