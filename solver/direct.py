@@ -232,8 +232,12 @@ def wide_coupling(r, k, rb, rj, rd, rp, binv):
 
 @helper
 def _has_wide(rows, rp):
+    """Whether any of the rows is a row over three or four bodies. Contact rows (numbered
+    past the joint rows, in an island's limits) never are, and have no row in rp: reading
+    rp there read past its end, and a stray 2.0 made an island "wide" now and then (a
+    ragdoll world blew up or crashed in one run out of several)."""
     for r in rows:
-        if rp[r, ACTIVE] == WIDE:
+        if r < rp.shape[0] and rp[r, ACTIVE] == WIDE:
             return True
     return False
 
