@@ -232,8 +232,12 @@ def wide_coupling(r, k, rb, rj, rd, rp, binv):
 
 @helper
 def _has_wide(rows, rp):
+    """Whether any of the rows is a row over three or four bodies. Contact rows (numbered
+    past the joint rows, in an island's limits) never are, and have no row in rp: reading
+    rp there read past its end, and a stray 2.0 made an island "wide" now and then (a
+    ragdoll world blew up or crashed in one run out of several)."""
     for r in rows:
-        if rp[r, ACTIVE] == WIDE:
+        if r < rp.shape[0] and rp[r, ACTIVE] == WIDE:
             return True
     return False
 
@@ -285,12 +289,14 @@ def cholesky_solve(l, first, n, x):
 # holds, at pattern[i, 0], how many columns left of the diagonal row i of the factor L may
 # fill, and those columns in increasing order at pattern[i, 1:]. Entries of L outside the
 # pattern are zero (`plan_islands` allocates the factors zeroed and nothing writes there), so
-# the sums below may run over one row's pattern and read the other row densely.
+# the sums below may run over one row's pattern and read the other row densely. The factor
+# keeps the reciprocals of L's diagonal on its diagonal, so the substitutions multiply where
+# they divided: a division's latency sat in every row's chain of dependent entries.
 
 @helper
 def sparse_cholesky(k, pattern, n):
-    """In-place lower Cholesky of K's leading n x n block over its pattern. False if not
-    positive definite."""
+    """In-place lower Cholesky of K's leading n x n block over its pattern, the diagonal
+    holding 1 / L[i, i]. False if not positive definite."""
     for i in range(n):
         for c in range(1, pattern[i, 0] + 2):
             j = pattern[i, c] if c <= pattern[i, 0] else i
@@ -298,7 +304,11 @@ def sparse_cholesky(k, pattern, n):
             for d in range(1, pattern[j, 0] + 1):
                 m = pattern[j, d]
                 s -= k[i, m] * k[j, m]
-            if not _pivot(k, i, j, s):
+            if j < i:
+                k[i, j] = s * k[j, j]
+            elif s > 0.0:
+                k[i, i] = 1.0 / math.sqrt(s)
+            else:
                 return False
     return True
 
@@ -310,14 +320,48 @@ def _forward(l, pattern, n, x, start):
         s = x[i]
         for c in range(1, pattern[i, 0] + 1):
             s -= l[i, pattern[i, c]] * x[pattern[i, c]]
-        x[i] = s / l[i, i]
+        x[i] = s * l[i, i]
+
+
+@helper
+def _forward_sparse(l, pattern, rows, n, x, start):
+    """`_forward` for a right-hand side that is zero in most joints' rows (a column of
+    K_el: a limit couples only with the joints at its two bodies). The island's rows come
+    joint by joint (`island_pattern`), and a joint's first row's pattern holds every column
+    of earlier joints that the joint's rows read: a joint whose right-hand side is zero and
+    whose earlier coupled rows are zero stays zero, and is skipped. What is left is the
+    path of the elimination tree from the limit's joints to the root; the values are those
+    of `_forward` (a skipped row would have computed 0 from zeros)."""
+    i = start
+    while i < n:
+        joint = rows[i] // MAX_ROWS
+        e = i + 1
+        while e < n and rows[e] // MAX_ROWS == joint:
+            e += 1
+        live = False
+        for k in range(i, e):
+            if x[k] != 0.0:
+                live = True
+                break
+        if not live:
+            for c in range(1, pattern[i, 0] + 1):
+                if x[pattern[i, c]] != 0.0:
+                    live = True
+                    break
+        if live:
+            for k in range(i, e):
+                s = x[k]
+                for c in range(1, pattern[k, 0] + 1):
+                    s -= l[k, pattern[k, c]] * x[pattern[k, c]]
+                x[k] = s * l[k, k]
+        i = e
 
 
 @helper
 def _backward(l, pattern, n, x):
     """x <- L^-T x for a factor from `sparse_cholesky`."""
     for i in range(n - 1, -1, -1):
-        x[i] /= l[i, i]
+        x[i] *= l[i, i]
         for c in range(1, pattern[i, 0] + 1):
             x[pattern[i, c]] -= l[i, pattern[i, c]] * x[i]
 
@@ -359,24 +403,34 @@ def _factor_island(rows, pattern, n, R, binv, factor):
 
 
 @helper
-def _shares_body(r, k, rb, rp, bkind):
-    for i in range(4):
-        body = row_body(r, i, rb, rp)
-        if body >= 0 and bkind[body] == DYNAMIC:
-            for m in range(4):
-                if row_body(k, m, rb, rp) == body:
-                    return True
-    return False
-
-
-@helper
-def _joints_share(order, i0, i1, k0, k1, rb, rp, bkind):
-    """Whether any row order[i0:i1] shares a dynamic body with any row order[k0:k1]."""
-    for i in range(i0, i1):
-        for k in range(k0, k1):
-            if _shares_body(order[i], order[k], rb, rp, bkind):
-                return True
-    return False
+def _joint_adjacency(rows, jstart, nj, rb, rp, bkind):
+    """Whether joints x and y (the rows rows[jstart[x]:jstart[x + 1]] and y's) share a
+    dynamic body: each joint's distinct dynamic bodies are listed once, then compared."""
+    jb = np.empty((nj, 4 * MAX_ROWS), dtype=np.int64)
+    count = np.zeros(nj, dtype=np.int64)
+    for x in range(nj):
+        for i in range(jstart[x], jstart[x + 1]):
+            for slot in range(4):
+                body = row_body(rows[i], slot, rb, rp)
+                if body < 0 or bkind[body] != DYNAMIC:
+                    continue
+                seen = False
+                for k in range(count[x]):
+                    if jb[x, k] == body:
+                        seen = True
+                if not seen:
+                    jb[x, count[x]] = body
+                    count[x] += 1
+    adj = np.zeros((nj, nj), dtype=np.bool_)
+    for x in range(nj):
+        for y in range(x):
+            share = False
+            for a in range(count[x]):
+                for b in range(count[y]):
+                    if jb[x, a] == jb[y, b]:
+                        share = True
+            adj[x, y] = adj[y, x] = share
+    return adj
 
 
 @helper(outline=True)
@@ -409,11 +463,7 @@ def island_pattern(order, starts, n_islands, rb, rp, bkind):
                 jstart[nj] = i
                 nj += 1
         jstart[nj] = n
-        adj = np.zeros((nj, nj), dtype=np.bool_)
-        for x in range(nj):
-            for y in range(x):
-                adj[x, y] = adj[y, x] = _joints_share(rows, jstart[x], jstart[x + 1],
-                                                      jstart[y], jstart[y + 1], rb, rp, bkind)
+        adj = _joint_adjacency(rows, jstart, nj, rb, rp, bkind)
         done = np.zeros(nj, dtype=np.bool_)
         elim = np.empty(nj, dtype=np.int64)
         at = np.empty(nj, dtype=np.int64)          # first island-local row of elim[p]
@@ -813,7 +863,8 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     S = K_ll - G^T G with G = L^-1 K_el, a small dense system (`_limit_lcp`), and then
     d_e = -L^-T (L^-1 b_e + G d_l) holds the equality rows exactly. A limit couples only
     with the rows of the joints at its two bodies (only those are asked for K_el), so each
-    column of G starts late in the island's order and its forward solve starts there.
+    column of G starts late in the island's order, its forward solve starts there and
+    visits only the joints on the way to the root (`_forward_sparse`).
     W: work arrays from `scratch`; `wide`: the island has rows over three or four bodies.
     CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
@@ -834,7 +885,7 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
                     ga[i] = c
                     f0 = min(f0, i)
             start[a] = f0
-            _forward(factor, pattern, n, ga, f0)         # G = L^-1 K_el
+            _forward_sparse(factor, pattern, rows, n, ga, f0)    # G = L^-1 K_el
         for a in range(m):
             r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
             for b in range(a + 1):
@@ -970,14 +1021,13 @@ def _add_displacement(r, d, rb, rj, rd, rp, binv, move):
 
 
 @helper
-def _largest_turn(r, rp, rb, move):
-    """The largest turn among row r's bodies."""
+def _largest_turn2(r, rp, rb, move):
+    """The square of the largest turn among row r's bodies."""
     worst = 0.0
     for i in range(4):
         body = row_body(r, i, rb, rp)
         if body >= 0:
-            worst = max(worst, math.sqrt(move[body, 3] ** 2 + move[body, 4] ** 2
-                                         + move[body, 5] ** 2))
+            worst = max(worst, move[body, 3] ** 2 + move[body, 4] ** 2 + move[body, 5] ** 2)
     return worst
 
 
@@ -1057,9 +1107,10 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _add_displacement(lims[a], dl[a], rb, rj, rd, rp, binv, move)
         worst = 0.0
         for i in range(n):
-            worst = max(worst, _largest_turn(rows[i], rp, rb, move))
+            worst = max(worst, _largest_turn2(rows[i], rp, rb, move))
         for a in range(m):
-            worst = max(worst, _largest_turn(lims[a], rp, rb, move))
+            worst = max(worst, _largest_turn2(lims[a], rp, rb, move))
+        worst = math.sqrt(worst)
         step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
         for i in range(n):
             _move_bodies(rows[i], step, rp, rb, bs, move)
