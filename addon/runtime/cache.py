@@ -86,7 +86,7 @@ def _run_build_checks(scene, st, sim):
 
 def apply_frame(scene, frame, depsgraph=None):
     """Put every dynamic body where the simulation has it at `frame`."""
-    reads = drop_if_changed(scene)
+    reads = drop_if_changed(scene, playing=True)
     before = state(scene).sim
     sim = ensure(scene, depsgraph)
     if sim is not before:   # a build: read the file's objects again (rows for the write)

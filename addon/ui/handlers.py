@@ -20,9 +20,10 @@ def on_frame_change_pre(scene, depsgraph=None):
     """Step (or replay) the simulation for the new frame before the depsgraph evaluates it."""
     if not scene.ligament_world.enabled:
         return
-    if not any(o.ligament_body.enabled for o in scene.objects):
-        return
     st = state(scene)
+    # a simulation has bodies (disabling the last one drops it through its update callback)
+    if st.sim is None and not any(o.ligament_body.enabled for o in scene.objects):
+        return
     if not kernels.ready():
         if kernels.blocking():
             kernels.prepare_blocking()
