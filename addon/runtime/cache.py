@@ -38,6 +38,12 @@ def clear_all():
     forget_all()
 
 
+def forget_reads(scene):
+    """The scene is evaluated (its update tags cleared) with no change check before: the
+    next check reads which objects the scene holds again (`state.Reads`)."""
+    state(scene).lookup.forget()
+
+
 def get(scene):
     return state(scene).sim
 

@@ -278,8 +278,8 @@ def drop_if_changed(scene, playing=False):
     file's objects changed; edits in the UI are checked in full as they happen (the
     depsgraph update handler)."""
     st = state(scene)
-    reads = Reads(scene, st.lookup)
-    whole = not playing or tagged_since_evaluation(scene)
+    whole = not playing or st.sim is None or tagged_since_evaluation(scene)
+    reads = Reads(scene, st.lookup, untagged=not whole)
     moved = _user_moved(scene, reads)
     for obj in moved:
         s = obj.ligament_body

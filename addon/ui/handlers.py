@@ -19,10 +19,12 @@ from ..scene.frames import evaluating
 def on_frame_change_pre(scene, depsgraph=None):
     """Step (or replay) the simulation for the new frame before the depsgraph evaluates it."""
     if not scene.ligament_world.enabled:
+        cache.forget_reads(scene)   # the tags this evaluation clears are not looked at
         return
     st = state(scene)
     # a simulation has bodies (disabling the last one drops it through its update callback)
     if st.sim is None and not any(o.ligament_body.enabled for o in scene.objects):
+        cache.forget_reads(scene)
         return
     if not kernels.ready():
         if kernels.blocking():
@@ -30,6 +32,7 @@ def on_frame_change_pre(scene, depsgraph=None):
         else:               # never compile in the UI: prepare in another process meanwhile
             kernels.ensure_started()
             st.report(kernels.status())
+            cache.forget_reads(scene)
             return
     try:
         cache.apply_frame(scene, scene.frame_current, depsgraph)
@@ -50,6 +53,7 @@ def on_depsgraph_update_post(scene, depsgraph=None):
     panels show the right state; frame changes check again anyway. Edited keys go through the
     change check like any other edit: it keeps the frames before the first one whose reads
     differ."""
+    cache.forget_reads(scene)   # this update cleared the tags the next frame would look at
     if evaluating():   # not our own frame reads
         return
     if cache.get(scene) is None:
