@@ -40,7 +40,9 @@ simulation off; for Bullet its rigid body world disabled, which still has Blende
 every rigid body and the bones following them each frame; for Ligament its world disabled
 and the bodies tagged for a transform update each frame, the tagging's own time taken out,
 since a disabled Ligament world alone has Blender evaluate nothing), wall clock and CPU,
-and Ligament's cost over Bullet's in the same run.
+Ligament's cost over Bullet's in the same run, and the add-on's own share as the CPU time
+of Blender's main thread in its handlers with the solver's step taken out (live, and
+replayed from the cache), steadier than the wall clock when the machine is shared.
 `--child ENGINE N --profile` (with BLENDER_USER_RESOURCES=build/bench-blender) prints
 cProfile's top functions of the setup and of the playback of one run (main thread only:
 the solver's worker threads show as lock waits).
@@ -189,7 +191,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     scene, ground, arms = build_scene(bpy, count, frames)
     scene.ligament_world.jointed_substeps = jointed_substeps
     lig = sys.modules[MODULE]
-    step_time = [0.0]
+    step_time = [0.0, 0.0]
     if engine == "bullet":
         to_bullet(bpy, scene, ground, arms)
     else:   # ligament, prebuilt
@@ -223,7 +225,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     scene.frame_set(2)
     first = time.perf_counter() - t0
     first_solver = step_time[0]
-    step_time[0] = handler_time[0] = 0.0
+    step_time[:] = handler_time[:] = [0.0, 0.0]
     t0, c0 = time.perf_counter(), time.process_time()
     for f in range(3, frames + 1):
         scene.frame_set(f)
@@ -238,12 +240,16 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     # The same frames again, from each engine's cache: no solver, what is left is Blender's
     # own evaluation (and, for Ligament, the add-on's change check and transform writes).
     live_handler, live_step = handler_time[0], step_time[0]
-    handler_time[0] = 0.0
+    # the add-on's own Python (its handlers but the solver's step): CPU of Blender's main
+    # thread, steadier than the wall clock on a shared machine
+    addon_cpu = handler_time[1] - step_time[1]
+    handler_time[:] = [0.0, 0.0]
     t0 = time.perf_counter()
     for f in range(3, frames + 1):
         scene.frame_set(f)
     replay = (time.perf_counter() - t0) / n
     replay_addon = handler_time[0] / n
+    replay_addon_cpu = handler_time[1] / n
     below = sum(1 for b in bodies if b.matrix_world.translation.z < 0.0)
     top = max(b.matrix_world.translation.z for b in bodies)
     idle, idle_cpu = nothing_simulated(bpy, scene, engine, bodies, frames, handler_time)
@@ -255,6 +261,8 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
         "ms_per_frame": 1000 * per_frame, "cpu_ms_per_frame": 1000 * cpu,
         "solver_ms": 1000 * live_step / n if lig_only else None,
         "addon_ms": 1000 * (live_handler - live_step) / n if lig_only else None,
+        "addon_cpu_ms": 1000 * addon_cpu / n if lig_only else None,
+        "replay_addon_cpu_ms": 1000 * replay_addon_cpu if lig_only else None,
         "replay_ms": 1000 * replay, "replay_addon_ms": 1000 * replay_addon if lig_only else None,
         "idle_ms": 1000 * idle, "idle_cpu_ms": 1000 * idle_cpu,
         "below": below, "top": top}))
@@ -449,7 +457,8 @@ def main():
     print(f"\nCost added to Blender's own evaluation of the frame (nothing simulated: "
           f"{NOTHING_SIMULATED})")
     print(f"{'ragdolls':>8} {'engine':9} {'frame':>7} {'nothing':>7} {'added':>7} "
-          f"{'cpu':>7} {'nothing':>7} {'added':>7} {'x Bullet':>8} {'(cpu)':>6}")
+          f"{'cpu':>7} {'nothing':>7} {'added':>7} {'x Bullet':>8} {'(cpu)':>6}  "
+          f"add-on cpu ms (replay)")
     for count in (int(c) for c in args.counts.split(",")):
         bullet = added.get((count, "bullet"))
         for engine in args.engines.split(","):
@@ -457,9 +466,11 @@ def main():
             wall, cpu = added[count, engine]
             ratio = f"{wall / bullet[0]:7.2f}x {cpu / bullet[1]:5.2f}x" \
                 if bullet is not None and engine != "bullet" else ""
+            own = f"  {r['addon_cpu_ms']:6.2f} ({r['replay_addon_cpu_ms']:.2f})" \
+                if r["addon_cpu_ms"] is not None else ""
             print(f"{count:8d} {engine:9} {r['ms_per_frame']:7.2f} {r['idle_ms']:7.2f} "
                   f"{wall:7.2f} {r['cpu_ms_per_frame']:7.1f} {r['idle_cpu_ms']:7.1f} "
-                  f"{cpu:7.1f} {ratio}")
+                  f"{cpu:7.1f} {ratio:15s}{own}")
 
 
 if __name__ == "__main__":
