@@ -85,9 +85,17 @@ def tagged_since_evaluation(scene):
     Setting a property through Blender's API (a script, the UI, an operator) tags the
     data-block that owns it; an evaluation (a frame change, `view_layer.update`) clears the
     tags after the depsgraph handlers ran. Values written without an update (`foreach_set`)
-    and edits made after the frame handler, in the same frame, are not seen here."""
-    graphs = [vl.depsgraph for vl in scene.view_layers]
-    graphs = [g for g in graphs if g is not None]
+    and edits made after the frame handler, in the same frame, are not seen here.
+
+    The depsgraph looked at is the one the window shows when it shows this scene (playback
+    evaluates that one), else every view layer's (`Scene.frame_set` evaluates them all): a
+    depsgraph left unevaluated keeps its tags, so that the answer is True."""
+    context = bpy.context
+    if getattr(context, "scene", None) == scene and context.view_layer is not None:
+        layers = [context.view_layer]
+    else:
+        layers = scene.view_layers
+    graphs = [g for g in (vl.depsgraph for vl in layers) if g is not None]
     if not graphs:
         return True
     for graph in graphs:
