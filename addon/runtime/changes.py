@@ -75,8 +75,8 @@ class Watch:
     armatures without an action; the curves of paths; the world settings, gravity and frame
     rate. Which objects are watched, moving, posed armatures or paths is settled when the
     simulation is built (what changes it drops the cache: settings through their callbacks,
-    actions and parents through the names compared here). Playing, the transforms are
-    compared every frame and the rest only after an edit (`drop_if_changed`)."""
+    actions and parents through the names compared here). Playing, the transforms (and
+    the keys, `revise`) are compared every frame, the rest after an edit (`drop_if_changed`)."""
 
     def __init__(self, scene, sim):
         self.objects = watched_objects(scene, sim)
@@ -136,8 +136,8 @@ class Watch:
         return missing, basis.tobytes(), scale.tobytes(), modes.tobytes()
 
     def settings(self, scene, reads):
-        """What only an edit through Blender's API changes (it tags what it edits for an
-        update, `scene.frames.tagged_since_evaluation`): the watched objects' names,
+        """What scripts and the UI change by setting properties, which tags what they edit
+        for an update (`scene.frames.tagged_since_evaluation`): the watched objects' names,
         parents, data and actions, the poses of posed armatures, the curves of paths, the
         fields and the world settings. Remembers which objects the file and the scene held
         (`same_objects`)."""
@@ -272,11 +272,11 @@ def drop_if_changed(scene, playing=False):
     its new transform as its rest pose. Returns the bulk reads it compared (the frame's
     write reuses them: nothing here or in a build writes a transform).
 
-    `playing` (the frame handler): the watched transforms are compared as always, the rest
-    of the signature (`Watch.settings`) and the keys (`revise`) only when the depsgraph
-    reports an edit since the scene was last evaluated (`tagged_since_evaluation`) or the
-    file's objects changed; edits in the UI are checked in full as they happen (the
-    depsgraph update handler)."""
+    `playing` (the frame handler): the watched transforms and keys (`revise`; scripts often
+    write keys with `foreach_set`, which tags nothing) are compared as always, the rest of
+    the signature (`Watch.settings`) only when the depsgraph reports an edit since the scene
+    was last evaluated (`tagged_since_evaluation`) or the file's objects changed; edits in
+    the UI are checked in full as they happen (the depsgraph update handler)."""
     st = state(scene)
     whole = not playing or st.sim is None or tagged_since_evaluation(scene)
     reads = Reads(scene, st.lookup, untagged=not whole)
@@ -294,7 +294,8 @@ def drop_if_changed(scene, playing=False):
         transforms, settings = sim.signature
         stale = bool(moved) or transforms != sim.watch.transforms(reads)
         if not stale and (whole or not sim.watch.same_objects(reads)):
-            stale = settings != sim.watch.settings(scene, reads) or not revise(scene, sim)
+            stale = settings != sim.watch.settings(scene, reads)
+        stale = stale or not revise(scene, sim)
     except ReferenceError:
         stale = True
     if stale:
