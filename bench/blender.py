@@ -20,6 +20,7 @@ keying-set call replaced by `keyframe_insert`).
 """
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -346,6 +347,7 @@ def time_handlers(bpy, module=MODULE):
     spent = [0.0, 0.0]
 
     def timed_handler(fn):
+        @functools.wraps(fn)   # the add-on tells its own handler by name and module
         def run(*args):
             t, c = time.perf_counter(), time.thread_time()
             try:

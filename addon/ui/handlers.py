@@ -35,7 +35,8 @@ def on_frame_change_pre(scene, depsgraph=None):
             cache.forget_reads(scene)
             return
     try:
-        cache.apply_frame(scene, scene.frame_current, depsgraph)
+        cache.apply_frame(scene, scene.frame_current, depsgraph,
+                          full_check=_others_edit_in_frames())
     except SceneError as exc:
         st.fail(str(exc))
         st.report(str(exc))
@@ -45,6 +46,19 @@ def on_frame_change_pre(scene, depsgraph=None):
         traceback.print_exc()
         st.fail("internal error, see the system console")
         st.report(st.error)
+
+
+def _others_edit_in_frames():
+    """Whether a frame handler of another script may edit the scene after the change check
+    and before Blender's evaluation clears its update tags (one after ours in
+    frame_change_pre, any in frame_change_post, where the add-on has none): then each frame
+    checks everything, not only what the tags point at."""
+    if len(bpy.app.handlers.frame_change_post):
+        return True
+    pre = list(bpy.app.handlers.frame_change_pre)
+    ours = [k for k, fn in enumerate(pre) if getattr(fn, "__name__", "") == "on_frame_change_pre"
+            and getattr(fn, "__module__", "") == __name__]
+    return not ours or ours[-1] != len(pre) - 1
 
 
 @persistent

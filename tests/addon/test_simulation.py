@@ -354,9 +354,10 @@ def test_only_what_the_simulation_reads_drops_the_cache(blender):
 def test_edits_between_frames_of_every_kind_drop_the_cache_and_plain_frames_keep_it(blender):
     """While it plays, the frame handler compares what only an edit through Blender's API
     changes (names, fields, posed armatures) when the depsgraph has seen such an edit since
-    the last frame: each kind of edit made by a script between two frames builds again, a
-    frame handler of the user's that runs after the add-on's and moves the ground is seen on
-    the next frame, and frames with no edit build nothing."""
+    the last frame: each kind of edit made by a script between two frames builds again, and
+    so do edits made by the user's own frame handlers (one that runs after the add-on's and
+    moves the ground, one that changes the wind once a frame is evaluated) on the next frame;
+    frames with no edit build nothing."""
     out = blender.run("""
         import math
         ground = box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
@@ -394,6 +395,13 @@ def test_edits_between_frames_of_every_kind_drop_the_cache_and_plain_frames_keep
         bpy.app.handlers.frame_change_pre.append(late)
         played("late handler", [20, 21, 22])
         bpy.app.handlers.frame_change_pre.remove(late)
+
+        def after(scene, *_):                    # once the frame is evaluated
+            if scene.frame_current == 24:
+                wind.field.strength = 80.0
+        bpy.app.handlers.frame_change_post.append(after)
+        played("post handler", [23, 24, 25])
+        bpy.app.handlers.frame_change_post.remove(after)
         result({"counts": counts, "error": lig.addon.runtime.cache.error(scene),
                 "ragdoll": arm.ligament_ragdoll.enabled})
     """)
@@ -402,6 +410,7 @@ def test_edits_between_frames_of_every_kind_drop_the_cache_and_plain_frames_keep
     assert c["plain"] == 1 and c["plain after"] == 0   # the build at frame 1 only
     assert c["field"] == 1 and c["rename"] == 1 and c["pose"] == 1
     assert c["late handler"] == 1                      # frame 22 builds again
+    assert c["post handler"] == 1                      # frame 25 does
 
 
 SPRUNG_DOOR = """
