@@ -20,6 +20,7 @@ keying-set call replaced by `keyframe_insert`).
 """
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -325,31 +326,35 @@ def child_result(script, args, label):
 
 
 def time_solver(world_cls):
-    """Time every `world_cls.step` from now on: returns [seconds so far] (reset it by
-    assigning 0.0 to its item)."""
-    spent = [0.0]
+    """Time every `world_cls.step` from now on: returns [seconds so far, CPU seconds of the
+    calling thread so far] (reset them by assigning 0.0 to the items)."""
+    spent = [0.0, 0.0]
     original = world_cls.step
 
     def timed(self, dt=1.0 / 60.0):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         original(self, dt)
         spent[0] += time.perf_counter() - t
+        spent[1] += time.thread_time() - c
     world_cls.step = timed
     return spent
 
 
 def time_handlers(bpy, module=MODULE):
     """Time the add-on's frame change and depsgraph update handlers from now on (the rest
-    of a frame_set is Blender's own evaluation): returns [seconds so far]."""
-    spent = [0.0]
+    of a frame_set is Blender's own evaluation): returns [seconds so far, CPU seconds of
+    Blender's main thread in them so far]."""
+    spent = [0.0, 0.0]
 
     def timed_handler(fn):
+        @functools.wraps(fn)   # the add-on tells its own handler by name and module
         def run(*args):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             try:
                 return fn(*args)
             finally:
                 spent[0] += time.perf_counter() - t
+                spent[1] += time.thread_time() - c
         return run
     for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post,
                      bpy.app.handlers.depsgraph_update_post):

@@ -33,6 +33,16 @@ its own column), the first frame (from the start frame, which
 builds the World, to the first simulated frame) and the start frame alone, the kernels'
 load (once per Blender session, before the first frame and not in it), how many bodies
 ended below the floor, and the load average after the run (the machine may be shared).
+
+Then the cost each engine adds to Blender: ms per frame above Blender's own evaluation of
+the same frames with nothing simulated (`nothing_simulated`: the scene played again with the
+simulation off; for Bullet its rigid body world disabled, which still has Blender evaluate
+every rigid body and the bones following them each frame; for Ligament its world disabled
+and the bodies tagged for a transform update each frame, the tagging's own time taken out,
+since a disabled Ligament world alone has Blender evaluate nothing), wall clock and CPU,
+Ligament's cost over Bullet's in the same run, and the add-on's own share as the CPU time
+of Blender's main thread in its handlers with the solver's step taken out (live, and
+replayed from the cache), steadier than the wall clock when the machine is shared.
 `--child ENGINE N --profile` (with BLENDER_USER_RESOURCES=build/bench-blender) prints
 cProfile's top functions of the setup and of the playback of one run (main thread only:
 the solver's worker threads show as lock waits).
@@ -52,6 +62,8 @@ import scenes  # noqa: E402  (Blender GENERIC constraints as ragdoll joints)
 
 MODULE = "bl_ext.user_default.ligament"
 SPACING = 2.5
+NOTHING_SIMULATED = ("Bullet's world disabled; Ligament's world disabled and the bodies "
+                     "tagged as its frames tag them")
 
 
 def build_scene(bpy, count, frames):
@@ -179,7 +191,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     scene, ground, arms = build_scene(bpy, count, frames)
     scene.ligament_world.jointed_substeps = jointed_substeps
     lig = sys.modules[MODULE]
-    step_time = [0.0]
+    step_time = [0.0, 0.0]
     if engine == "bullet":
         to_bullet(bpy, scene, ground, arms)
     else:   # ligament, prebuilt
@@ -213,7 +225,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     scene.frame_set(2)
     first = time.perf_counter() - t0
     first_solver = step_time[0]
-    step_time[0] = handler_time[0] = 0.0
+    step_time[:] = handler_time[:] = [0.0, 0.0]
     t0, c0 = time.perf_counter(), time.process_time()
     for f in range(3, frames + 1):
         scene.frame_set(f)
@@ -228,13 +240,19 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     # The same frames again, from each engine's cache: no solver, what is left is Blender's
     # own evaluation (and, for Ligament, the add-on's change check and transform writes).
     live_handler, live_step = handler_time[0], step_time[0]
-    handler_time[0] = 0.0
+    # the add-on's own Python (its handlers but the solver's step): CPU of Blender's main
+    # thread, steadier than the wall clock on a shared machine
+    addon_cpu = handler_time[1] - step_time[1]
+    handler_time[:] = [0.0, 0.0]
     t0 = time.perf_counter()
     for f in range(3, frames + 1):
         scene.frame_set(f)
     replay = (time.perf_counter() - t0) / n
     replay_addon = handler_time[0] / n
+    replay_addon_cpu = handler_time[1] / n
     below = sum(1 for b in bodies if b.matrix_world.translation.z < 0.0)
+    top = max(b.matrix_world.translation.z for b in bodies)
+    idle, idle_cpu = nothing_simulated(bpy, scene, engine, bodies, frames, handler_time)
     lig_only = engine != "bullet"
     print("RESULT:" + json.dumps({
         "bodies": len(bodies), "setup_s": setup, "kernels_s": kernels,
@@ -243,8 +261,52 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
         "ms_per_frame": 1000 * per_frame, "cpu_ms_per_frame": 1000 * cpu,
         "solver_ms": 1000 * live_step / n if lig_only else None,
         "addon_ms": 1000 * (live_handler - live_step) / n if lig_only else None,
+        "addon_cpu_ms": 1000 * addon_cpu / n if lig_only else None,
+        "replay_addon_cpu_ms": 1000 * replay_addon_cpu if lig_only else None,
         "replay_ms": 1000 * replay, "replay_addon_ms": 1000 * replay_addon if lig_only else None,
-        "below": below, "top": max(b.matrix_world.translation.z for b in bodies)}))
+        "idle_ms": 1000 * idle, "idle_cpu_ms": 1000 * idle_cpu,
+        "below": below, "top": top}))
+
+
+def nothing_simulated(bpy, scene, engine, bodies, frames, handler_time):
+    """Seconds per frame (wall clock, CPU) of Blender's own evaluation of the frames with
+    nothing simulated: the same scene played again with the simulation off.
+
+    Bullet: the rigid body world disabled. Blender still evaluates every rigid body object
+    each frame (the world's nodes depend on time) and the bones following them: as much as
+    its replay from the point cache. Ligament: the world disabled evaluates nothing at all
+    (no object changes, no node depends on time), which is no frame of a simulation; here
+    every helper body is also tagged for a transform update each frame (as the add-on tags
+    the bodies it moves), so that Blender evaluates the bodies and the bones following them
+    as in a simulated frame; the tagging's own time (a loop in a frame handler) is taken out,
+    since the add-on's frame pays it. Both are the floor a simulated frame cannot go under."""
+    tags = [b.update_tag for b in bodies]
+    refresh = {'OBJECT'}
+    tagging = [0.0, 0.0]
+
+    def tag(*_args):
+        t, c = time.perf_counter(), time.thread_time()
+        for update_tag in tags:
+            update_tag(refresh=refresh)
+        tagging[0] += time.perf_counter() - t
+        tagging[1] += time.thread_time() - c
+    if engine == "bullet":
+        scene.rigidbody_world.enabled = False
+    else:
+        scene.ligament_world.enabled = False
+        bpy.app.handlers.frame_change_pre.append(tag)
+    scene.frame_set(1)
+    scene.frame_set(2)
+    handler_time[0] = tagging[0] = tagging[1] = 0.0
+    t0, c0 = time.perf_counter(), time.process_time()
+    for f in range(3, frames + 1):
+        scene.frame_set(f)
+    n = max(frames - 2, 1)
+    wall = time.perf_counter() - t0 - tagging[0] - handler_time[0]
+    cpu = time.process_time() - c0 - tagging[1] - handler_time[0]
+    if tag in bpy.app.handlers.frame_change_pre:
+        bpy.app.handlers.frame_change_pre.remove(tag)
+    return wall / n, cpu / n
 
 
 # (module where the caller looks the name up, the name, the label): a function is timed by
@@ -372,9 +434,14 @@ def main():
           f"{'cpu ms':>7} {'solver':>7} {'add-on':>7} {'Blender':>7} {'replay':>7} "
           f"{'add-on':>6} {'1st frame':>9} "
           f"{'at start':>8} {'kernels':>7} {'below':>5} {'top z':>5}  load avg")
+    results = {}
+    added = {}    # (count, engine) -> (wall, CPU) ms a frame above Blender's own evaluation
     for count in (int(c) for c in args.counts.split(",")):
         for engine in args.engines.split(","):
             r = run_child(engine, count, args.frames, args.jointed_substeps)
+            results[count, engine] = r
+            added[count, engine] = (r["ms_per_frame"] - r["idle_ms"],
+                                    r["cpu_ms_per_frame"] - r["idle_cpu_ms"])
             solver, addon = (f"{r[k]:7.2f}" if r[k] is not None else f"{'-':>7}"
                              for k in ("solver_ms", "addon_ms"))
             own = f"{r['ms_per_frame'] - r['solver_ms'] - r['addon_ms']:7.2f}" \
@@ -387,6 +454,23 @@ def main():
                   f"{r['ms_per_frame']:8.2f} {r['cpu_ms_per_frame']:7.1f} {solver} {addon} "
                   f"{own} {r['replay_ms']:7.2f} {replay_addon} {r['first_frame_ms']:7.1f}ms {r['build_ms']:6.1f}ms {kernels} {r['below']:5d} "
                   f"{r['top']:5.2f}  {load}", flush=True)
+    print(f"\nCost added to Blender's own evaluation of the frame (nothing simulated: "
+          f"{NOTHING_SIMULATED})")
+    print(f"{'ragdolls':>8} {'engine':9} {'frame':>7} {'nothing':>7} {'added':>7} "
+          f"{'cpu':>7} {'nothing':>7} {'added':>7} {'x Bullet':>8} {'(cpu)':>6}  "
+          f"add-on cpu ms (replay)")
+    for count in (int(c) for c in args.counts.split(",")):
+        bullet = added.get((count, "bullet"))
+        for engine in args.engines.split(","):
+            r = results[count, engine]
+            wall, cpu = added[count, engine]
+            ratio = f"{wall / bullet[0]:7.2f}x {cpu / bullet[1]:5.2f}x" \
+                if bullet is not None and engine != "bullet" else ""
+            own = f"  {r['addon_cpu_ms']:6.2f} ({r['replay_addon_cpu_ms']:.2f})" \
+                if r["addon_cpu_ms"] is not None else ""
+            print(f"{count:8d} {engine:9} {r['ms_per_frame']:7.2f} {r['idle_ms']:7.2f} "
+                  f"{wall:7.2f} {r['cpu_ms_per_frame']:7.1f} {r['idle_cpu_ms']:7.1f} "
+                  f"{cpu:7.1f} {ratio:15s}{own}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,12 @@ def clear_all():
     forget_all()
 
 
+def forget_reads(scene):
+    """The scene is evaluated (its update tags cleared) with no change check before: the
+    next check reads which objects the scene holds again (`state.Reads`)."""
+    state(scene).lookup.forget()
+
+
 def get(scene):
     return state(scene).sim
 
@@ -84,9 +90,11 @@ def _run_build_checks(scene, st, sim):
         st.report(f.line())
 
 
-def apply_frame(scene, frame, depsgraph=None):
-    """Put every dynamic body where the simulation has it at `frame`."""
-    reads = drop_if_changed(scene)
+def apply_frame(scene, frame, depsgraph=None, full_check=False):
+    """Put every dynamic body where the simulation has it at `frame`. The change check
+    compares what only an edit changes when the depsgraph saw one (`drop_if_changed`), or
+    always with `full_check`."""
+    reads = drop_if_changed(scene, playing=not full_check)
     before = state(scene).sim
     sim = ensure(scene, depsgraph)
     if sim is not before:   # a build: read the file's objects again (rows for the write)

@@ -18,6 +18,7 @@ from ..scene import ragdolls
 from ..scene.animation import action_fcurves, has_transform_animation
 from ..scene.curves import curve_motion
 from ..scene.fields import field_objects
+from ..scene.frames import tagged_since_evaluation
 from ..scene.objects import effective_kind, is_compound
 from ..scene.shapes import compound_parts
 from .rest import current_values, store_rest
@@ -74,7 +75,8 @@ class Watch:
     armatures without an action; the curves of paths; the world settings, gravity and frame
     rate. Which objects are watched, moving, posed armatures or paths is settled when the
     simulation is built (what changes it drops the cache: settings through their callbacks,
-    actions and parents through the names compared here)."""
+    actions and parents through the names compared here). Playing, the transforms (and
+    the keys, `revise`) are compared every frame, the rest after an edit (`drop_if_changed`)."""
 
     def __init__(self, scene, sim):
         self.objects = watched_objects(scene, sim)
@@ -119,22 +121,42 @@ class Watch:
         return tuple(curves), digest.digest()
 
     def signature(self, scene, reads):
+        """(`transforms`, `settings`): what the change check compares."""
+        return self.transforms(reads), self.settings(scene, reads)
+
+    def transforms(self, reads):
+        """Whether a watched object left the file or the scene, and the still ones'
+        transforms, scales and rotation modes, from the frame's bulk reads."""
         rows = reads.rows("watched", self.uids)
         missing = bool((rows < 0).any())
         at = rows.clip(0, None)
         basis = reads.channel("matrix_basis", 16)[at[self.still]]
         scale = reads.channel("scale", 3)[at]
         modes = reads.channel("rotation_mode", 1, np.int32)[at]
+        return missing, basis.tobytes(), scale.tobytes(), modes.tobytes()
+
+    def settings(self, scene, reads):
+        """What scripts and the UI change by setting properties, which tags what they edit
+        for an update (`scene.frames.tagged_since_evaluation`): the watched objects' names,
+        parents, data and actions, the poses of posed armatures, the curves of paths, the
+        fields and the world settings. Remembers which objects the file and the scene held
+        (`same_objects`)."""
+        self.seen = reads.uids, reads.scene_uids
         # names, and which parent, data and action (compared as the same data-blocks)
         links = [(o.name, o.parent, o.data, o.animation_data) for o in self.objects]
         actions = [link[3].action for link in links if link[3] is not None]
         ws = scene.ligament_world
         r = scene.render
-        return (missing, links, actions, basis.tobytes(), scale.tobytes(), modes.tobytes(),
-                _still_poses(self.posed), _path_curves(self.paths), ws.substeps,
-                ws.jointed_substeps, ws.iterations, ws.frame_start, ws.frame_end, tuple(scene.gravity),
-                scene.use_gravity, r.fps, r.fps_base, scene.unit_settings.scale_length,
-                _still_fields(scene))
+        return (links, actions, _still_poses(self.posed), _path_curves(self.paths),
+                ws.substeps, ws.jointed_substeps, ws.iterations, ws.frame_start, ws.frame_end,
+                tuple(scene.gravity), scene.use_gravity, r.fps, r.fps_base,
+                scene.unit_settings.scale_length, _still_fields(scene))
+
+    def same_objects(self, reads):
+        """Whether the file and the scene hold the objects they held at the last `settings`
+        (an object added can be a field that pushes the bodies)."""
+        uids, scene_uids = self.seen
+        return np.array_equal(uids, reads.uids) and np.array_equal(scene_uids, reads.scene_uids)
 
 
 # the settings of a field that are not keyed
@@ -245,12 +267,19 @@ def _user_moved(scene, reads):
     return moved
 
 
-def drop_if_changed(scene):
+def drop_if_changed(scene, playing=False):
     """Drop the cache if the scene changed since it was built. A body the user moved takes
     its new transform as its rest pose. Returns the bulk reads it compared (the frame's
-    write reuses them: nothing here or in a build writes a transform)."""
+    write reuses them: nothing here or in a build writes a transform).
+
+    `playing` (the frame handler): the watched transforms and keys (`revise`; scripts often
+    write keys with `foreach_set`, which tags nothing) are compared as always, the rest of
+    the signature (`Watch.settings`) only when the depsgraph reports an edit since the scene
+    was last evaluated (`tagged_since_evaluation`) or the file's objects changed; edits in
+    the UI are checked in full as they happen (the depsgraph update handler)."""
     st = state(scene)
-    reads = Reads(scene, st.lookup)
+    whole = not playing or st.sim is None or tagged_since_evaluation(scene)
+    reads = Reads(scene, st.lookup, untagged=not whole)
     moved = _user_moved(scene, reads)
     for obj in moved:
         s = obj.ligament_body
@@ -262,8 +291,11 @@ def drop_if_changed(scene):
     if sim is None:
         return reads
     try:
-        stale = bool(moved) or sim.signature != sim.watch.signature(scene, reads) or \
-            not revise(scene, sim)
+        transforms, settings = sim.signature
+        stale = bool(moved) or transforms != sim.watch.transforms(reads)
+        if not stale and (whole or not sim.watch.same_objects(reads)):
+            stale = settings != sim.watch.settings(scene, reads)
+        stale = stale or not revise(scene, sim)
     except ReferenceError:
         stale = True
     if stale:

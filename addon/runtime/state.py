@@ -54,12 +54,18 @@ class Reads:
     transform channels, over `scene.collection.all_objects` (the scene's objects) for which
     objects the scene has. Rows of given session uids are looked up by sorted search and kept
     while the file's objects stay the same (`Lookup`). The change checks of one frame share
-    it; the bulk write uses its rows."""
+    it; the bulk write uses its rows.
 
-    def __init__(self, scene, lookup):
+    `untagged`: the depsgraph saw no edit since the scene was last evaluated, so the scene
+    holds the objects `lookup` last saw if it is still `current` (linking or unlinking an
+    object tags it): they are not read again. The file's objects always are (the rows the
+    bulk write writes to)."""
+
+    def __init__(self, scene, lookup, untagged=False):
         self.evaluations = evaluations()   # scene updates before these reads
         self.data = bpy.data.objects
-        self.scene_uids = _uids(scene.collection.all_objects)
+        self.scene_uids = lookup.scene_uids if untagged and lookup.current else \
+            _uids(scene.collection.all_objects)
         self.uids = _uids(self.data)
         self.n = len(self.uids)
         self.lookup = lookup.renew(self)
@@ -96,12 +102,21 @@ class Lookup:
     def __init__(self):
         self.uids = self.scene_uids = None
         self.memo = {}
+        # whether scene_uids are the scene's objects now, as far as the depsgraph's update
+        # tags tell (`forget`: an evaluation cleared tags that no reads looked at)
+        self.current = False
 
     def renew(self, reads):
         if self.uids is None or not np.array_equal(self.uids, reads.uids) or \
                 not np.array_equal(self.scene_uids, reads.scene_uids):
             self.uids, self.scene_uids, self.memo = reads.uids, reads.scene_uids, {}
+        self.current = True
         return self
+
+    def forget(self):
+        """The scene was evaluated without reads taken before: the next reads read which
+        objects it holds again."""
+        self.current = False
 
     def rows(self, reads, key, uids):
         found = self.memo.get(key)

@@ -69,3 +69,38 @@ def depsgraph_at(scene, frame):
             scene.frame_current = frame
         view_layer.update()
     return view_layer.depsgraph
+
+
+# The kinds of data-block the depsgraph keeps update tags for (`Depsgraph.id_type_updated`),
+# but the UI's own (windows, screens, workspaces, paint tools), which the UI tags as it is used
+_UI_TYPES = {"WINDOWMANAGER", "SCREEN", "WORKSPACE", "BRUSH", "PALETTE", "PAINTCURVE"}
+_ID_TYPES = tuple(k for k in bpy.types.Depsgraph.bl_rna.functions["id_type_updated"]
+                  .parameters["id_type"].enum_items.keys() if k not in _UI_TYPES)
+
+
+def tagged_since_evaluation(scene):
+    """Whether a data-block was tagged for an update since the scene's depsgraph last
+    evaluated (or whether that cannot be told: then True).
+
+    Setting a property through Blender's API (a script, the UI, an operator) tags the
+    data-block that owns it; an evaluation (a frame change, `view_layer.update`) clears the
+    tags after the depsgraph handlers ran. Values written without an update (`foreach_set`)
+    and edits made after the frame handler, in the same frame, are not seen here.
+
+    The depsgraph looked at is the one the window shows when it shows this scene (playback
+    evaluates that one), else every view layer's (`Scene.frame_set` evaluates them all): a
+    depsgraph left unevaluated keeps its tags, so that the answer is True."""
+    context = bpy.context
+    if getattr(context, "scene", None) == scene and context.view_layer is not None:
+        layers = [context.view_layer]
+    else:
+        layers = scene.view_layers
+    graphs = [g for g in (vl.depsgraph for vl in layers) if g is not None]
+    if not graphs:
+        return True
+    for graph in graphs:
+        updated = graph.id_type_updated
+        for kind in _ID_TYPES:
+            if updated(kind):
+                return True
+    return False

@@ -19,19 +19,24 @@ from ..scene.frames import evaluating
 def on_frame_change_pre(scene, depsgraph=None):
     """Step (or replay) the simulation for the new frame before the depsgraph evaluates it."""
     if not scene.ligament_world.enabled:
-        return
-    if not any(o.ligament_body.enabled for o in scene.objects):
+        cache.forget_reads(scene)   # the tags this evaluation clears are not looked at
         return
     st = state(scene)
+    # a simulation has bodies (disabling the last one drops it through its update callback)
+    if st.sim is None and not any(o.ligament_body.enabled for o in scene.objects):
+        cache.forget_reads(scene)
+        return
     if not kernels.ready():
         if kernels.blocking():
             kernels.prepare_blocking()
         else:               # never compile in the UI: prepare in another process meanwhile
             kernels.ensure_started()
             st.report(kernels.status())
+            cache.forget_reads(scene)
             return
     try:
-        cache.apply_frame(scene, scene.frame_current, depsgraph)
+        cache.apply_frame(scene, scene.frame_current, depsgraph,
+                          full_check=_others_edit_in_frames())
     except SceneError as exc:
         st.fail(str(exc))
         st.report(str(exc))
@@ -43,12 +48,26 @@ def on_frame_change_pre(scene, depsgraph=None):
         st.report(st.error)
 
 
+def _others_edit_in_frames():
+    """Whether a frame handler of another script may edit the scene after the change check
+    and before Blender's evaluation clears its update tags (one after ours in
+    frame_change_pre, any in frame_change_post, where the add-on has none): then each frame
+    checks everything, not only what the tags point at."""
+    if len(bpy.app.handlers.frame_change_post):
+        return True
+    pre = list(bpy.app.handlers.frame_change_pre)
+    ours = [k for k, fn in enumerate(pre) if getattr(fn, "__name__", "") == "on_frame_change_pre"
+            and getattr(fn, "__module__", "") == __name__]
+    return not ours or ours[-1] != len(pre) - 1
+
+
 @persistent
 def on_depsgraph_update_post(scene, depsgraph=None):
     """Edits made in the UI (moving a body, editing its mesh) drop the cache right away so the
     panels show the right state; frame changes check again anyway. Edited keys go through the
     change check like any other edit: it keeps the frames before the first one whose reads
     differ."""
+    cache.forget_reads(scene)   # this update cleared the tags the next frame would look at
     if evaluating():   # not our own frame reads
         return
     if cache.get(scene) is None:

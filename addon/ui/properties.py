@@ -5,8 +5,9 @@ helper objects); `PoseBone.ligament_chain` on a bone chain's root bone; `Scene.l
 (what the viewport overlay draws). The property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
-the cache itself also checks a signature of the scene each frame (runtime/changes.py), so edits made
-by scripts without update callbacks are caught too.
+the cache itself also checks a signature of the scene (runtime/changes.py: the watched
+transforms each frame, the rest after an edit the depsgraph saw), so edits made by scripts
+without update callbacks are caught too.
 """
 
 import math

@@ -351,6 +351,68 @@ def test_only_what_the_simulation_reads_drops_the_cache(blender):
     assert out["parent"] == 2
 
 
+def test_edits_between_frames_of_every_kind_drop_the_cache_and_plain_frames_keep_it(blender):
+    """While it plays, the frame handler compares what only an edit through Blender's API
+    changes (names, fields, posed armatures) when the depsgraph has seen such an edit since
+    the last frame: each kind of edit made by a script between two frames builds again, and
+    so do edits made by the user's own frame handlers (one that runs after the add-on's and
+    moves the ground, one that changes the wind once a frame is evaluated) on the next frame;
+    frames with no edit build nothing."""
+    out = blender.run("""
+        import math
+        ground = box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
+        cube = box("Cube", (1, 1, 1), (0, 0, 2))
+        bpy.ops.object.effector_add(type='WIND', location=(0, 0, 0),
+                                    rotation=(0, math.pi / 2, 0))
+        wind = bpy.context.active_object
+        wind.field.strength = 0.0
+        bpy.ops.preferences.addon_enable(module="rigify")
+        bpy.ops.object.armature_human_metarig_add()
+        arm = bpy.context.active_object
+        arm.location = (5, 0, 1)
+        bpy.context.view_layer.update()
+        bpy.ops.ligament.ragdoll_from_armature()
+        builds = lig.addon.runtime.simulation.stats
+        counts = {}
+
+        def played(label, frames):
+            b0 = builds["builds"]
+            for f in frames:
+                scene.frame_set(f)
+            counts[label] = builds["builds"] - b0
+        played("plain", range(1, 11))
+        wind.field.strength = 50.0               # a field's setting (not keyed)
+        played("field", [11])
+        cube.name = "Crate"                      # a body renamed
+        played("rename", [12])
+        arm.pose.bones["spine"].rotation_quaternion = (0.99, 0.14, 0, 0)   # its start pose
+        played("pose", [13])
+        played("plain after", range(14, 20))
+
+        def late(scene, *_):                     # after the add-on's own handler
+            if scene.frame_current == 21:
+                ground.location.z = -0.25
+        bpy.app.handlers.frame_change_pre.append(late)
+        played("late handler", [20, 21, 22])
+        bpy.app.handlers.frame_change_pre.remove(late)
+
+        def after(scene, *_):                    # once the frame is evaluated
+            if scene.frame_current == 24:
+                wind.field.strength = 80.0
+        bpy.app.handlers.frame_change_post.append(after)
+        played("post handler", [23, 24, 25])
+        bpy.app.handlers.frame_change_post.remove(after)
+        result({"counts": counts, "error": lig.addon.runtime.cache.error(scene),
+                "ragdoll": arm.ligament_ragdoll.enabled})
+    """)
+    assert out["error"] is None and out["ragdoll"]
+    c = out["counts"]
+    assert c["plain"] == 1 and c["plain after"] == 0   # the build at frame 1 only
+    assert c["field"] == 1 and c["rename"] == 1 and c["pose"] == 1
+    assert c["late handler"] == 1                      # frame 22 builds again
+    assert c["post handler"] == 1                      # frame 25 does
+
+
 SPRUNG_DOOR = """
     scene.gravity = (0, 0, 0)
     # An animated post turns through 0.3 rad about Z over frames 1-3 and stays; a 1 m wide,
