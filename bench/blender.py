@@ -364,6 +364,36 @@ def time_handlers(bpy, module=MODULE):
     return spent
 
 
+def bullet_constraints(bpy, scene, empties):
+    """One Blender rigid body constraint object per Ligament joint empty of `empties`, named
+    "Bullet <empty>" and placed at the empty's (unparented) frame, in the scene's rigid body
+    world; yields (empty, constraint). The first is made by Blender's operator (which sets up
+    the world's constraint collection), the others are copies of it."""
+    rbw = scene.rigidbody_world
+    template = bpy.data.objects.new("Bullet joint", None)
+    scene.collection.objects.link(template)
+    bpy.context.view_layer.objects.active = template
+    assert bpy.ops.rigidbody.constraint_add() == {'FINISHED'}
+    for k, e in enumerate(empties):
+        obj = template if k == 0 else template.copy()
+        if k:
+            scene.collection.objects.link(obj)
+            if obj.name not in rbw.constraints.objects:   # the copy is usually in it already
+                rbw.constraints.objects.link(obj)
+        obj.name = f"Bullet {e.name}"
+        obj.matrix_world = e.matrix_world
+        yield e, obj.rigid_body_constraint
+
+
+def load_kernels(lig):
+    """Load the solver's kernels from their cache (once per Blender session, before any
+    world is built): a small world with every feature steps a few times."""
+    w = lig.addon.kernels.warmup.every_feature_world()
+    for _ in range(2):
+        w.step(1 / 60)
+    w.contacts()
+
+
 def run_child(engine, scene_name, frames):
     return child_result(__file__, ["--child", engine, scene_name, "--frames", frames],
                         f"{engine} {scene_name}")

@@ -40,6 +40,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blender as bench_blender  # noqa: E402  (build + install, environment)
+import scenes  # noqa: E402  (Blender GENERIC constraints as ragdoll joints)
 
 MODULE = "bl_ext.user_default.ligament"
 SPACING = 0.1
@@ -135,45 +136,22 @@ def to_bullet(bpy, scene, arm):
         w = 2 * math.pi * c.stiffness
         stiffness[e.name] = (w * w * inertia, c.damping)
     joints = ragdolls.members(arm, 'JOINT')
-    template = bpy.data.objects.new("Bullet joint", None)
-    scene.collection.objects.link(template)
-    bpy.context.view_layer.objects.active = template
-    assert bpy.ops.rigidbody.constraint_add() == {'FINISHED'}
-    for k, e in enumerate(joints):
-        obj = template if k == 0 else template.copy()
-        if k:
-            scene.collection.objects.link(obj)
-            if obj.name not in rbw.constraints.objects:
-                rbw.constraints.objects.link(obj)
-        obj.name = f"Bullet {e.name}"
-        obj.matrix_world = e.matrix_world
-        j, c = e.ligament_joint, obj.rigid_body_constraint
+    for e, c in bench_blender.bullet_constraints(bpy, scene, joints):
+        j = e.ligament_joint
         c.type = 'GENERIC_SPRING'
         c.spring_type = 'SPRING2'
         c.object1, c.object2 = j.object_a, j.object_b
         c.disable_collisions = True
         k_ang, zeta = stiffness[e.name]
-        for ax, (lo, hi) in zip("xyz", ((-j.swing_1, j.swing_1),
-                                        (j.limit_ang_lower, j.limit_ang_upper),
-                                        (-j.swing_2, j.swing_2))):
-            setattr(c, f"use_limit_lin_{ax}", True)
-            setattr(c, f"limit_lin_{ax}_lower", 0.0)
-            setattr(c, f"limit_lin_{ax}_upper", 0.0)
-            setattr(c, f"use_limit_ang_{ax}", True)
-            setattr(c, f"limit_ang_{ax}_lower", lo)
-            setattr(c, f"limit_ang_{ax}_upper", hi)
+        angular = ((-j.swing_1, j.swing_1), (j.limit_ang_lower, j.limit_ang_upper),
+                   (-j.swing_2, j.swing_2))
+        scenes.limit_generic(c, angular)
+        for ax in "xyz":
             setattr(c, f"use_spring_ang_{ax}", True)
             setattr(c, f"spring_stiffness_ang_{ax}", k_ang)
             setattr(c, f"spring_damping_ang_{ax}", min(zeta, 1.0))
     bpy.context.view_layer.update()
     return bodies
-
-
-def load_kernels(lig):
-    warmup = lig.addon.kernels.warmup
-    w = warmup.every_feature_world()
-    for _ in range(2):
-        w.step(1 / 60)
 
 
 def gap_mm(arm, strands, targets):
@@ -203,7 +181,7 @@ def child(engine, count, frames, profile=False):
     else:
         step_time = bench_blender.time_solver(lig.addon.kernels.solver.World)
         handler_time = bench_blender.time_handlers(bpy)
-        load_kernels(lig)
+        bench_blender.load_kernels(lig)
     setup = time.perf_counter() - t0
     scene.frame_set(1)
     scene.frame_set(2)

@@ -137,19 +137,8 @@ def to_bullet(bpy, scene, ground, arms):
         rb.friction = body.ligament_body.friction
         rb.linear_damping, rb.angular_damping = 0.05, 0.85   # Bullet's RagdollDemo
     joints = [e for arm in arms for e in ragdoll.members(arm, 'JOINT')]
-    template = bpy.data.objects.new("Bullet joint", None)
-    scene.collection.objects.link(template)
-    bpy.context.view_layer.objects.active = template
-    assert bpy.ops.rigidbody.constraint_add() == {'FINISHED'}
-    for k, e in enumerate(joints):
-        obj = template if k == 0 else template.copy()
-        if k:
-            scene.collection.objects.link(obj)
-            if obj.name not in rbw.constraints.objects:   # the copy is usually in it already
-                rbw.constraints.objects.link(obj)
-        obj.name = f"Bullet {e.name}"
-        obj.matrix_world = e.matrix_world   # the joint frame, unparented
-        add_constraint(obj.rigid_body_constraint, e.ligament_joint)
+    for e, c in bench_blender.bullet_constraints(bpy, scene, joints):
+        add_constraint(c, e.ligament_joint)
     bpy.context.view_layer.update()
     assert len(rbw.constraints.objects) == len(joints)
     return bodies
@@ -168,16 +157,6 @@ def add_constraint(c, j):
     c.type = 'GENERIC'
     scenes.limit_generic(c, ((-j.swing_1, j.swing_1), (j.limit_ang_lower, j.limit_ang_upper),
                              (-j.swing_2, j.swing_2)))
-
-
-def load_kernels(lig):
-    """Load the solver's kernels from their cache (once per Blender session, before any
-    world is built): a small world with every feature steps a few times."""
-    warmup = lig.addon.kernels.warmup
-    w = warmup.every_feature_world()
-    for _ in range(2):
-        w.step(1 / 60)
-    w.contacts()
 
 
 def child(engine, count, frames, profile=False, jointed_substeps=0):
@@ -203,7 +182,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
     kernels = None
     if engine != "bullet":   # once per Blender session, not per simulation
         t0 = time.perf_counter()
-        load_kernels(lig)
+        bench_blender.load_kernels(lig)
         kernels = time.perf_counter() - t0
     if profile:
         prof.disable()
@@ -331,7 +310,7 @@ def stages(count, repeats=6):
     import importlib
     scene, _, _ = build_scene(bpy, count, 10)
     lig = sys.modules[MODULE]
-    load_kernels(lig)
+    bench_blender.load_kernels(lig)
     spent = {}
     for mod_name, path, label in STAGES:
         owner = importlib.import_module(f"{MODULE}.addon.{mod_name}")
