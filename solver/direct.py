@@ -17,7 +17,10 @@ a Newton step on the constraint errors with the same K (post-stabilisation), whi
 velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
 the solve pass (the relax pass removes that bias velocity again). K is factored per island by a sparse
 Cholesky twice per substep: before the solve pass, and at the moved poses for the position
-projection and the relax pass. Its rows are ordered joint by joint in minimum-degree order
+projection and the relax pass; an island whose bodies barely moved since its last factoring
+in the frame (turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT,
+solve inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
+factor (`factor_islands`). Its rows are ordered joint by joint in minimum-degree order
 (`island_pattern`): a tree of joints is eliminated from its leaves and its factor has no
 fill, so factoring and solving cost what K's own couplings cost.
 
@@ -77,7 +80,7 @@ import numpy as np
 from .jit import helper
 from .sorting import argsort
 
-from .bodies import DYNAMIC, ROT
+from .bodies import DYNAMIC, POS, ROT
 from .joints.layout import MAX_ROWS
 from .mathx import qintegrate, quat_at
 from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
@@ -101,6 +104,9 @@ CONTACT_ROLLS = 72          # contacts.ROLLS: a round body's patch (it rolls: st
 CONTACT_CLOSING = 0.01      # m/s: a contact joins its island's solve when closing faster,
 CONTACT_LOAD = 0.1          # m/s: or when its impulse would move its body alone faster
 PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does not settle
+REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
+                            # its factoring keeps its factor (`factor_islands`) ...
+REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
 
 
 @helper
@@ -287,7 +293,9 @@ def cholesky_solve(l, first, n, x):
 
 # An island's K is factored over a sparsity pattern (`island_pattern`): row i of the pattern
 # holds, at pattern[i, 0], how many columns left of the diagonal row i of the factor L may
-# fill, and those columns in increasing order at pattern[i, 1:]. Entries of L outside the
+# fill, and those columns in increasing order at pattern[i, 1:]; its last three columns
+# hold the first row of row i's joint, the row after the joint's last, and the first row
+# of the joint's parent in the elimination tree (n: none), for `_forward_sparse`. Entries of L outside the
 # pattern are zero (`plan_islands` allocates the factors zeroed and nothing writes there), so
 # the sums below may run over one row's pattern and read the other row densely. The factor
 # keeps the reciprocals of L's diagonal on its diagonal, so the substitutions multiply where
@@ -324,36 +332,37 @@ def _forward(l, pattern, n, x, start):
 
 
 @helper
-def _forward_sparse(l, pattern, rows, n, x, start):
+def _forward_sparse(l, pattern, n, x, start, live):
     """`_forward` for a right-hand side that is zero in most joints' rows (a column of
     K_el: a limit couples only with the joints at its two bodies). The island's rows come
-    joint by joint (`island_pattern`), and a joint's first row's pattern holds every column
-    of earlier joints that the joint's rows read: a joint whose right-hand side is zero and
-    whose earlier coupled rows are zero stays zero, and is skipped. What is left is the
-    path of the elimination tree from the limit's joints to the root; the values are those
-    of `_forward` (a skipped row would have computed 0 from zeros)."""
-    i = start
+    joint by joint (`island_pattern`), and L has a joint's entries only in the rows of the
+    joints after it on its path to the root of the elimination tree: a joint whose
+    right-hand side is zero and none of whose children on that tree is live stays zero, and
+    is skipped. What is computed is the union of the paths from the limit's joints to the
+    root, with the values of `_forward` (a skipped row would have computed 0 from zeros).
+    live: work array of n flags (a joint's first row marks it live)."""
+    if start >= n:
+        return
+    parent = pattern.shape[1] - 1
+    i = pattern[start, parent - 2]
+    for k in range(i, n):
+        live[k] = False
     while i < n:
-        joint = rows[i] // MAX_ROWS
-        e = i + 1
-        while e < n and rows[e] // MAX_ROWS == joint:
-            e += 1
-        live = False
-        for k in range(i, e):
-            if x[k] != 0.0:
-                live = True
-                break
-        if not live:
-            for c in range(1, pattern[i, 0] + 1):
-                if x[pattern[i, c]] != 0.0:
-                    live = True
+        e = pattern[i, parent - 1]
+        on = live[i]
+        if not on:
+            for k in range(i, e):
+                if x[k] != 0.0:
+                    on = True
                     break
-        if live:
+        if on:
             for k in range(i, e):
                 s = x[k]
                 for c in range(1, pattern[k, 0] + 1):
                     s -= l[k, pattern[k, c]] * x[pattern[k, c]]
                 x[k] = s * l[k, k]
+            if pattern[i, parent] < n:
+                live[pattern[i, parent]] = True
         i = e
 
 
@@ -443,13 +452,16 @@ def island_pattern(order, starts, n_islands, rb, rp, bkind):
     eliminating one couples the joints it touched (fill). A chain or tree of joints (a
     ragdoll) is eliminated from its leaves and fills nothing: its factor keeps K's own
     couplings, about two thirds of the envelope the joints' own order gave, and a third of
-    its operations. Rows of one joint stay together and in their order."""
+    its operations. Rows of one joint stay together and in their order. Each row also
+    names its joint's rows and the joint's parent in the elimination tree (the first joint
+    eliminated after it that it couples with), see `sparse_cholesky`'s layout."""
     width = 1
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
         if n <= MAX_DIRECT_ROWS:
             width = max(width, n)
-    pattern = np.zeros((order.shape[0], width + 1), dtype=np.int64)
+    pattern = np.zeros((order.shape[0], width + 4), dtype=np.int64)
+    last = width + 3
     for s in range(n_islands):
         s0 = starts[s]
         n = starts[s + 1] - s0
@@ -494,8 +506,15 @@ def island_pattern(order, starts, n_islands, rb, rp, bkind):
                 i += 1
         for p in range(nj):
             x = elim[p]
+            up = n                                 # the parent: the first later joint
+            for q in range(nj - 1, p, -1):         # coupled with x after the fill
+                if adj[x, elim[q]]:
+                    up = at[q]
             for k in range(jstart[x + 1] - jstart[x]):
                 row = s0 + at[p] + k
+                pattern[row, last - 2] = at[p]
+                pattern[row, last - 1] = at[p] + jstart[x + 1] - jstart[x]
+                pattern[row, last] = up
                 c = 0
                 for q in range(p):
                     y = elim[q]
@@ -629,30 +648,95 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
 
 
 @helper(inline=True)
-def factor_islands(plan, R, binv):
+def factor_islands(plan, R, binv, bs, bI, fpose, unit):
     """Factor each island's K for this substep and hand its rows to the direct solver.
     An island too large or singular stays with the iterative sweep.
+
+    An island factored before in this frame keeps its factor while K = J M^-1 J^T has
+    barely changed since (`_barely_moved`): none of its bodies turned by REUSE_TURN or more,
+    no row's bodies moved apart by REUSE_SHIFT or more, and no body's solve inertia (bI:
+    turned, stiffened by its joints' loads) changed by that fraction. K is then within
+    about that fraction of the one factored, and the solves, the Newton step of the
+    position projection and the relax pass, stay exact to that. A ragdoll lying still or
+    falling in one piece keeps one factor for many substeps. fpose: per body, its pose and
+    solve inertia when its island was last factored (quaternion, position, bI: 16 numbers),
+    written here; unit: length units per metre.
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
     _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                    *R, binv)
+                    *R, binv, bs, bI, fpose, unit)
+
+
+@helper
+def _barely_moved(rows, rb, rp, bs, bI, fpose, turn, shift):
+    """Whether the rows' bodies all turned by less than `turn` (rad), moved apart from each
+    row's first body by less than `shift` (units), and keep their solve inertia within the
+    fraction `turn`, since fpose was written (`_remember_poses`). The static world never
+    moves; a kinematic body counts like any."""
+    cos2 = math.cos(0.5 * turn) ** 2
+    for r in rows:
+        first = rb[r, 0]
+        for i in range(4 if rp[r, ACTIVE] == WIDE else 2):
+            body = row_body(r, i, rb, rp)
+            if body < 0:
+                continue
+            d = 0.0
+            for k in range(4):
+                d += bs[body, ROT + k] * fpose[body, k]
+            if d * d < cos2 * (1.0 - 1e-15):
+                return False
+            big = 0.0
+            change = 0.0
+            for k in range(9):
+                big += fpose[body, 7 + k] ** 2
+                change += (bI[body, k] - fpose[body, 7 + k]) ** 2
+            if change > turn * turn * big:
+                return False
+            apart = 0.0
+            for k in range(3):
+                u = bs[first, POS + k] - fpose[first, 4 + k] if first >= 0 else 0.0
+                apart += (bs[body, POS + k] - fpose[body, 4 + k] - u) ** 2
+            if apart >= shift * shift:
+                return False
+    return True
+
+
+@helper
+def _remember_poses(rows, rb, rp, bs, bI, fpose):
+    """Write the rows' bodies' poses and solve inertias into fpose (`_barely_moved`)."""
+    for r in rows:
+        for i in range(4 if rp[r, ACTIVE] == WIDE else 2):
+            body = row_body(r, i, rb, rp)
+            if body < 0:
+                continue
+            for k in range(4):
+                fpose[body, k] = bs[body, ROT + k]
+            for k in range(3):
+                fpose[body, 4 + k] = bs[body, POS + k]
+            for k in range(9):
+                fpose[body, 7 + k] = bI[body, k]
 
 
 @helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                    rb, rj, rd, rp, rk, binv):
+                    rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
+        rows = order[starts[s]:starts[s + 1]]
+        if ok[s] and _barely_moved(rows, rb, rp, bs, bI, fpose, REUSE_TURN,
+                                   REUSE_SHIFT * unit):
+            continue
         ok[s] = False
         if n > MAX_DIRECT_ROWS:
             continue
-        rows = order[starts[s]:starts[s + 1]]
         factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
         ok[s] = _factor_island(rows, pattern[starts[s]:starts[s + 1]], n, R, binv, factor)
+        if ok[s]:
+            _remember_poses(rows, rb, rp, bs, bI, fpose)
     mark_direct(plan, R[3])
 
 
@@ -789,7 +873,8 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
 @helper(outline=True)
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
-    (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense, soft)."""
+    (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense, soft,
+    live)."""
     starts, n_islands, lstarts = plan.starts, plan.n_islands, plan.lstarts
     n = 1
     m = 1
@@ -800,7 +885,7 @@ def scratch(plan):
             np.zeros(m, dtype=np.bool_), np.empty((m, n)), np.empty(m, dtype=np.int64),
             np.empty((m, m)), np.empty(m), np.empty(m, dtype=np.bool_),
             np.empty(m, dtype=np.int64), np.empty((m, m)), np.empty(m),
-            np.zeros(m, dtype=np.int64), np.zeros(m))
+            np.zeros(m, dtype=np.int64), np.zeros(m), np.empty(n, dtype=np.bool_))
 
 
 @helper
@@ -869,7 +954,7 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     crb, crj, crd = CR[0], CR[1], CR[2]
-    g, start, s, r, act, idx, sub, rhs, dense, soft = W[6:16]
+    g, start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:17]
     n = rows.shape[0]
     _forward(factor, pattern, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
@@ -885,7 +970,7 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
                     ga[i] = c
                     f0 = min(f0, i)
             start[a] = f0
-            _forward_sparse(factor, pattern, rows, n, ga, f0)    # G = L^-1 K_el
+            _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
         for a in range(m):
             r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
             for b in range(a + 1):
@@ -937,11 +1022,12 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                  soft, crb, crj, crd, crp, cacc, unit):
+                  soft, live, crb, crj, crd, crp, cacc, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
+         live)
     nr = rp.shape[0]
     for s in range(plan.n_islands):
         if not ok[s]:
@@ -1074,11 +1160,12 @@ def project_positions(plan, R, bs, binv, W, C):
 def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, crb, crj, crd):
+                       soft, live, crb, crj, crd):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft)
+    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
+         live)
     move = np.zeros((bs.shape[0], 7))
     for s in range(plan.n_islands):
         if not ok[s]:

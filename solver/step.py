@@ -6,7 +6,7 @@
                  solver
     per substep: external forces and force fields (fields.py) -> integrate velocities -> world inertia (+ geometric stiffness of loaded
                  joints) -> prepare joint rows, contact approach speeds -> factor each
-                 island's K -> warm start -> solve (soft bias) -> integrate positions
+                 island's K (kept while its bodies barely move) -> warm start -> solve (soft bias) -> integrate positions
                  -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
                  -> re-measure contact separations at the projected poses (they serve the
@@ -418,6 +418,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
 
     kinematic_velocities(ids, bs, bkind, ktarget, khas, dt)
     kg = np.zeros(bs.shape[0])
+    fpose = np.zeros((bs.shape[0], 16))      # poses at each island's factoring (direct.py)
     world_inertia(ids, bs, bil, bkind, bI)
     prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
@@ -441,7 +442,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S, R, body)
         update_stage(P, C, body)
-        factor_islands(plan, R, binv)
+        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8])
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
@@ -453,7 +454,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
             stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
-        factor_islands(plan, R, binv)
+        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8])
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         project_positions(plan, R, bs, binv, W, C)
         refresh_stage(P, C, SC, body)

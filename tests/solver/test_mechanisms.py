@@ -208,10 +208,13 @@ def test_line_joint_leaves_rotation_and_sliding_free():
         off_line = max(off_line, math.hypot(p[1], p[2] - 2.0))
         com_x = max(com_x, abs(w.positions[rod][0] - x0))
         swing = max(swing, abs(p[0] - w.positions[rod][0]))
-    note("line: anchor off the line (m)", off_line, "< 1e-10")
+    note("line: anchor off the line (m)", off_line, "< 1e-9")
     note("line: centre of mass x drift (m)", com_x, "< 1e-13")
     assert swing > 0.05, f"the rod hardly swung ({swing:.3f} m)"
-    assert off_line < 1e-10, f"the anchor left the line by {off_line:.2e} m"
+    # near the ends of its swing the rod barely turns in a substep, and the position
+    # projection reuses the substep's factor (direct.REUSE_TURN: K off by up to 1e-3), so
+    # the anchor strays 1.4e-10 m (2026-11-26; 1e-12 refactoring every time)
+    assert off_line < 1e-9, f"the anchor left the line by {off_line:.2e} m"
     assert com_x < 1e-13, f"the centre of mass moved {com_x:.2e} m along the line"
 
 
