@@ -209,7 +209,8 @@ def describe(scene):
     return {"scene": scene.name, "file": bpy.data.filepath, "enabled": ws.enabled,
             "frame_start": ws.frame_start, "frame_end": ws.frame_end,
             "fps": 1.0 / settings["dt"], "substeps": ws.substeps,
-            "jointed_substeps": ws.jointed_substeps or ws.substeps, "iterations": ws.iterations,
+            "jointed_substeps": ws.jointed_substeps or ws.substeps,
+            "calm_substeps": ws.calm_substeps, "iterations": ws.iterations,
             "gravity": list(settings["gravity"]), "bodies": bodies, "joints": joints,
             "ragdolls": rigs, "baked": baked}
 
@@ -227,6 +228,7 @@ def info(scene, json_to=None):
              f"{d['substeps']}"
              + (f" (jointed {d['jointed_substeps']})" if d["jointed_substeps"] != d["substeps"]
                 else "")
+             + (f" (calm {d['calm_substeps']})" if d["calm_substeps"] else "")
              + f", iterations {d['iterations']}; gravity "
              f"({', '.join(f'{g:g}' for g in d['gravity'])})"
              + ("" if d["enabled"] else "; simulation off"),

@@ -8,8 +8,10 @@ links the islands it touches, so each is moved by one thread only.
 Each island gets its substep count (`_island_substeps`): a small jointed island (a ragdoll or
 a mechanism on the ground, at most MAX_PILE jointed or free bodies, no spring or drive) steps
 at World.jointed_substeps (by default World.substeps too), since the direct solver (direct.py)
-holds its joints and pressed contacts exactly; stacks, piles, lone bodies, long chains,
-springs and drives at World.substeps.
+holds its joints and pressed contacts exactly, and at World.calm_substeps (by default half as
+many) in a frame it starts calm (`_calm`: no contact closing, no joint turning, no moving
+kinematic body: lying still, or falling in one piece); stacks, piles, lone bodies, long
+chains, springs and drives at World.substeps.
 Islands are ordered by (substep count, label), the label being the smallest body id in
 them, and cut into at most `threads` shares of consecutive islands with about equal work
 (bodies, joint rows, contact points, times the substeps); a share holding both counts is
@@ -31,9 +33,9 @@ import numpy as np
 
 from .jit import helper, kernel
 
-from .bodies import DYNAMIC, KINEMATIC
+from .bodies import DYNAMIC, KINEMATIC, SPIN, VEL
 from .colours import COLOURED_MIN
-from .contacts import permute_manifolds
+from .contacts import ARMS, permute_manifolds
 from .direct import MAX_DIRECT_ROWS, find
 from .joints.layout import (BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS,
                             HAS_DRIVE, HAS_SPRING)
@@ -46,6 +48,8 @@ JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one bo
 MANIFOLD_WORK = 4     # a manifold's eight rows, likewise
 RATIO_FREE = 100.0    # touching bodies up to this mass ratio step as any island ...
 MAX_STIFFEN = 16      # ... above it, up to this many times the substeps (`_stiffen`)
+CALM_SPEED = 0.25     # m/s: a calm island's contacts close slower than this (`_calm`) ...
+CALM_SPIN = 1.0       # rad/s: ... and its joints' bodies turn relative to each other slower
 
 
 @helper
@@ -98,7 +102,63 @@ def owner(a, b, bkind):
 
 
 @helper
-def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps):
+def _closing_speed(m, k, mi, mf, bs, bkind):
+    """How fast point k of manifold m closes along its normal at the frame's start (> 0:
+    closing; static bodies still, kinematic ones at their last frame's velocity)."""
+    o = ARMS + 6 * k
+    rel = 0.0
+    for side in range(2):
+        body = mi[m, side]
+        if bkind[body] != DYNAMIC and bkind[body] != KINEMATIC:
+            continue
+        a0, a1, a2 = mf[m, o + 3 * side], mf[m, o + 3 * side + 1], mf[m, o + 3 * side + 2]
+        w0, w1, w2 = bs[body, SPIN], bs[body, SPIN + 1], bs[body, SPIN + 2]
+        v0 = bs[body, VEL] + w1 * a2 - w2 * a1
+        v1 = bs[body, VEL + 1] + w2 * a0 - w0 * a2
+        v2 = bs[body, VEL + 2] + w0 * a1 - w1 * a0
+        along = v0 * mf[m, 0] + v1 * mf[m, 1] + v2 * mf[m, 2]
+        rel += along if side == 0 else -along       # the normal points from A to B
+    return rel
+
+
+@helper
+def _calm(label, n, bs, bkind, khas, jt, mi, mf, speed, spin):
+    """Per island label: whether the island starts the frame calm, so a small jointed
+    island may step at World.calm_substeps. Calm: no contact point closes faster than
+    `speed` (units/s), no joint's bodies turn relative to each other faster than `spin`
+    (rad/s) and no kinematic body in it has a target this frame. A ragdoll lying still or
+    falling in one piece is calm; one landing (its speculative contacts close), with a limb
+    swinging towards a limit, or hit by a body (whose contact joins the island) is not."""
+    calm = np.ones(n + 1, dtype=np.bool_)
+    for i in range(n):
+        if label[i] >= 0 and bkind[i] == KINEMATIC and khas[i]:
+            calm[label[i]] = False
+    for m in range(mi.shape[0]):
+        o = owner(mi[m, 0], mi[m, 1], bkind)
+        if o < 0 or not calm[label[o]]:
+            continue
+        for k in range(mi[m, 2]):
+            if _closing_speed(m, k, mi, mf, bs, bkind) > speed:
+                calm[label[o]] = False
+    for j in range(jt.shape[0]):
+        flags = jt[j, FLAGS]
+        o = joint_owner(j, jt, bkind)
+        if o < 0 or not flags & ENABLED or flags & BROKEN or not calm[label[o]]:
+            continue
+        a, b = jt[j, BODY_A], jt[j, BODY_B]
+        turn = 0.0
+        for k in range(3):
+            wa = bs[a, SPIN + k] if _linked(a, bkind) else 0.0
+            wb = bs[b, SPIN + k] if _linked(b, bkind) else 0.0
+            turn += (wa - wb) ** 2
+        if turn > spin * spin:
+            calm[label[o]] = False
+    return calm
+
+
+@helper
+def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps, calm,
+                     calm_substeps):
     """Substeps per island label: `jointed_substeps` for an island of at most MAX_PILE
     jointed or free bodies (a ragdoll, two crossed on the ground, a box on one) whose joints
     the direct solver takes whole (direct.py: at most JOINTS_SOLVED_WHOLE joints a body) and
@@ -107,8 +167,9 @@ def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps):
     planks jitters at 0.14 m/s, of eight at 0.3 m/s; three stay still within a micrometre),
     long chains (solved iteratively), springs and drives (a spring's numerical damping grows
     with the substep; a metarig's pose-matching drives at 4 substeps missed their pose by 40
-    degrees). `parent`: the union-find over the joints alone (before the contacts joined
-    islands)."""
+    degrees). Such an island that starts the frame calm (`_calm`) steps at the fewer of
+    `jointed_substeps` and `calm_substeps`. `parent`: the union-find over the joints alone
+    (before the contacts joined islands)."""
     jointed = np.zeros(n + 1, dtype=np.bool_)        # per label
     full = np.zeros(n + 1, dtype=np.bool_)           # per label
     joints = np.zeros(n, dtype=np.int64)             # per jointed body's root
@@ -130,7 +191,7 @@ def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps):
     sub = np.full(n + 1, substeps, dtype=np.int64)
     for i in range(n):
         if label[i] == i and jointed[i] and not full[i] and parts[i] <= MAX_PILE:
-            sub[i] = jointed_substeps
+            sub[i] = min(jointed_substeps, calm_substeps) if calm[i] else jointed_substeps
     return sub
 
 
@@ -161,12 +222,15 @@ def _stiffen(label, n, mi, bkind, binv):
 
 
 @kernel
-def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed_substeps):
+def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed_substeps,
+              calm_substeps, bs, khas, calm_speed, calm_spin):
     """Cut the world into batches of whole islands, each batch stepped at one substep count.
 
     A jointed island of at most MAX_PILE jointed or free bodies (a ragdoll or a mechanism on
-    the ground: its joints are solved exactly) steps at `jointed_substeps`, the others
-    (stacks, lone bodies, piles; `_island_substeps`) at `substeps`.
+    the ground: its joints are solved exactly) steps at `jointed_substeps`, or at
+    `calm_substeps` when it starts the frame calm (`_calm`: bs, the bodies' velocities, khas
+    the kinematic bodies with a target this frame, calm_speed and calm_spin the thresholds);
+    the others (stacks, lone bodies, piles; `_island_substeps`) at `substeps`.
     Islands are ordered by (substep count, label), their work weighted by their substeps is
     cut into at most `threads` batches, and a batch holding several counts is split where
     the count changes. An island of touching bodies over RATIO_FREE in mass steps at k
@@ -206,7 +270,9 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
         o = owner(mi[m, 0], mi[m, 1], bkind)
         work[label[o] if o >= 0 else n] += MANIFOLD_WORK * mi[m, 2] / 4.0
         big[label[o] if o >= 0 else n] += 1
-    sub = _island_substeps(label, by_joints, n, jt, bkind, substeps, jointed_substeps)
+    calm = _calm(label, n, bs, bkind, khas, jt, mi, mf, calm_speed, calm_spin)
+    sub = _island_substeps(label, by_joints, n, jt, bkind, substeps, jointed_substeps, calm,
+                           calm_substeps)
     stiff = _stiffen(label, n, mi, bkind, binv)
     for i in range(n):
         if label[i] == i and stiff[i] > 1:

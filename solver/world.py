@@ -24,7 +24,7 @@ from .step import step_frame
 from .tables import DERIVED, SETTING, Table
 from .contacts import ROWS_PER_MANIFOLD, SPECULATIVE_DISTANCE, ContactState
 from .joints.custom import CI_JOINT
-from .islands import partition
+from .islands import CALM_SPEED, CALM_SPIN, partition
 from .sleep import fall_asleep, wake_disturbed, wake_marked, wake_touched
 from .collision.colliders import collider_states, collider_tables, new_states
 from . import fields as fields_mod
@@ -118,6 +118,16 @@ class World(Mechanisms, CustomConstraints, Forces):
                 `substeps` whatever this says: their contacts are swept, and jitter at fewer
                 substeps. Contacts keep the stiffness of `substeps`, and warm-start impulses
                 are rescaled when an island's count changes.
+    calm_substeps
+                substeps per `step` for such a small jointed island in a frame it starts
+                calm: none of its contacts closing faster than 0.25 m/s, none of its joints'
+                bodies turning relative to each other faster than 1 rad/s, no kinematic
+                body in it moving (islands.py `_calm`): a ragdoll lying still, or falling
+                in one piece. A landing, a limb swinging to its limit, a body hitting it
+                make the frame's island not calm, and it steps at `jointed_substeps`.
+                None: half of `jointed_substeps` (rounded up), at least 4 and at most
+                `jointed_substeps` (docs/decisions/calm-substeps.md); set it to
+                `jointed_substeps` to step every frame alike.
     iterations  solve sweeps per substep
     relax_iterations
                 relax sweeps per substep (velocity only, no position bias); None: as many
@@ -161,7 +171,8 @@ class World(Mechanisms, CustomConstraints, Forces):
     """
 
     def __init__(self, gravity=None, substeps=8, iterations=1,
-                 relax_iterations=None, jointed_substeps=None, joint_hertz=60.0, joint_damping_ratio=5.0,
+                 relax_iterations=None, jointed_substeps=None, calm_substeps=None,
+                 joint_hertz=60.0, joint_damping_ratio=5.0,
                  contact_hertz=130.0, contact_damping_ratio=5.0, contact_push_velocity=3.0,
                  restitution_threshold=1.0, contact_hertz_limit=0.27, sleeping=True,
                  sleep_threshold=SLEEP_THRESHOLD,
@@ -180,6 +191,9 @@ class World(Mechanisms, CustomConstraints, Forces):
         self.max_frame = validate.number("max_frame", max_frame, minimum=0.0, strict=True)
         self.jointed_substeps = self.substeps if jointed_substeps is None \
             else int(validate.number("jointed_substeps", jointed_substeps, minimum=1))
+        half = max(4, -(-self.jointed_substeps // 2))
+        self.calm_substeps = min(self.jointed_substeps, half) if calm_substeps is None \
+            else int(validate.number("calm_substeps", calm_substeps, minimum=1))
         self.iterations = int(validate.number("iterations", iterations, minimum=1))
         self.relax_iterations = max(2, self.iterations) if relax_iterations is None else \
             int(validate.number("relax_iterations", relax_iterations, minimum=1))
@@ -1142,8 +1156,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         B, J, R, K = self._kernel_args()
         mi, mf, acc, rows, params = C
         bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut, bstiff, bcolour = \
-            partition(B[6], B[1], J[0], mi, mf, acc, ROWS_PER_MANIFOLD, threads, self.substeps,
-                      self.jointed_substeps)
+            self._partition(B, J, K, C, threads)
         ci, cf = self._custom_args()
         E = (self._bforce.view, self._fields.view, self._field_frame)
         g = self.gravity
@@ -1164,6 +1177,12 @@ class World(Mechanisms, CustomConstraints, Forces):
                             (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
                             Ck, X, G, E, int(bcolour[k])))
         return batches, bcut
+
+    def _partition(self, B, J, K, C, threads):
+        """islands.partition of the awake world (reorders C's manifolds by island)."""
+        return partition(B[6], B[1], J[0], C[0], C[1], C[2], ROWS_PER_MANIFOLD, threads,
+                         self.substeps, self.jointed_substeps, self.calm_substeps, B[0], K[1],
+                         CALM_SPEED * self._unit, CALM_SPIN)
 
     def _step_args(self, dt, C):
         """step_frame's arguments for the world as one batch (warmup.prepare compiles it for

@@ -148,7 +148,8 @@ class Watch:
         ws = scene.ligament_world
         r = scene.render
         return (links, actions, _still_poses(self.posed), _path_curves(self.paths),
-                ws.substeps, ws.jointed_substeps, ws.iterations, ws.frame_start, ws.frame_end,
+                ws.substeps, ws.jointed_substeps, ws.calm_substeps, ws.iterations,
+                ws.frame_start, ws.frame_end,
                 tuple(scene.gravity), scene.use_gravity, r.fps, r.fps_base,
                 scene.unit_settings.scale_length, _still_fields(scene))
 

@@ -60,6 +60,7 @@ def world_settings(scene):
         "dt": 1.0 / fps,
         "substeps": ws.substeps,
         "jointed_substeps": ws.jointed_substeps or None,   # 0: as many as substeps
+        "calm_substeps": ws.calm_substeps or None,         # 0: the World's default
         "iterations": ws.iterations,
         # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives
         # every core, or `blender -t N`; Fixed gives its count)

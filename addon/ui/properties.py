@@ -387,6 +387,12 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
         description="Substeps for a ragdoll or small mechanism on the ground (0: as many as "
                     "Substeps). Half of Substeps steps a ragdoll crowd about a third faster, "
                     "but hard landings bend joints further past their limits")
+    calm_substeps: IntProperty(
+        name="Calm Substeps", default=0, min=0, max=64, update=_changed,
+        description="Substeps for such a ragdoll or mechanism in a frame it starts calm: "
+                    "lying still or falling in one piece, no contact closing, no joint "
+                    "turning (0: half of Jointed Substeps, at least 4; as many as Jointed "
+                    "Substeps: off). Landings and hits always step at Jointed Substeps")
     iterations: IntProperty(name="Iterations", default=1, min=1, max=50, update=_changed,
                             description="Solver iterations per substep")
     frame_start: IntProperty(name="Start", default=1, update=_changed,

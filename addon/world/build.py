@@ -51,6 +51,7 @@ def new_world(scene):
     settings = world_settings(scene)
     return lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
                     jointed_substeps=settings["jointed_substeps"],
+                    calm_substeps=settings["calm_substeps"],
                     iterations=settings["iterations"], threads=settings["threads"],
                     length_unit=settings["length_unit"])
 

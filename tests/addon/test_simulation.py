@@ -133,6 +133,25 @@ def test_jointed_substeps_step_the_hinged_door_at_their_own_count(blender):
     assert not np.allclose(door_mixed, door_8, rtol=0, atol=1e-6)
 
 
+def test_calm_substeps_reach_the_world_and_default_to_half_the_jointed_count(blender):
+    # The door starts at rest: its first frames are calm (no contact closing, its hinge
+    # turning slowly), stepped at Calm Substeps. Calm Substeps 0 (automatic) steps them as 4
+    # does (half of Substeps 8), and differently from 8 (calm stepping off).
+    out = blender.run(DOOR, """
+        ws = scene.ligament_world
+        def swing(calm):
+            ws.substeps, ws.jointed_substeps, ws.calm_substeps = 8, 0, calm
+            for f in range(1, 31):
+                scene.frame_set(f)
+            return transforms([door])
+        result({"auto": swing(0), "four": swing(4), "off": swing(8),
+                "error": lig.addon.runtime.cache.error(scene)})
+    """)
+    assert out["error"] is None
+    assert np.allclose(out["auto"], out["four"], rtol=0, atol=1e-12)
+    assert not np.allclose(out["auto"], out["off"], rtol=0, atol=1e-9)
+
+
 def test_shapes_fit_the_evaluated_geometry_and_the_object_scale(blender):
     out = blender.run("""
         box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')

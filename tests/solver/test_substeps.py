@@ -1,11 +1,23 @@
 """Islands step at their own substep counts (islands.py): a small jointed island at
-`World(jointed_substeps=...)`, stacks, piles, lone bodies and springs at `substeps`."""
+`World(jointed_substeps=...)`, or at `calm_substeps` in a frame it starts calm; stacks,
+piles, lone bodies and springs at `substeps`."""
+
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import solver as lg
 from probes import FRAME
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "bench")
+if BENCH not in sys.path:
+    sys.path.insert(0, BENCH)
+
+import scenes  # noqa: E402  (bench/scenes.py: the benchmarks' ragdoll)
+from contacts import populate  # noqa: E402  (bench/contacts.py: a scene into a World)
 
 
 def _pendulum_and_box(**settings):
@@ -97,3 +109,94 @@ def test_a_drive_keeps_its_island_at_the_full_substeps():
         return w.orientations[rod].copy()
     assert np.array_equal(turn(jointed_substeps=4), turn())
     assert not np.array_equal(turn(substeps=4), turn())
+
+
+# --- calm islands ---------------------------------------------------------------------------
+
+def test_calm_substeps_default_and_validation():
+    # half the jointed islands' count, never under 4 (at 2 a pile of three hinged plank
+    # pairs crept 2.8 mm in 5 s) nor over jointed_substeps
+    assert lg.World().calm_substeps == 4
+    assert lg.World(substeps=16).calm_substeps == 8
+    assert lg.World(substeps=4).calm_substeps == 4
+    assert lg.World(substeps=2).calm_substeps == 2
+    assert lg.World(jointed_substeps=6).calm_substeps == 4
+    assert lg.World(calm_substeps=2).calm_substeps == 2
+    for bad in (0, -2, float("nan")):
+        with pytest.raises(ValueError, match="calm_substeps"):
+            lg.World(calm_substeps=bad)
+
+
+def _hinged(spin, gravity, **settings):
+    """A 1 kg ball on a hinge to the world (about x, 1 m below it), turning at `spin`
+    rad/s about the hinge, for 90 frames: its positions."""
+    w = lg.World(gravity=gravity, sleeping=False, threads=1, **settings)
+    ball = w.add_body(lg.Sphere(0.1), (0.0, 0.0, 2.0), mass=1.0)
+    w.add_hinge(None, ball, (0.0, 0.0, 3.0), (1, 0, 0))
+    w.linear_velocities[ball] = (0.0, spin, 0.0)        # 1 m from the axis
+    w.angular_velocities[ball] = (spin, 0.0, 0.0)
+    path = []
+    for _ in range(90):
+        w.step(FRAME)
+        path.append(w.positions[ball].copy())
+    return np.array(path)
+
+
+def test_a_calm_jointed_island_steps_at_calm_substeps_a_turning_one_at_the_full_count():
+    # A pendulum swinging 0.09 rad (at most 0.3 rad/s, under CALM_SPIN) is calm all along:
+    # it steps as a world of 4 substeps does; turning at 3 rad/s (no gravity) it never is,
+    # and steps at 8.
+    g = (0.0, 0.0, -9.81)
+    slow = _hinged(0.3, g)
+    assert np.array_equal(slow, _hinged(0.3, g, substeps=4))
+    assert not np.array_equal(slow, _hinged(0.3, g, calm_substeps=8))
+    swing = np.degrees(np.abs(np.arctan2(slow[:, 1], 3.0 - slow[:, 2]))).max()
+    assert 4.5 < swing < 6.0, f"the pendulum swung {swing:.2f} degrees (0.3 m/s at 1 m: 5.5)"
+    fast = _hinged(3.0, (0.0, 0.0, 0.0))
+    assert np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), calm_substeps=8))
+    assert not np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), substeps=4))
+
+
+def test_a_ragdoll_lands_at_the_full_count_rests_calm_and_a_hit_steps_it_full_again():
+    # One 13-body ragdoll of the benchmarks dropped on the floor: its landing steps at 8
+    # substeps (its contacts close), lying still it steps at 4 without jitter, and a ball
+    # thrown at it makes the frames of the hit full again; its joints hold within 0.1 mm
+    # throughout and it sinks into the floor no deeper than the landing test allows.
+    scene = scenes.ragdolls(1)
+    w = lg.World(gravity=(0.0, 0.0, -9.81), sleeping=False, threads=1)
+    populate(w, scene)
+    gauge = scenes.JointGauge(scene)
+    body = scene.dynamic[0]
+    counts, gap, low = [], 0.0, np.inf
+
+    def frame():
+        nonlocal gap, low
+        w.step(FRAME)
+        counts.append(int(w._bsub.view[body]))
+        rot = scenes.quats_to_matrices(w.orientations)
+        gap = max(gap, gauge.gap(w.positions, rot))
+        low = min(low, scenes.lowest_point(scene, w.positions, rot))
+    for _ in range(240):
+        frame()
+    landing, resting = counts[:60], counts[180:]
+    assert 8 in landing, "the landing was not stepped at the full count"
+    assert resting.count(4) >= 50, f"lying still, it stepped at {set(resting)} substeps"
+    fastest = 0.0
+    for _ in range(60):
+        frame()
+        fastest = max(fastest, float(np.linalg.norm(w.linear_velocities[scene.dynamic],
+                                                    axis=1).max()))
+    # awake (sleeping off) it creeps a few mm a second at either count (6 mm/s at 4, 4 at
+    # 8 on 2026-11-26): slow, no jitter
+    assert fastest < 0.02, f"lying at calm substeps, a body moves at {fastest:.3f} m/s"
+    pelvis = w.positions[body].copy()
+    ball = w.add_body(lg.Sphere(0.1), pelvis + (0.0, -1.0, 0.3), mass=5.0,
+                      linear_velocity=(0.0, 6.0, 0.0))
+    hit = []
+    for _ in range(30):
+        frame()
+        hit.append(counts[-1])
+    assert 8 in hit, "the frames of the hit were not stepped at the full count"
+    assert np.linalg.norm(w.positions[ball] - pelvis) < 1.5, "the ball missed"
+    assert gap < 1e-4, f"a joint opened {1e3 * gap:.3f} mm"
+    assert low > -0.02, f"the ragdoll sank {-100 * low:.1f} cm into the floor"

@@ -28,6 +28,7 @@ def draw_world(layout, scene):
                            icon='PRESET')
     col.prop(ws, "substeps")
     col.prop(ws, "jointed_substeps")
+    col.prop(ws, "calm_substeps")
     col.prop(ws, "iterations")
     # the solver steps independent islands on Blender's own thread setting (Render >
     # Performance), shown here too
