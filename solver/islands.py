@@ -9,8 +9,8 @@ Each island gets its substep count (`_island_substeps`): a small jointed island 
 a mechanism on the ground, at most MAX_PILE jointed or free bodies, no spring or drive) steps
 at World.jointed_substeps (by default World.substeps too), since the direct solver (direct.py)
 holds its joints and pressed contacts exactly, and at World.calm_substeps (by default half as
-many) in a frame it starts calm (`_calm`: no contact closing, no joint turning, no moving
-kinematic body: lying still, or falling in one piece); stacks, piles, lone bodies, long
+many) in a frame it starts calm (`_calm`: its bodies slow, no contact closing, no joint
+turning, no moving kinematic body: a ragdoll lying still); stacks, piles, lone bodies, long
 chains, springs and drives at World.substeps.
 Islands are ordered by (substep count, label), the label being the smallest body id in
 them, and cut into at most `threads` shares of consecutive islands with about equal work
@@ -48,8 +48,8 @@ JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one bo
 MANIFOLD_WORK = 4     # a manifold's eight rows, likewise
 RATIO_FREE = 100.0    # touching bodies up to this mass ratio step as any island ...
 MAX_STIFFEN = 16      # ... above it, up to this many times the substeps (`_stiffen`)
-CALM_SPEED = 0.25     # m/s: a calm island's contacts close slower than this (`_calm`) ...
-CALM_SPIN = 1.0       # rad/s: ... and its joints' bodies turn relative to each other slower
+CALM_SPEED = 0.25     # m/s: a calm island's bodies move and its contacts close slower (`_calm`)
+CALM_SPIN = 1.0       # rad/s: ... and its bodies turn, alone and relative to each other, slower
 
 
 @helper
@@ -122,17 +122,27 @@ def _closing_speed(m, k, mi, mf, bs, bkind):
 
 
 @helper
-def _calm(label, n, bs, bkind, khas, jt, mi, mf, speed, spin):
+def _calm(label, n, bs, bkind, khas, bsub, jt, mi, mf, speed, spin):
     """Per island label: whether the island starts the frame calm, so a small jointed
-    island may step at World.calm_substeps. Calm: no contact point closes faster than
-    `speed` (units/s), no joint's bodies turn relative to each other faster than `spin`
-    (rad/s) and no kinematic body in it has a target this frame. A ragdoll lying still or
-    falling in one piece is calm; one landing (its speculative contacts close), with a limb
-    swinging towards a limit, or hit by a body (whose contact joins the island) is not."""
+    island may step at World.calm_substeps. Calm: its bodies move slower than `speed`
+    (units/s) and turn slower than `spin` (rad/s), no contact point of it closes faster
+    than `speed`, no joint's bodies turn relative to each other faster than `spin`, no
+    kinematic body in it has a target this frame, and every body of it was stepped before
+    (bsub > 0: not a body's first frame). A ragdoll lying still is calm; one falling (fewer
+    substeps lag a fall further behind the parabola), landing (its speculative contacts
+    close), with a limb swinging towards a limit, or hit by a body (whose contact joins the
+    island) is not."""
     calm = np.ones(n + 1, dtype=np.bool_)
     for i in range(n):
-        if label[i] >= 0 and bkind[i] == KINEMATIC and khas[i]:
+        if label[i] < 0:
+            continue
+        if bkind[i] == KINEMATIC and khas[i] or bsub[i] == 0:
             calm[label[i]] = False
+        elif bkind[i] == DYNAMIC:
+            v2 = bs[i, VEL] ** 2 + bs[i, VEL + 1] ** 2 + bs[i, VEL + 2] ** 2
+            w2 = bs[i, SPIN] ** 2 + bs[i, SPIN + 1] ** 2 + bs[i, SPIN + 2] ** 2
+            if v2 >= speed * speed or w2 >= spin * spin:
+                calm[label[i]] = False
     for m in range(mi.shape[0]):
         o = owner(mi[m, 0], mi[m, 1], bkind)
         if o < 0 or not calm[label[o]]:
@@ -223,13 +233,14 @@ def _stiffen(label, n, mi, bkind, binv):
 
 @kernel
 def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed_substeps,
-              calm_substeps, bs, khas, calm_speed, calm_spin):
+              calm_substeps, bs, khas, bsub, calm_speed, calm_spin):
     """Cut the world into batches of whole islands, each batch stepped at one substep count.
 
     A jointed island of at most MAX_PILE jointed or free bodies (a ragdoll or a mechanism on
     the ground: its joints are solved exactly) steps at `jointed_substeps`, or at
     `calm_substeps` when it starts the frame calm (`_calm`: bs, the bodies' velocities, khas
-    the kinematic bodies with a target this frame, calm_speed and calm_spin the thresholds);
+    the kinematic bodies with a target this frame, bsub the substeps each body last stepped
+    at, calm_speed and calm_spin the thresholds);
     the others (stacks, lone bodies, piles; `_island_substeps`) at `substeps`.
     Islands are ordered by (substep count, label), their work weighted by their substeps is
     cut into at most `threads` batches, and a batch holding several counts is split where
@@ -270,7 +281,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
         o = owner(mi[m, 0], mi[m, 1], bkind)
         work[label[o] if o >= 0 else n] += MANIFOLD_WORK * mi[m, 2] / 4.0
         big[label[o] if o >= 0 else n] += 1
-    calm = _calm(label, n, bs, bkind, khas, jt, mi, mf, calm_speed, calm_spin)
+    calm = _calm(label, n, bs, bkind, khas, bsub, jt, mi, mf, calm_speed, calm_spin)
     sub = _island_substeps(label, by_joints, n, jt, bkind, substeps, jointed_substeps, calm,
                            calm_substeps)
     stiff = _stiffen(label, n, mi, bkind, binv)

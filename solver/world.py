@@ -120,11 +120,14 @@ class World(Mechanisms, CustomConstraints, Forces):
                 are rescaled when an island's count changes.
     calm_substeps
                 substeps per `step` for such a small jointed island in a frame it starts
-                calm: none of its contacts closing faster than 0.25 m/s, none of its joints'
-                bodies turning relative to each other faster than 1 rad/s, no kinematic
-                body in it moving (islands.py `_calm`): a ragdoll lying still, or falling
-                in one piece. A landing, a limb swinging to its limit, a body hitting it
-                make the frame's island not calm, and it steps at `jointed_substeps`.
+                calm: its bodies moving slower than 0.25 m/s and turning slower than 1
+                rad/s, none of its contacts closing faster than 0.25 m/s, none of its
+                joints' bodies turning relative to each other faster than 1 rad/s, no
+                kinematic body in it moving, none of its bodies in its first frame
+                (islands.py `_calm`): a ragdoll lying still. A fall (fewer substeps lag it
+                further behind the parabola), a landing, a limb swinging to its limit, a
+                body hitting it make the frame's island not calm, and it steps at
+                `jointed_substeps`.
                 None: half of `jointed_substeps` (rounded up), at least 4 and at most
                 `jointed_substeps` (docs/decisions/calm-substeps.md); set it to
                 `jointed_substeps` to step every frame alike.
@@ -1182,7 +1185,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         """islands.partition of the awake world (reorders C's manifolds by island)."""
         return partition(B[6], B[1], J[0], C[0], C[1], C[2], ROWS_PER_MANIFOLD, threads,
                          self.substeps, self.jointed_substeps, self.calm_substeps, B[0], K[1],
-                         CALM_SPEED * self._unit, CALM_SPIN)
+                         self._bsub.view, CALM_SPEED * self._unit, CALM_SPIN)
 
     def _step_args(self, dt, C):
         """step_frame's arguments for the world as one batch (warmup.prepare compiles it for

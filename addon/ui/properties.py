@@ -390,9 +390,9 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
     calm_substeps: IntProperty(
         name="Calm Substeps", default=0, min=0, max=64, update=_changed,
         description="Substeps for such a ragdoll or mechanism in a frame it starts calm: "
-                    "lying still or falling in one piece, no contact closing, no joint "
-                    "turning (0: half of Jointed Substeps, at least 4; as many as Jointed "
-                    "Substeps: off). Landings and hits always step at Jointed Substeps")
+                    "lying still or moving slowly, no contact closing, no joint turning "
+                    "(0: half of Jointed Substeps, at least 4; as many as Jointed Substeps: "
+                    "off). Falls, landings and hits always step at Jointed Substeps")
     iterations: IntProperty(name="Iterations", default=1, min=1, max=50, update=_changed,
                             description="Solver iterations per substep")
     frame_start: IntProperty(name="Start", default=1, update=_changed,

@@ -129,32 +129,36 @@ def test_calm_substeps_default_and_validation():
 
 def _hinged(spin, gravity, **settings):
     """A 1 kg ball on a hinge to the world (about x, 1 m below it), turning at `spin`
-    rad/s about the hinge, for 90 frames: its positions."""
+    rad/s about the hinge, for 90 frames: its positions, and the substeps of each frame."""
     w = lg.World(gravity=gravity, sleeping=False, threads=1, **settings)
     ball = w.add_body(lg.Sphere(0.1), (0.0, 0.0, 2.0), mass=1.0)
     w.add_hinge(None, ball, (0.0, 0.0, 3.0), (1, 0, 0))
     w.linear_velocities[ball] = (0.0, spin, 0.0)        # 1 m from the axis
     w.angular_velocities[ball] = (spin, 0.0, 0.0)
-    path = []
+    path, counts = [], []
     for _ in range(90):
         w.step(FRAME)
         path.append(w.positions[ball].copy())
-    return np.array(path)
+        counts.append(int(w._bsub.view[ball]))
+    return np.array(path), counts
 
 
 def test_a_calm_jointed_island_steps_at_calm_substeps_a_turning_one_at_the_full_count():
-    # A pendulum swinging 0.09 rad (at most 0.3 rad/s, under CALM_SPIN) is calm all along:
-    # it steps as a world of 4 substeps does; turning at 3 rad/s (no gravity) it never is,
-    # and steps at 8.
+    # A pendulum swinging 0.064 rad (at most 0.2 m/s and 0.2 rad/s, under CALM_SPEED and
+    # CALM_SPIN) is calm from its second frame on (the first of a body is never calm): it
+    # steps as a world of 4 substeps after a first frame at 8; turning at 3 rad/s (no
+    # gravity) it never is calm, and steps at 8.
     g = (0.0, 0.0, -9.81)
-    slow = _hinged(0.3, g)
-    assert np.array_equal(slow, _hinged(0.3, g, substeps=4))
-    assert not np.array_equal(slow, _hinged(0.3, g, calm_substeps=8))
+    slow, counts = _hinged(0.2, g)
+    assert counts == [8] + [4] * 89, f"the slow pendulum stepped at {counts}"
+    first, _ = _hinged(0.2, g, calm_substeps=8)
+    assert np.array_equal(slow[0], first[0]) and not np.array_equal(slow, first)
     swing = np.degrees(np.abs(np.arctan2(slow[:, 1], 3.0 - slow[:, 2]))).max()
-    assert 4.5 < swing < 6.0, f"the pendulum swung {swing:.2f} degrees (0.3 m/s at 1 m: 5.5)"
-    fast = _hinged(3.0, (0.0, 0.0, 0.0))
-    assert np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), calm_substeps=8))
-    assert not np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), substeps=4))
+    assert 3.0 < swing < 4.3, f"the pendulum swung {swing:.2f} degrees (0.2 m/s at 1 m: 3.7)"
+    fast, counts = _hinged(3.0, (0.0, 0.0, 0.0))
+    assert counts == [8] * 90
+    assert np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), calm_substeps=8)[0])
+    assert not np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), substeps=4)[0])
 
 
 def test_a_ragdoll_lands_at_the_full_count_rests_calm_and_a_hit_steps_it_full_again():
