@@ -134,22 +134,35 @@ def test_jointed_substeps_step_the_hinged_door_at_their_own_count(blender):
 
 
 def test_calm_substeps_reach_the_world_and_default_to_half_the_jointed_count(blender):
-    # The door starts at rest: its first frames are calm (no contact closing, its hinge
-    # turning slowly), stepped at Calm Substeps. Calm Substeps 0 (automatic) steps them as 4
-    # does (half of Substeps 8), and differently from 8 (calm stepping off).
-    out = blender.run(DOOR, """
+    # A hinged pair of planks lying on the floor is a calm island after its first step:
+    # with Calm Substeps 0 (automatic: half of Substeps 8) and 4 it steps at 4 substeps and
+    # the two play alike, with 8 (calm stepping off) at 8 every frame.
+    out = blender.run("""
+        box("Ground", (4, 4, 0.2), (0, 0, -0.1), kind='STATIC')
+        left = box("Left", (0.4, 0.2, 0.1), (-0.2, 0, 0.05))
+        right = box("Right", (0.4, 0.2, 0.1), (0.2, 0, 0.05))
+        joint("Pair", 'HINGE', left, right, (0, 0, 0.05), rotation=(math.pi / 2, 0, 0))
         ws = scene.ligament_world
-        def swing(calm):
+        def play(calm):
             ws.substeps, ws.jointed_substeps, ws.calm_substeps = 8, 0, calm
+            counts = []
             for f in range(1, 31):
                 scene.frame_set(f)
-            return transforms([door])
-        result({"auto": swing(0), "four": swing(4), "off": swing(8),
+                sim = lig.addon.runtime.cache.get(scene)
+                ids = {b.name: b.id for b in sim.bodies}
+                counts.append(int(sim.world._bsub.view[ids["Left"]]))
+            return {"counts": counts, "calm": sim.world.calm_substeps,
+                    "poses": transforms([left, right])}
+        result({"auto": play(0), "four": play(4), "off": play(8),
                 "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
-    assert np.allclose(out["auto"], out["four"], rtol=0, atol=1e-12)
-    assert not np.allclose(out["auto"], out["off"], rtol=0, atol=1e-9)
+    auto, four, off = out["auto"], out["four"], out["off"]
+    assert (auto["calm"], four["calm"], off["calm"]) == (4, 4, 8)
+    # frame 1 is the start frame (nothing stepped), frame 2 a body's first step
+    assert auto["counts"][1] == 8 and set(auto["counts"][5:]) == {4}, auto["counts"]
+    assert set(off["counts"][1:]) == {8}
+    assert auto["poses"] == four["poses"]
 
 
 def test_shapes_fit_the_evaluated_geometry_and_the_object_scale(blender):
