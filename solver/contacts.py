@@ -153,7 +153,8 @@ def _surface_points(bs, a, b, mf, m, k, n):
 
 
 @helper
-def _point_velocity(bs, i, r):
+def point_velocity(bs, i, r):
+    """Velocity of body i's point at arm r from its centre: v + w x r."""
     w = vec3_at(bs, i, SPIN)
     c = cross(w, r)
     return add(vec3_at(bs, i, VEL), c)

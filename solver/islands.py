@@ -35,10 +35,11 @@ from .jit import helper, kernel
 
 from .bodies import DYNAMIC, KINEMATIC, SPIN, VEL
 from .colours import COLOURED_MIN
-from .contacts import ARMS, permute_manifolds
+from .contacts import ARMS, permute_manifolds, point_velocity
 from .direct import MAX_DIRECT_ROWS, find
 from .joints.layout import (BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS,
                             HAS_DRIVE, HAS_SPRING)
+from .mathx import dot
 
 # joints of one jointed body the direct solver surely takes whole (direct.MAX_DIRECT_ROWS
 # equality rows at up to 6 a joint); a larger one steps at the full substeps
@@ -111,12 +112,8 @@ def _closing_speed(m, k, mi, mf, bs, bkind):
         body = mi[m, side]
         if bkind[body] != DYNAMIC and bkind[body] != KINEMATIC:
             continue
-        a0, a1, a2 = mf[m, o + 3 * side], mf[m, o + 3 * side + 1], mf[m, o + 3 * side + 2]
-        w0, w1, w2 = bs[body, SPIN], bs[body, SPIN + 1], bs[body, SPIN + 2]
-        v0 = bs[body, VEL] + w1 * a2 - w2 * a1
-        v1 = bs[body, VEL + 1] + w2 * a0 - w0 * a2
-        v2 = bs[body, VEL + 2] + w0 * a1 - w1 * a0
-        along = v0 * mf[m, 0] + v1 * mf[m, 1] + v2 * mf[m, 2]
+        arm = (mf[m, o + 3 * side], mf[m, o + 3 * side + 1], mf[m, o + 3 * side + 2])
+        along = dot(point_velocity(bs, body, arm), (mf[m, 0], mf[m, 1], mf[m, 2]))
         rel += along if side == 0 else -along       # the normal points from A to B
     return rel
 
