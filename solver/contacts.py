@@ -52,7 +52,7 @@ import math
 
 import numpy as np
 from .jit import helper, kernel
-from .sorting import argsort
+from .sorting import pair_order
 
 from .bodies import ASLEEP, DYNAMIC, POS, ROT, SPIN, VEL, moving_kinematic
 from .collision.broadphase import compute_aabbs, sweep_and_prune
@@ -303,8 +303,7 @@ def contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas, bfilter, excl, dt, 
                     extra[c, 1] = max(i, p)
                     c += 1
         allp = np.concatenate((pairs, extra[:c]))
-        key = allp[:, 0] * nc + allp[:, 1]
-        pairs = allp[argsort(key)]
+        pairs = allp[pair_order(allp)]
     out = np.empty((pairs.shape[0], 2), dtype=np.int64)
     count = 0
     for s in range(pairs.shape[0]):
@@ -329,13 +328,16 @@ def old_pair_keys(old_mi, n):
     in that order (parked manifolds come unsorted), for `narrow_pairs` to find a pair's old
     manifold."""
     old_n = old_mi.shape[0]
-    old_key = np.empty(old_n, dtype=np.int64)
+    old_pair = np.empty((old_n, 2), dtype=np.int64)
     c = COLLIDERS
     for o in range(old_n):
-        old_key[o] = min(old_mi[o, c], old_mi[o, c + 1]) * n + \
-            max(old_mi[o, c], old_mi[o, c + 1])
-    old_order = argsort(old_key)
-    return old_key[old_order], old_order
+        old_pair[o, 0] = min(old_mi[o, c], old_mi[o, c + 1])
+        old_pair[o, 1] = max(old_mi[o, c], old_mi[o, c + 1])
+    old_order = pair_order(old_pair)
+    old_key = np.empty(old_n, dtype=np.int64)
+    for o in range(old_n):
+        old_key[o] = old_pair[old_order[o], 0] * n + old_pair[old_order[o], 1]
+    return old_key, old_order
 
 
 @helper

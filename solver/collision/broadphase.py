@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 from ..jit import helper
-from ..sorting import argsort
+from ..sorting import argsort, pair_order
 
 from ..bodies import POS, ROT, SPIN, VEL
 from ..mathx import length, qaxis, quat_at, vec3_at
@@ -104,10 +104,7 @@ def sweep_and_prune(aabb, skind):
             pairs[count, 0] = min(i, j)
             pairs[count, 1] = max(i, j)
             count += 1
-    key = np.empty(count, dtype=np.int64)
-    for s in range(count):
-        key[s] = pairs[s, 0] * n + pairs[s, 1]
-    return _permuted(pairs, argsort(key))
+    return _permuted(pairs, pair_order(pairs[:count]))
 
 
 # Copies are loops: numba's slice assignment and fancy indexing compile an error path that

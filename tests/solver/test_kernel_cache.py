@@ -1,5 +1,5 @@
 """The kernel machinery of solver/jit.py: what a cached kernel is valid for, helpers refused
-from Python, and the stable argsort that replaced numba's merge sort."""
+from Python, the stable argsort that replaced numba's merge sort and the pair sort beside it."""
 
 import os
 import shutil
@@ -9,7 +9,7 @@ import pytest
 
 from solver import jit
 from solver.mathx import cross
-from solver.sorting import argsort
+from solver.sorting import SMALL_RUN, argsort, pair_order
 from solver.stamp import source_hash
 
 
@@ -23,6 +23,23 @@ def test_argsort_is_numpys_stable_argsort(n):
     rng = np.random.default_rng(n)
     for keys in (rng.random(n), rng.integers(0, 4, n)):     # floats, and ints with ties
         assert np.array_equal(_argsort(keys), np.argsort(keys, kind="stable"))
+
+
+@jit.kernel
+def _pair_order(pairs):
+    return pair_order(pairs)
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 200, 3000])
+def test_pair_order_is_numpys_stable_lexsort(k):
+    """Runs of one first id short (insertion) and long (a floor box under every brick:
+    past SMALL_RUN), repeated pairs keeping their order."""
+    rng = np.random.default_rng(k)
+    pairs = np.stack([rng.integers(0, 40, k), rng.integers(0, 60, k)], axis=1)
+    pairs[: k // 3, 0] = 7                      # one first id shared by a third of them
+    assert k < 200 or np.count_nonzero(pairs[:, 0] == 7) > SMALL_RUN
+    want = np.lexsort((pairs[:, 1], pairs[:, 0]))     # stable: by first, then second
+    assert np.array_equal(_pair_order(pairs.astype(np.int64)), want)
 
 
 def test_a_helper_called_from_python_raises_instead_of_crashing():
