@@ -9,17 +9,20 @@ the same time. Static and kinematic bodies never change in a solve (their invers
 
 The island's manifolds are ordered in two parts (`order_manifolds`):
 * blocks: the dynamic bodies sorted along the island's widest extent across gravity and
-  cut into runs of about BLOCK_BODIES (`body_blocks`: a pyramid or a wall cut into upright
-  slices). A manifold whose dynamic bodies all lie in one block belongs to it; blocks
-  share no body, so they are swept at the same time, each in the manifolds' own order,
-  as the plain sweep would (most manifolds: a load carried down a pile is passed on within
-  its block in one sweep);
+  cut into runs of about BLOCK_BODIES (`body_blocks`: a pyramid or a wall cut into
+  upright slices). A manifold whose dynamic bodies all lie in one block
+  belongs to it; blocks share no body, so they are swept at the same time, each in the
+  manifolds' own order, as the plain sweep would (most manifolds: a load carried down a
+  pile is passed on within its block in one sweep). A sweep deals the blocks out to the
+  threads by weight, the heaviest first (`share_blocks`): its manifolds, or in the relax
+  pass's extra sweeps its busy ones, which gather where a pile was hit;
 * colours: the manifolds between blocks, coloured greedily (Box2D v3's and Jolt's graph
   colouring, `colour_manifolds`) so that no two of a colour share a dynamic body; each
-  colour is solved at once, the colours one after another, after the blocks. One that
-  finds none of MAX_COLOURS free goes to the overflow, solved last on the calling thread.
-  Colouring the whole island instead (every manifold) let a 20-row pyramid creep 9 mm in
-  10 s: a colour passes a load on by one contact a sweep.
+  colour is solved at once, the colours one after another, after the blocks (a colour of
+  fewer than SMALL_COLOUR manifolds on the calling thread: starting the threads would cost
+  more). One that finds none of MAX_COLOURS free goes to the overflow, solved last on the
+  calling thread. Colouring the whole island instead (every manifold) let a 20-row pyramid
+  creep 9 mm in 10 s: a colour passes a load on by one contact a sweep.
 Manifolds are stored in that order (mi, mf and their impulses permuted), so a block's or a
 colour's rows are read in one stretch. The island's other stages split its bodies
 (integration, forces) or its manifolds (the contact rows' updates) into CHUNK-sized ranges;
@@ -60,6 +63,7 @@ COLOURED_MIN = 1024    # manifolds: an island this big is coloured (a 210-box py
 BLOCK_BODIES = 256     # dynamic bodies a block holds, about (`body_blocks`) ...
 MAX_BLOCKS = 64        # ... in at least two blocks and at most this many
 CHUNK = 64             # bodies or manifolds a thread takes at a time in the other stages
+SMALL_COLOUR = 32      # manifolds: a colour this small is swept on the calling thread
 
 
 @helper
@@ -218,11 +222,54 @@ def _solve_range(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only
             busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol)
 
 
+@helper
+def share_blocks(blocks, busy, only_busy, threads):
+    """The blocks dealt out to `threads` threads, the heaviest first to the least loaded
+    (a block weighs its manifolds, or with only_busy its busy ones: after a hit the busy
+    ones gather in a block or two): (start, order), thread t sweeps the blocks
+    order[start[t]:start[t + 1]]. Blocks share no dynamic body, so which thread sweeps
+    one changes the time taken, not the result."""
+    nb = blocks.shape[0] - 1
+    weight = np.empty(nb)
+    for k in range(nb):
+        if only_busy:
+            c = 0
+            for m in range(blocks[k], blocks[k + 1]):
+                if busy[m]:
+                    c += 1
+            weight[k] = -c
+        else:
+            weight[k] = -(blocks[k + 1] - blocks[k])
+    load = np.zeros(threads)
+    thread = np.empty(nb, dtype=np.int64)
+    start = np.zeros(threads + 1, dtype=np.int64)
+    for k in argsort(weight):
+        t = 0
+        for u in range(1, threads):
+            if load[u] < load[t]:
+                t = u
+        thread[k] = t
+        load[t] -= weight[k]
+        start[t + 1] += 1
+    for t in range(threads):
+        start[t + 1] += start[t]
+    order = np.empty(nb, dtype=np.int64)
+    fill = start[:-1].copy()
+    for k in range(nb):
+        order[fill[thread[k]]] = k
+        fill[thread[k]] += 1
+    return start, order
+
+
 @helper(parallel=True)
-def _solve_blocks(blocks, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol):
-    for k in prange(blocks.shape[0] - 1):
-        _solve_range(blocks[k], blocks[k + 1], mi, mf, acc, rj, rd, rp, bs, binv, use_bias,
-                     busy, only_busy, tol)
+def _solve_blocks(blocks, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol,
+                  threads):
+    start, order = share_blocks(blocks, busy, only_busy, threads)
+    for t in prange(threads):
+        for i in range(start[t], start[t + 1]):
+            k = order[i]
+            _solve_range(blocks[k], blocks[k + 1], mi, mf, acc, rj, rd, rp, bs, binv,
+                         use_bias, busy, only_busy, tol)
 
 
 @helper(parallel=True)
@@ -241,13 +288,13 @@ def _solve_coloured(P, C, B, use_bias, busy, only_busy):
     tol = params[6]
     if spread(P):
         _solve_blocks(blocks, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy,
-                      tol)
+                      tol, P[2])
     else:
         _solve_range(blocks[0], blocks[-1], mi, mf, acc, rj, rd, rp, bs, binv, use_bias,
                      busy, only_busy, tol)
     for c in range(MAX_COLOURS + 1):
         lo, hi = colours[c], colours[c + 1]
-        if spread(P) and c < MAX_COLOURS and hi > lo:
+        if spread(P) and c < MAX_COLOURS and hi - lo >= SMALL_COLOUR:
             _solve_colour(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy,
                           only_busy, tol)
         else:
@@ -283,7 +330,7 @@ def _warm_start_coloured(P, C, B):
         _warm_start_range(blocks[0], blocks[-1], mi, acc, R[1], R[2], R[3], B[0], B[1])
     for c in range(MAX_COLOURS + 1):
         lo, hi = colours[c], colours[c + 1]
-        if spread(P) and c < MAX_COLOURS and hi > lo:
+        if spread(P) and c < MAX_COLOURS and hi - lo >= SMALL_COLOUR:
             _warm_start_colour(lo, hi, mi, acc, R[1], R[2], R[3], B[0], B[1])
         else:
             _warm_start_range(lo, hi, mi, acc, R[1], R[2], R[3], B[0], B[1])
@@ -319,7 +366,7 @@ def _restitution_coloured(P, C, B):
         _restitute_range(blocks[0], blocks[-1], mi, mf, acc, *rows, B[0], B[1], params[3])
     for c in range(MAX_COLOURS + 1):
         lo, hi = colours[c], colours[c + 1]
-        if spread(P) and c < MAX_COLOURS and hi > lo:
+        if spread(P) and c < MAX_COLOURS and hi - lo >= SMALL_COLOUR:
             _restitute_colour(lo, hi, mi, mf, acc, *rows, B[0], B[1], params[3])
         else:
             _restitute_range(lo, hi, mi, mf, acc, *rows, B[0], B[1], params[3])
