@@ -10,10 +10,10 @@ the same time. Static and kinematic bodies never change in a solve (their invers
 The island's manifolds are ordered in two parts (`order_manifolds`):
 * blocks: the dynamic bodies sorted along the island's widest extent across gravity and
   cut into runs of about BLOCK_BODIES (`body_blocks`: a pyramid or a wall cut into
-  upright slices). A manifold whose dynamic bodies all lie in one block
-  belongs to it; blocks share no body, so they are swept at the same time, each in the
-  manifolds' own order, as the plain sweep would (most manifolds: a load carried down a
-  pile is passed on within its block in one sweep). A sweep deals the blocks out to the
+  upright slices). A manifold whose dynamic bodies all lie in one block belongs to it;
+  blocks share no body, so they are swept at the same time, each in the manifolds' own
+  order, as the plain sweep would (most manifolds: a load carried down a pile is passed
+  on within its block in one sweep). A sweep deals the blocks out to the
   threads by weight, the heaviest first (`share_blocks`): its manifolds, or in the relax
   pass's extra sweeps its busy ones, which gather where a pile was hit;
 * colours: the manifolds between blocks, coloured greedily (Box2D v3's and Jolt's graph
@@ -393,23 +393,20 @@ def _positions_in_ranges(ids, bs, bil, bib, bkind, h):
 
 
 @helper(parallel=True)
-def _prepare_in_ranges(C, B):
-    """`contacts.prepare_contacts`, CHUNK manifolds a range."""
+def _rows_in_ranges(C, B, first):
+    """`contacts.prepare_contacts` (first: the frame's first) or `contacts.update_contacts`,
+    CHUNK manifolds a range."""
     mi, mf, acc, R, P = C
     n = mi.shape[0]
     for k in prange((n + CHUNK - 1) // CHUNK):
-        _prepare_contacts(k * CHUNK, min(n, (k + 1) * CHUNK), mi, mf, acc, R[0], R[1], R[2],
-                          R[3], R[4], B[0], B[1], B[2])
-
-
-@helper(parallel=True)
-def _update_in_ranges(C, B):
-    """`contacts.update_contacts`, CHUNK manifolds a range."""
-    mi, mf, acc, R, P = C
-    n = mi.shape[0]
-    for k in prange((n + CHUNK - 1) // CHUNK):
-        _update_contacts(k * CHUNK, min(n, (k + 1) * CHUNK), mi, mf, acc, R[0], R[1], R[2],
-                         R[3], R[4], B[0], B[1], B[2])
+        lo = k * CHUNK
+        hi = min(n, lo + CHUNK)
+        if first:
+            _prepare_contacts(lo, hi, mi, mf, acc, R[0], R[1], R[2], R[3], R[4], B[0], B[1],
+                              B[2])
+        else:
+            _update_contacts(lo, hi, mi, mf, acc, R[0], R[1], R[2], R[3], R[4], B[0], B[1],
+                             B[2])
 
 
 @helper(parallel=True)
@@ -479,7 +476,7 @@ def positions_stage(P, ids, bs, bil, bib, bkind, h):
 @helper
 def prepare_stage(P, C, S, B):
     if spread(P):
-        _prepare_in_ranges(C, B)
+        _rows_in_ranges(C, B, True)
     else:
         prepare_contacts(C, S, B)
 
@@ -487,7 +484,7 @@ def prepare_stage(P, C, S, B):
 @helper
 def update_stage(P, C, B):
     if spread(P):
-        _update_in_ranges(C, B)
+        _rows_in_ranges(C, B, False)
     else:
         update_contacts(C, B)
 

@@ -5,6 +5,7 @@ Body ids and joint ids are ints in creation order; they index `positions`, `orie
 mass, orientations as (w, x, y, z)). Units: metres, kilograms, seconds, radians; +Z up.
 """
 
+import inspect
 import math
 import time
 
@@ -89,6 +90,9 @@ def _pose_between(start, end, t):
     out[:, 3:] = q / np.linalg.norm(q, axis=1)[:, None]
     return out
 
+
+# step_frame's parameters by name: where each sits in a batch's arguments (`_batches`)
+_AT = {name: k for k, name in enumerate(inspect.signature(step_frame.py_func).parameters)}
 
 _JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BODY_D),
                      (L.BODY_B, L.BODY_C), (L.BODY_B, L.BODY_D), (L.BODY_C, L.BODY_D))
@@ -1253,17 +1257,17 @@ class World(Mechanisms, CustomConstraints, Forces):
         of the first thread's share here and the others' in worker threads (the kernel
         releases the GIL)."""
         batches, thread = self._batches(dt, C, self._threads)
-        big = [args for args in batches if args[-1]]
+        big = [args for args in batches if args[_AT["colour"]]]
         if big:
             spread = self._spread.choose(self._threads)
-            work = sum(len(args[13][0]) * args[5] for args in big)
+            work = sum(len(args[_AT["C"]][0]) * args[_AT["substeps"]] for args in big)
             start = time.perf_counter()
             with pool.numba_threads(spread):
                 for args in big:
                     step_frame(*args[:-1], spread)
             self._spread.record(spread, (time.perf_counter() - start) / max(work, 1))
-        shares = [[args for args, t in zip(batches, thread) if t == k and not args[-1]]
-                  for k in range(int(thread[-1]) + 1)]
+        shares = [[args for args, t in zip(batches, thread)
+                   if t == k and not args[_AT["colour"]]] for k in range(int(thread[-1]) + 1)]
 
         def run(share):
             for args in share:
