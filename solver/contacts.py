@@ -541,27 +541,39 @@ def awake_first(mi, mf, acc, start, n, bkind):
 
 @helper
 def permute_manifolds(order, mi, mf, acc, rows_per):
-    """Put manifolds in `order` (mi, mf and their rows' impulses; islands.py, colours.py).
-    Plain loops: numba's fancy indexing of 2-d arrays cost seconds of compile."""
+    """Put manifolds in `order` (mi, mf and their rows' impulses; islands.py, colours.py):
+    manifold i becomes the one at order[i]. In place, cycle by cycle (each manifold moved
+    once, the cycle's first through a spare; those already in place not touched). Plain
+    loops: numba's fancy indexing of 2-d arrays cost seconds of compile."""
     n = order.shape[0]
-    ti = np.empty((n, mi.shape[1]), dtype=np.int64)
-    tf = np.empty((n, mf.shape[1]))
-    ta = np.empty(n * rows_per)
-    for i in range(n):
-        o = order[i]
-        for k in range(mi.shape[1]):
-            ti[i, k] = mi[o, k]
-        for k in range(mf.shape[1]):
-            tf[i, k] = mf[o, k]
-        for k in range(rows_per):
-            ta[i * rows_per + k] = acc[o * rows_per + k]
-    for i in range(n):
-        for k in range(mi.shape[1]):
-            mi[i, k] = ti[i, k]
-        for k in range(mf.shape[1]):
-            mf[i, k] = tf[i, k]
-    for i in range(n * rows_per):
-        acc[i] = ta[i]
+    ti = np.empty((1, mi.shape[1]), dtype=np.int64)       # the spare manifold
+    tf = np.empty((1, mf.shape[1]))
+    ta = np.empty(rows_per)
+    done = np.zeros(n, dtype=np.bool_)
+    for s in range(n):
+        if done[s] or order[s] == s:
+            continue
+        _move_manifold(mi, mf, acc, s, ti, tf, ta, 0, rows_per)
+        i = s
+        while True:
+            done[i] = True
+            j = order[i]
+            if j == s:
+                _move_manifold(ti, tf, ta, 0, mi, mf, acc, i, rows_per)
+                break
+            _move_manifold(mi, mf, acc, j, mi, mf, acc, i, rows_per)
+            i = j
+
+
+@helper
+def _move_manifold(mi, mf, acc, j, to_mi, to_mf, to_acc, i, rows_per):
+    """Manifold j of (mi, mf, acc) into place i of (to_mi, to_mf, to_acc)."""
+    for k in range(mi.shape[1]):
+        to_mi[i, k] = mi[j, k]
+    for k in range(mf.shape[1]):
+        to_mf[i, k] = mf[j, k]
+    for k in range(rows_per):
+        to_acc[i * rows_per + k] = acc[j * rows_per + k]
 
 
 @helper(inline=True)

@@ -14,7 +14,7 @@ import solver as lg
 from solver import pool
 from solver.bodies import DYNAMIC
 from solver.colours import COLOURED_MIN, MAX_COLOURS, order_manifolds
-from solver.contacts import ROWS_PER_MANIFOLD
+from solver.contacts import ROWS_PER_MANIFOLD, permute_manifolds
 from solver.jit import kernel
 
 FRAME = 1.0 / 60.0
@@ -23,6 +23,28 @@ FRAME = 1.0 / 60.0
 @kernel
 def _order(C, ids, bs, bkind, gravity):
     return order_manifolds(C, ids, bs, bkind, gravity)
+
+
+@kernel
+def _permute(order, mi, mf, acc, rows_per):
+    permute_manifolds(order, mi, mf, acc, rows_per)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 500])
+def test_permute_manifolds_is_numpys_indexing(n):
+    """In place, cycle by cycle: the same as taking each table at the order (half the
+    manifolds left where they are, the rest in cycles of every length)."""
+    rng = np.random.default_rng(n)
+    order = np.arange(n)
+    moved = rng.permutation(n)[: n // 2]
+    order[moved] = moved[rng.permutation(len(moved))]
+    mi = rng.integers(0, 1000, (n, 9))
+    mf = rng.random((n, 11))
+    acc = rng.random(n * ROWS_PER_MANIFOLD)
+    want = (mi[order], mf[order], acc.reshape(n, ROWS_PER_MANIFOLD)[order].ravel())
+    _permute(order, mi, mf, acc, ROWS_PER_MANIFOLD)
+    for got, expected in zip((mi, mf, acc), want):
+        assert np.array_equal(got, expected)
 
 
 class _Always:
