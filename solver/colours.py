@@ -13,9 +13,9 @@ The island's manifolds are ordered in two parts (`order_manifolds`):
   upright slices). A manifold whose dynamic bodies all lie in one block belongs to it;
   blocks share no body, so they are swept at the same time, each in the manifolds' own
   order, as the plain sweep would (most manifolds: a load carried down a pile is passed
-  on within its block in one sweep). A sweep deals the blocks out to the
-  threads by weight, the heaviest first (`share_blocks`): its manifolds, or in the relax
-  pass's extra sweeps its busy ones, which gather where a pile was hit;
+  on within its block in one sweep). A sweep deals the blocks out to the threads by
+  weight, the heaviest first (`share_blocks`): its manifolds, or in the relax pass's extra
+  sweeps its busy ones, which gather where a pile was hit;
 * colours: the manifolds between blocks, coloured greedily (Box2D v3's and Jolt's graph
   colouring, `colour_manifolds`) so that no two of a colour share a dynamic body; each
   colour is solved at once, the colours one after another, after the blocks (a colour of

@@ -295,11 +295,12 @@ def cholesky_solve(l, first, n, x):
 # holds, at pattern[i, 0], how many columns left of the diagonal row i of the factor L may
 # fill, and those columns in increasing order at pattern[i, 1:]; its last three columns
 # hold the first row of row i's joint, the row after the joint's last, and the first row
-# of the joint's parent in the elimination tree (n: none), for `_forward_sparse`. Entries of L outside the
-# pattern are zero (`plan_islands` allocates the factors zeroed and nothing writes there), so
-# the sums below may run over one row's pattern and read the other row densely. The factor
-# keeps the reciprocals of L's diagonal on its diagonal, so the substitutions multiply where
-# they divided: a division's latency sat in every row's chain of dependent entries.
+# of the joint's parent in the elimination tree (n: none), for `_forward_sparse`. Entries
+# of L outside the pattern are zero (`plan_islands` allocates the factors zeroed and nothing
+# writes there), so the sums below may run over one row's pattern and read the other row
+# densely. The factor keeps the reciprocals of L's diagonal on its diagonal, so the
+# substitutions multiply where they divided: a division's latency sat in every row's chain
+# of dependent entries.
 
 @helper
 def sparse_cholesky(k, pattern, n):

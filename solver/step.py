@@ -6,7 +6,8 @@
                  solver
     per substep: external forces and force fields (fields.py) -> integrate velocities -> world inertia (+ geometric stiffness of loaded
                  joints) -> prepare joint rows, contact approach speeds -> factor each
-                 island's K (kept while its bodies barely move) -> warm start -> solve (soft bias) -> integrate positions
+                 island's K (kept while its bodies barely move) -> warm start
+                 -> solve (soft bias) -> integrate positions
                  -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
                  -> re-measure contact separations at the projected poses (they serve the
