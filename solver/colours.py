@@ -216,10 +216,12 @@ def spread(P):
 # --- sweeps: the blocks, then the colours ------------------------------------------------
 
 @helper
-def _solve_range(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol):
+def _solve_range(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol,
+                 turn):
     for m in range(lo, hi):
         if not only_busy or busy[m]:
-            busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol)
+            busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol,
+                                     turn)
 
 
 @helper
@@ -263,24 +265,26 @@ def share_blocks(blocks, busy, only_busy, threads):
 
 @helper(parallel=True)
 def _solve_blocks(blocks, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol,
-                  threads):
+                  turn, threads):
     start, order = share_blocks(blocks, busy, only_busy, threads)
     for t in prange(threads):
         for i in range(start[t], start[t + 1]):
             k = order[i]
             _solve_range(blocks[k], blocks[k + 1], mi, mf, acc, rj, rd, rp, bs, binv,
-                         use_bias, busy, only_busy, tol)
+                         use_bias, busy, only_busy, tol, turn)
 
 
 @helper(parallel=True)
-def _solve_colour(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol):
+def _solve_colour(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol,
+                  turn):
     for m in prange(lo, hi):
         if not only_busy or busy[m]:
-            busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol)
+            busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol,
+                                     turn)
 
 
 @helper(outline=True)
-def _solve_coloured(P, C, B, use_bias, busy, only_busy):
+def _solve_coloured(P, C, B, use_bias, busy, only_busy, turn):
     blocks, colours = P[0], P[1]
     mi, mf, acc, R, params = C
     rj, rd, rp = R[1], R[2], R[3]
@@ -288,18 +292,18 @@ def _solve_coloured(P, C, B, use_bias, busy, only_busy):
     tol = params[6]
     if spread(P):
         _solve_blocks(blocks, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy,
-                      tol, P[2])
+                      tol, turn, P[2])
     else:
         _solve_range(blocks[0], blocks[-1], mi, mf, acc, rj, rd, rp, bs, binv, use_bias,
-                     busy, only_busy, tol)
+                     busy, only_busy, tol, turn)
     for c in range(MAX_COLOURS + 1):
         lo, hi = colours[c], colours[c + 1]
         if spread(P) and c < MAX_COLOURS and hi - lo >= SMALL_COLOUR:
             _solve_colour(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy,
-                          only_busy, tol)
+                          only_busy, tol, turn)
         else:
             _solve_range(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy,
-                         only_busy, tol)
+                         only_busy, tol, turn)
 
 
 @helper
@@ -431,12 +435,13 @@ def _impulses_in_ranges(C):
 # --- the stages step_frame calls: coloured, or the plain ones ----------------------------
 
 @helper
-def sweep_contacts(P, C, B, use_bias, busy, only_busy):
-    """One sweep over the contacts (`contacts.solve_contacts`)."""
+def sweep_contacts(P, C, B, use_bias, busy, only_busy, turn):
+    """One sweep over the contacts (`contacts.solve_contacts`), each manifold's normal rows
+    in the order `turn` picks (`contacts.solve_manifold`)."""
     if P[2] > 0:
-        _solve_coloured(P, C, B, use_bias, busy, only_busy)
+        _solve_coloured(P, C, B, use_bias, busy, only_busy, turn)
     else:
-        solve_contacts(C, B, use_bias, 1, busy, only_busy)
+        solve_contacts(C, B, use_bias, 1, busy, only_busy, turn)
 
 
 @helper

@@ -690,30 +690,40 @@ def warm_start_manifold(m, mi, acc, rj, rd, rp, bs, binv):
 
 
 @helper(inline=True)
-def solve_contacts(C, B, use_bias, iterations, busy, only_busy):
+def solve_contacts(C, B, use_bias, iterations, busy, only_busy, turn):
     """Per manifold: the normal rows, then the patch friction rows clamped by their sum.
     The pair's velocities stay in locals for the manifold's eight rows. busy[m] records
     whether the sweep changed a row of manifold m by more than the relax tolerance (a
-    velocity, P[6]); with `only_busy` the sweep solves only those (`relax_more`)."""
+    velocity, P[6]); with `only_busy` the sweep solves only those (`relax_more`). Sweep i
+    of the `iterations` takes the normal rows in the order turn + i picks
+    (`solve_manifold`); the step counts turns sweep by sweep (`step.solve_pass`), so a
+    face's points, each solved knowing only those before it, lean no stack toward the
+    side of the first."""
     mi, mf, acc, R, P = C
     _solve_contacts(mi, mf, acc, R[1], R[2], R[3], B[0], B[1], use_bias, iterations, busy,
-                    only_busy, P[6])
+                    only_busy, P[6], turn)
 
 
 @helper(outline=True)
 def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations, busy, only_busy,
-                    tol):
-    for _ in range(iterations):
+                    tol, turn):
+    for i in range(iterations):
         for m in range(mi.shape[0]):
             if only_busy and not busy[m]:
                 continue
-            busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol)
+            busy[m] = solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol,
+                                     turn + i)
 
 
 @helper(always=True)
-def solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol):
+def solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol, turn):
     """One manifold's rows (see `solve_contacts`); returns whether a row's impulse changed
-    by more than tol times its effective mass (a velocity change above tol)."""
+    by more than tol times its effective mass (a velocity change above tol). The normal
+    rows go in one of four orders, by `turn` mod 4: first to last, last to first, and each
+    of those begun half way round. A face's points run round its edge, so over four turns
+    each point comes first once: the orders are the face's two mirror images and its half
+    turn (one reversal alone mirrors a box face along one axis only, and a column of boxes
+    kept awake rocked 3 cm along the other)."""
     r0 = m * ROWS_PER_MANIFOLD
     a = mi[m, 0]
     b = mi[m, 1]
@@ -722,7 +732,11 @@ def solve_manifold(m, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, tol):
     u = pair_velocities(bs, a, b)
     moved = False
     total = 0.0
-    for k in range(mi[m, 2]):
+    cnt = mi[m, 2]
+    for i in range(cnt):
+        k = cnt - 1 - i if turn % 2 == 1 else i
+        if turn // 2 % 2 == 1:
+            k = (k + cnt // 2) % cnt
         r = r0 + k
         old = acc[r]
         u = pair_row_solve(r, use_bias, rj, rd, rp, acc, ia, ib, u)

@@ -239,17 +239,18 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
 
 
 @helper
-def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held):
+def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held, turn):
     """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
     and the contacts (a relax pass then up to `RELAX_EXTRA` more over the manifolds its
     last sweep still changed, `relax_more`), then the joints' equality rows and their
     pressed limits projected exactly, island by island (last, so an impact's contact
-    impulses do not leave a joint past its limit)."""
-    for _ in range(iterations):
+    impulses do not leave a joint past its limit). `turn`: the turn of the pass's first
+    contact sweep (`contacts.solve_manifold`); each sweep after it takes the next."""
+    for i in range(iterations):
         solve_listed_rows(sweep, R, acc, B, use_bias, 1)
-        sweep_contacts(P, C, B, use_bias, busy, False)
+        sweep_contacts(P, C, B, use_bias, busy, False, turn + i)
     if not use_bias:
-        relax_more(C, P, B, busy, held)
+        relax_more(C, P, B, busy, held, turn + iterations)
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
 
 
@@ -265,7 +266,7 @@ def held_bodies(joints, jt, n):
 
 
 @helper
-def relax_more(C, P, B, busy, held):
+def relax_more(C, P, B, busy, held, turn):
     """More relax sweeps over the manifolds the last one changed by more than the relax
     tolerance (a velocity), until none does or `RELAX_EXTRA` sweeps (C's params 6 and 7).
     A tall pile's contacts are far from solved after a sweep or two, and the rigid
@@ -274,12 +275,13 @@ def relax_more(C, P, B, busy, held):
     takes depends on their own rows only, so an island's result does not depend on the
     batch it is in. Manifolds of jointed bodies (`held`) take none: the sweeps solve
     contacts alone, and a ragdoll landing would leave them pushed past limits that are
-    not pressed yet (the direct solve that follows projects only the pressed ones)."""
+    not pressed yet (the direct solve that follows projects only the pressed ones). `turn`:
+    the first extra sweep's (`solve_pass`)."""
     mi = C[0]
     for m in range(busy.shape[0]):
         if busy[m] and (held[mi[m, 0]] or held[mi[m, 1]]):
             busy[m] = False
-    for _ in range(int(C[4][7])):
+    for i in range(int(C[4][7])):
         left = False
         for m in range(busy.shape[0]):
             if busy[m]:
@@ -287,7 +289,7 @@ def relax_more(C, P, B, busy, held):
                 break
         if not left:
             return
-        sweep_contacts(P, C, B, False, busy, True)
+        sweep_contacts(P, C, B, False, busy, True, turn + i)
 
 
 @helper(inline=True)
@@ -434,7 +436,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # the world inertia serves joint rows only (contact rows keep the frame's first, as in
     # Box2D v3): a batch of contacts alone (a pile of boxes) skips it every substep
     jointed = joints.shape[0] > 0
-    for _ in range(substeps):
+    for s in range(substeps):
         velocities_stage(P, ids, bs, binv, bil, bdamp, bkind, E, gravity, h)
         if jointed:
             world_inertia(ids, bs, bil, bkind, bI)
@@ -448,7 +450,8 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
         warm_start_stage(P, C, body)
-        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, True, iterations, busy, held)
+        solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, True, iterations, busy, held,
+                   s)
         positions_stage(P, ids, bs, bil, bib, bkind, h)
         if jointed:
             world_inertia(ids, bs, bil, bkind, bI)
@@ -461,7 +464,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
-                   held)
+                   held, s + iterations)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
         impulses_stage(P, C)
     restitution_stage(P, C, body)

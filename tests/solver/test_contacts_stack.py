@@ -51,7 +51,8 @@ def test_boxes_resting_half_on_two_others_come_to_rest():
     # kept rocking, up to 2 mm/s in the fifth second and 0.1 mm sideways (now 1e-6 m/s).
     # Resting pairs now keep their manifold whole (contacts._keep_manifold); the boxes settle
     # 0.06 mm sideways as the rows take their load (under 0.05 mm with the static friction
-    # anchors, which were dropped: they ratcheted loaded stacks sideways).
+    # anchors, which were dropped: they ratcheted loaded stacks sideways; 0.08 mm since a
+    # face's points are swept in four orders in turn).
     w = lg.World(gravity=(0, 0, -9.81), substeps=4, iterations=2, sleeping=False)
     w.add_body(lg.Box((25.0, 5.0, 0.5)), (0, 0, -0.5), kind="static")
     ids, start = pyramid(w, 6)
@@ -63,7 +64,7 @@ def test_boxes_resting_half_on_two_others_come_to_rest():
             spin = max(spin, np.abs(w.angular_velocities[ids]).max())
     assert speed < 1e-5 and spin < 1e-5, (speed, spin)
     sideways = np.abs(w.positions[ids][:, :2] - start[:, :2]).max()
-    assert sideways < 8e-5, sideways
+    assert sideways < 1e-4, sideways
 
 
 def test_pyramid_kept_awake_at_defaults_does_not_creep_sideways():
