@@ -23,7 +23,7 @@ its narrowphase.
 
 Per frame `prepare_contacts` fills the rows' Jacobians; per substep `update_contacts` (biases),
 `warm_start_contacts`, `solve_contacts`: one normal row
-per point (Contact), then per manifold two tangent rows at the patch centroid, a twist row
+per point (Contact; a face's points in one of four orders, turn by turn), then per manifold two tangent rows at the patch centroid, a twist row
 about the normal and an optional rolling row (Friction (Patch)), clamped by the summed
 normal impulse refreshed every iteration. Normal rows use Box2D v3's soft contact: with
 separation s from the anchors' current world positions, s > 0 is speculative
