@@ -177,9 +177,12 @@ def test_a_mirrored_ragdoll_dropped_symmetrically_lands_as_its_mirror_image(blen
     print("hand asymmetry (mm): " + ", ".join(f"{k} {v:.2f}" for k, v in mm.items()))
     end = out["mirrored"][-1]
     assert end[0][2] < 0.1 and end[1][2] < 0.1, "the hands landed"
-    # measured: the untuned ragdoll 0.58 mm, mirrored 0.57 mm (0.38 mm at rest); one side
-    # tuned 137 mm, limits copied unmirrored 107 mm
-    assert mm["mirrored"] < 2.0 and mm["untuned"] < 2.0
+    # measured: the untuned ragdoll 0.58 mm, mirrored 0.57 mm (0.38 mm at rest) while a
+    # face's contact points were swept in one order; 2.12 and 1.88 mm with four orders in
+    # turn (contacts.solve_manifold: the points of a body's mirror image do not run in the
+    # mirrored order, so no order makes the solve itself mirror-symmetric); one side tuned
+    # 137 mm, limits copied unmirrored 107 mm
+    assert mm["mirrored"] < 3.0 and mm["untuned"] < 3.0
     assert mm["left_tuned"] > 50.0 and mm["copied"] > 50.0
 
 
