@@ -15,7 +15,8 @@ Layouts (`LAYOUTS`; friction 0.6 for every pair, restitution 0, on a static slab
   (seeded), 2 cm apart, each course a little narrower than the one under it;
 * tilted: the 10-row gapped pyramid on a floor tilted 2 degrees (friction angle 31);
 * light-on-heavy / heavy-on-light: 12 staggered courses alternating 0.6 m tall and 0.3 m
-  tall boxes, 1 kg and 10 kg (`courses`): the 10 kg courses under or on the 1 kg ones.
+  tall boxes, 1 kg and 10 kg (`courses`): the 10 kg courses under or on the 1 kg ones;
+* column: 30 boxes of 1 m, 1 kg stacked straight up.
 
 Figures per engine: how far any box moved sideways (along the floor, in mm) from its pose at
 `SETTLE` seconds to `SETTLE` + 10 s and to `SETTLE` + 60 s (or the run's end), and when every
@@ -62,6 +63,15 @@ def pyramid(rows, gap, degrees=0.0, name=None):
         for j in range(k):
             s.add("box", (0.5, 0.5, 0.5), R @ ((j - (k - 1) / 2.0) * (1.0 + gap), 0.0, 0.5 + i),
                   R, mass=1.0)
+    return s
+
+
+def column(boxes=30):
+    """`boxes` 1 m, 1 kg boxes stacked straight up on the slab."""
+    s = S.Scene(f"column {boxes}", "pile", mu=MU)
+    s.add("box", (5.0, 5.0, 0.5), (0.0, 0.0, -0.5))
+    for i in range(boxes):
+        s.add("box", (0.5, 0.5, 0.5), (0.0, 0.0, 0.5 + i), mass=1.0)
     return s
 
 
@@ -141,6 +151,7 @@ LAYOUTS = {
     "tilted": lambda: pyramid(10, 0.05, 2.0, name="tilted 2 deg, pyramid 10"),
     "light-on-heavy": lambda: courses(False),
     "heavy-on-light": lambda: courses(True),
+    "column": column,
 }
 
 
@@ -214,7 +225,7 @@ def main():
         engines.remove("bullet")
     print(f"60 Hz, {args.seconds:g} s; sideways drift of the farthest box from its pose at "
           f"{SETTLE:g} s (mm); friction {MU}")
-    print(f"{'layout':28}{'engine':26}{'10 s mm':>9}{'60 s mm':>9}{'asleep at s':>12}"
+    print(f"{'layout':28}{'engine':26}{'10 s mm':>10}{'60 s mm':>10}{'asleep at s':>12}"
           f"{'ms/frame':>10}")
     for name in args.layouts.split(","):
         scene = LAYOUTS[name]()
@@ -228,7 +239,7 @@ def main():
         for engine_label, make in runs:
             d10, d60, secs, slept, ms = measure(make(), scene, args.seconds)
             long = f"{d60:.2f}" if secs >= SETTLE + 60.0 - 1e-9 else "-"
-            print(f"{label:28}{engine_label:26}{d10:>9.2f}{long:>9}"
+            print(f"{label:28}{engine_label:26}{d10:>10.2f}{long:>10}"
                   f"{'never' if slept is None else f'{slept:.2f}':>12}{ms:>10.2f}", flush=True)
 
 

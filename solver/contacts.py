@@ -21,16 +21,16 @@ its manifold is last frame's, its material anchors measured at the new poses
 (`_keep_manifold`); two round bodies always go through it. A resting pile so skips most of
 its narrowphase.
 
-Per frame `prepare_contacts` fills the rows' Jacobians; per substep `update_contacts` (biases),
-`warm_start_contacts`, `solve_contacts`: one normal row
-per point (Contact; a face's points in one of four orders, turn by turn), then per manifold two tangent rows at the patch centroid, a twist row
-about the normal and an optional rolling row (Friction (Patch)), clamped by the summed
-normal impulse refreshed every iteration. Normal rows use Box2D v3's soft contact: with
-separation s from the anchors' current world positions, s > 0 is speculative
-(bias = s / h, rigid, kept in the relax pass); s <= 0 pushes out softly
-(bias = max(rate s, -max push), mass and impulse scale from the contact hertz and damping;
-the hertz is capped at a fraction of the substep rate, `contact_hertz_limit`).
-After the substeps, restitution and the impulses stay in `acc` for the next frame.
+Per frame `prepare_contacts` fills the rows' Jacobians; per substep `update_contacts`
+(biases), `warm_start_contacts`, `solve_contacts`: one normal row per point (Contact; a face's
+points in one of four orders, turn by turn), then per manifold two tangent rows at the patch
+centroid, a twist row about the normal and an optional rolling row (Friction (Patch)), clamped
+by the summed normal impulse refreshed every iteration. Normal rows use Box2D v3's soft
+contact: with separation s from the anchors' current world positions, s > 0 is speculative
+(bias = s / h, rigid, kept in the relax pass); s <= 0 pushes out softly (bias = max(rate s,
+-max push), mass and impulse scale from the contact hertz and damping; the hertz is capped at
+a fraction of the substep rate, `contact_hertz_limit`). After the substeps, restitution and
+the impulses stay in `acc` for the next frame.
 
 Material mixing: friction sqrt(mu_a mu_b), restitution max(e_a, e_b), rolling friction
 (a lever arm in metres: rolling torque <= mu_roll * normal force) sqrt(r_a r_b).

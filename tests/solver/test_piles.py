@@ -131,20 +131,8 @@ def test_column_kept_awake_does_not_rock():
     # order every sweep the top rocked 42 mm (23 along X, 35 along Y) between 1 s and 11 s;
     # reversing every other sweep mirrors a face along one axis only (28 mm along X); four
     # orders, its mirror images and its half turn, hold it within a fraction of a millimetre
-    w = lg.World(sleeping=False)
-    w.add_body(lg.Box((5.0, 5.0, 0.5)), (0.0, 0.0, -0.5), kind="static", friction=piles.MU)
-    ids = [w.add_body(lg.Box((0.5, 0.5, 0.5)), (0.0, 0.0, 0.5 + i), mass=1.0,
-                      friction=piles.MU) for i in range(30)]
-    for _ in range(SETTLE):
-        w.step(FRAME)
-    ref = w.positions[ids].copy()
-    worst = 0.0
-    for f in range(600):
-        w.step(FRAME)
-        if f % 30 == 29:
-            d = w.positions[ids, :2] - ref[:, :2]
-            worst = max(worst, float(np.linalg.norm(d, axis=1).max()))
-    assert worst < 0.001, f"{worst * 1000:.2f} mm sideways in 10 s"
+    drift = sideways(piles.column(30), 10.0)
+    assert drift < 0.001, f"{drift * 1000:.2f} mm sideways in 10 s"
 
 
 def test_extra_relax_sweeps_do_not_depend_on_the_thread_count():
