@@ -433,15 +433,19 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
     busy = np.zeros(C[0].shape[0], dtype=np.bool_)    # per manifold, see relax_more
     held = held_bodies(joints, jt, bs.shape[0])
-    # the world inertia serves joint rows only (contact rows keep the frame's first, as in
-    # Box2D v3): a batch of contacts alone (a pile of boxes) skips it every substep
+    # the world inertia is renewed each substep for the joint rows only, so only for the
+    # bodies a joint holds (`turned`); the contact rows keep the frame's first, as in Box2D
+    # v3 (a batch of contacts alone, a pile of boxes, skips it). All of a jointed batch's
+    # bodies once took it: a body rolling with rolling friction (whose rows read it) then
+    # moved differently in a batch with a joint than in one without, at another thread count
+    turned = ids[held[ids]]
     jointed = joints.shape[0] > 0
     for s in range(substeps):
         velocities_stage(P, ids, bs, binv, bil, bdamp, bkind, E, gravity, h)
         if jointed:
-            world_inertia(ids, bs, bil, bkind, bI)
+            world_inertia(turned, bs, bil, bkind, bI)
             joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
-            stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
+            stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S, R, body)
         update_stage(P, C, body)
@@ -454,8 +458,8 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
                    s)
         positions_stage(P, ids, bs, bil, bib, bkind, h)
         if jointed:
-            world_inertia(ids, bs, bil, bkind, bI)
-            stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI)
+            world_inertia(turned, bs, bil, bkind, bI)
+            stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8])
