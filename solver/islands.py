@@ -47,6 +47,8 @@ JOINTS_SOLVED_WHOLE = MAX_DIRECT_ROWS // 6
 MAX_PILE = 3          # jointed or free bodies in an island of few substeps (_island_substeps)
 JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one body's work
 MANIFOLD_WORK = 4     # a manifold's eight rows, likewise
+MIN_SHARED_WORK = 2000.0   # work (times substeps) worth a worker thread: about 0.3 us a unit
+                           # on this machine, handing a share over costs 0.1-0.2 ms
 RATIO_FREE = 100.0    # touching bodies up to this mass ratio step as any island ...
 MAX_STIFFEN = 16      # ... above it, up to this many times the substeps (`_stiffen`)
 CALM_SPEED = 0.25     # m/s: a calm island's bodies move and its contacts close slower (`_calm`)
@@ -240,8 +242,9 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     at, calm_speed and calm_spin the thresholds);
     the others (stacks, lone bodies, piles; `_island_substeps`) at `substeps`.
     Islands are ordered by (substep count, label), their work weighted by their substeps is
-    cut into at most `threads` batches, and a batch holding several counts is split where
-    the count changes. An island of touching bodies over RATIO_FREE in mass steps at k
+    cut into at most `threads` batches (one when the islands not coloured come to less than
+    MIN_SHARED_WORK: a worker thread would cost more than it saves), and a batch holding
+    several counts is split where the count changes. An island of touching bodies over RATIO_FREE in mass steps at k
     times `substeps` with k times stiffer contacts (`_stiffen`).
 
     mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
@@ -298,8 +301,14 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
                 n_islands += 1
                 total += work[i] * sub[i]
     # cut into contiguous batches of about equal work, split where the substeps change;
-    # the unlinked joints and manifolds (label n) go to batch 0
-    cuts = max(1, min(threads, n_islands))
+    # the unlinked joints and manifolds (label n) go to batch 0; the uncoloured islands'
+    # work under MIN_SHARED_WORK stays on one thread
+    shared = 0.0
+    for k in range(n_islands):
+        i = ordered[k]
+        if big[i] < COLOURED_MIN:
+            shared += work[i] * sub[i]
+    cuts = max(1, min(threads, n_islands)) if shared >= MIN_SHARED_WORK else 1
     batch_of = np.zeros(n + 1, dtype=np.int64)
     room = cuts + n_islands + 1      # a batch per cut, and one more where a count changes
     batch_substeps = np.full(room, substeps, dtype=np.int64)
