@@ -47,8 +47,8 @@ JOINTS_SOLVED_WHOLE = MAX_DIRECT_ROWS // 6
 MAX_PILE = 3          # jointed or free bodies in an island of few substeps (_island_substeps)
 JOINT_WORK = 8        # a joint's prepare, factor and solves, in units of one body's work
 MANIFOLD_WORK = 4     # a manifold's eight rows, likewise
-MIN_SHARED_WORK = 2000.0   # work (times substeps) worth a worker thread: about 0.3 us a unit
-                           # on this machine, handing a share over costs 0.1-0.2 ms
+MIN_SHARED_WORK = 2000.0   # work (times substeps) worth a worker thread: a unit takes about
+                           # 0.3 us on two cores, handing a share over 0.1-0.2 ms
 RATIO_FREE = 100.0    # touching bodies up to this mass ratio step as any island ...
 MAX_STIFFEN = 16      # ... above it, up to this many times the substeps (`_stiffen`)
 CALM_SPEED = 0.25     # m/s: a calm island's bodies move and its contacts close slower (`_calm`)
@@ -244,8 +244,9 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     Islands are ordered by (substep count, label), their work weighted by their substeps is
     cut into at most `threads` batches (one when the islands not coloured come to less than
     MIN_SHARED_WORK: a worker thread would cost more than it saves), and a batch holding
-    several counts is split where the count changes. An island of touching bodies over RATIO_FREE in mass steps at k
-    times `substeps` with k times stiffer contacts (`_stiffen`).
+    several counts is split where the count changes. An island of touching bodies over
+    RATIO_FREE in mass steps at k times `substeps` with k times stiffer contacts
+    (`_stiffen`).
 
     mi, mf, acc: the awake manifolds and their impulses, reordered here by island.
     An island of COLOURED_MIN manifolds or more is a batch of its own, its contacts solved

@@ -435,9 +435,9 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     held = held_bodies(joints, jt, bs.shape[0])
     # the world inertia is renewed each substep for the joint rows only, so only for the
     # bodies a joint holds (`turned`); the contact rows keep the frame's first, as in Box2D
-    # v3 (a batch of contacts alone, a pile of boxes, skips it). All of a jointed batch's
-    # bodies once took it: a body rolling with rolling friction (whose rows read it) then
-    # moved differently in a batch with a joint than in one without, at another thread count
+    # v3 (a batch of contacts alone, a pile of boxes, skips it). Renewed for every body of a
+    # batch with a joint, a body with rolling friction (whose rows read it) would move by
+    # the batch it falls in, and so by the thread count
     turned = ids[held[ids]]
     jointed = joints.shape[0] > 0
     for s in range(substeps):
