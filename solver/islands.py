@@ -292,6 +292,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     # islands in (substeps descending, label) order: rank[label] is an island's place
     n_islands = 0
     total = 0.0
+    shared = 0.0                                  # the islands' not coloured
     rank = np.full(n + 1, -1, dtype=np.int64)
     ordered = np.empty(n, dtype=np.int64)
     for first in (True, False):
@@ -301,14 +302,11 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
                 ordered[n_islands] = i
                 n_islands += 1
                 total += work[i] * sub[i]
+                if big[i] < COLOURED_MIN:
+                    shared += work[i] * sub[i]
     # cut into contiguous batches of about equal work, split where the substeps change;
     # the unlinked joints and manifolds (label n) go to batch 0; the uncoloured islands'
     # work under MIN_SHARED_WORK stays on one thread
-    shared = 0.0
-    for k in range(n_islands):
-        i = ordered[k]
-        if big[i] < COLOURED_MIN:
-            shared += work[i] * sub[i]
     cuts = max(1, min(threads, n_islands)) if shared >= MIN_SHARED_WORK else 1
     batch_of = np.zeros(n + 1, dtype=np.int64)
     room = cuts + n_islands + 1      # a batch per cut, and one more where a count changes
