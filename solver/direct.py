@@ -341,13 +341,17 @@ def _forward_sparse(l, pattern, n, x, start, live):
     right-hand side is zero and none of whose children on that tree is live stays zero, and
     is skipped. What is computed is the union of the paths from the limit's joints to the
     root, with the values of `_forward` (a skipped row would have computed 0 from zeros).
-    live: work array of n flags (a joint's first row marks it live)."""
+    live: work array of n flags (a joint's first row marks it live; only those are read
+    and cleared)."""
     if start >= n:
         return
     parent = pattern.shape[1] - 1
-    i = pattern[start, parent - 2]
-    for k in range(i, n):
-        live[k] = False
+    first = pattern[start, parent - 2]
+    i = first
+    while i < n:
+        live[i] = False
+        i = pattern[i, parent - 1]
+    i = first
     while i < n:
         e = pattern[i, parent - 1]
         on = live[i]
@@ -480,27 +484,27 @@ def island_pattern(order, starts, n_islands, rb, rp, bkind):
         done = np.zeros(nj, dtype=np.bool_)
         elim = np.empty(nj, dtype=np.int64)
         at = np.empty(nj, dtype=np.int64)          # first island-local row of elim[p]
+        degree = np.zeros(nj, dtype=np.int64)     # rows coupled with, of joints not done
+        for x in range(nj):
+            for y in range(nj):
+                if adj[x, y]:
+                    degree[x] += jstart[y + 1] - jstart[y]
         i = 0
         for p in range(nj):
             best = -1
-            fewest = 0
             for x in range(nj):
-                if done[x]:
-                    continue
-                d = 0
-                for y in range(nj):
-                    if adj[x, y] and not done[y]:
-                        d += jstart[y + 1] - jstart[y]
-                if best < 0 or d < fewest:
+                if not done[x] and (best < 0 or degree[x] < degree[best]):
                     best = x
-                    fewest = d
             done[best] = True
             elim[p] = best
+            size = jstart[best + 1] - jstart[best]
             for x in range(nj):
                 if adj[best, x] and not done[x]:
+                    degree[x] -= size
                     for y in range(nj):
-                        if y != x and adj[best, y] and not done[y]:
+                        if y != x and adj[best, y] and not done[y] and not adj[x, y]:
                             adj[x, y] = True
+                            degree[x] += jstart[y + 1] - jstart[y]
             at[p] = i
             for k in range(jstart[best], jstart[best + 1]):
                 order[s0 + i] = rows[k]
@@ -675,10 +679,21 @@ def _barely_moved(rows, rb, rp, bs, bI, fpose, turn, shift):
     """Whether the rows' bodies all turned by less than `turn` (rad), moved apart from each
     row's first body by less than `shift` (units), and keep their solve inertia within the
     fraction `turn`, since fpose was written (`_remember_poses`). The static world never
-    moves; a kinematic body counts like any."""
+    moves; a kinematic body counts like any. A joint's rows come one after another and
+    share its bodies: a two-body row on the bodies of the row before it is not checked
+    again (a ragdoll at rest: a third of the checks' time)."""
     cos2 = math.cos(0.5 * turn) ** 2
+    last_a = -2
+    last_b = -2
     for r in rows:
         first = rb[r, 0]
+        if rp[r, ACTIVE] == WIDE:
+            last_a = -2
+        elif first == last_a and rb[r, 1] == last_b:
+            continue
+        else:
+            last_a = first
+            last_b = rb[r, 1]
         for i in range(4 if rp[r, ACTIVE] == WIDE else 2):
             body = row_body(r, i, rb, rp)
             if body < 0:
@@ -961,15 +976,13 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     if m > 0:
         for a in range(m):
             ga = g[a]
-            ga[:n] = 0.0
             la, lb = _limit_bodies(lims[a], rb, rp, crb)
             f0 = n
             for i in range(n):
-                c = _limit_coupling(rows[i], lims[a], la, lb, wide, rb, rj, rd, rp, crb, crj,
-                                    crd, binv)
-                if c != 0.0:
-                    ga[i] = c
-                    f0 = min(f0, i)
+                ga[i] = _limit_coupling(rows[i], lims[a], la, lb, wide, rb, rj, rd, rp, crb,
+                                        crj, crd, binv)
+                if ga[i] != 0.0 and f0 == n:
+                    f0 = i
             start[a] = f0
             _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
         for a in range(m):

@@ -3,7 +3,7 @@
     per frame:   kinematic velocities from targets (contacts were found just before, in
                  World.step: collide once with a speculative margin); the contact rows'
                  Jacobians; group the joints' equality rows into islands for the direct
-                 solver
+                 solver (from the first substep's prepared rows)
     per substep: external forces and force fields (fields.py) -> integrate velocities -> world inertia (+ geometric stiffness of loaded
                  joints) -> prepare joint rows, contact approach speeds -> factor each
                  island's K (kept while its bodies barely move) -> warm start
@@ -254,6 +254,23 @@ def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
 
 
+@helper(outline=True)
+def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed):
+    """A substep's start: integrate velocities (forces, fields, gravity), renew the world
+    inertia of the bodies joints hold (`turned`) with the joints' geometric stiffness, and
+    prepare the joint rows (soft coefficients S)."""
+    bs, binv, bil, bib, bI, bdamp, bkind = B
+    jt, jf, acc, jpts = J[0], J[1], J[2], J[4]
+    body = (bs, binv, bI)
+    velocities_stage(P, ids, bs, binv, bil, bdamp, bkind, E, gravity, h)
+    if jointed:
+        world_inertia(turned, bs, bil, bkind, bI)
+        joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
+        stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
+    prepare_joint_list(G[1], jt, jf, jpts, bkind, S, R, body)
+    prepare_custom_rows(X, jt, jf, bkind, S, R, body)
+
+
 @helper
 def held_bodies(joints, jt, n):
     """Per body (n of them): whether a joint of `joints` holds it."""
@@ -423,13 +440,9 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     kg = np.zeros(bs.shape[0])
     fpose = np.zeros((bs.shape[0], 16))      # poses at each island's factoring (direct.py)
     world_inertia(ids, bs, bil, bkind, bI)
-    prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
-    prepare_custom_rows(X, jt, jf, bkind, S, R, body)
     P = colour_plan(C, ids, bs, bkind, gravity, colour)
     prepare_stage(P, C, SC, body)
     refresh_stage(P, C, SC, body)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
-    W = scratch(plan)
     sweep = np.empty(joints.shape[0] * MAX_ROWS, dtype=np.int64)
     busy = np.zeros(C[0].shape[0], dtype=np.bool_)    # per manifold, see relax_more
     held = held_bodies(joints, jt, bs.shape[0])
@@ -440,14 +453,14 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # the batch it falls in, and so by the thread count
     turned = ids[held[ids]]
     jointed = joints.shape[0] > 0
+    # the first substep's rows are prepared before the loop: the islands' plan is made from
+    # them (which rows are equalities and limits does not change within the frame)
+    begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
+    W = scratch(plan)
     for s in range(substeps):
-        velocities_stage(P, ids, bs, binv, bil, bdamp, bkind, E, gravity, h)
-        if jointed:
-            world_inertia(turned, bs, bil, bkind, bI)
-            joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
-            stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
-        prepare_joint_list(joints, jt, jf, jpts, bkind, S, R, body)
-        prepare_custom_rows(X, jt, jf, bkind, S, R, body)
+        if s > 0:
+            begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
         update_stage(P, C, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8])
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
