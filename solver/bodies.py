@@ -17,6 +17,8 @@ The step's stages take `ids`, the bodies they work on (one batch of islands, ste
 batch's bodies are written by its own thread only.
 """
 
+import math
+
 import numpy as np
 
 from .jit import helper, kernel
@@ -41,6 +43,23 @@ def moving_kinematic(i, bs, bkind, khas):
         if bs[i, k] != 0.0:
             return True
     return False
+
+
+@kernel
+def state_fault(bs, min_norm2):
+    """0 when every body's state is finite and its orientation at least sqrt(min_norm2)
+    long, 1 at the first non-finite number, 2 at the first short orientation (one pass,
+    for World's check before each step; the message is built in Python)."""
+    for i in range(bs.shape[0]):
+        for k in range(bs.shape[1]):
+            if not math.isfinite(bs[i, k]):
+                return 1
+        q2 = 0.0
+        for k in range(4):
+            q2 += bs[i, ROT + k] * bs[i, ROT + k]
+        if q2 < min_norm2:
+            return 2
+    return 0
 
 
 @kernel

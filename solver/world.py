@@ -236,6 +236,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jimp = Table(L.JIMP_WIDTH, np.float64, state="joint_impulses")
         self._jpts = Table(3, np.float64, state="path_points")  # set_path_points moves them
         self._many_body_joints = 0                         # joints with a body C or D
+        self._joint_pairs_key = None                       # `_joint_pairs`' last answer
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
         self._bfilter = Table(2, np.int64, state=SETTING)    # collision group, mask
@@ -1224,6 +1225,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         """Refuse, before anything moves, a state written from outside that no step can
         take: non-finite numbers, or an orientation too short to be a rotation."""
         bs = self._bs.view
+        if bodies_mod.state_fault(bs, MIN_QUATERNION_NORM ** 2) == 0:
+            return
         finite = np.all(np.isfinite(bs), axis=1)
         if not finite.all():
             bad = np.nonzero(~finite)[0]
@@ -1289,17 +1292,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         if len(self._cstates) != len(cbody):
             self._cstates = new_states(len(cbody))
         collider_states(self._bs.view, cbody, corig, self._cstates)
-        jt = self._jt.view
-        acting = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
-            ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0)
-        # every pair of a joint's bodies: A and B, and C, D of joints over more bodies
-        pairs = _JOINT_BODY_PAIRS if self._many_body_joints else _JOINT_BODY_PAIRS[:1]
-        codes = []
-        for ca, cb in pairs:
-            keep = acting & (jt[:, ca] >= 0) & (jt[:, cb] >= 0) & (jt[:, ca] != jt[:, cb])
-            a, b = jt[keep, ca], jt[keep, cb]
-            codes.append(np.minimum(a, b) * n + np.maximum(a, b))
-        excl = np.unique(np.concatenate(codes)).astype(np.int64)
+        excl = self._joint_pairs(n)
         motion = self._bmotion.view
         self._contacts.collide(self._bs.view, self._cstates, cbody, kinds, params, hverts,
                                motion, self._khas.view, self._bmat.view, self._bfilter.view,
@@ -1311,6 +1304,28 @@ class World(Mechanisms, CustomConstraints, Forces):
                                            self._marks()):
             self._contacts.sort_awake(motion)
         return self._contacts.kernel_args()
+
+    def _joint_pairs(self, n):
+        """The pairs of bodies that joints keep from colliding (every pair of an acting
+        joint's bodies: A and B, and C, D of joints over more bodies; not the joints that
+        let their bodies collide), as sorted codes min * n + max. Kept while the joint
+        table and the body count are as they were (a joint breaking in a step changes the
+        table)."""
+        jt = self._jt.view
+        key = self._joint_pairs_key
+        if key is not None and key[0] == n and np.array_equal(key[1], jt):
+            return key[2]
+        acting = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
+            ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0)
+        pairs = _JOINT_BODY_PAIRS if self._many_body_joints else _JOINT_BODY_PAIRS[:1]
+        codes = []
+        for ca, cb in pairs:
+            keep = acting & (jt[:, ca] >= 0) & (jt[:, cb] >= 0) & (jt[:, ca] != jt[:, cb])
+            a, b = jt[keep, ca], jt[keep, cb]
+            codes.append(np.minimum(a, b) * n + np.maximum(a, b))
+        excl = np.unique(np.concatenate(codes)).astype(np.int64)
+        self._joint_pairs_key = (n, jt.copy(), excl)
+        return excl
 
     def collide(self, dt=1.0 / 60.0):
         """Find the contacts at the bodies' current poses without stepping: what

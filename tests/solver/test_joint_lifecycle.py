@@ -83,3 +83,29 @@ def test_kinematic_body_follows_its_targets_and_drags_a_jointed_body():
     assert worst_pose < 1e-9, f"kinematic body {worst_pose:.3g} off its targets"
     assert worst_sep < 0.01, f"dragged joint separated by {100 * worst_sep:.3f} cm"
     assert w.masses[carrier] == np.inf
+
+
+def test_joined_bodies_collide_once_the_joint_is_gone():
+    """A joint keeps its bodies from colliding; removed, or broken inside a step, it no
+    longer does from the next step on (World works the excluded pairs out again whenever
+    the joints change)."""
+    w = lg.World(gravity=(0, 0, 0))
+    a = w.add_body(lg.Sphere(0.1), (0, 0, 1))
+    b = w.add_body(lg.Sphere(0.1), (0.15, 0, 1))          # 5 cm into each other
+    j = w.add_ball_socket(a, b, (0.075, 0, 1))
+    for _ in range(3):
+        w.step(FRAME)
+    assert w.contact_count() == 0
+    w.remove_joint(j)
+    w.step(FRAME)
+    assert w.contact_count() > 0
+
+    w = lg.World(gravity=(0, 0, -G))
+    a = w.add_body(lg.Sphere(0.1), (0, 0, 1))
+    b = w.add_body(lg.Sphere(0.1), (0, 0, 0.85))         # 5 cm into a, hanging from it
+    w.add_ball_socket(None, a, (0, 0, 1))
+    j = w.add_ball_socket(a, b, (0, 0, 0.925), break_force=1.0)   # b weighs 41 N
+    w.step(FRAME)
+    assert w.joint_broken(j) and w.contact_count() == 0
+    w.step(FRAME)
+    assert w.contact_count() > 0
