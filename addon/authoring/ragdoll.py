@@ -31,7 +31,7 @@ from mathutils import Matrix, Vector
 
 from . import bonemap
 from . import presets
-from ..scene import ragdolls
+from ..scene import bakes, ragdolls
 
 
 CONSTRAINT = "Ligament Ragdoll"
@@ -546,7 +546,13 @@ def _remove_constraints(arm):
 
 def remove(scene, arm):
     """Delete the ragdoll of `arm`: helpers, joints, targets, constraints, collection. A baked
-    ragdoll keeps its baked action on the armature."""
+    ragdoll keeps its bake as the armature's animation, and so does its control rig; the
+    actions from before the bake get a fake user (`scene.bakes.keep_bake`). Returns
+    [(armature name, kept action name or None)] of the baked ones."""
+    kept = []
+    for obj in dict.fromkeys((arm, arm.ligament_ragdoll.control_rig)):
+        if obj is not None and obj.type == 'ARMATURE' and obj.ligament_ragdoll.baked:
+            kept.append((obj.name, bakes.keep_bake(obj.ligament_ragdoll)))
     coll = arm.ligament_ragdoll.collection
     objs = ragdolls.members(arm)
     _remove_constraints(arm)
@@ -561,8 +567,7 @@ def remove(scene, arm):
     rd = arm.ligament_ragdoll
     rd.enabled = False
     rd.collection = None
-    rd.baked = False
-    rd.pre_bake_action = None
+    return kept
 
 
 def sync_constraints(scene, arm):

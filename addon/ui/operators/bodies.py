@@ -4,9 +4,9 @@ import bpy
 from bpy.props import EnumProperty, FloatProperty, IntProperty
 
 from ...authoring import convex_parts, presets
-from ...baking import bake
 from ...world.ragdolls import is_body
 from ...runtime import cache
+from ...scene import bakes
 from ...scene.errors import SceneError
 from ...scene.shapes import fit_shape
 from ..properties import BODY_KINDS, BODY_SHAPES
@@ -82,7 +82,9 @@ class LIGAMENT_OT_add_body(bpy.types.Operator):
 
 
 class LIGAMENT_OT_remove_body(bpy.types.Operator):
-    """Stop simulating the selected objects and put them back where the simulation started"""
+    """Stop simulating the selected objects and put them back where the simulation started.
+    A baked body keeps its bake as its animation, its action from before the bake kept with a
+    fake user (Clear Bake first to go back to that animation)"""
     bl_idname = "ligament.remove_body"
     bl_label = "Remove Body"
     bl_options = {'REGISTER', 'UNDO'}
@@ -91,13 +93,15 @@ class LIGAMENT_OT_remove_body(bpy.types.Operator):
 
     def execute(self, context):
         objs = [o for o in context.selected_objects if o.ligament_body.enabled]
-        bake.clear_bake(context.scene, objs)
+        # the same rule as Remove Ragdoll (scene/bakes.py): a bake stays
+        kept = [(o.name, bakes.keep_bake(o.ligament_body)) for o in objs
+                if o.ligament_body.baked]
         cache.restore_rest(context.scene, objs)
         for o in objs:
             o.ligament_body.enabled = False
             o.ligament_body.rest_valid = False
         cache.invalidate(context.scene)
-        self.report({'INFO'}, f"Removed {len(objs)} Ligament bodies")
+        self.report({'INFO'}, f"Removed {len(objs)} Ligament bodies" + bakes.kept_line(kept))
         return {'FINISHED'}
 
 

@@ -10,6 +10,7 @@ from ...authoring import presets
 from ...authoring import ragdoll
 from ...authoring import tuning
 from ...runtime import cache
+from ...scene import bakes
 from .bodies import material_items
 
 
@@ -108,7 +109,8 @@ class LIGAMENT_OT_ragdoll_from_armature(bpy.types.Operator):
 
 class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
     """Delete the active armature's ragdoll and bone chains (bodies, joints, bone
-    constraints); a baked animation stays on the armature"""
+    constraints). A bake stays as the armature's animation, its action from before the bake
+    kept with a fake user (Clear Bake first to go back to that animation)"""
     bl_idname = "ligament.remove_ragdoll"
     bl_label = "Remove Ragdoll"
     bl_options = {'REGISTER', 'UNDO'}
@@ -122,9 +124,9 @@ class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
 
     def execute(self, context):
         arm = context.active_object
-        ragdoll.remove(context.scene, arm)
+        kept = ragdoll.remove(context.scene, arm)
         cache.invalidate(context.scene)
-        self.report({'INFO'}, f"Removed the ragdoll of '{arm.name}'")
+        self.report({'INFO'}, f"Removed the ragdoll of '{arm.name}'" + bakes.kept_line(kept))
         return {'FINISHED'}
 
 
