@@ -21,8 +21,12 @@ that is the process's first step, loading the step kernels, about a second, coun
 
 Several files: `bake a.blend b.blend ... --jobs N` bakes each file in a Blender process of its
 own, N at a time, each with its own report (`--report DIR`: DIR/NAME.json; by default
-NAME.report.json beside each file; `--output DIR` likewise for the baked files). A failing file
-does not stop the others.
+NAME.report.json beside each file; `--output DIR` likewise for the baked files, NAME.baked.blend).
+Files in different folders keep their folders below the one they share (`sh010/anim.blend
+sh020/anim.blend --output out` writes out/sh010/anim.baked.blend and out/sh020/...); files
+that would still write the same output or report (one given twice) are refused (exit 2)
+before any bake starts. A failing file does not stop the others. `merge-reports DIR` reads
+the reports in DIR's sub-folders too.
 
 Exit codes: 0 done; 1 the scene cannot be simulated (or `check` found an error); 2 bad
 arguments, a missing file or an unknown scene; with several files, the number that failed.
@@ -412,17 +416,58 @@ def _child_argv(args, blend, output, report):
     return argv
 
 
-def _paths(args, blend):
-    stem = os.path.splitext(os.path.basename(blend))[0]
-    where = os.path.dirname(os.path.abspath(blend))
-    output = os.path.join(args.output, stem + ".baked.blend") if args.output else None
-    report = os.path.join(args.report, stem + ".json") if args.report else \
-        os.path.join(where, stem + ".report.json")
+def _common_folder(blends):
+    """The deepest folder holding every file of `blends` (None when they share none, as on
+    two Windows drives)."""
+    try:
+        return os.path.commonpath([os.path.dirname(os.path.abspath(b)) for b in blends])
+    except ValueError:
+        return None
+
+
+def _relative(blend, common):
+    """`blend`'s path below `common`: the name its output and report keep in `--output DIR`
+    and `--report DIR`, so that shots called the same in folders of their own stay apart."""
+    path = os.path.abspath(blend)
+    if common is None:
+        return os.path.splitdrive(path)[1].lstrip("\\/")
+    return os.path.relpath(path, common)
+
+
+def _paths(args, blend, common):
+    """(output .blend or None, report .json) of `blend` among files whose common folder is
+    `common`: below `--output DIR` and `--report DIR` in the same sub-folders as the file
+    below `common`; by default beside the file."""
+    rel = os.path.splitext(_relative(blend, common))[0]
+    where = os.path.splitext(os.path.abspath(blend))[0]
+    output = os.path.join(args.output, rel + ".baked.blend") if args.output else None
+    report = os.path.join(args.report, rel + ".json") if args.report else \
+        where + ".report.json"
     return output, report
+
+
+def _clashes(args, blends, common):
+    """Refuse files that would write the same output or report (the same file given twice;
+    on Windows, two names that differ only in case): one bake would overwrite the other's.
+    Raises UsageError naming them."""
+    seen = {}
+    for blend in blends:
+        for path in _paths(args, blend, common):
+            if path is None:
+                continue
+            key = os.path.normcase(os.path.abspath(path))
+            if key in seen and seen[key] != os.path.abspath(blend):
+                raise UsageError(f"'{seen[key]}' and '{blend}' would both write '{path}'; "
+                                 "rename one")
+            if key in seen:
+                raise UsageError(f"'{blend}' is given twice; give each file once")
+            seen[key] = os.path.abspath(blend)
 
 
 def bake_many(args):
     """Bake each file in its own process, `--jobs` at a time. Returns how many failed."""
+    common = _common_folder(args.blend)
+    _clashes(args, args.blend, common)
     for d in (args.output, args.report):
         if d:
             os.makedirs(d, exist_ok=True)
@@ -442,12 +487,15 @@ def bake_many(args):
     while pending or running:
         while pending and len(running) < jobs:
             blend = pending.pop(0)
-            name = os.path.basename(blend)
+            name = _relative(blend, common).replace(os.sep, "/")
             if not os.path.isfile(blend):
                 print(f"Ligament: error: no file '{blend}'", flush=True)
                 failed.append((name, USAGE))
                 continue
-            output, report = _paths(args, blend)
+            output, report = _paths(args, blend, common)
+            for path in (output, report):
+                if path:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
             cmd = child_command(_child_argv(args, os.path.abspath(blend), output, report))
             process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, text=True)
@@ -486,10 +534,10 @@ def _merge_parser(sub):
 def _report_paths(paths, output):
     found = []
     for p in paths:
-        if os.path.isdir(p):
-            found += sorted(os.path.join(p, n) for n in os.listdir(p)
-                            if n.endswith(".json") and
-                            os.path.abspath(os.path.join(p, n)) != os.path.abspath(output))
+        if os.path.isdir(p):     # with its sub-folders: a bake of shots keeps theirs
+            found += sorted(os.path.join(root, n) for root, _, names in os.walk(p)
+                            for n in names if n.endswith(".json") and
+                            os.path.abspath(os.path.join(root, n)) != os.path.abspath(output))
         else:
             found.append(p)
     return found
