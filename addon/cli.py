@@ -75,7 +75,7 @@ def _parser():
     b.add_argument("--scene", help="scene name (default: the active scene)")
     b.add_argument("--start", type=int, help="first frame (default: the world's start)")
     b.add_argument("--end", type=int, help="last frame (default: the world's end)")
-    b.add_argument("--step", type=int, default=1, help="key every STEP frames (default 1)")
+    b.add_argument("--step", type=_frames, default=1, help="key every STEP frames (default 1)")
     b.add_argument("--tolerance", type=_tolerance, metavar="LOC,ROT",
                    help="reduce the keys: keep the curves within LOC metres and ROT degrees "
                         "of the simulated motion at every frame (e.g. 0.001,0.5); default: a "
@@ -83,7 +83,7 @@ def _parser():
     _save_options(b, "NAME.baked.blend")
     b.add_argument("--report", metavar="FILE.json",
                    help="write a JSON report (with several files: a directory for them)")
-    b.add_argument("--jobs", type=int, default=1,
+    b.add_argument("--jobs", type=_count, default=1,
                    help="with several files, bake this many at once (default 1)")
 
     c = sub.add_parser("check", help="the scene doctor: problems that spoil a simulation")
@@ -105,6 +105,25 @@ def _parser():
     return p
 
 
+def _at_least_one(text, what):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of {what} of at "
+                                         "least 1")
+    return value
+
+
+def _frames(text):
+    return _at_least_one(text, "frames")
+
+
+def _count(text):
+    return _at_least_one(text, "processes")
+
+
 def _tolerance(text):
     """'LOC,ROT' (metres, degrees) as (metres, radians)."""
     try:
@@ -112,8 +131,9 @@ def _tolerance(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not LOC,ROT (metres, degrees), e.g. "
                                          "0.001,0.5") from None
-    if loc < 0 or rot < 0:
-        raise argparse.ArgumentTypeError("the tolerances cannot be negative")
+    if not (math.isfinite(loc) and math.isfinite(rot)) or loc < 0 or rot < 0:
+        raise argparse.ArgumentTypeError(f"'{text}': the tolerances are numbers of metres "
+                                         "and degrees, neither negative, e.g. 0.001,0.5")
     return loc, math.radians(rot)
 
 
@@ -473,7 +493,7 @@ def bake_many(args):
             os.makedirs(d, exist_ok=True)
     if not kernels.ready():            # prepare once here, not once per process
         kernels.prepare_blocking()
-    jobs = max(1, args.jobs)
+    jobs = args.jobs
     pending = list(args.blend)
     running = []                        # (name, process, reader thread)
     failed = []

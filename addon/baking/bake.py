@@ -15,6 +15,7 @@ many a key on every frame makes.
 """
 
 import json
+import math
 
 import numpy as np
 
@@ -65,9 +66,10 @@ def bake_iter(scene, frame_start=None, frame_end=None, step=1, tolerance=None):
     """Generator: simulate, yield (done, total) per frame, then write the keys and return the
     baked objects (as StopIteration.value). `tolerance`: (metres, radians) to reduce the keys
     to, or None for a key on every baked frame. Raises SceneError for bad input."""
-    if tolerance is not None and (len(tolerance) != 2 or min(tolerance) < 0.0):
-        raise SceneError("Bake: the tolerance is a location (m) and a rotation, neither "
-                         "negative")
+    if tolerance is not None and (len(tolerance) != 2 or not all(
+            math.isfinite(t) and t >= 0.0 for t in tolerance)):
+        raise SceneError(f"Bake: the tolerance {tuple(tolerance)} is not a location (m) and a "
+                         "rotation (radians), numbers neither negative")
     ws = scene.ligament_world
     frame_start = ws.frame_start if frame_start is None else frame_start
     frame_end = ws.frame_end if frame_end is None else frame_end
