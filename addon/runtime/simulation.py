@@ -299,6 +299,8 @@ class Simulation:
             self.world.load_state(self.states[frame - 1])
         known = {}
         off = self.hits.next_off(frame - 1, self.off_keys(frame - 1)) if self.hits else {}
+        if self.hits:
+            self.hits.remember(self.world)      # the steady contacts a hit is measured from
         reads = FrameReads(self.world, forward=True)
         self.send_inputs(scene, frame, reads, off, known)
         # what the frame read of the animation before any hit: a later check reads the same

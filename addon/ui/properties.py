@@ -189,7 +189,8 @@ class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
                                update=_changed,
                                description="An Animated body follows its keys until a contact "
                                            "pushes it with more than this impulse (N s) in one "
-                                           "frame, then simulates (with Mass); 0: never")
+                                           "frame beyond what a load resting on it takes, then "
+                                           "simulates (with Mass); 0: never")
     blend_back: IntProperty(name="Blend Back", default=0, min=0, soft_max=100, update=_changed,
                             description="Frames over which a hit body is pulled back onto its "
                                         "keys, which it follows again until the next hit; 0: "

@@ -10,6 +10,19 @@ ramps up as (t / N)^2 over the N frames of the blend, to `BLEND_HERTZ_PER_FPS` t
 scene's fps / N at the end, critically damped: the first frames after the hit are free, the
 last ones pull hard. On frame hit + N the body is kinematic again, on its keys exactly.
 
+What a hit is: an impulse from one body over the frame beyond what the contact with that
+body carries steadily. A body resting on a keyed platform pushes it every frame with its
+weight times the frame's length (and more while the platform speeds up): that is a load,
+not a hit, and it depends on the frame rate. So the impulse J that body B gave the armed
+body A in the step counts as a hit by how far it is from the nearer of two steady
+references: the impulse the frame before (a contact that goes on as it was is no hit,
+however heavy the load above B), and the impulse that carries B along with A over the frame,
+-m_B (dv_A - g dt) (B moving with the platform: what a load resting from the start takes).
+A body striking A starts from no contact, and B's own weight over a frame is small beside
+its momentum: J counts almost whole. The impulses of the step before are part of the
+solver's saved state (`Hits.remember` reads them before the step), so a replay takes the
+same hits.
+
 Per frame (`Hits.before_step`) each armed body is kinematic on its keys or dynamic, its ghost
 is sent to its keys, the springs get the frame's strength. After the step `Hits.hit_by`
 lists the bodies that followed their keys and took more than their Hit Impulse from one
@@ -87,6 +100,7 @@ class Hits:
                     self.bodies[part.name] = HitBody(part.body, s.hit_impulse, s.blend_back,
                                                      run)
         self.names = frozenset(self.bodies)
+        self._before = {}
 
     def __bool__(self):
         return bool(self.bodies)
@@ -114,25 +128,51 @@ class Hits:
                     for j in hb.springs:
                         world.set_spring(j, hz, 1.0)
 
+    def remember(self, world):
+        """Before a step: each armed body's contact impulses ({other id: impulse}) and
+        velocity over the step before it, the steady references `hit_by` measures from."""
+        self._before = {}
+        for name, hb in self.bodies.items():
+            b = hb.body.id
+            others, impulses = world.contact_impulses(b)
+            self._before[name] = (dict(zip(others.tolist(), impulses)),
+                                  world.linear_velocities[b].copy())
+
     def hit_by(self, world, off):
         """{name: (impulse N s, other body id)} of the bodies that followed their keys in the
         last step and took more than their Hit Impulse from one body (a ragdoll's parts
-        touching each other are no hit)."""
+        touching each other are no hit): the impulse beyond the steady contact, see the
+        module's docstring."""
         out = {}
+        g_dt = np.asarray(world.gravity, dtype=np.float64) / self.fps
+        masses = world.masses
         for name, hb in self.bodies.items():
-            if name in off or world.kind(hb.body.id) != "kinematic":
+            b = hb.body.id
+            if name in off or world.kind(b) != "kinematic":
                 continue   # only what follows its keys or animation takes a hit
-            others, impulses = world.contact_impulses(hb.body.id)
+            others, impulses = world.contact_impulses(b)
             if len(hb.own):
                 keep = ~np.isin(others, hb.own)
                 others, impulses = others[keep], impulses[keep]
             if not len(others):
                 continue
-            size = np.linalg.norm(impulses, axis=1)
+            size = self._beyond_steady(name, b, world, others, impulses, masses, g_dt)
             k = int(np.argmax(size))
             if size[k] > hb.threshold:
                 out[name] = (float(size[k]), int(others[k]))
         return out
+
+    def _beyond_steady(self, name, body, world, others, impulses, masses, g_dt):
+        """Per other body, how far its impulse on `body` is from the nearer steady reference:
+        the step before's impulse, or what carries the other body along with `body`."""
+        before, v0 = self._before.get(name, ({}, world.linear_velocities[body]))
+        dv = world.linear_velocities[body] - v0
+        m = masses[others]
+        m = np.where(np.isfinite(m), m, 0.0)      # a kinematic or static partner: no load
+        carried = -m[:, None] * (dv - g_dt)[None, :]
+        prev = np.array([before.get(int(o), np.zeros(3)) for o in others]).reshape(-1, 3)
+        return np.minimum(np.linalg.norm(impulses - carried, axis=1),
+                          np.linalg.norm(impulses - prev, axis=1))
 
     def next_off(self, frame, off):
         """The bodies off their keys in the step after `frame` (`off`: those off them in the
