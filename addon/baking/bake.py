@@ -10,8 +10,9 @@ nothing in the scene changes until every frame is simulated, so a cancel leaves 
 
 With a tolerance (location in metres, rotation in radians) only the keys the F-curves need to
 stay within it of the simulated motion at every baked frame are written (`reduce`);
-without one, a key on every baked frame. `last_key_count` tells how many were written of how
-many a key on every frame makes.
+without one, a key on every baked frame; a ragdoll's bones are also held within the
+location tolerance in world space, down each chain (`chains`). `last_key_count` tells how
+many were written of how many a key on every frame makes.
 """
 
 import json
@@ -34,6 +35,7 @@ from ..scene import ragdolls
 from ..scene.animation import matrix_world_at, quaternion_to_rotation, rotation_values
 from ..scene.errors import SceneError
 from ..scene.objects import scene_bodies
+from . import chains
 from . import controls as retarget
 from . import reduce
 
@@ -249,11 +251,12 @@ ROTATION_PATHS = {'QUATERNION': ("rotation_quaternion", 4),
 TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle")
 
 
-def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=None):
+def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=None,
+                    extra=()):
     """Location and rotation (in rotation `mode`) keys: `values` (frames, 7) holds location
     then 4 rotation values per frame; `prefix` is "" for objects, 'pose.bones["x"].' for
-    bones. With a `tolerance` (metres, radians), reduced keys (`write_reduced`). Returns the
-    KeyCount."""
+    bones. With a `tolerance` (metres, radians), reduced keys (`write_reduced`), with a key
+    on the frames of index `extra` too. Returns the KeyCount."""
     rot_path, rot_n = ROTATION_PATHS.get(mode, ("rotation_euler", 3))
     remove_fcurves(bag, {prefix + p for p in TRANSFORM_PATHS})
     count = KeyCount()
@@ -268,18 +271,19 @@ def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=
                 write_fcurve(bag, prefix + path, i, frames, channels[:, i], group, linear)
             count += KeyCount(full, full)
             continue
-        keys = write_reduced(bag, prefix + path, frames, channels, group, error, errors, tol)
+        keys = write_reduced(bag, prefix + path, frames, channels, group, error, errors, tol,
+                             extra)
         count += KeyCount(len(keys) * channels.shape[1], full)
     return count
 
 
-def write_reduced(bag, path, frames, channels, group, error, errors, tolerance):
+def write_reduced(bag, path, frames, channels, group, error, errors, tolerance, extra=()):
     """The F-curves of `path` (one per column of `channels`, the values at `frames`) with only
     the keys `reduce.pick_keys` picks, Bezier with the handles `reduce.handles` places; then
     read back with `FCurve.evaluate` at every frame, and written again with a key added where
-    they are off by more than `tolerance` (float32 keys), until none is. Returns the indices
-    of the frames keyed."""
-    keys = reduce.pick_keys(frames, channels, error, tolerance)
+    they are off by more than `tolerance` (float32 keys), until none is. The frames of index
+    `extra` are keyed too. Returns the indices of the frames keyed."""
+    keys = sorted(set(reduce.pick_keys(frames, channels, error, tolerance)) | set(extra))
     while True:
         left, right = reduce.handles(frames, channels, keys)
         fcurves = [write_fcurve(bag, path, i, frames[keys], channels[keys, i], group,
@@ -333,9 +337,10 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
         rig, pairs = control_pairs(arm)
         moved = [b for p in run.parts for b in p.targets]
         skeleton = Skeleton(arm, moved + [s for s, _ in pairs])
-        values, previous, sources = {}, {}, []
+        values, previous, sources, full = {}, {}, [], []
         for f, p in zip(frames, poses):
             basis = bone_poses(run, skeleton, f, p)
+            full.append(basis)
             for bone, m in basis.items():
                 loc, q, _ = m.decompose()
                 mode = arm.pose.bones[bone].rotation_mode
@@ -347,11 +352,25 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
         rd.pre_bake_pose = json.dumps({b: [*arm.pose.bones[b].location,
                                            *rotation_values(arm.pose.bones[b])]
                                        for b in values})
+        # reduced keys bound every bone's world position, not only each one's channels
+        check = None if tolerance is None or tolerance[0] <= 0.0 else \
+            chains.WorldCheck(arm, list(values), frames, full, tolerance[0])
         bag = begin_bake(arm, rd)
-        for bone, rows in values.items():
-            count += write_transform(bag, bone_path(bone) + ".",
-                                     arm.pose.bones[bone].rotation_mode, frames_arr,
-                                     np.array(rows, dtype=np.float64), bone, linear, tolerance)
+        counts, share, todo = {}, {}, list(values)
+        for _ in range(chains.MAX_ROUNDS):
+            if not todo:
+                break
+            for bone in todo:
+                s = share.get(bone, 1.0)
+                counts[bone] = write_transform(
+                    bag, bone_path(bone) + ".", arm.pose.bones[bone].rotation_mode,
+                    frames_arr, np.array(values[bone], dtype=np.float64), bone, linear,
+                    None if tolerance is None else (s * tolerance[0], s * tolerance[1]))
+            todo = [] if check is None else check.off(bag)
+            for bone in todo:
+                share[bone] = 0.5 * share.get(bone, 1.0)
+        for c in counts.values():
+            count += c
         rd.baked = True
         ragdoll.sync_constraints(scene, arm)
         arm.update_tag()

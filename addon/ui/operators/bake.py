@@ -51,9 +51,14 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
     reduce_keys: BoolProperty(name="Reduce Keys", default=False,
                               description="Only the keys needed to stay within the tolerances")
     tolerance_location: FloatProperty(name="Location Tolerance", default=0.001, min=0.0,
-                                      unit='LENGTH', precision=4)
+                                      unit='LENGTH', precision=4,
+                                      description="How far a baked body, or any bone of a "
+                                                  "baked ragdoll (fingers included), may be "
+                                                  "from its simulated location in world space")
     tolerance_rotation: FloatProperty(name="Rotation Tolerance", default=math.radians(0.5), min=0.0,
-                                      unit='ROTATION')
+                                      unit='ROTATION',
+                                      description="How far each baked body's or bone's own "
+                                                  "rotation may turn from the simulated one")
 
     _timer = None
     _iter = None
