@@ -12,6 +12,7 @@ from ..scene.animation import matrix_world_at, transform_fcurves
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, world_settings
 from ..scene.shapes import empty_shape_kind, local_vertices
+from ..world.hits import axis_angle_unarmed
 from .findings import ERROR, WARNING, Finding, Fix, length_text, select_fix
 from .joint_list import body_pair, joint_pairs, jointed_groups
 from .start_poses import determinants
@@ -53,6 +54,18 @@ def skipped_bodies(sim):
     return [Finding(ERROR, 'body-skipped', (name,),
                     f"'{name}' is not simulated: {message}", select_fix([name]))
             for name, message in sim.skipped_bodies.items()]
+
+
+def hit_axis_angle(bodies):
+    """A Hit Impulse on an Animated body in Axis Angle rotation mode: it follows its keys and
+    takes no hits (world/hits.py, `axis_angle_unarmed`)."""
+    return [Finding(WARNING, 'hit-axis-angle', (o.name,),
+                    f"'{o.name}' has a Hit Impulse but rotates in Axis Angle mode, whose delta "
+                    "rotation (through which a hit body leaves its keys) Blender does not "
+                    "expose: it follows its keys and takes no hits; set its Rotation Mode to "
+                    "Quaternion or an Euler order (Object Properties > Transform) and key its "
+                    "rotation again", select_fix([o]))
+            for o in bodies if axis_angle_unarmed(o)]
 
 
 def empty_bodies(bodies):

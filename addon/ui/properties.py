@@ -404,14 +404,16 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
     bake_reduce: BoolProperty(
         name="Reduce Keys", default=False,
         description="Bake only the keys the curves need to stay within the tolerances of the "
-                    "simulated motion at every frame (linear keys); off: a key on every frame")
+                    "simulated motion at every frame (Bezier keys); off: a key on every frame")
     bake_tolerance_location: FloatProperty(
         name="Location Tolerance", default=0.001, min=0.0, soft_max=0.1, unit='LENGTH',
-        precision=4, description="How far the baked curves may be from the simulated location")
+        precision=4, description="How far a baked body, or any bone of a baked ragdoll (fingers "
+                                "included), may be from its simulated location in world space")
     bake_tolerance_rotation: FloatProperty(
         name="Rotation Tolerance", default=math.radians(0.5), min=0.0,
         soft_max=math.radians(10.0), unit='ROTATION',
-        description="How far the baked curves may turn from the simulated rotation")
+        description="How far each baked body's or bone's own rotation may turn from the "
+                    "simulated one")
     effector_weights: PointerProperty(type=LigamentEffectorWeights)
 
 

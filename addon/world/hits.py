@@ -50,10 +50,21 @@ MIN_HERTZ = 1e-6        # the springs at the hit frame: free (a spring needs som
 
 
 def is_armed(obj):
-    """An Animated body that reacts to hits (baked bodies replay their keys)."""
+    """An Animated body that reacts to hits (baked bodies replay their keys). Not in Axis
+    Angle rotation mode (`axis_angle_unarmed`)."""
     s = obj.ligament_body
     return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and \
-        has_transform_animation(obj)
+        obj.rotation_mode != 'AXIS_ANGLE' and has_transform_animation(obj)
+
+
+def axis_angle_unarmed(obj):
+    """A keyed Animated body with a Hit Impulse in Axis Angle rotation mode: a hit body is
+    moved off its keys through its delta rotation, which Blender has for Euler and
+    Quaternion modes but does not expose for Axis Angle; so it follows its keys and takes no
+    hits (the scene check says so), and the rest of the scene simulates."""
+    s = obj.ligament_body
+    return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and \
+        obj.rotation_mode == 'AXIS_ANGLE' and has_transform_animation(obj)
 
 
 def blend_hertz(frame, hit, blend, top):
