@@ -396,6 +396,17 @@ def _slide(touching, world, up):
     return worst
 
 
+def failures(phase, tolerance, momentum_tolerance):
+    """The names of the figures of `phase` (a Phase or its `summary` dict) beyond the
+    tolerances: `tolerance` in metres for the distances, `momentum_tolerance` in %."""
+    get = phase.get if isinstance(phase, dict) else lambda k: getattr(phase, k)
+    out = [k for k in ("parabola_cm", "outside_cm", "slide_cm")
+           if get(k) is not None and get(k) > 100.0 * tolerance]
+    if get("momentum_percent") is not None and get("momentum_percent") > momentum_tolerance:
+        out.append("momentum_percent")
+    return out
+
+
 def summary(report):
     """The report's figures per phase as plain data (for the panel and for scripts)."""
     return [{k: v for k, v in vars(ph).items() if v is not None} for ph in report.phases]

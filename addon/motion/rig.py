@@ -1,0 +1,361 @@
+"""A ragdolled armature's keyed motion read into the physics check (`check.py`), and the fixed
+motion (`fix.py`) written as a new action.
+
+What is read: each ragdoll body's mass, centre of mass and inertia from its shape (the same
+fit and mass properties the simulation builds it from: `world.build.body_shape`, the solver
+shape's `mass_properties` scaled to the body's mass), posed frame by frame where the keyed
+animation puts its bone (the animated pose the simulation follows: `world.ragdolls.Skeleton`,
+the bones' own F-curves and the armature's transform, no constraints); its contact sample
+points from its shape; the scene's Static bodies as the ground, where they are at the first
+frame checked. The range is the scene's frame range, the gravity the scene's.
+
+The fix is a new action, a copy of the keyed one whose root bone (the nearest bone above every
+ragdoll bone) has its location keyed on every frame of the range, displaced as `fix.py` asks;
+the keyed action is kept (with a fake user) and `switch` puts either back.
+"""
+
+import json
+
+import bpy
+import numpy as np
+from mathutils import Matrix, Quaternion, Vector
+
+from ..authoring import ragdoll
+from ..baking.bake import _channelbag, remove_fcurves, write_fcurve
+from ..kernels import solver as lg
+from ..runtime import cache
+from ..scene import ragdolls
+from ..scene.animation import action_fcurves, basis_at, matrix_world_at
+from ..scene.errors import SceneError
+from ..scene.objects import effective_kind, scene_bodies, world_settings
+from ..world.build import body_shape
+from ..world.ragdolls import BoneDepths, Part, Skeleton, bone_path
+from . import check, fix
+
+FIX_SUFFIX = "_PhysicsFix"
+
+
+def _matrix_np(m):
+    return np.array(m, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes as sample points and triangles
+
+def _box_corners(half):
+    hx, hy, hz = half
+    return np.array([(x * hx, y * hy, z * hz) for x in (-1, 1) for y in (-1, 1)
+                     for z in (-1, 1)], dtype=np.float64)
+
+
+BOX_TRIANGLES = np.array([(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
+                          (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)])
+RIM = 12     # points around a cylinder's rim
+
+
+def _rim(radius, half_height):
+    a = np.linspace(0.0, 2.0 * np.pi, RIM, endpoint=False)
+    ring = np.column_stack((radius * np.cos(a), radius * np.sin(a)))
+    return np.array([(x, y, z) for z in (-half_height, half_height) for x, y in ring])
+
+
+def shape_samples(shape):
+    """(points (n, 3), radii (n,)) in the shape's frame that bound it for contacts: a
+    sphere's centre and a capsule's end centres with their radius, a box's corners, a
+    cylinder's rims, a hull's vertices, a compound's parts' samples."""
+    if isinstance(shape, lg.Sphere):
+        return np.zeros((1, 3)), np.array([shape.radius])
+    if isinstance(shape, lg.Capsule):
+        h = shape.half_height
+        return np.array([(0, 0, -h), (0, 0, h)], dtype=np.float64), np.full(2, shape.radius)
+    if isinstance(shape, lg.Box):
+        return _box_corners(shape.half_extents), np.zeros(8)
+    if isinstance(shape, lg.Cylinder):
+        return _rim(shape.radius, shape.half_height), np.zeros(2 * RIM)
+    if isinstance(shape, lg.ConvexHull):
+        return np.array(shape.vertices, dtype=np.float64), np.zeros(len(shape.vertices))
+    if isinstance(shape, lg.Compound):
+        points, radii = [], []
+        for part, pos, q in shape.parts:
+            p, r = shape_samples(part)
+            rot = _matrix_np(_quat_matrix(q))
+            points.append(p @ rot.T + pos)
+            radii.append(r)
+        return np.concatenate(points), np.concatenate(radii)
+    raise SceneError(f"{shape!r} cannot be a ragdoll body's shape")
+
+
+def _quat_matrix(q):
+    return Quaternion(tuple(q)).to_matrix()
+
+
+def _add_ground(ground, shape, frame):
+    """Append `shape` placed by the 4x4 numpy `frame` to the ground lists (planes,
+    triangles, capsules, radii)."""
+    planes, triangles, capsules, radii = ground
+    rot, origin = frame[:3, :3], frame[:3, 3]
+    if isinstance(shape, lg.Plane):
+        n = rot @ shape.normal
+        planes.append([*n, shape.offset + n @ origin])
+        return
+    if isinstance(shape, (lg.Sphere, lg.Capsule)):
+        h = shape.half_height if isinstance(shape, lg.Capsule) else 0.0
+        ends = np.array([(0, 0, -h), (0, 0, h)]) @ rot.T + origin
+        capsules.append(ends)
+        radii.append(shape.radius)
+        return
+    if isinstance(shape, lg.Compound):
+        for part, pos, q in shape.parts:
+            m = np.eye(4)
+            m[:3, :3] = _matrix_np(_quat_matrix(q))
+            m[:3, 3] = pos
+            _add_ground(ground, part, frame @ m)
+        return
+    if isinstance(shape, lg.Box):
+        verts, tris = _box_corners(shape.half_extents), BOX_TRIANGLES
+    elif isinstance(shape, lg.Cylinder):
+        verts = _rim(shape.radius, shape.half_height)
+        hull = lg.ConvexHull(verts)
+        verts, tris = hull.vertices, hull.triangles
+    else:       # ConvexHull, TriangleMesh
+        verts, tris = shape.vertices, shape.triangles
+    world = np.asarray(verts, dtype=np.float64) @ rot.T + origin
+    triangles.append(world[np.asarray(tris)])
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the rig
+
+class MotionRig:
+    """The ragdoll of `arm` as the check reads it: its parts (world.ragdolls.Part), skeleton,
+    `character`, `ground` and `settings`."""
+
+    def __init__(self, scene, arm, depsgraph=None):
+        if arm is None or arm.type != 'ARMATURE':
+            name = f"'{arm.name}'" if arm is not None else "Nothing"
+            raise SceneError(f"Physics check: {name} is not an armature; select the "
+                             "character's armature")
+        if not ragdoll.is_ragdoll(arm):
+            raise SceneError(f"Physics check: armature '{arm.name}' has no Ligament ragdoll; "
+                             "make one first (Properties > Physics > Ragdoll from Armature)")
+        self.scene, self.arm = scene, arm
+        depth = BoneDepths(arm)
+        helpers = sorted((o for o in ragdolls.bodies(arm) if not o.ligament_ragdoll_part.chain),
+                         key=lambda o: o.name)
+        self.parts = [Part(o, None, arm, list(o.children), depth) for o in helpers]
+        self.skeleton = Skeleton(arm, [p.bone for p in self.parts], depth)
+        self.root = _common_ancestor(arm, [p.bone for p in self.parts], depth)
+        self.character = self._character(helpers, depsgraph)
+        self.first = scene.frame_start
+        self.ground = self._ground(depsgraph)
+        ws = world_settings(scene)
+        motion = arm.ligament_motion
+        self.settings = check.Settings(gravity=np.array(ws["gravity"]), dt=ws["dt"],
+                                       contact_distance=motion.contact_distance,
+                                       contact_speed=motion.contact_speed)
+        check.ground_axes(self.settings.gravity)      # refuses a scene without gravity
+
+    def _character(self, helpers, depsgraph):
+        masses, centres, inertia = [], [], []
+        body, points, radii = [], [], []
+        for i, obj in enumerate(helpers):
+            scale = obj.matrix_world.to_scale()
+            shape, offset = body_shape(obj, 'DYNAMIC', scale, depsgraph)
+            volume, com, unit = shape.mass_properties()
+            offset = np.zeros(3) if offset is None else np.asarray(offset, dtype=np.float64)
+            mass = obj.ligament_body.mass
+            masses.append(mass)
+            centres.append(offset + com)
+            inertia.append(unit * (mass / volume))
+            p, r = shape_samples(shape)
+            body += [i] * len(p)
+            points.append(p + offset)
+            radii.append(r)
+        return check.Character(np.array(masses), np.array(centres), np.array(inertia),
+                               np.array(body, dtype=np.int64), np.concatenate(points),
+                               np.concatenate(radii), [o.name for o in helpers])
+
+    def _ground(self, depsgraph):
+        lists = ([], [], [], [])
+        for o in scene_bodies(self.scene):
+            if effective_kind(o) != 'STATIC' or o.ligament_ragdoll_part.role != 'NONE':
+                continue
+            loc, rot, scale = matrix_world_at(o, self.first, {}).decompose()
+            shape, offset = body_shape(o, 'STATIC', scale, depsgraph)
+            origin = loc if offset is None else loc + rot @ Vector(tuple(offset))
+            _add_ground(lists, shape, _matrix_np(Matrix.LocRotScale(origin, rot, None)))
+        planes, triangles, capsules, radii = lists
+        return check.Ground(
+            triangles=np.concatenate(triangles) if triangles else np.zeros((0, 3, 3)),
+            planes=np.array(planes, dtype=np.float64).reshape(-1, 4),
+            capsules=np.array(capsules, dtype=np.float64).reshape(-1, 2, 3),
+            radii=np.array(radii, dtype=np.float64))
+
+    def frames(self):
+        scene = self.scene
+        return np.arange(scene.frame_start, scene.frame_end + 1, dtype=np.float64)
+
+    def matrices(self, frames):
+        """(F, B, 4, 4) world matrices of the bodies where the keys put their bones."""
+        out = np.empty((len(frames), len(self.parts), 4, 4))
+        self.skeleton = Skeleton(self.arm, [p.bone for p in self.parts])   # the action now
+        for i, f in enumerate(frames):
+            arm_world = matrix_world_at(self.arm, f, {})
+            pose = self.skeleton.pose(f)
+            for j, p in enumerate(self.parts):
+                out[i, j] = _matrix_np(ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body))
+        return out
+
+    def check(self):
+        """(frames, Report) of the armature's keyed motion."""
+        frames = self.frames()
+        return frames, check.check(self.character, self.ground, self.settings,
+                                   self.matrices(frames), frames)
+
+
+def _common_ancestor(arm, names, depth):
+    """The deepest bone that is `names`' common ancestor (or one of them)."""
+    bones = arm.data.bones
+
+    def chain(name):
+        out, bone = [], bones[name]
+        while bone is not None:
+            out.append(bone.name)
+            bone = bone.parent
+        return out[::-1]
+
+    chains = [chain(n) for n in names]
+    common = None
+    for level in zip(*chains):
+        if len(set(level)) != 1:
+            break
+        common = level[0]
+    if common is None:
+        raise SceneError(f"Physics fix: the ragdoll bones of '{arm.name}' have no common "
+                         "parent bone to move them by; parent them under one root bone")
+    return common
+
+
+# --------------------------------------------------------------------------------------------
+# The report kept on the armature
+
+def store_report(arm, frames, report):
+    """The report's figures per phase (frames, not indices) as JSON on the armature, for the
+    panels and scripts; returns them."""
+    phases = []
+    for ph in check.summary(report):
+        ph["first"] = int(frames[ph["first"]])
+        ph["last"] = int(frames[ph["last"]])
+        phases.append(ph)
+    arm.ligament_motion.report = json.dumps(phases)
+    return phases
+
+
+def stored_report(arm):
+    try:
+        return json.loads(arm.ligament_motion.report or "[]")
+    except ValueError:
+        return []
+
+
+def check_armature(scene, arm):
+    """Check the keyed motion of `arm`; returns (frames, Report) and keeps the figures."""
+    frames, report = MotionRig(scene, arm).check()
+    store_report(arm, frames, report)
+    return frames, report
+
+
+# --------------------------------------------------------------------------------------------
+# The fixed action
+
+def keyed_action(arm):
+    """The action the fix starts from: the kept keyed one while the fixed one plays."""
+    motion = arm.ligament_motion
+    ad = arm.animation_data
+    current = ad.action if ad is not None else None
+    if current is not None and current == motion.fixed_action and motion.keyed_action:
+        return motion.keyed_action
+    return current
+
+
+def fix_armature(scene, arm):
+    """Make the fixed action of `arm` (flights on parabolas of g, timing kept) and play it.
+    Returns (frames, the keyed motion's Report, the fixed motion's Report)."""
+    ad = arm.animation_data
+    keyed = keyed_action(arm)
+    if keyed is None:
+        raise SceneError(f"Physics fix: armature '{arm.name}' has no action to fix; key its "
+                         "motion first")
+    slot = getattr(ad, "action_slot", None)
+    slot_id = slot.identifier if slot is not None else ""
+    if ad.action != keyed:
+        _assign(arm, keyed, slot_id)
+    rig = MotionRig(scene, arm)
+    frames, before = rig.check()
+    displacement = fix.flight_displacements(before, frames, rig.settings)
+    locations = _root_locations(rig, frames, displacement)
+
+    motion = arm.ligament_motion
+    old_fixed = motion.fixed_action
+    fixed = keyed.copy()
+    fixed.name = keyed.name + FIX_SUFFIX
+    keyed.use_fake_user = True
+    _assign(arm, fixed, slot_id)
+    bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
+    path = bone_path(rig.root) + ".location"
+    remove_fcurves(bag, {path})
+    for i in range(3):
+        write_fcurve(bag, path, i, frames, locations[:, i], rig.root)
+    motion.keyed_action, motion.fixed_action = keyed, fixed
+    if old_fixed is not None and old_fixed != fixed and old_fixed.users == 0:
+        bpy.data.actions.remove(old_fixed)
+    arm.update_tag()
+    cache.invalidate(scene)
+    after = MotionRig(scene, arm).check()[1]
+    store_report(arm, frames, after)
+    return frames, before, after
+
+
+def _assign(arm, action, slot_id):
+    ad = arm.animation_data or arm.animation_data_create()
+    ad.action = action
+    if hasattr(ad, "action_slot") and slot_id:
+        slot = action.slots.get(slot_id)
+        if slot is not None and ad.action_slot != slot:
+            ad.action_slot = slot
+
+
+def _root_locations(rig, frames, displacement):
+    """(F, 3) location channels of the root bone that move it (and every ragdoll bone under
+    it) by `displacement` (world) at each frame."""
+    arm, sk, root = rig.arm, rig.skeleton, rig.root
+    fcurves = {(p[len(bone_path(root)) + 1:], i): fc for (p, i), fc in action_fcurves(arm).items()
+               if p.startswith(bone_path(root) + ".")}
+    pb = arm.pose.bones[root]
+    out = np.empty((len(frames), 3))
+    for i, f in enumerate(frames):
+        loc = basis_at(pb, f, fcurves)[0]
+        parent = sk.parent.get(root)
+        pose = sk.pose(f)
+        space = matrix_world_at(arm, f, {}) @ (pose[parent] if parent else Matrix.Identity(4)) \
+            @ sk.link[root]
+        to_local = np.linalg.inv(_matrix_np(space.to_3x3()))
+        out[i] = np.asarray(loc) + to_local @ displacement[i]
+    return out
+
+
+def switch(scene, arm):
+    """Play the keyed action if the fixed one plays, else the fixed one. Returns the action
+    now playing."""
+    motion = arm.ligament_motion
+    if motion.keyed_action is None or motion.fixed_action is None:
+        raise SceneError(f"Armature '{arm.name}' has no fixed action yet; run Physics Fix")
+    ad = arm.animation_data
+    slot = getattr(ad, "action_slot", None) if ad is not None else None
+    slot_id = slot.identifier if slot is not None else ""
+    target = motion.keyed_action if ad is not None and ad.action == motion.fixed_action \
+        else motion.fixed_action
+    _assign(arm, target, slot_id)
+    arm.update_tag()
+    cache.invalidate(scene)
+    return target
