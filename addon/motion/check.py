@@ -73,7 +73,7 @@ class Ground:
 class Settings:
     gravity: np.ndarray          # (3,) m/s^2
     dt: float                    # seconds per frame
-    contact_distance: float = 0.02   # m
+    contact_distance: float = 0.06   # m
     contact_speed: float = 0.3       # m/s
 
 

@@ -597,8 +597,10 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
 
 class LigamentMotionSettings(bpy.types.PropertyGroup):
     """The physics check and fix of a ragdolled armature's keyed motion (addon/motion)."""
+    # A ragdoll's foot is a box along the foot bone, tilted: on a standing metarig its heel
+    # corners are 5 cm above the toes' (6 cm keeps the whole sole in the support polygon)
     contact_distance: FloatProperty(
-        name="Contact Distance", default=0.02, min=0.0, soft_max=0.2, unit='LENGTH',
+        name="Contact Distance", default=0.06, min=0.0, soft_max=0.2, unit='LENGTH',
         description="A part within this distance of a Static body (and slower than Contact "
                     "Speed) touches it")
     contact_speed: FloatProperty(

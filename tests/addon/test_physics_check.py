@@ -242,3 +242,35 @@ def test_fix_makes_a_new_action_and_one_click_switches_back_to_the_keyed_one(jum
     assert jump["switched"] == jump["keyed_name"]
     assert sorted(map(tuple, jump["switched_keys"])) == sorted(map(tuple, jump["keyed_keys"]))
     assert jump["again"] == jump["fixed_name"]
+
+
+def test_a_standing_pose_is_balanced_and_a_lean_reports_how_far_it_is_outside_the_feet(blender):
+    out = blender.run(RIG, """
+        spine = arm.pose.bones["spine.001"]
+        spine.rotation_mode = 'XYZ'
+        for f, angle in ((1, 0.0), (10, 0.0), (20, -1.0), (40, -1.0)):
+            spine.rotation_euler = (angle, 0, 0)
+            spine.keyframe_insert("rotation_euler", frame=f, group=spine.name)
+        bpy.context.view_layer.objects.active = arm
+        assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+        frames, report = rig_mod.MotionRig(scene, arm).check()
+        feet = [o for o in helpers if o.ligament_ragdoll_part.part.startswith("foot")]
+        corners = [list(o.matrix_world @ Vector(c)) for o in feet for c in o.bound_box]
+        result({"phases": json.loads(arm.ligament_motion.report),
+                "outside": report.outside.tolist(), "bodies": bodies_at(frames).tolist(),
+                "masses": [o.ligament_body.mass for o in helpers], "corners": corners})
+    """)
+    masses = np.array(out["masses"])
+    bodies = np.array(out["bodies"])
+    com = np.einsum("b,fbi->fi", masses, bodies[:, :, :3, 3]) / masses.sum()
+    # the feet stand still: their sole corners (those within the contact distance of the
+    # floor) make a rectangle, the support
+    corners = np.array(out["corners"])
+    sole = corners[corners[:, 2] < 0.06]
+    lo, hi = sole[:, :2].min(axis=0), sole[:, :2].max(axis=0)
+    outside = np.linalg.norm(np.maximum(0, np.maximum(lo - com[:, :2], com[:, :2] - hi)), axis=1)
+    assert [ph["kind"] for ph in out["phases"]] == ["STANCE"]
+    assert np.abs(np.array(out["outside"]) - outside).max() < 1e-6
+    assert outside[:10].max() == 0.0             # standing upright, over the feet
+    assert outside[-1] > 0.03                    # leaning far out
+    assert out["phases"][0]["outside_cm"] == pytest.approx(100 * outside.max(), abs=1e-4)
