@@ -10,8 +10,9 @@ points from its shape; the scene's Static bodies as the ground, where they are a
 frame checked. The range is the scene's frame range, the gravity the scene's.
 
 The fix is a new action, a copy of the keyed one whose root bone (the nearest bone above every
-ragdoll bone) has its location keyed on every frame of the range, displaced as `fix.py` asks;
-the keyed action is kept (with a fake user) and `switch` puts either back.
+ragdoll bone) has its location and rotation keyed on every frame of the range (its keys
+outside the range are not kept), moved and turned as `fix.py` asks; the keyed action is kept
+(with a fake user) and `switch` puts either back.
 """
 
 import json
@@ -21,11 +22,11 @@ import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
 from ..authoring import ragdoll
-from ..baking.bake import _channelbag, remove_fcurves, write_fcurve
+from ..baking.bake import _channelbag, write_transform
 from ..kernels import solver as lg
 from ..runtime import cache
 from ..scene import ragdolls
-from ..scene.animation import action_fcurves, basis_at, matrix_world_at
+from ..scene.animation import matrix_world_at, quaternion_to_rotation
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, scene_bodies, world_settings
 from ..world.build import body_shape
@@ -278,9 +279,11 @@ def keyed_action(arm):
     return current
 
 
-def fix_armature(scene, arm):
-    """Make the fixed action of `arm` (flights on parabolas of g, timing kept) and play it.
-    Returns (frames, the keyed motion's Report, the fixed motion's Report)."""
+def fix_armature(scene, arm, flight=True, spin=True):
+    """Make the fixed action of `arm` and play it: with `spin` the root's rotation re-timed
+    in each flight to keep the angular momentum, with `flight` the flights moved onto
+    parabolas of g (timing kept). Returns (frames, the keyed motion's Report, the fixed
+    motion's Report)."""
     ad = arm.animation_data
     keyed = keyed_action(arm)
     if keyed is None:
@@ -291,9 +294,17 @@ def fix_armature(scene, arm):
     if ad.action != keyed:
         _assign(arm, keyed, slot_id)
     rig = MotionRig(scene, arm)
-    frames, before = rig.check()
-    displacement = fix.flight_displacements(before, frames, rig.settings)
-    locations = _root_locations(rig, frames, displacement)
+    frames = rig.frames()
+    matrices = rig.matrices(frames)
+    before = check.check(rig.character, rig.ground, rig.settings, matrices, frames)
+    roots = _root_matrices(rig, frames)
+    if spin:
+        roots, matrices = fix.retimed_spin(rig.character, rig.settings, matrices, roots,
+                                           before.flight)
+    if flight:
+        com = check.dynamics(rig.character, matrices, rig.settings.dt)[0]
+        roots[:, :3, 3] += fix.flight_displacements(com, before.flight, frames, rig.settings)
+    values = _root_channels(rig, frames, roots)
 
     motion = arm.ligament_motion
     old_fixed = motion.fixed_action
@@ -302,10 +313,8 @@ def fix_armature(scene, arm):
     keyed.use_fake_user = True
     _assign(arm, fixed, slot_id)
     bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
-    path = bone_path(rig.root) + ".location"
-    remove_fcurves(bag, {path})
-    for i in range(3):
-        write_fcurve(bag, path, i, frames, locations[:, i], rig.root)
+    write_transform(bag, bone_path(rig.root) + ".", arm.pose.bones[rig.root].rotation_mode,
+                    frames, values, rig.root, linear=True)
     motion.keyed_action, motion.fixed_action = keyed, fixed
     if old_fixed is not None and old_fixed != fixed and old_fixed.users == 0:
         bpy.data.actions.remove(old_fixed)
@@ -325,23 +334,35 @@ def _assign(arm, action, slot_id):
             ad.action_slot = slot
 
 
-def _root_locations(rig, frames, displacement):
-    """(F, 3) location channels of the root bone that move it (and every ragdoll bone under
-    it) by `displacement` (world) at each frame."""
-    arm, sk, root = rig.arm, rig.skeleton, rig.root
-    fcurves = {(p[len(bone_path(root)) + 1:], i): fc for (p, i), fc in action_fcurves(arm).items()
-               if p.startswith(bone_path(root) + ".")}
-    pb = arm.pose.bones[root]
-    out = np.empty((len(frames), 3))
-    for i, f in enumerate(frames):
-        loc = basis_at(pb, f, fcurves)[0]
-        parent = sk.parent.get(root)
-        pose = sk.pose(f)
-        space = matrix_world_at(arm, f, {}) @ (pose[parent] if parent else Matrix.Identity(4)) \
-            @ sk.link[root]
-        to_local = np.linalg.inv(_matrix_np(space.to_3x3()))
-        out[i] = np.asarray(loc) + to_local @ displacement[i]
-    return out
+def _channel_space(rig, frame):
+    """The world matrix a root bone's channels (matrix_basis) are applied in at `frame`:
+    the armature's, its parent bone's pose and its rest offset from it."""
+    sk, root = rig.skeleton, rig.root
+    parent = sk.parent.get(root)
+    pose = sk.pose(frame)
+    return matrix_world_at(rig.arm, frame, {}) @ \
+        (pose[parent] if parent else Matrix.Identity(4)) @ sk.link[root]
+
+
+def _root_matrices(rig, frames):
+    """(F, 4, 4) world matrices of the root bone where the keys put it."""
+    sk = rig.skeleton
+    return np.array([_matrix_np(matrix_world_at(rig.arm, f, {}) @ sk.pose(f)[rig.root])
+                     for f in frames])
+
+
+def _root_channels(rig, frames, roots):
+    """(F, 7) location and rotation channels (in the root bone's rotation mode, continuous)
+    that put the root bone at the world matrices `roots` (its scale channels are left as
+    keyed)."""
+    mode = rig.arm.pose.bones[rig.root].rotation_mode
+    out, previous = [], None
+    for f, world in zip(frames, roots):
+        basis = _channel_space(rig, f).inverted_safe() @ Matrix(world.tolist())
+        loc, q, _ = basis.decompose()
+        previous = quaternion_to_rotation(mode, q, previous)
+        out.append([*loc, *previous])
+    return np.array(out, dtype=np.float64)
 
 
 def switch(scene, arm):

@@ -14,6 +14,7 @@ RIG = """
     bpy.ops.preferences.addon_enable(module="rigify")
     ragdolls_mod = sys.modules[lig.__name__ + ".addon.scene.ragdolls"]
     rig_mod = sys.modules[lig.__name__ + ".addon.motion.rig"]
+    anim_mod = sys.modules[lig.__name__ + ".addon.scene.animation"]
     box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
     scene.frame_start, scene.frame_end = 1, 40
 
@@ -156,7 +157,7 @@ def jump(blender):
         key_tent_jump()
         frames = np.arange(1, 41, dtype=float)
         keyed_name = arm.animation_data.action.name
-        keyed_keys = [list(k.co) for fc in rig_mod.action_fcurves(arm).values()
+        keyed_keys = [list(k.co) for fc in anim_mod.action_fcurves(arm).values()
                       for k in fc.keyframe_points]
         bpy.context.view_layer.objects.active = arm
         assert bpy.ops.ligament.physics_check() == {'FINISHED'}
@@ -170,11 +171,9 @@ def jump(blender):
         motion = arm.ligament_motion
         active = arm.animation_data.action.name
         kept = bpy.data.actions.get(keyed_name)
-        kept_keys = [list(k.co) for fc in rig_mod.action_fcurves(arm).values()
-                     for k in fc.keyframe_points] if False else None
         assert bpy.ops.ligament.physics_switch() == {'FINISHED'}
         switched = arm.animation_data.action.name
-        switched_keys = [list(k.co) for fc in rig_mod.action_fcurves(arm).values()
+        switched_keys = [list(k.co) for fc in anim_mod.action_fcurves(arm).values()
                          for k in fc.keyframe_points]
         assert bpy.ops.ligament.physics_switch() == {'FINISHED'}
         result({"phases": phases, "fixed_phases": fixed_report,
@@ -274,3 +273,50 @@ def test_a_standing_pose_is_balanced_and_a_lean_reports_how_far_it_is_outside_th
     assert outside[:10].max() == 0.0             # standing upright, over the feet
     assert outside[-1] > 0.03                    # leaning far out
     assert out["phases"][0]["outside_cm"] == pytest.approx(100 * outside.max(), abs=1e-4)
+
+
+def test_a_keyed_flip_that_speeds_up_keeps_its_angular_momentum_once_fixed(blender):
+    out = blender.run(RIG, """
+        spine = arm.pose.bones["spine"]
+        spine.rotation_mode = 'XYZ'
+        key_location(spine, 1, (0, 0, 0))
+        key_location(spine, 10, (0, 0, 0))
+        key_location(spine, 20, (0, 0, 1.0))
+        key_location(spine, 30, (0, 0, 0))
+        key_location(spine, 40, (0, 0, 0))
+        for f in [1] + list(range(10, 31, 2)) + [40]:
+            s = min(max((f - 10) / 20, 0.0), 1.0)
+            # a full turn about the hips that speeds up from 0.3 to 1.7 of its mean rate
+            spine.rotation_euler = (2 * math.pi * (0.3 * s + 0.7 * s * s), 0, 0)
+            spine.keyframe_insert("rotation_euler", frame=f, group=spine.name)
+        linear_keys(arm)
+        frames = np.arange(1, 41, dtype=float)
+        bpy.context.view_layer.objects.active = arm
+        assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+        phases = json.loads(arm.ligament_motion.report)
+        keyed = bodies_at(frames)
+        scene.ligament_world.enabled = True
+        assert bpy.ops.ligament.physics_fix() == {'FINISHED'}
+        result({"phases": phases, "fixed_phases": json.loads(arm.ligament_motion.report),
+                "keyed": keyed.tolist(), "fixed": bodies_at(frames).tolist(),
+                "masses": [o.ligament_body.mass for o in helpers],
+                "inertia": [inertia(o).tolist() for o in helpers]})
+    """)
+    assert [(ph["kind"], ph["first"], ph["last"]) for ph in out["phases"]] == \
+        [("STANCE", 1, 10), ("FLIGHT", 11, 29), ("STANCE", 30, 40)]
+    keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
+    span = slice(10, 29)                               # frames 11..29
+    _, _, L_keyed = _reference(keyed, out["masses"], out["inertia"], 1.0 / FPS)
+    _, _, L = _reference(fixed, out["masses"], out["inertia"], 1.0 / FPS)
+    change = lambda L: np.linalg.norm(L[span] - L[10], axis=1).max() / np.linalg.norm(L[10])
+    assert change(L_keyed) > 0.5                       # keyed: the spin speeds up
+    assert change(L) < 0.02
+    assert out["phases"][1]["momentum_percent"] > 50
+    assert out["fixed_phases"][1]["momentum_percent"] < 2
+    # lands as keyed: the stance frames are untouched
+    stance = list(range(0, 10)) + list(range(29, 40))
+    assert np.abs(fixed[stance] - keyed[stance]).max() < 1e-5
+    # and flies on a parabola of g
+    masses = np.array(out["masses"])
+    com = np.einsum("b,fbi->fi", masses, fixed[:, :, :3, 3]) / masses.sum()
+    assert _parabola_distance(np.arange(11, 30) / FPS, com[span], G) < 0.005

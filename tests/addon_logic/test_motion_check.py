@@ -241,7 +241,7 @@ def test_a_keyed_jump_in_straight_lines_is_phased_and_fails_the_parabola():
 def test_the_flight_fix_puts_a_straight_line_jump_on_a_parabola_of_g_keeping_its_timing():
     bodies, _, frames, mats = _jump(_tent)
     report = check.check(bodies, FLOOR, SETTINGS, mats, frames)
-    d = fix.flight_displacements(report, frames, SETTINGS)
+    d = fix.flight_displacements(report.com, report.flight, frames, SETTINGS)
     fixed = check.check(bodies, FLOOR, SETTINGS, fix.displaced(mats, d), frames)
     assert [(p.kind, p.first, p.last) for p in fixed.phases] == \
         [(p.kind, p.first, p.last) for p in report.phases]
@@ -269,5 +269,49 @@ def test_the_flight_fix_leaves_a_ballistic_jump_alone():
     bodies, _, frames, mats = _jump(ballistic)
     report = check.check(bodies, FLOOR, SETTINGS, mats, frames)
     assert report.phases[1].parabola_cm < 1e-8
-    d = fix.flight_displacements(report, frames, SETTINGS)
+    d = fix.flight_displacements(report.com, report.flight, frames, SETTINGS)
     assert np.abs(d).max() < 0.005
+
+
+def _flip(angle_at, take_off=5, landing=25, frames=np.arange(0, 31)):
+    """The four-box cross of `_spin`, turning about Z through its centre by angle_at(t) (t
+    from take-off, seconds) in flight, still before take-off and after landing; the root is
+    the cross's centre."""
+    bodies = character([3.0, 3.0, 2.0, 2.0], [(0.1, 0.2, 0.3)] * 2 + [(0.15, 0.1, 0.05)] * 2)
+    offsets = np.array([[0.4, 0, 0], [-0.4, 0, 0], [0, 0.25, 0], [0, -0.25, 0]])
+    t = (np.clip(frames, take_off, landing) - take_off) * DT
+    angles = [angle_at(x) for x in t]
+    roots = np.tile(np.eye(4), (len(frames), 1, 1))
+    for i, a in enumerate(angles):
+        roots[i, :3, :3] = rotation_z(a)
+        roots[i, :3, 3] = (0, 0, 30.0)
+    mats = posed(offsets, roots[:, :3, 3], [r[:3, :3] for r in roots])
+    flight = (frames > take_off) & (frames < landing)
+    return bodies, frames, roots, mats, flight
+
+
+def test_a_flip_that_speeds_up_is_retimed_to_a_constant_momentum_landing_as_keyed():
+    total = 2 * math.pi
+    duration = 20 * DT
+    bodies, frames, roots, mats, flight = _flip(
+        lambda t: total * (0.3 * t / duration + 0.7 * (t / duration) ** 2))
+    before = check.check(bodies, FLOOR, SETTINGS, mats, frames)
+    span = slice(6, 25)
+    L = before.angular_momentum[span, 2]
+    assert (L.max() - L.min()) / L.max() > 0.5           # keyed: it speeds up a lot
+    new_roots, fixed = fix.retimed_spin(bodies, SETTINGS, mats, roots, flight)
+    after = check.check(bodies, FLOOR, SETTINGS, fixed, frames)
+    L = after.angular_momentum[span]
+    assert np.linalg.norm(L - L[0], axis=1).max() < 0.02 * np.linalg.norm(L[0])
+    # a constant turn through the same rotations: the rate is the keyed turn over the flight
+    # (the central differences read the orbits' speeds 1.6 % slow at 0.3 rad a frame)
+    assert L[0, 2] == pytest.approx(after.inertia[6, 2, 2] * total / duration, rel=0.03)
+    # take-off and landing (and the stance around them) as keyed
+    still = ~flight
+    assert np.abs(fixed[still] - mats[still]).max() < 1e-12
+
+
+def test_a_constant_spin_is_left_as_it_is():
+    bodies, frames, roots, mats, flight = _flip(lambda t: 4.0 * t)
+    _, fixed = fix.retimed_spin(bodies, SETTINGS, mats, roots, flight)
+    assert np.abs(fixed - mats).max() < 1e-6

@@ -2,6 +2,7 @@
 between the keyed and the fixed action (addon/motion)."""
 
 import bpy
+from bpy.props import BoolProperty
 
 from ...motion import check, rig
 from ...scene.errors import SceneError
@@ -39,12 +40,20 @@ class LIGAMENT_OT_physics_check(bpy.types.Operator):
 
 
 class LIGAMENT_OT_physics_fix(bpy.types.Operator):
-    """Make a fixed action of the active ragdolled armature's keyed motion (its flights moved
-    onto parabolas of gravity, take-off and landing kept) and play it; the keyed action is
-    kept"""
+    """Make a fixed action of the active ragdolled armature's keyed motion (flights on
+    parabolas of gravity, spins keeping their momentum, take-off and landing kept) and play
+    it; the keyed action is kept"""
     bl_idname = "ligament.physics_fix"
     bl_label = "Physics Fix"
     bl_options = {'REGISTER', 'UNDO'}
+
+    flight: BoolProperty(name="Flight", default=True,
+                         description="Move the root so that the centre of mass follows the "
+                                     "parabola of gravity in each flight, take-off and "
+                                     "landing as keyed")
+    spin: BoolProperty(name="Spin", default=True,
+                       description="Re-time the root's rotation in each flight so that the "
+                                   "angular momentum stays constant, landing as keyed")
 
     @classmethod
     def poll(cls, context):
@@ -53,7 +62,7 @@ class LIGAMENT_OT_physics_fix(bpy.types.Operator):
     def execute(self, context):
         arm = context.active_object
         try:
-            rig.fix_armature(context.scene, arm)
+            rig.fix_armature(context.scene, arm, flight=self.flight, spin=self.spin)
         except (SceneError, ValueError) as exc:
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}
