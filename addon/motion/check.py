@@ -185,23 +185,41 @@ def convex_hull_2d(points):
 def distance_outside(point, hull):
     """How far the 2D `point` lies outside the convex polygon `hull` (counter-clockwise; a
     point or a segment when it has fewer than 3 corners): 0 inside."""
+    return nearest_in_polygon(point, hull)[0]
+
+
+def nearest_in_polygon(point, hull):
+    """(distance, the nearest 2D point of the polygon `hull` to `point`): (0, point) inside;
+    (inf, point) for an empty polygon."""
     point = np.asarray(point, dtype=np.float64)
     if len(hull) == 0:
-        return np.inf
+        return np.inf, point
     if len(hull) == 1:
-        return float(np.linalg.norm(point - hull[0]))
+        return float(np.linalg.norm(point - hull[0])), np.array(hull[0], dtype=np.float64)
     edges = [(hull[i], hull[(i + 1) % len(hull)]) for i in range(len(hull))]
     if len(hull) >= 3:
         inside = all((b[0] - a[0]) * (point[1] - a[1]) - (b[1] - a[1]) * (point[0] - a[0])
                      >= 0.0 for a, b in edges)
         if inside:
-            return 0.0
-    best = np.inf
+            return 0.0, point
+    best, nearest = np.inf, point
     for a, b in edges:
         ab = b - a
         t = np.clip((point - a) @ ab / max(float(ab @ ab), 1e-300), 0.0, 1.0)
-        best = min(best, float(np.linalg.norm(point - (a + t * ab))))
-    return best
+        q = a + t * ab
+        d = float(np.linalg.norm(point - q))
+        if d < best:
+            best, nearest = d, q
+    return best, nearest
+
+
+def support_polygon(report, index, gravity):
+    """The support polygon of frame `index` (2D, in `ground_axes`' u, w) and the projected
+    centre of mass there."""
+    _, u, w = ground_axes(gravity)
+    pts = report.sample_world[index][report.contact[index]]
+    com = report.com[index]
+    return convex_hull_2d(np.column_stack((pts @ u, pts @ w))), np.array((com @ u, com @ w))
 
 
 def ground_axes(gravity):

@@ -40,6 +40,55 @@ def flight_displacements(com, flight, frames, settings):
     return out
 
 
+def balance_shifts(report, settings, margin=0.005):
+    """(F, 3) world shifts across gravity, per frame: in stance, the least that moves the
+    projected centre of mass into the support polygon (`margin` inside its edge, so that
+    round-off leaves it in), 0 where it is inside already and in flight."""
+    _, u, w = check.ground_axes(settings.gravity)
+    out = np.zeros_like(report.com)
+    for i in np.nonzero(~report.flight & (report.outside > 0.0))[0]:
+        hull, com = check.support_polygon(report, i, settings.gravity)
+        dist, nearest = check.nearest_in_polygon(com, hull)
+        if not np.isfinite(dist) or dist <= 0.0:
+            continue
+        step = nearest - com
+        if len(hull) >= 3:     # into the polygon by `margin`, toward its centroid
+            inward = hull.mean(axis=0) - nearest
+            norm = float(np.linalg.norm(inward))
+            if norm > 1e-12:
+                step = step + inward / norm * min(margin, norm)
+        out[i] = step[0] * u + step[1] * w
+    return out
+
+
+def knee(hip, ankle, thigh, shin, pole):
+    """The knee of a two-bone leg from `hip` to `ankle` with bones of lengths `thigh` and
+    `shin`, in the plane of hip, ankle and `pole` on its side (3-vectors); the ankle is
+    brought within reach along the hip-ankle line when it is too far."""
+    hip, ankle, pole = (np.asarray(v, dtype=np.float64) for v in (hip, ankle, pole))
+    axis = ankle - hip
+    d = float(np.linalg.norm(axis))
+    d = min(max(d, abs(thigh - shin) + 1e-9), thigh + shin - 1e-9)
+    axis = axis / max(float(np.linalg.norm(axis)), 1e-12)
+    side = (pole - hip) - ((pole - hip) @ axis) * axis
+    side = side / max(float(np.linalg.norm(side)), 1e-12)
+    along = (thigh * thigh - shin * shin + d * d) / (2.0 * d)
+    return hip + along * axis + np.sqrt(max(thigh * thigh - along * along, 0.0)) * side
+
+
+def rotation_between(a, b):
+    """The least rotation (3, 3) that turns direction `a` onto direction `b`."""
+    a = np.asarray(a, dtype=np.float64) / np.linalg.norm(a)
+    b = np.asarray(b, dtype=np.float64) / np.linalg.norm(b)
+    v, c = np.cross(a, b), float(a @ b)
+    if c < -1.0 + 1e-12:
+        perp = np.cross(a, [1.0, 0.0, 0.0] if abs(a[0]) < 0.9 else [0.0, 1.0, 0.0])
+        perp /= np.linalg.norm(perp)
+        return 2.0 * np.outer(perp, perp) - np.eye(3)
+    k = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + k + k @ k / (1.0 + c)
+
+
 def displaced(matrices, displacement):
     """`matrices` (F, B, 4, 4) with every body moved by its frame's `displacement` (F, 3)."""
     out = np.array(matrices, dtype=np.float64, copy=True)

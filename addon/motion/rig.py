@@ -144,6 +144,7 @@ class MotionRig:
         helpers = sorted((o for o in ragdolls.bodies(arm) if not o.ligament_ragdoll_part.chain),
                          key=lambda o: o.name)
         self.parts = [Part(o, None, arm, list(o.children), depth) for o in helpers]
+        self.part_names = [o.ligament_ragdoll_part.part for o in helpers]
         self.skeleton = Skeleton(arm, [p.bone for p in self.parts], depth)
         self.root = _common_ancestor(arm, [p.bone for p in self.parts], depth)
         self.character = self._character(helpers, depsgraph)
@@ -279,11 +280,12 @@ def keyed_action(arm):
     return current
 
 
-def fix_armature(scene, arm, flight=True, spin=True):
+def fix_armature(scene, arm, flight=True, spin=True, balance=True):
     """Make the fixed action of `arm` and play it: with `spin` the root's rotation re-timed
     in each flight to keep the angular momentum, with `flight` the flights moved onto
-    parabolas of g (timing kept). Returns (frames, the keyed motion's Report, the fixed
-    motion's Report)."""
+    parabolas of g (timing kept), with `balance` the pelvis shifted in stance until the
+    centre of mass is over the support, the legs reaching the keyed feet. Returns (frames,
+    the keyed motion's Report, the fixed motion's Report)."""
     ad = arm.animation_data
     keyed = keyed_action(arm)
     if keyed is None:
@@ -304,6 +306,9 @@ def fix_armature(scene, arm, flight=True, spin=True):
     if flight:
         com = check.dynamics(rig.character, matrices, rig.settings.dt)[0]
         roots[:, :3, 3] += fix.flight_displacements(com, before.flight, frames, rig.settings)
+    legs = {}
+    if balance:
+        legs = _balance(rig, frames, before, roots)
     values = _root_channels(rig, frames, roots)
 
     motion = arm.ligament_motion
@@ -315,6 +320,9 @@ def fix_armature(scene, arm, flight=True, spin=True):
     bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
     write_transform(bag, bone_path(rig.root) + ".", arm.pose.bones[rig.root].rotation_mode,
                     frames, values, rig.root, linear=True)
+    for bone, rows in legs.items():
+        write_transform(bag, bone_path(bone) + ".", arm.pose.bones[bone].rotation_mode,
+                        frames, rows, bone, linear=True)
     motion.keyed_action, motion.fixed_action = keyed, fixed
     if old_fixed is not None and old_fixed != fixed and old_fixed.users == 0:
         bpy.data.actions.remove(old_fixed)
@@ -363,6 +371,125 @@ def _root_channels(rig, frames, roots):
         previous = quaternion_to_rotation(mode, q, previous)
         out.append([*loc, *previous])
     return np.array(out, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------------------------
+# Balance: the pelvis shifted, the legs reaching the keyed feet
+
+BALANCE_PASSES = 4
+
+
+def _legs(rig):
+    """[(thigh, shin, foot) bones] of the sides that have all three parts."""
+    bone = dict(zip(rig.part_names, (p.bone for p in rig.parts)))
+    return [tuple(bone[f"{n}.{side}"] for n in ("thigh", "shin", "foot"))
+            for side in ("L", "R")
+            if all(f"{n}.{side}" in bone for n in ("thigh", "shin", "foot"))]
+
+
+def _vec(m):
+    return np.array(m.translation, dtype=np.float64)
+
+
+def _leg_pose(pose, root, root_moved, leg):
+    """Overrides {bone: armature-space matrix} for a leg whose hip moved with the root (from
+    `root`, its keyed matrix, to `root_moved`): thigh and shin turned by the least rotations that
+    keep their lengths and put the foot back where it was keyed (the knee in the plane of
+    its keyed bend), the foot as keyed."""
+    thigh, shin, foot = leg
+    hip, knee0, ankle = _vec(pose[thigh]), _vec(pose[shin]), _vec(pose[foot])
+    hip_new = np.array((root_moved @ root.inverted_safe() @ pose[thigh]).translation)
+    l1, l2 = np.linalg.norm(knee0 - hip), np.linalg.norm(ankle - knee0)
+    bend = (knee0 - hip) - ((knee0 - hip) @ (ankle - hip)) / max(
+        (ankle - hip) @ (ankle - hip), 1e-12) * (ankle - hip)
+    pole = knee0 if np.linalg.norm(bend) > 1e-3 else \
+        knee0 + np.array(pose[thigh].col[2][:3])
+    knee = fix.knee(hip_new, ankle, l1, l2, pole)
+    r1 = fix.rotation_between(knee0 - hip, knee - hip_new)
+    r2 = fix.rotation_between(ankle - knee0, ankle - knee)
+    out = {}
+    for bone, r, head in ((thigh, r1, hip_new), (shin, r2, knee)):
+        m = np.array(pose[bone])
+        m[:3, :3] = r @ m[:3, :3]
+        m[:3, 3] = head
+        out[bone] = Matrix(m.tolist())
+    out[foot] = pose[foot].copy()
+    return out
+
+
+def _balance(rig, frames, report, roots):
+    """Shift the root in the stance frames where the centre of mass is outside the support
+    (the least shift, lowered where the legs could not reach), legs by IK. Updates `roots`
+    (world) and returns {leg bone: (F, 7) channels} (keyed where nothing moved)."""
+    sk, arm, settings = rig.skeleton, rig.arm, rig.settings
+    legs = _legs(rig)
+    shifts = fix.balance_shifts(report, settings)
+    if not legs or not np.abs(shifts).any():
+        return {}
+    rows = {b: [] for leg in legs for b in leg}
+    previous = {}
+    up_world = -np.asarray(settings.gravity) / np.linalg.norm(settings.gravity)
+    for i, f in enumerate(frames):
+        pose = sk.pose(f)
+        arm_world = matrix_world_at(arm, f, {})
+        overrides = {}
+        if np.abs(shifts[i]).any():
+            to_arm = np.linalg.inv(np.array(arm_world.to_3x3()))
+            up = to_arm @ up_world
+            up /= np.linalg.norm(up)
+            root0 = pose[rig.root]
+            total = to_arm @ shifts[i]
+            hull, _ = check.support_polygon(report, i, settings.gravity)
+            for _ in range(BALANCE_PASSES):
+                drop = _drop(pose, legs, total, up)
+                root = root0.copy()
+                root.translation = root0.translation + Vector(tuple(total - drop * up))
+                overrides = {rig.root: root}
+                for leg in legs:
+                    overrides.update(_leg_pose(pose, root0, root, leg))
+                moved = sk.pose(f, overrides)
+                com = _com(rig, arm_world, moved)
+                _, u, w = check.ground_axes(settings.gravity)
+                dist, nearest = check.nearest_in_polygon((com @ u, com @ w), hull)
+                if dist <= 0.0:
+                    break
+                step = (nearest - (com @ u, com @ w)) * (1.0 + 0.005 / dist)
+                total = total + to_arm @ (step[0] * u + step[1] * w)
+            roots[i] = _matrix_np(arm_world @ overrides[rig.root])
+        moved = sk.pose(f, overrides) if overrides else pose
+        for bone in rows:
+            loc, q, _ = sk.local_basis(bone, moved).decompose()
+            mode = arm.pose.bones[bone].rotation_mode
+            previous[bone] = quaternion_to_rotation(mode, q, previous.get(bone))
+            rows[bone].append([*loc, *previous[bone]])
+    return {b: np.array(v, dtype=np.float64) for b, v in rows.items()}
+
+
+def _drop(pose, legs, shift, up):
+    """How far the root must go down (along `up`) after `shift` for every leg to reach its
+    keyed foot with its knee a little bent."""
+    drop = 0.0
+    for thigh, shin, foot in legs:
+        hip = _vec(pose[thigh]) + shift
+        knee, ankle = _vec(pose[shin]), _vec(pose[foot])
+        reach = 0.999 * (np.linalg.norm(knee - _vec(pose[thigh])) + np.linalg.norm(ankle - knee))
+        v = hip - ankle
+        vz = v @ up
+        h2 = max(v @ v - vz * vz, 0.0)
+        if h2 >= reach * reach:
+            raise SceneError("Physics fix: the centre of mass is too far outside the feet "
+                             "for the legs to reach them; move the feet under the body")
+        drop = max(drop, vz - np.sqrt(reach * reach - h2))
+    return drop
+
+
+def _com(rig, arm_world, pose):
+    m = rig.character.masses
+    centres = []
+    for p, c in zip(rig.parts, rig.character.centres):
+        body = ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body)
+        centres.append(_matrix_np(body)[:3, :3] @ c + _matrix_np(body)[:3, 3])
+    return (m[:, None] * np.array(centres)).sum(axis=0) / m.sum()
 
 
 def switch(scene, arm):

@@ -320,3 +320,43 @@ def test_a_keyed_flip_that_speeds_up_keeps_its_angular_momentum_once_fixed(blend
     masses = np.array(out["masses"])
     com = np.einsum("b,fbi->fi", masses, fixed[:, :, :3, 3]) / masses.sum()
     assert _parabola_distance(np.arange(11, 30) / FPS, com[span], G) < 0.005
+
+
+def test_a_standing_lean_outside_the_feet_is_balanced_by_the_pelvis_the_feet_kept(blender):
+    out = blender.run(RIG, """
+        spine = arm.pose.bones["spine.001"]
+        spine.rotation_mode = 'XYZ'
+        for f, angle in ((1, 0.0), (10, 0.0), (20, -0.9), (40, -0.9)):
+            spine.rotation_euler = (angle, 0, 0)
+            spine.keyframe_insert("rotation_euler", frame=f, group=spine.name)
+        frames = np.arange(1, 41, dtype=float)
+        bpy.context.view_layer.objects.active = arm
+        assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+        phases = json.loads(arm.ligament_motion.report)
+        keyed = bodies_at(frames)
+        feet = [o for o in helpers if o.ligament_ragdoll_part.part.startswith("foot")]
+        corners = [list(o.matrix_world @ Vector(c)) for o in feet for c in o.bound_box]
+        scene.ligament_world.enabled = True
+        assert bpy.ops.ligament.physics_fix() == {'FINISHED'}
+        result({"phases": phases, "fixed_phases": json.loads(arm.ligament_motion.report),
+                "keyed": keyed.tolist(), "fixed": bodies_at(frames).tolist(),
+                "masses": [o.ligament_body.mass for o in helpers], "corners": corners,
+                "names": [o.ligament_ragdoll_part.part for o in helpers]})
+    """)
+    masses = np.array(out["masses"])
+    keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
+    corners = np.array(out["corners"])
+    sole = corners[corners[:, 2] < 0.06]
+    lo, hi = sole[:, :2].min(axis=0), sole[:, :2].max(axis=0)
+
+    def outside(bodies):
+        com = np.einsum("b,fbi->fi", masses, bodies[:, :, :3, 3]) / masses.sum()
+        return np.linalg.norm(np.maximum(0, np.maximum(lo - com[:, :2], com[:, :2] - hi)), axis=1)
+
+    assert 0.08 < outside(keyed).max() < 0.2          # leaning about 10 cm out
+    assert outside(fixed).max() < 1e-4                # over the feet once fixed
+    assert out["fixed_phases"][0]["outside_cm"] < 0.01
+    feet = [i for i, n in enumerate(out["names"]) if n.startswith("foot")]
+    assert np.abs(fixed[:, feet, :3, 3] - keyed[:, feet, :3, 3]).max() < 0.002
+    # the frames that were balanced already are untouched
+    assert np.abs(fixed[:10] - keyed[:10]).max() < 1e-5

@@ -315,3 +315,30 @@ def test_a_constant_spin_is_left_as_it_is():
     bodies, frames, roots, mats, flight = _flip(lambda t: 4.0 * t)
     _, fixed = fix.retimed_spin(bodies, SETTINGS, mats, roots, flight)
     assert np.abs(fixed - mats).max() < 1e-6
+
+
+@pytest.mark.parametrize("com_xy", [(0.6, 0.1), (0.62, -0.7), (0.1, -0.8)])
+def test_the_balance_shift_is_the_least_that_brings_the_centre_of_mass_over_the_support(com_xy):
+    report = _standing(com_xy)
+    shift = fix.balance_shifts(report, SETTINGS, margin=0.005)
+    assert np.allclose(shift[:, 2], 0.0)
+    outside = report.phases[0].outside_cm / 100
+    # least: its length is the distance outside, plus at most the margin
+    length = np.linalg.norm(shift, axis=1)
+    assert np.all(length >= outside - 1e-12) and np.all(length <= outside + 0.005 + 1e-12)
+    # moved by it, the centre of mass is over the support
+    com = report.com + shift
+    for i in range(len(com)):
+        hull, _ = check.support_polygon(report, i, G)
+        assert check.distance_outside(com[i, :2], hull) == 0.0
+
+
+def test_a_two_bone_knee_keeps_its_bone_lengths_and_bends_toward_the_pole():
+    hip, ankle = np.array([0.0, 0.0, 1.0]), np.array([0.1, 0.0, 0.15])
+    k = fix.knee(hip, ankle, 0.5, 0.45, pole=(0.0, -1.0, 0.6))
+    assert np.linalg.norm(k - hip) == pytest.approx(0.5)
+    assert np.linalg.norm(ankle - k) == pytest.approx(0.45)
+    assert k[1] < -0.1                       # forward, on the pole's side
+    r = fix.rotation_between((1, 0, 0), (0, 1, 1))
+    assert np.allclose(r @ [1, 0, 0], np.array([0, 1, 1]) / math.sqrt(2))
+    assert np.allclose(r @ r.T, np.eye(3))

@@ -41,8 +41,8 @@ class LIGAMENT_OT_physics_check(bpy.types.Operator):
 
 class LIGAMENT_OT_physics_fix(bpy.types.Operator):
     """Make a fixed action of the active ragdolled armature's keyed motion (flights on
-    parabolas of gravity, spins keeping their momentum, take-off and landing kept) and play
-    it; the keyed action is kept"""
+    parabolas of gravity, spins keeping their momentum, take-off and landing kept, balance
+    over the feet) and play it; the keyed action is kept"""
     bl_idname = "ligament.physics_fix"
     bl_label = "Physics Fix"
     bl_options = {'REGISTER', 'UNDO'}
@@ -54,6 +54,10 @@ class LIGAMENT_OT_physics_fix(bpy.types.Operator):
     spin: BoolProperty(name="Spin", default=True,
                        description="Re-time the root's rotation in each flight so that the "
                                    "angular momentum stays constant, landing as keyed")
+    balance: BoolProperty(name="Balance", default=True,
+                          description="Shift the pelvis in stance by the least that puts the "
+                                      "centre of mass over the support polygon, the legs "
+                                      "reaching the keyed feet")
 
     @classmethod
     def poll(cls, context):
@@ -62,7 +66,8 @@ class LIGAMENT_OT_physics_fix(bpy.types.Operator):
     def execute(self, context):
         arm = context.active_object
         try:
-            rig.fix_armature(context.scene, arm, flight=self.flight, spin=self.spin)
+            rig.fix_armature(context.scene, arm, flight=self.flight, spin=self.spin,
+                            balance=self.balance)
         except (SceneError, ValueError) as exc:
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}
