@@ -19,7 +19,8 @@ Per frame (times t = frame * dt):
 
 Per phase: in flight, the largest distance of C from the best parabola under gravity g (the
 least-squares a + b t + g t^2 / 2, g fixed) and the largest change of L from its value at the
-flight's first frame, in % of the largest |L| in the flight; in stance, how far the centre of
+flight's first frame, in % of the largest |L| in the flight (or of a turn at 1 degree a
+second, for a flight that does not turn); in stance, how far the centre of
 mass projected along gravity falls outside the support polygon (the convex hull of the contact
 points, projected the same way) and how far a contact slides (the largest sideways distance
 of a contact point from where its run of contact frames began).
@@ -75,6 +76,8 @@ class Settings:
     dt: float                    # seconds per frame
     contact_distance: float = 0.06   # m
     contact_speed: float = 0.3       # m/s
+    # A part this close touches whatever its speed (m): an impact, a sliding foot
+    touch_distance: float = 0.01
 
 
 @dataclass
@@ -320,8 +323,10 @@ def contacts(character, ground, settings, matrices):
     world = np.einsum("fnij,nj->fni", placed[..., :3, :3], local) + placed[..., :3, 3]
     f, n = world.shape[:2]
     gap = ground.distance(world.reshape(-1, 3)).reshape(f, n) - character.sample_radius[None]
-    return (gap <= settings.contact_distance) & (_slower_side(world, settings.dt)
-                                                 <= settings.contact_speed), world
+    slow = _slower_side(world, settings.dt) <= settings.contact_speed
+    near = gap <= settings.contact_distance
+    return (near & slow) | (gap <= min(settings.touch_distance, settings.contact_distance)), \
+        world
 
 
 def _slower_side(x, dt):
@@ -361,9 +366,12 @@ def fit_parabola(times, points, gravity):
     return (a, b), fitted, np.linalg.norm(points - fitted, axis=1)
 
 
-# The smallest |L| (kg m^2/s) a change of angular momentum is measured against: below it a
-# flight does not turn, and round-off must not read as a change of thousands of percent.
-L_FLOOR = 1e-6
+# A change of angular momentum is measured against the largest |L| of the flight, or at least
+# the momentum of the character turning at 1 degree a second (rad/s) about its largest
+# principal axis: slower, it does not turn, and the round-off of float32 pose matrices must
+# not read as a change of 100 %.
+SLOW_TURN = np.radians(1.0)
+L_FLOOR = 1e-9
 
 
 def check(character, ground, settings, matrices, frames):
@@ -387,7 +395,8 @@ def check(character, ground, settings, matrices, frames):
             _, _, dist = fit_parabola(times[span], com[span], g)
             parabola[span] = dist
             change = np.linalg.norm(L[span] - L[first], axis=1).max()
-            scale = max(float(np.linalg.norm(L[span], axis=1).max()), L_FLOOR)
+            scale = max(float(np.linalg.norm(L[span], axis=1).max()),
+                        float(np.linalg.eigvalsh(inertia[first]).max()) * SLOW_TURN, L_FLOOR)
             phases.append(Phase('FLIGHT', first, last, parabola_cm=100.0 * float(dist.max()),
                                 momentum_percent=100.0 * float(change) / scale))
             continue

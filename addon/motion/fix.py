@@ -40,13 +40,18 @@ def flight_displacements(com, flight, frames, settings):
     return out
 
 
-def balance_shifts(report, settings, margin=0.005):
+def balance_shifts(report, settings, margin=0.005, standing=None):
     """(F, 3) world shifts across gravity, per frame: in stance, the least that moves the
     projected centre of mass into the support polygon (`margin` inside its edge, so that
-    round-off leaves it in), 0 where it is inside already and in flight."""
+    round-off leaves it in), 0 where it is inside already and in flight. `standing`: (N,)
+    which contact samples a character stands on (its feet'); a frame where any other
+    touches (a hand, a knee, lying) is left alone."""
     _, u, w = check.ground_axes(settings.gravity)
     out = np.zeros_like(report.com)
-    for i in np.nonzero(~report.flight & (report.outside > 0.0))[0]:
+    frames = ~report.flight & (report.outside > 0.0)
+    if standing is not None:
+        frames &= ~(report.contact & ~np.asarray(standing, dtype=bool)[None]).any(axis=1)
+    for i in np.nonzero(frames)[0]:
         hull, com = check.support_polygon(report, i, settings.gravity)
         dist, nearest = check.nearest_in_polygon(com, hull)
         if not np.isfinite(dist) or dist <= 0.0:

@@ -423,7 +423,9 @@ def _balance(rig, frames, report, roots):
     (world) and returns {leg bone: (F, 7) channels} (keyed where nothing moved)."""
     sk, arm, settings = rig.skeleton, rig.arm, rig.settings
     legs = _legs(rig)
-    shifts = fix.balance_shifts(report, settings)
+    feet = [i for i, n in enumerate(rig.part_names) if n.startswith("foot")]
+    shifts = fix.balance_shifts(report, settings,
+                                standing=np.isin(rig.character.sample_body, feet))
     if not legs or not np.abs(shifts).any():
         return {}
     rows = {b: [] for leg in legs for b in leg}
