@@ -293,8 +293,41 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True):
                          "motion first")
     slot = getattr(ad, "action_slot", None)
     slot_id = slot.identifier if slot is not None else ""
-    if ad.action != keyed:
+    playing = ad.action
+    if playing != keyed:
         _assign(arm, keyed, slot_id)
+    try:
+        frames, before, legs, values, root = _fixed_channels(scene, arm, flight, spin,
+                                                             balance)
+    except Exception:
+        _assign(arm, playing, slot_id)      # a fix that fails leaves the scene as it was
+        raise
+
+    motion = arm.ligament_motion
+    old_fixed = motion.fixed_action
+    fixed = keyed.copy()
+    keyed.use_fake_user = True
+    _assign(arm, fixed, slot_id)
+    bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
+    write_transform(bag, bone_path(root) + ".", arm.pose.bones[root].rotation_mode,
+                    frames, values, root, linear=True)
+    for bone, rows in legs.items():
+        write_transform(bag, bone_path(bone) + ".", arm.pose.bones[bone].rotation_mode,
+                        frames, rows, bone, linear=True)
+    motion.keyed_action, motion.fixed_action = keyed, fixed
+    if old_fixed is not None and old_fixed != fixed and old_fixed.users == 0:
+        bpy.data.actions.remove(old_fixed)
+    fixed.name = keyed.name + FIX_SUFFIX
+    arm.update_tag()
+    cache.invalidate(scene)
+    after = MotionRig(scene, arm).check()[1]
+    store_report(arm, frames, after)
+    return frames, before, after
+
+
+def _fixed_channels(scene, arm, flight, spin, balance):
+    """(frames, the keyed Report, {leg bone: channels}, the root's channels, the root bone)
+    of the fix of the keyed action `arm` plays."""
     rig = MotionRig(scene, arm)
     frames = rig.frames()
     matrices = rig.matrices(frames)
@@ -309,28 +342,7 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True):
     legs = {}
     if balance:
         legs = _balance(rig, frames, before, roots)
-    values = _root_channels(rig, frames, roots)
-
-    motion = arm.ligament_motion
-    old_fixed = motion.fixed_action
-    fixed = keyed.copy()
-    fixed.name = keyed.name + FIX_SUFFIX
-    keyed.use_fake_user = True
-    _assign(arm, fixed, slot_id)
-    bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
-    write_transform(bag, bone_path(rig.root) + ".", arm.pose.bones[rig.root].rotation_mode,
-                    frames, values, rig.root, linear=True)
-    for bone, rows in legs.items():
-        write_transform(bag, bone_path(bone) + ".", arm.pose.bones[bone].rotation_mode,
-                        frames, rows, bone, linear=True)
-    motion.keyed_action, motion.fixed_action = keyed, fixed
-    if old_fixed is not None and old_fixed != fixed and old_fixed.users == 0:
-        bpy.data.actions.remove(old_fixed)
-    arm.update_tag()
-    cache.invalidate(scene)
-    after = MotionRig(scene, arm).check()[1]
-    store_report(arm, frames, after)
-    return frames, before, after
+    return frames, before, legs, _root_channels(rig, frames, roots), rig.root
 
 
 def _assign(arm, action, slot_id):

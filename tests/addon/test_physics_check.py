@@ -360,3 +360,43 @@ def test_a_standing_lean_outside_the_feet_is_balanced_by_the_pelvis_the_feet_kep
     assert np.abs(fixed[:, feet, :3, 3] - keyed[:, feet, :3, 3]).max() < 0.002
     # the frames that were balanced already are untouched
     assert np.abs(fixed[:10] - keyed[:10]).max() < 1e-5
+
+
+def test_bad_input_is_refused_with_a_message_and_the_scene_is_left_as_it_was(blender):
+    out = blender.run(RIG, """
+        key_tent_jump()
+        bpy.context.view_layer.objects.active = arm
+        messages = []
+
+        def call(op):
+            try:
+                return list(op())
+            except RuntimeError as exc:
+                messages.append(str(exc))
+                return "error"
+
+        scene.use_gravity = False
+        no_gravity = call(bpy.ops.ligament.physics_fix)
+        action_after_error = arm.animation_data.action.name
+        scene.use_gravity = True
+        bpy.ops.object.armature_add()
+        plain = bpy.context.active_object
+        no_ragdoll = call(bpy.ops.ligament.physics_check)
+        bpy.context.view_layer.objects.active = arm
+        no_switch = call(bpy.ops.ligament.physics_switch)
+        twice = [call(bpy.ops.ligament.physics_fix), call(bpy.ops.ligament.physics_fix)]
+        result({"no_gravity": no_gravity, "no_ragdoll": no_ragdoll, "no_switch": no_switch,
+                "messages": messages, "action_after_error": action_after_error,
+                "twice": twice, "actions": sorted(a.name for a in bpy.data.actions),
+                "playing": arm.animation_data.action.name,
+                "keyed": arm.ligament_motion.keyed_action.name})
+    """)
+    assert out["no_gravity"] == out["no_ragdoll"] == out["no_switch"] == "error"
+    assert "gravity is off" in out["messages"][0]
+    assert "has no ragdoll" in out["messages"][1]
+    assert "run Physics Fix" in out["messages"][2]
+    assert out["action_after_error"] == out["keyed"]
+    # a second fix starts from the keyed action again and replaces the first fix
+    assert out["twice"] == [["FINISHED"], ["FINISHED"]]
+    assert out["actions"] == sorted([out["keyed"], out["keyed"] + "_PhysicsFix"])
+    assert out["playing"] == out["keyed"] + "_PhysicsFix"
