@@ -11,8 +11,9 @@ frame checked. The range is the scene's frame range, the gravity the scene's.
 
 The fix is a new action, a copy of the keyed one whose root bone (the nearest bone above every
 ragdoll bone) has its location and rotation keyed on every frame of the range (its keys
-outside the range are not kept), moved and turned as `fix.py` asks; the keyed action is kept
-(with a fake user) and `switch` puts either back.
+outside the range are not kept), moved and turned as `fix.py` asks, reduced to the bake's
+tolerances when the bake reduces keys; the keyed action is kept (with a fake user) and
+`switch` puts either back.
 """
 
 import json
@@ -309,11 +310,13 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True):
     keyed.use_fake_user = True
     _assign(arm, fixed, slot_id)
     bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
-    write_transform(bag, bone_path(root) + ".", arm.pose.bones[root].rotation_mode,
-                    frames, values, root, linear=True)
-    for bone, rows in legs.items():
+    ws = scene.ligament_world
+    # the bake's Reduce Keys and tolerances, as a bake of the ragdoll writes its keys
+    tolerance = (ws.bake_tolerance_location, ws.bake_tolerance_rotation) \
+        if ws.bake_reduce else None
+    for bone, rows in [(root, values)] + list(legs.items()):
         write_transform(bag, bone_path(bone) + ".", arm.pose.bones[bone].rotation_mode,
-                        frames, rows, bone, linear=True)
+                        frames, rows, bone, linear=True, tolerance=tolerance)
     motion.keyed_action, motion.fixed_action = keyed, fixed
     if old_fixed is not None and old_fixed != fixed and old_fixed.users == 0:
         bpy.data.actions.remove(old_fixed)

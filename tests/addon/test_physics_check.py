@@ -400,3 +400,26 @@ def test_bad_input_is_refused_with_a_message_and_the_scene_is_left_as_it_was(ble
     assert out["twice"] == [["FINISHED"], ["FINISHED"]]
     assert out["actions"] == sorted([out["keyed"], out["keyed"] + "_PhysicsFix"])
     assert out["playing"] == out["keyed"] + "_PhysicsFix"
+
+
+def test_with_the_bakes_reduce_keys_the_fix_writes_fewer_keys_within_its_tolerances(blender):
+    out = blender.run(RIG, """
+        key_tent_jump()
+        frames = np.arange(1, 41, dtype=float)
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.ligament.physics_fix()
+        full = bodies_at(frames)
+        scene.ligament_world.enabled = True
+        ws = scene.ligament_world
+        ws.bake_reduce, ws.bake_tolerance_location = True, 0.001
+        ws.bake_tolerance_rotation = math.radians(0.5)
+        bpy.ops.ligament.physics_fix()
+        reduced = bodies_at(frames)
+        keys = [len(fc.keyframe_points) for (path, i), fc in anim_mod.action_fcurves(arm).items()
+                if path == 'pose.bones["spine"].location']
+        result({"full": full.tolist(), "reduced": reduced.tolist(), "keys": keys})
+    """)
+    full, reduced = np.array(out["full"]), np.array(out["reduced"])
+    assert max(out["keys"]) < 20                       # of 40 frames
+    # the root within 1 mm and 0.5 degrees: a body 1 m from it within 1 + 9 mm
+    assert np.abs(reduced[:, :, :3, 3] - full[:, :, :3, 3]).max() < 0.01
