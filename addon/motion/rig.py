@@ -336,16 +336,36 @@ def _fixed_channels(scene, arm, flight, spin, balance):
     matrices = rig.matrices(frames)
     before = check.check(rig.character, rig.ground, rig.settings, matrices, frames)
     roots = _root_matrices(rig, frames)
-    if spin:
+    # flights that pass the check are left as keyed (a simulated jump, baked, is physical)
+    motion = arm.ligament_motion
+    spinning = _failing(before, "momentum_percent", motion.momentum_tolerance) if spin else \
+        np.zeros(len(frames), dtype=bool)
+    turned = np.zeros(len(frames), dtype=bool)
+    if spinning.any():
+        keyed_roots = roots
         roots, matrices = fix.retimed_spin(rig.character, rig.settings, matrices, roots,
-                                           before.flight)
+                                           spinning)
+        for ph in before.phases:      # a re-timed turn moves the centre of mass too
+            span = slice(ph.first, ph.last + 1)
+            if ph.kind == 'FLIGHT' and np.abs(roots[span] - keyed_roots[span]).max() > 0.0:
+                turned[span] = True
     if flight:
         com = check.dynamics(rig.character, matrices, rig.settings.dt)[0]
-        roots[:, :3, 3] += fix.flight_displacements(com, before.flight, frames, rig.settings)
+        flying = _failing(before, "parabola_cm", 100.0 * motion.tolerance) | turned
+        roots[:, :3, 3] += fix.flight_displacements(com, flying, frames, rig.settings)
     legs = {}
     if balance:
         legs = _balance(rig, frames, before, roots)
     return frames, before, legs, _root_channels(rig, frames, roots), rig.root
+
+
+def _failing(report, figure, limit):
+    """(F,) the frames of the flights whose `figure` is beyond `limit`."""
+    out = np.zeros(len(report.com), dtype=bool)
+    for ph in report.phases:
+        if ph.kind == 'FLIGHT' and getattr(ph, figure) > limit:
+            out[ph.first:ph.last + 1] = True
+    return out
 
 
 def _assign(arm, action, slot_id):

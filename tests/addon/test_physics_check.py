@@ -423,3 +423,25 @@ def test_with_the_bakes_reduce_keys_the_fix_writes_fewer_keys_within_its_toleran
     assert max(out["keys"]) < 20                       # of 40 frames
     # the root within 1 mm and 0.5 degrees: a body 1 m from it within 1 + 9 mm
     assert np.abs(reduced[:, :, :3, 3] - full[:, :, :3, 3]).max() < 0.01
+
+
+def test_a_simulated_fall_baked_is_physical_and_the_fix_moves_it_less_than_5_mm(blender):
+    out = blender.run(RIG, """
+        arm.location = (0, 0, 0.6)
+        bpy.context.view_layer.update()
+        scene.ligament_world.frame_start, scene.ligament_world.frame_end = 1, 40
+        bpy.ops.ligament.bake()
+        frames = np.arange(1, 41, dtype=float)
+        bpy.context.view_layer.objects.active = arm
+        assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+        phases = json.loads(arm.ligament_motion.report)
+        keyed = bodies_at(frames)
+        scene.ligament_world.enabled = True
+        assert bpy.ops.ligament.physics_fix(balance=False) == {'FINISHED'}
+        result({"phases": phases, "keyed": keyed.tolist(), "fixed": bodies_at(frames).tolist()})
+    """)
+    flights = [ph for ph in out["phases"] if ph["kind"] == "FLIGHT"]
+    assert flights and flights[0]["first"] == 1 and flights[0]["last"] >= 8   # the drop
+    assert flights[0]["parabola_cm"] < 0.5
+    keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
+    assert np.abs(fixed[:, :, :3, 3] - keyed[:, :, :3, 3]).max() < 0.005
