@@ -445,3 +445,50 @@ def test_a_simulated_fall_baked_is_physical_and_the_fix_moves_it_less_than_5_mm(
     assert flights[0]["parabola_cm"] < 0.5
     keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
     assert np.abs(fixed[:, :, :3, 3] - keyed[:, :, :3, 3]).max() < 0.005
+
+
+def test_the_physics_check_panels_draw_the_figures_red_where_they_fail(blender):
+    out = blender.run(RIG, """
+        import types
+        key_tent_jump()
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.ligament.physics_check()
+        problems, rows = [], []
+
+        class Layout:
+            def __init__(self):
+                self.__dict__.update(use_property_split=False, active=True, alert=False)
+            def _sub(self, *a, **k):
+                child = Layout()
+                rows.append(child)
+                return child
+            row = column = box = _sub
+            def label(self, text="", **k):
+                self.__dict__.setdefault("labels", []).append(text)
+            def prop(self, data, name, **k):
+                if name not in data.bl_rna.properties:
+                    problems.append(f"{type(data).__name__} has no property {name}")
+            def operator(self, idname, **k):
+                mod, op = idname.split(".")
+                if not hasattr(getattr(bpy.ops, mod), op):
+                    problems.append(f"no operator {idname}")
+                return types.SimpleNamespace()
+
+        ctx = types.SimpleNamespace(object=arm, active_object=arm, scene=scene)
+        drawn = []
+        for cls in (bpy.types.PHYSICS_PT_ligament_ragdoll_motion,
+                    bpy.types.VIEW3D_PT_ligament_motion):
+            assert cls.poll(ctx)
+            rows.clear()
+            cls.draw(types.SimpleNamespace(layout=Layout()), ctx)
+            drawn.append([(r.alert, r.__dict__.get("labels", [])) for r in rows
+                          if r.__dict__.get("labels")])
+        result({"problems": problems, "drawn": drawn})
+    """)
+    assert out["problems"] == []
+    for rows in out["drawn"]:
+        red = [labels[0] for alert, labels in rows if alert]
+        assert len(red) == 2 and red[0].startswith("off the parabola: 2")
+        assert red[1].startswith("momentum change")
+        assert ("CoM outside support: 0.00 cm" in
+                [labels[0] for alert, labels in rows if not alert])
