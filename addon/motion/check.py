@@ -92,6 +92,7 @@ class Phase:
     momentum_percent: float = None
     outside_cm: float = None
     slide_cm: float = None
+    zmp_outside_cm: float = None
 
 
 @dataclass
@@ -99,8 +100,8 @@ class Report:
     """Per frame: `com`, `com_velocity`, `linear_momentum`, `angular_momentum` (F, 3),
     `inertia` (F, 3, 3) about the centre of mass, `contact` (F, N) which samples touch,
     `sample_world` (F, N, 3), `flight` (F,); `parabola` (F,) C's distance from its flight's
-    parabola (0 in stance) and `outside` (F,) the projected C's distance outside the support
-    polygon (0 in flight); `phases`."""
+    parabola (0 in stance), `outside` (F,) the projected C's distance outside the support
+    polygon and `zmp_outside` (F,) the zero-moment point's (0 in flight); `phases`."""
     com: np.ndarray
     com_velocity: np.ndarray
     linear_momentum: np.ndarray
@@ -112,6 +113,7 @@ class Report:
     parabola: np.ndarray
     outside: np.ndarray
     phases: list
+    zmp_outside: np.ndarray = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -387,6 +389,10 @@ def check(character, ground, settings, matrices, frames):
     flight = ~touching.any(axis=1)
     parabola = np.zeros(len(frames))
     outside = np.zeros(len(frames))
+    zmp_outside = np.zeros(len(frames))
+    accel = _velocities(vc, settings.dt)
+    Ldot = _velocities(L, settings.dt)
+    mass = float(np.sum(character.masses))
     times = frames * settings.dt
     phases = []
     for is_flight, first, last in runs(flight):
@@ -404,10 +410,32 @@ def check(character, ground, settings, matrices, frames):
             pts = world[i][touching[i]]
             hull = convex_hull_2d(np.column_stack((pts @ u, pts @ w)))
             outside[i] = distance_outside((com[i] @ u, com[i] @ w), hull)
+            zmp = zero_moment_point(com[i], accel[i], Ldot[i], mass, g, float((pts @ up).mean()))
+            zmp_outside[i] = distance_outside((zmp @ u, zmp @ w), hull)
         phases.append(Phase('STANCE', first, last,
                             outside_cm=100.0 * float(outside[span].max()),
-                            slide_cm=100.0 * _slide(touching[span], world[span], up)))
-    return Report(com, vc, p, L, inertia, touching, world, flight, parabola, outside, phases)
+                            slide_cm=100.0 * _slide(touching[span], world[span], up),
+                            zmp_outside_cm=100.0 * float(zmp_outside[span].max())))
+    return Report(com, vc, p, L, inertia, touching, world, flight, parabola, outside, phases,
+                  zmp_outside)
+
+
+def zero_moment_point(com, accel, Ldot, mass, gravity, ground):
+    """The zero-moment point (3,) on the ground plane at height `ground` (along -gravity):
+    where the ground's reaction F = M (a - g) has no moment across gravity, given the rate of
+    angular momentum about the centre of mass, dL/dt = (p - C) x F. In the ground's axes
+    (u, w, up): p_u = C_u - (h F_u + dL_w) / F_up, p_w = C_w + (dL_u - h F_w) / F_up, h the
+    centre of mass's height above the ground. With no acceleration and no change of L it is
+    the projected centre of mass."""
+    up, u, w = ground_axes(gravity)
+    force = mass * (np.asarray(accel) - np.asarray(gravity))
+    f_up = float(force @ up)
+    h = float(com @ up) - ground
+    if f_up <= 1e-9:          # nothing presses on the ground: no point holds the moment
+        return com - h * up
+    pu = com @ u - (h * (force @ u) + Ldot @ w) / f_up
+    pw = com @ w + (Ldot @ u - h * (force @ w)) / f_up
+    return pu * u + pw * w + ground * up
 
 
 def _slide(touching, world, up):

@@ -437,6 +437,7 @@ def test_a_simulated_fall_baked_is_physical_and_the_fix_moves_it_less_than_5_mm(
         phases = json.loads(arm.ligament_motion.report)
         keyed = bodies_at(frames)
         scene.ligament_world.enabled = True
+        # balance is static: it would hold up a ragdoll falling over on its feet
         assert bpy.ops.ligament.physics_fix(balance=False) == {'FINISHED'}
         result({"phases": phases, "keyed": keyed.tolist(), "fixed": bodies_at(frames).tolist()})
     """)

@@ -352,3 +352,21 @@ def test_a_two_bone_knee_keeps_its_bone_lengths_and_bends_toward_the_pole():
     r = fix.rotation_between((1, 0, 0), (0, 1, 1))
     assert np.allclose(r @ [1, 0, 0], np.array([0, 1, 1]) / math.sqrt(2))
     assert np.allclose(r @ r.T, np.eye(3))
+
+
+def test_the_zero_moment_point_of_a_body_accelerating_sideways_moves_back_by_h_a_over_g():
+    # one box, its centre of mass 1 m above its four feet corners (a square of half size
+    # 0.5 under it), sliding with acceleration a along X: the ground must push it forward,
+    # and the zero-moment point sits h a / g behind the centre of mass
+    h, a = 1.0, 6.0
+    bodies = character([50.0], [(0.5, 0.5, 1.0)],
+                       samples=[(0, (x, y, -h)) for x in (-0.5, 0.5) for y in (-0.5, 0.5)])
+    frames = np.arange(0, 12)
+    t = frames * DT
+    origins = np.column_stack((0.5 * a * t * t, 0 * t, h + 0 * t))
+    report = check.check(bodies, FLOOR, SETTINGS, posed(np.zeros((1, 3)), origins), frames)
+    assert [p.kind for p in report.phases] == ['STANCE']
+    assert np.allclose(report.outside, 0.0)
+    assert np.allclose(report.zmp_outside[2:-2], h * a / -G[2] - 0.5, atol=1e-9)
+    zmp = check.zero_moment_point(report.com[5], [a, 0, 0], np.zeros(3), 50.0, G, 0.0)
+    assert np.allclose(zmp, report.com[5] - [h * a / -G[2], 0, h])

@@ -8,7 +8,8 @@ from ...motion import check, rig
 from .common import PhysicsButtonsPanel, View3DLigamentPanel
 
 FIGURES = (("parabola_cm", "off the parabola", "cm"), ("momentum_percent", "momentum change", "%"),
-           ("outside_cm", "CoM outside support", "cm"), ("slide_cm", "contacts slide", "cm"))
+           ("outside_cm", "CoM outside support", "cm"),
+           ("zmp_outside_cm", "ZMP outside support", "cm"), ("slide_cm", "contacts slide", "cm"))
 
 
 def draw_motion(layout, arm):
