@@ -22,8 +22,9 @@ least-squares a + b t + g t^2 / 2, g fixed) and the largest change of L from its
 flight's first frame, in % of the largest |L| in the flight (or of a turn at 1 degree a
 second, for a flight that does not turn); in stance, how far the centre of
 mass projected along gravity falls outside the support polygon (the convex hull of the contact
-points, projected the same way) and how far a contact slides (the largest sideways distance
-of a contact point from where its run of contact frames began).
+points, projected the same way), how far a contact slides (the largest sideways distance
+of a contact point from where its run of contact frames began), and how far the zero-moment
+point falls outside (`zero_moment_point`).
 """
 
 from dataclasses import dataclass, field
