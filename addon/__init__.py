@@ -1,6 +1,7 @@
 """The Blender side of Ligament, in layers that import downward only:
 
     ui/         properties, panels, operators, overlay, handlers (what Blender registers)
+    motion/     the physics check and fix of a ragdolled armature's keyed animation
     cli.py      the batch command (`blender -b FILE -c ligament ...`, `cli.main(argv)`)
     baking/     simulated poses written as keyframes
     authoring/  ragdolls made from armatures, bone maps, presets

@@ -2,7 +2,8 @@
 `Scene.ligament_world`; for ragdolls `Object.ligament_ragdoll` (on the armature),
 `PoseBone.ligament_ragdoll` (per bone) and `Object.ligament_ragdoll_part` (bookkeeping on the
 helper objects); `PoseBone.ligament_chain` on a bone chain's root bone; `Scene.ligament_overlay`
-(what the viewport overlay draws). The property names are a contract (scripts and tests use them).
+(what the viewport overlay draws); `Object.ligament_motion` (the physics check and fix of a
+ragdolled armature's keys). The property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
 the cache itself also checks a signature of the scene (runtime/changes.py: the watched
@@ -597,10 +598,35 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
     chain: StringProperty(options={'HIDDEN'})
 
 
+class LigamentMotionSettings(bpy.types.PropertyGroup):
+    """The physics check and fix of a ragdolled armature's keyed motion (addon/motion)."""
+    # A ragdoll's foot is a box along the foot bone, tilted: on a standing metarig its heel
+    # corners are 5 cm above the toes' (6 cm keeps the whole sole in the support polygon)
+    contact_distance: FloatProperty(
+        name="Contact Distance", default=0.06, min=0.0, soft_max=0.2, unit='LENGTH',
+        description="A part within this distance of a Static body (and slower than Contact "
+                    "Speed) touches it")
+    contact_speed: FloatProperty(
+        name="Contact Speed", default=0.3, min=0.0, soft_max=5.0, unit='VELOCITY',
+        description="A part near a Static body touches it only while slower than this "
+                    "(before or after the frame)")
+    tolerance: FloatProperty(
+        name="Tolerance", default=0.01, min=0.0, soft_max=0.1, unit='LENGTH',
+        description="Distances the check lets pass: from the flight's parabola, outside "
+                    "the support polygon, contacts sliding")
+    momentum_tolerance: FloatProperty(
+        name="Momentum Tolerance", default=5.0, min=0.0, soft_max=100.0, subtype='PERCENTAGE',
+        description="How much the angular momentum may change in a flight")
+    # the last check's figures per phase (JSON, addon/motion/rig.py store_report)
+    report: StringProperty(options={'HIDDEN'})
+    keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+    fixed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+
+
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,
            LigamentWorldSettings, LigamentControlPair, LigamentRagdollSettings,
            LigamentRagdollBone, LigamentRagdollPart, LigamentChainSettings,
-           LigamentOverlaySettings)
+           LigamentOverlaySettings, LigamentMotionSettings)
 
 
 def register():
@@ -614,9 +640,11 @@ def register():
     bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart)
     bpy.types.PoseBone.ligament_chain = PointerProperty(type=LigamentChainSettings)
     bpy.types.Scene.ligament_overlay = PointerProperty(type=LigamentOverlaySettings)
+    bpy.types.Object.ligament_motion = PointerProperty(type=LigamentMotionSettings)
 
 
 def unregister():
+    del bpy.types.Object.ligament_motion
     del bpy.types.Scene.ligament_overlay
     del bpy.types.PoseBone.ligament_chain
     del bpy.types.Object.ligament_ragdoll_part

@@ -5,11 +5,11 @@ sidebar. `bl_idname`s are a contract: scripts and tests look panels up by them."
 
 import bpy
 
-from . import bone_ragdoll, physics_body, physics_joint, physics_ragdoll, scene_world, \
+from . import bone_ragdoll, motion, physics_body, physics_joint, physics_ragdoll, scene_world, \
     view3d_sidebar
 
 # Parents before their subpanels; the sidebar's subpanels in the order they are shown.
 modules = (physics_body, physics_joint, scene_world, physics_ragdoll, bone_ragdoll,
-           view3d_sidebar)
+           view3d_sidebar, motion)
 classes = tuple(cls for m in modules for cls in m.classes)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,110 @@
+"""The physics check and fix of the active ragdolled armature's keyed motion, and the switch
+between the keyed and the fixed action (addon/motion)."""
+
+import bpy
+from bpy.props import BoolProperty
+
+from ...motion import check, rig
+from ...scene.errors import SceneError
+from .ragdoll import armature_poll
+
+
+def _describe(phases, motion):
+    """One line: how many phases, and how many of them fail."""
+    failing = [p for p in phases
+               if check.failures(p, motion.tolerance, motion.momentum_tolerance)]
+    return f"{len(phases)} phases, {len(failing)} beyond the tolerances"
+
+
+class LIGAMENT_OT_physics_check(bpy.types.Operator):
+    """Check the active ragdolled armature's keyed motion against physics: flights on
+    parabolas of gravity keeping their angular momentum, balance over the contacts"""
+    bl_idname = "ligament.physics_check"
+    bl_label = "Physics Check"
+    bl_options = {'REGISTER'}
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def execute(self, context):
+        arm = context.active_object
+        try:
+            frames, report = rig.check_armature(context.scene, arm)
+        except (SceneError, ValueError) as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Physics check of '{arm.name}': "
+                              f"{_describe(rig.stored_report(arm), arm.ligament_motion)}")
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_physics_fix(bpy.types.Operator):
+    """Make a fixed action of the active ragdolled armature's keyed motion (flights on
+    parabolas of gravity, spins keeping their momentum, take-off and landing kept, balance
+    over the feet) and play it; the keyed action is kept"""
+    bl_idname = "ligament.physics_fix"
+    bl_label = "Physics Fix"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    flight: BoolProperty(name="Flight", default=True,
+                         description="Move the root so that the centre of mass follows the "
+                                     "parabola of gravity in each flight, take-off and "
+                                     "landing as keyed")
+    spin: BoolProperty(name="Spin", default=True,
+                       description="Re-time the root's rotation in each flight so that the "
+                                   "angular momentum stays constant, landing as keyed")
+    balance: BoolProperty(name="Balance", default=True,
+                          description="Shift the pelvis in stance by the least that puts the "
+                                      "centre of mass over the support polygon, the legs "
+                                      "reaching the keyed feet")
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def execute(self, context):
+        arm = context.active_object
+        try:
+            rig.fix_armature(context.scene, arm, flight=self.flight, spin=self.spin,
+                            balance=self.balance)
+        except (SceneError, ValueError) as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        motion = arm.ligament_motion
+        self.report({'INFO'}, f"'{arm.name}' plays '{motion.fixed_action.name}' "
+                              f"('{motion.keyed_action.name}' kept): "
+                              f"{_describe(rig.stored_report(arm), motion)}")
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_physics_switch(bpy.types.Operator):
+    """Play the keyed action instead of the fixed one, or the fixed one instead of the
+    keyed one"""
+    bl_idname = "ligament.physics_switch"
+    bl_label = "Switch Keyed / Fixed"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        if not armature_poll(cls, context, has_ragdoll=True):
+            return False
+        motion = context.active_object.ligament_motion
+        if motion.keyed_action is None or motion.fixed_action is None:
+            cls.poll_message_set("No fixed action yet: run Physics Fix")
+            return False
+        return True
+
+    def execute(self, context):
+        arm = context.active_object
+        try:
+            action = rig.switch(context.scene, arm)
+        except SceneError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"'{arm.name}' plays '{action.name}'")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_physics_check, LIGAMENT_OT_physics_fix, LIGAMENT_OT_physics_switch)
+register, unregister = bpy.utils.register_classes_factory(classes)
