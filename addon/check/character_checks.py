@@ -1,0 +1,107 @@
+"""What the scene check reads off the characters: a ragdolled armature and its helpers
+(authoring/ragdoll.py) found apart, or an armature following another one's ragdoll. These are
+read before any body is, so a character linked or appended without its ragdoll is found
+even when the scene has no bodies at all."""
+
+from ..scene import ragdolls
+from .findings import ERROR, WARNING, Finding, Fix, select_fix
+
+
+CONSTRAINT = "Ligament Ragdoll"    # authoring/ragdoll.py's, read here by name
+
+
+def _own_fix(arm):
+    return Fix("ligament.own_ragdoll", {"armature": arm.name}, "Make Its Own Ragdoll")
+
+
+def borrowed(scene):
+    """An armature whose bones follow another armature's ragdoll helpers: a copy duplicated
+    without the ragdoll (Shift+D, Alt+D on the armature alone) moves with the original."""
+    out = []
+    for arm in (o for o in scene.objects if o.type == 'ARMATURE'):
+        owners = sorted({con.target.ligament_ragdoll_part.armature.name
+                         for pb in arm.pose.bones for con in pb.constraints
+                         if con.name.startswith(CONSTRAINT) and
+                         getattr(con, "target", None) is not None and
+                         con.target.ligament_ragdoll_part.armature is not None and
+                         con.target.ligament_ragdoll_part.armature != arm})
+        if owners:
+            out.append(Finding(
+                ERROR, 'ragdoll-borrowed', (arm.name, *owners),
+                f"Armature '{arm.name}' follows the ragdoll of '{owners[0]}': its bones are "
+                "constrained to that ragdoll's bodies (a copy made without its ragdoll), so "
+                "it moves with the other character, not where it was put. Make Its Own "
+                "Ragdoll gives it a copy of that ragdoll",
+                _own_fix(arm), {"borrows": owners}))
+    return out
+
+
+def missing_bodies(scene, taken):
+    """A ragdolled armature without any body (linked or appended without its ragdoll's
+    collection, or the bodies deleted): it would not fall. `taken`: armatures reported as
+    borrowing already."""
+    out = []
+    for arm in ragdolls.armatures(scene):
+        if arm.name in taken or arm.ligament_ragdoll.bone_map == "":
+            continue
+        if ragdolls.bodies(arm):
+            continue
+        coll = arm.ligament_ragdoll.collection
+        where = f"collection '{coll.name}'" if coll is not None else "no collection"
+        out.append(Finding(
+            ERROR, 'ragdoll-missing', (arm.name,),
+            f"Armature '{arm.name}' has a ragdoll but none of its bodies is here ({where}): "
+            "it will not fall. Link or append the character's whole collection (its ragdoll "
+            "lives inside it), or make its ragdoll again", _own_fix(arm)))
+    return out
+
+
+def orphans(scene):
+    """Ragdoll bodies and joints whose armature is gone (deleted, or left out when the
+    character was linked): they simulate on their own, driving nothing."""
+    lost = {}
+    for o in scene.objects:
+        p = o.ligament_ragdoll_part
+        if p.role == 'NONE' or p.role == 'TARGET':
+            continue
+        arm = p.armature
+        if arm is None or arm.name not in scene.objects or scene.objects[arm.name] != arm:
+            key = arm.name if arm is not None else ""
+            lost.setdefault(key, []).append(o)
+    out = []
+    for name, objs in sorted(lost.items()):
+        names = sorted(o.name for o in objs)
+        whose = f"armature '{name}', not in this scene" if name else "an armature that is gone"
+        out.append(Finding(
+            WARNING, 'ragdoll-orphan', tuple(names),
+            f"{len(names)} ragdoll bodies and joints ('{names[0]}', ...) belong to {whose}: "
+            "they fall on their own and move no bones. Bring the armature back or delete them",
+            select_fix(objs), {"armature": name}))
+    return out
+
+
+def collections(scene):
+    """A ragdoll collection outside the collection that holds its armature (files made when
+    ragdolls lived in a collection of their own): linking or duplicating the character's
+    collection would leave the ragdoll behind."""
+    out = []
+    for arm in ragdolls.armatures(scene):
+        coll = arm.ligament_ragdoll.collection
+        if coll is None or ragdolls.at_home(scene, arm) or arm.library is not None or \
+                coll.library is not None or coll.override_library is not None:
+            continue
+        home = ragdolls.home(scene, arm)
+        where = "the scene's collection" if home == scene.collection else f"'{home.name}'"
+        out.append(Finding(
+            WARNING, 'ragdoll-collection', (arm.name,),
+            f"The ragdoll of '{arm.name}' (collection '{coll.name}') is not inside {where}, "
+            "the collection that holds the armature: linking, appending or duplicating the "
+            "character's collection would leave the ragdoll behind. Move it there",
+            Fix("ligament.move_ragdoll_home", {"armature": arm.name}, f"Move into {where}")))
+    return out
+
+
+def character_findings(scene):
+    found = borrowed(scene)
+    taken = {f.objects[0] for f in found}
+    return found + missing_bodies(scene, taken) + orphans(scene) + collections(scene)
