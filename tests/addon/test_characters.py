@@ -2,6 +2,7 @@
 appending it, linking it with a library override, or a file of the old layout moved on
 request, all give a ragdoll that simulates as the character made in the shot."""
 
+import json
 import os
 
 import numpy as np
@@ -279,3 +280,40 @@ def test_two_overrides_of_one_character_placed_apart_are_two_ragdolls(blender, t
     print("second override vs the first moved 3 m:", np.abs(shifted - first).max())
     assert np.abs(shifted - first).max() < 1e-3
     assert second[-1, :, 2].max() < 0.6
+
+
+def test_batch_command_bakes_and_lists_the_overridden_characters_of_a_shot(blender, tmp_path):
+    path, shot = str(tmp_path / "char.blend"), str(tmp_path / "shot.blend")
+    baked, report, info = (str(tmp_path / n) for n in ("shot.baked.blend", "report.json",
+                                                        "info.json"))
+    out = blender.run(CHARACTER, f"save_character({path!r})", LINKED.format(path=path), f"""
+        from importlib import import_module
+        cli = import_module(lig.__name__ + ".addon.cli")
+        arm = link_override(path)
+        bpy.ops.wm.save_as_mainfile(filepath={shot!r})
+        info_code = cli.main(["info", {shot!r}, "--json", {info!r}])
+        code = cli.main(["bake", {shot!r}, "--output", {baked!r}, "--report", {report!r}])
+        bpy.ops.wm.open_mainfile(filepath={baked!r})
+        scene = bpy.context.scene
+        arm = next(o for o in scene.objects if o.type == 'ARMATURE')
+        tracks = []
+        for f in range(1, 41):
+            scene.frame_set(f)
+            tracks.append([list(arm.matrix_world @ pb.head) for pb in arm.pose.bones
+                           if pb.name in ("spine", "hand.L", "foot.R")])
+        result({{"code": code, "info_code": info_code, "made": made, "baked": tracks,
+                 "baked_flag": arm.ligament_ragdoll.baked,
+                 "override": arm.override_library is not None,
+                 "char_same": open(path, "rb").read() == char_bytes and
+                              os.path.getmtime(path) == char_mtime}})
+    """)
+    assert out["info_code"] == 0 and out["code"] == 0
+    assert out["override"] and out["baked_flag"] and out["char_same"]
+    made = np.array(out["made"])[:, -3:]
+    assert np.abs(np.array(out["baked"]) - made).max() < 1e-3
+    info = json.load(open(info))
+    rigs = info["ragdolls"]
+    assert len(rigs) == 1 and rigs[0]["override"] and rigs[0]["bodies"] == 16
+    assert os.path.samefile(rigs[0]["library_path"], path)
+    rep = json.load(open(report))
+    assert rep["ok"] and rep["ragdolls"] == 1

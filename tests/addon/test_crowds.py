@@ -125,10 +125,14 @@ def test_crowd_operator_makes_copies_on_a_grid_that_fall_on_their_own(blender):
     assert np.abs(np.array(out["starts"]) - expected).max() < 1e-6
     track = np.array(out["track"])
     assert track[-1, :, 2].max() < 0.6
+    # each copy falls as the original does, where it was put: the same fall to the last bits
+    # at first, then the rounding of bodies 4 m apart, amplified by the landing, parts them
+    # by a few centimetres (measured: under 4 cm after 60 frames; a copy following the
+    # original's ragdoll would be 4 m off)
     offsets = track - track[:, :1]
     for k, (x, y, _) in enumerate(expected, start=1):
-        assert np.abs(offsets[:, k, 0] - x).max() < 1e-3
-        assert np.abs(offsets[:, k, 1] - y).max() < 1e-3
+        assert np.abs(offsets[:10, k, :2] - (x, y)).max() < 1e-6
+        assert np.abs(offsets[:, k, :2] - (x, y)).max() < 0.1
 
 
 def test_crowd_along_a_curve_with_random_starts(blender):
