@@ -398,14 +398,15 @@ def move_home(scene, arm):
     if coll is None or ragdolls.at_home(scene, arm):
         return None
     home = ragdolls.home(scene, arm)
-    for parent in [c for c in bpy.data.collections if coll.name in c.children and
-                   c.children[coll.name] == coll]:
+    for parent in [c for c in bpy.data.collections if c.library is None and
+                   coll.name in c.children and c.children[coll.name] == coll]:
         parent.children.unlink(coll)
     for sc in bpy.data.scenes:
         if coll.name in sc.collection.children and sc.collection.children[coll.name] == coll:
             sc.collection.children.unlink(coll)
     home.children.link(coll)
-    coll.hide_render = True
+    if coll.library is None:
+        coll.hide_render = True
     _remove_old_parent()
     set_visible(scene, arm, arm.ligament_ragdoll.show_bodies)
     return home
@@ -636,14 +637,18 @@ def borrowed_from(arm):
 
 def make_own(scene, arm):
     """Give `arm` a ragdoll of its own: a copy of the ragdoll its bones borrow (its tuning
-    kept: shapes, masses, limits, bone chains), placed on `arm`; or, when there is none to
-    copy (its bodies were lost), a new one from its bone map. Returns the armature copied
-    from, or None."""
+    kept: shapes, masses, limits, bone chains), placed on `arm`; its own ragdoll collection
+    linked into the armature's collection when it exists but is not in the scene (appended
+    with the old layout); or, when there is none (its bodies were lost), a new one from its
+    bone map. Returns the armature copied from, or None."""
     sources = [s for s in borrowed_from(arm) if ragdolls.members(s)]
     if sources:
         copy_ragdoll(scene, sources[0], arm)
         return sources[0]
     rd = arm.ligament_ragdoll
+    if ragdolls.bodies(arm) and not ragdolls.at_home(scene, arm):
+        move_home(scene, arm)      # its own, brought along but not in the scene: link it
+        return None
     if not rd.bone_map:
         raise ValueError(f"Armature '{arm.name}' has no ragdoll to copy and no bone map to "
                          "make one from; remove its ragdoll and make it again")

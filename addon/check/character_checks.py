@@ -41,18 +41,23 @@ def missing_bodies(scene, taken):
     collection, or the bodies deleted): it would not fall. `taken`: armatures reported as
     borrowing already."""
     out = []
+    here = set(scene.objects)
     for arm in ragdolls.armatures(scene):
         if arm.name in taken or arm.ligament_ragdoll.bone_map == "":
             continue
-        if ragdolls.bodies(arm):
+        # its bodies may exist and not be in the scene: a collection appended or linked
+        # brings the ragdoll collection its armature points to, unlinked
+        if any(b in here for b in ragdolls.bodies(arm)):
             continue
         coll = arm.ligament_ragdoll.collection
-        where = f"collection '{coll.name}'" if coll is not None else "no collection"
+        where = f"collection '{coll.name}', not in the scene" if coll is not None else \
+            "no collection"
         out.append(Finding(
             ERROR, 'ragdoll-missing', (arm.name,),
             f"Armature '{arm.name}' has a ragdoll but none of its bodies is here ({where}): "
             "it will not fall. Link or append the character's whole collection (its ragdoll "
-            "lives inside it), or make its ragdoll again", _own_fix(arm)))
+            "lives inside it), or let Make Its Own Ragdoll bring it in or make it again",
+            _own_fix(arm)))
     return out
 
 
@@ -103,5 +108,6 @@ def collections(scene):
 
 def character_findings(scene):
     found = borrowed(scene)
+    found += missing_bodies(scene, {f.objects[0] for f in found})
     taken = {f.objects[0] for f in found}
-    return found + missing_bodies(scene, taken) + orphans(scene) + collections(scene)
+    return found + orphans(scene) + [f for f in collections(scene) if f.objects[0] not in taken]

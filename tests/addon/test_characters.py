@@ -317,3 +317,41 @@ def test_batch_command_bakes_and_lists_the_overridden_characters_of_a_shot(blend
     assert os.path.samefile(rigs[0]["library_path"], path)
     rep = json.load(open(report))
     assert rep["ok"] and rep["ragdolls"] == 1
+
+
+def test_scene_check_finds_a_character_without_its_ragdoll_and_a_ragdoll_without_its_armature(
+        blender, tmp_path):
+    path = str(tmp_path / "old.blend")
+    out = blender.run(CHARACTER, f"""
+        arm = character()
+        coll = arm.ligament_ragdoll.collection
+        # a file of the old layout: the ragdoll in a collection at the top, not in "Char"
+        bpy.data.collections["Char"].children.unlink(coll)
+        scene.collection.children.link(coll)
+        bpy.ops.wm.save_as_mainfile(filepath={path!r})
+        new_shot()
+        with bpy.data.libraries.load({path!r}, link=False) as (src, dst):
+            dst.collections = ["Char"]
+        scene.collection.children.link(dst.collections[0])
+        arm = bpy.data.objects["Hero"]
+        missing = [(f.severity, list(f.objects), f.message, f.fix.operator)
+                   for f in doctor.check(scene) if f.code == 'ragdoll-missing']
+        assert bpy.ops.ligament.own_ragdoll(armature="Hero") == {{'FINISHED'}}
+        left = [f.code for f in doctor.check(scene) if f.severity == 'ERROR']
+        z = play(arm, 40)[-1][-3][2]
+        bodies = len(ragdolls.bodies(arm))
+        # and the other way round: the armature deleted, its ragdoll left behind
+        bpy.data.objects.remove(arm)
+        orphans = [(f.severity, len(f.objects), f.message)
+                   for f in doctor.check(scene) if f.code == 'ragdoll-orphan']
+        result({{"missing": missing, "left": left, "z": z, "bodies": bodies,
+                 "orphans": orphans}})
+    """)
+    assert len(out["missing"]) == 1
+    severity, objects, message, fix = out["missing"][0]
+    assert severity == "ERROR" and objects == ["Hero"] and "will not fall" in message
+    assert fix == "ligament.own_ragdoll"
+    assert out["left"] == [] and out["bodies"] == 16 and out["z"] < 0.6
+    assert len(out["orphans"]) == 1
+    severity, count, message = out["orphans"][0]
+    assert severity == "WARNING" and count == 16 + 15 and "armature" in message
