@@ -94,30 +94,87 @@ def make_crowd(scene, arm, count, layout='GRID', spacing=2.0, columns=0, curve=N
         offsets = [p - start for p in curve_points(scene, curve, count)]
     else:
         offsets = grid_offsets(count, spacing, columns)
-    meshes = ragdoll.deformed_meshes(scene, arm) + \
-        [o for o in arm.children if o.type == 'MESH' and not o.ligament_ragdoll_part.armature]
-    meshes = list(dict.fromkeys(meshes))
     crowd = bpy.data.collections.new(f"Crowd {arm.name}")
     scene.collection.children.link(crowd)
     rng = random.Random(seed)
     copies = []
+    meshes = character_meshes(scene, arm)
     for offset in offsets:
-        c = arm.copy()
-        crowd.objects.link(c)
-        c.matrix_world = Matrix.Translation(offset) @ arm.matrix_world
+        c = copy_character(scene, arm, Matrix.Translation(offset), crowd, meshes)
         if start_offset > 0:
             shift_animation(c, rng.randint(0, start_offset))
-        for m in meshes:
-            mc = m.copy()
-            crowd.objects.link(mc)
-            if m.parent == arm:
-                mc.parent = c
-            else:
-                mc.matrix_world = Matrix.Translation(offset) @ m.matrix_world
-            for mod in mc.modifiers:
-                if mod.type == 'ARMATURE' and mod.object == arm:
-                    mod.object = c
-        bpy.context.view_layer.update()
-        ragdoll.copy_ragdoll(scene, arm, c)
         copies.append(c)
+    return copies
+
+
+def character_meshes(scene, arm):
+    """The meshes that go with `arm` when it is copied: those it deforms and its mesh
+    children (not its ragdoll's helpers)."""
+    meshes = ragdoll.deformed_meshes(scene, arm) + \
+        [o for o in arm.children if o.type == 'MESH' and not o.ligament_ragdoll_part.armature]
+    return list(dict.fromkeys(meshes))
+
+
+def copy_character(scene, arm, transform, collection, meshes=None):
+    """A copy of the ragdolled `arm` moved by the world matrix `transform`, in `collection`:
+    the armature (its armature data and action shared, as Alt+D does), the meshes that go
+    with it, a ragdoll of its own. Returns the copy's armature."""
+    if meshes is None:
+        meshes = character_meshes(scene, arm)
+    c = arm.copy()
+    collection.objects.link(c)
+    c.matrix_world = transform @ arm.matrix_world
+    for m in meshes:
+        mc = m.copy()
+        collection.objects.link(mc)
+        if m.parent == arm:
+            mc.parent = c
+        else:
+            mc.matrix_world = transform @ m.matrix_world
+        for mod in mc.modifiers:
+            if mod.type == 'ARMATURE' and mod.object == arm:
+                mod.object = c
+    bpy.context.view_layer.update()
+    ragdoll.copy_ragdoll(scene, arm, c)
+    return c
+
+
+def instanced_characters(inst):
+    """The ragdolled armatures a collection instance empty shows."""
+    coll = inst.instance_collection if inst.instance_type == 'COLLECTION' else None
+    if coll is None:
+        return []
+    return [o for o in coll.all_objects if o.type == 'ARMATURE' and o.ligament_ragdoll.enabled
+            and o.ligament_ragdoll.bone_map]
+
+
+def make_instance_real(scene, inst):
+    """Replace a collection instance of local ragdolled characters by copies of them where the
+    instance shows them, each with a ragdoll of its own, and the instance's other objects
+    (not the ragdolls' helpers) copied likewise. Returns the copies' armatures."""
+    coll = inst.instance_collection
+    arms = instanced_characters(inst)
+    if not arms or coll.library is not None:
+        raise ValueError(f"'{inst.name}' does not show a character of this file")
+    transform = inst.matrix_world @ Matrix.Translation(-Vector(coll.instance_offset))
+    target = bpy.data.collections.new(f"{coll.name} {inst.name}")
+    for c in inst.users_collection:
+        c.children.link(target)
+        break
+    else:
+        scene.collection.children.link(target)
+    taken = set()
+    copies = []
+    for arm in arms:
+        meshes = character_meshes(scene, arm)
+        taken.update(meshes)
+        copies.append(copy_character(scene, arm, transform, target, meshes))
+    for o in coll.all_objects:
+        if o in taken or o in arms or o.ligament_ragdoll_part.armature is not None or \
+                o.parent is not None:
+            continue
+        oc = o.copy()
+        target.objects.link(oc)
+        oc.matrix_world = transform @ o.matrix_world
+    bpy.data.objects.remove(inst)
     return copies

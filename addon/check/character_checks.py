@@ -106,8 +106,41 @@ def collections(scene):
     return out
 
 
+def instances(scene):
+    """A collection instance showing a ragdolled character: a local one replays the
+    original's motion where the instance stands (a rig driven by another rig's bodies); a
+    linked one (File > Link makes one) does not simulate at all until it is overridden."""
+    out = []
+    for inst in scene.objects:
+        coll = inst.instance_collection if inst.instance_type == 'COLLECTION' else None
+        if coll is None:
+            continue
+        arms = sorted(o.name for o in coll.all_objects if o.type == 'ARMATURE' and
+                      o.ligament_ragdoll.enabled and o.ligament_ragdoll.bone_map)
+        if not arms:
+            continue
+        if coll.library is not None:
+            out.append(Finding(
+                WARNING, 'character-linked', (inst.name, *arms),
+                f"'{inst.name}' shows the linked character '{arms[0]}' of collection "
+                f"'{coll.name}': a linked character does not simulate. Make a library override "
+                "of it (Object > Library Override > Make)",
+                Fix("ligament.override_character", {"instance": inst.name},
+                    "Make Library Override")))
+        else:
+            out.append(Finding(
+                ERROR, 'character-instance', (inst.name, *arms),
+                f"'{inst.name}' is an instance of collection '{coll.name}': it shows "
+                f"'{arms[0]}' moving with the ragdoll of the original, not a ragdoll of its "
+                "own. Make it a real copy with a ragdoll of its own",
+                Fix("ligament.instance_character", {"instance": inst.name},
+                    "Make a Real Copy")))
+    return out
+
+
 def character_findings(scene):
     found = borrowed(scene)
     found += missing_bodies(scene, {f.objects[0] for f in found})
     taken = {f.objects[0] for f in found}
-    return found + orphans(scene) + [f for f in collections(scene) if f.objects[0] not in taken]
+    return found + instances(scene) + orphans(scene) + \
+        [f for f in collections(scene) if f.objects[0] not in taken]

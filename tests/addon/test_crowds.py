@@ -177,3 +177,36 @@ def test_crowd_along_a_curve_with_random_starts(blender):
     shifts = [k[0] - 1.0 for k in out["keys"]]
     assert all(k[1] - k[0] == 9.0 for k in out["keys"])
     assert all(0 <= s <= 20 and s == int(s) for s in shifts) and len(set(shifts)) > 1
+
+
+def test_collection_instance_of_a_character_is_reported_and_made_a_real_copy(blender):
+    out = blender.run(CROWD, """
+        arm = character()
+        bpy.context.view_layer.active_layer_collection = \\
+            bpy.context.view_layer.layer_collection
+        assert bpy.ops.object.collection_instance_add(
+            collection="Char", location=(3.0, 0.0, 0.0)) == {'FINISHED'}
+        inst = bpy.context.active_object
+        found = [(f.severity, list(f.objects), f.fix.operator, f.fix.args)
+                 for f in doctor.check(scene) if f.code == 'character-instance']
+        if found:
+            op = found[0][2].split(".")[1]
+            assert getattr(bpy.ops.ligament, op)(**found[0][3]) == {'FINISHED'}
+        copies = [o for o in scene.objects if o.type == 'ARMATURE' and o != arm]
+        left = [f.code for f in doctor.check(scene) if f.severity == 'ERROR']
+        track = spines([arm] + copies)
+        result({"found": found, "copies": [c.name for c in copies],
+                "follows": [follows(c) for c in copies], "own": [own_bodies(c) for c in copies],
+                "instances": [o.name for o in scene.objects if o.instance_type == 'COLLECTION'],
+                "left": left, "track": track, "error": lig.addon.runtime.cache.error(scene)})
+    """)
+    assert len(out["found"]) == 1
+    severity, objects, operator, _ = out["found"][0]
+    assert severity == "ERROR" and objects[1] == "Hero"
+    assert out["instances"] == [] and len(out["copies"]) == 1
+    assert out["follows"] == [out["copies"]] and out["own"] == [16]
+    assert out["left"] == [] and out["error"] is None
+    track = np.array(out["track"])
+    assert track[-1, :, 2].max() < 0.6
+    assert np.abs(track[:10, 1] - track[:10, 0] - (3, 0, 0)).max() < 1e-6
+    assert np.abs(track[:, 1, :2] - track[:, 0, :2] - (3, 0)).max() < 0.1

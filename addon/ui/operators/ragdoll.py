@@ -229,6 +229,63 @@ class LIGAMENT_OT_ragdoll_crowd(bpy.types.Operator):
         return {'FINISHED'}
 
 
+def _instance(op, context):
+    inst = context.scene.objects.get(op.instance)
+    if inst is None or inst.instance_type != 'COLLECTION' or inst.instance_collection is None:
+        op.report({'ERROR'}, f"No collection instance '{op.instance}' in the scene")
+        return None
+    return inst
+
+
+class LIGAMENT_OT_instance_character(bpy.types.Operator):
+    """Replace a collection instance of a ragdolled character by a real copy of it where the
+    instance stands, with a ragdoll of its own"""
+    bl_idname = "ligament.instance_character"
+    bl_label = "Make a Real Copy"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    instance: StringProperty(name="Instance", description="The collection instance empty")
+
+    def execute(self, context):
+        inst = _instance(self, context)
+        if inst is None:
+            return {'CANCELLED'}
+        name = inst.name
+        try:
+            copies = crowd.make_instance_real(context.scene, inst)
+        except ValueError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        cache.invalidate(context.scene)
+        doctor.recheck(context.scene)
+        self.report({'INFO'}, f"'{name}' is now " + ", ".join(f"'{c.name}'" for c in copies))
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_override_character(bpy.types.Operator):
+    """Make a library override of a linked character's collection instance, so that it
+    simulates in this file (Object > Library Override > Make)"""
+    bl_idname = "ligament.override_character"
+    bl_label = "Make Library Override"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    instance: StringProperty(name="Instance", description="The collection instance empty")
+
+    def execute(self, context):
+        inst = _instance(self, context)
+        if inst is None:
+            return {'CANCELLED'}
+        for o in context.view_layer.objects:
+            if o.select_get():
+                o.select_set(False)
+        inst.select_set(True)
+        context.view_layer.objects.active = inst
+        result = bpy.ops.object.make_override_library()
+        cache.invalidate(context.scene)
+        doctor.recheck(context.scene)
+        return result
+
+
 def _user_preset_items(self, context):
     items = [(name, name, path, i) for i, (name, path) in
              enumerate(tuning.user_presets().items())]
@@ -398,5 +455,6 @@ classes = (LIGAMENT_OT_ragdoll_from_armature, LIGAMENT_OT_remove_ragdoll,
            LIGAMENT_OT_ragdoll_preset_save, LIGAMENT_OT_ragdoll_preset_apply,
            LIGAMENT_OT_ragdoll_mirror, LIGAMENT_OT_control_pair_add,
            LIGAMENT_OT_control_pair_remove, LIGAMENT_OT_control_pairs_rigify,
-           LIGAMENT_OT_move_ragdoll_home, LIGAMENT_OT_own_ragdoll, LIGAMENT_OT_ragdoll_crowd)
+           LIGAMENT_OT_move_ragdoll_home, LIGAMENT_OT_own_ragdoll, LIGAMENT_OT_ragdoll_crowd,
+           LIGAMENT_OT_instance_character, LIGAMENT_OT_override_character)
 register, unregister = bpy.utils.register_classes_factory(classes)
