@@ -54,6 +54,8 @@ def draw_ragdoll(layout, arm):
     row = layout.row(align=True)
     row.operator("ligament.bake", icon='REC')
     row.operator("ligament.clear_bake", text="Clear", icon='X')
+    if ragdoll.is_ragdoll(arm):
+        layout.operator("ligament.ragdoll_crowd", icon='COMMUNITY')
     layout.operator("ligament.remove_ragdoll", icon='X')
 
 
