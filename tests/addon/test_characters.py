@@ -94,6 +94,24 @@ def test_ragdoll_collection_lives_in_the_armatures_collection_and_is_not_rendere
     assert out["members"] == 52 and out["in_char"] == 52
 
 
+def test_bone_chain_collection_lives_in_the_armatures_collection(blender):
+    out = blender.run(CHARACTER, """
+        chain = sys.modules[lig.__name__ + ".addon.authoring.chain"]
+        pet = bpy.data.collections.new("Pet")
+        scene.collection.children.link(pet)
+        bpy.context.view_layer.active_layer_collection = \\
+            bpy.context.view_layer.layer_collection.children["Pet"]
+        bpy.ops.object.armature_human_metarig_add()
+        arm = bpy.context.active_object
+        chain.create(scene, arm, ["f_index.01.L", "f_index.02.L", "f_index.03.L"], 'HAIR')
+        coll = arm.ligament_ragdoll.collection
+        result({"parent": [c.name for c in bpy.data.collections if coll.name in c.children],
+                "hide_render": coll.hide_render, "members": len(ragdolls.members(arm))})
+    """)
+    assert out["parent"] == ["Pet"] and out["hide_render"]
+    assert out["members"] == 3 * 2 + 2       # a body and a target per bone, two joints
+
+
 def test_appended_character_brings_its_ragdoll_and_falls_as_the_original(blender, tmp_path):
     path = str(tmp_path / "char.blend")
     out = blender.run(CHARACTER, f"""
