@@ -3,7 +3,8 @@ command, `blender -b -c ligament COMMAND shot.blend [options]` (opened by the co
 
     bake        simulate and bake every dynamic body and ragdoll to keyframes
     check       the scene doctor (exit 1 when it finds an error)
-    info        bodies, joints, ragdolls, frame range, solver settings, whether it is baked
+    info        bodies, joints, ragdolls (and the library file of a linked character), frame
+                range, solver settings, whether it is baked
     clear-bake  remove the baked keys, give the objects their previous animation back
     merge-reports  gather the JSON reports of bakes run one file per process (on a farm)
 
@@ -226,7 +227,10 @@ def describe(scene):
                        "breakable": js.breakable,
                        "break_threshold": js.break_threshold if js.breakable else None})
     rigs = [{"armature": a.name, "bodies": len(ragdolls.bodies(a)),
-             "total_mass": a.ligament_ragdoll.total_mass, "baked": a.ligament_ragdoll.baked}
+             "total_mass": a.ligament_ragdoll.total_mass, "baked": a.ligament_ragdoll.baked,
+             "library": ragdolls.library_of(a),
+             "library_path": _absolute(ragdolls.library_of(a)),
+             "override": a.override_library is not None}
             for a in ragdolls.armatures(scene)]
     baked = [b["name"] for b in bodies if b["baked"]] + [r["armature"] for r in rigs
                                                          if r["baked"]]
@@ -237,6 +241,11 @@ def describe(scene):
             "calm_substeps": ws.calm_substeps, "iterations": ws.iterations,
             "gravity": list(settings["gravity"]), "bodies": bodies, "joints": joints,
             "ragdolls": rigs, "baked": baked}
+
+
+def _absolute(path):
+    """A library's path as a full path (Blender names it relative to the shot, '//')."""
+    return None if path is None else os.path.normpath(bpy.path.abspath(path))
 
 
 def info(scene, json_to=None):
@@ -268,8 +277,10 @@ def info(scene, json_to=None):
         lines.append(f"  {j['name']}: {j['type'].lower()} {j['a']} - {j['b']}{brk}")
     lines.append(f"Ragdolls: {len(d['ragdolls'])}")
     for r in d["ragdolls"]:
+        linked = "" if r["library"] is None else \
+            f", {'library override' if r['override'] else 'linked'} of {r['library']}"
         lines.append(f"  {r['armature']}: {r['bodies']} bodies, {r['total_mass']:g} kg"
-                     + (", baked" if r["baked"] else ""))
+                     + linked + (", baked" if r["baked"] else ""))
     lines.append("Bake: " + (", ".join(d["baked"]) if d["baked"] else "none"))
     for line in lines:
         print("Ligament: " + line)

@@ -13,7 +13,9 @@ solver treat it like any other rig:
 * one "target" empty per mapped bone, parented to its part's helper where the bone sits; a
   Copy Transforms constraint ("Ligament Ragdoll") makes the pose bone follow it.
 
-Everything lives in one collection per ragdoll (hidden), and `remove` deletes it all. The
+Everything lives in one collection per ragdoll (hidden, not rendered) inside the collection
+that holds the armature, so the character's collection carries its ragdoll when it is linked,
+overridden, appended or duplicated; `remove` deletes it all. The
 joint limits are measured from the armature's rest pose (the solver world is built with the
 ragdoll at rest, see world/ragdolls.py), so they are anatomical whatever pose the
 simulation starts from.
@@ -35,6 +37,8 @@ from ..scene import bakes, ragdolls
 
 
 CONSTRAINT = "Ligament Ragdoll"
+# The collection ragdolls used to be made in, at the top of the scene (files made before they
+# lived with their armature: `move_home` moves them)
 COLLECTION = "Ligament Ragdolls"
 MIN_SIZE = 1e-3
 # Damping rates (1/s) of ragdoll ragdolls.bodies: Bullet's RagdollDemo (0.05, 0.85 per step of
@@ -377,14 +381,43 @@ def is_ragdoll(arm):
 
 
 def _collection(scene, arm):
-    parent = bpy.data.collections.get(COLLECTION)
-    if parent is None:
-        parent = bpy.data.collections.new(COLLECTION)
-    if parent.name not in scene.collection.children:
-        scene.collection.children.link(parent)
+    """A new collection for `arm`'s ragdoll inside the collection that holds the armature
+    (`ragdolls.home`), so that linking, appending or duplicating the character's collection
+    brings its ragdoll along. Not rendered; `set_visible` hides it in the viewport."""
     coll = bpy.data.collections.new(f"Ragdoll {arm.name}")
-    parent.children.link(coll)
+    coll.hide_render = True
+    ragdolls.home(scene, arm).children.link(coll)
     return coll
+
+
+def move_home(scene, arm):
+    """Move `arm`'s ragdoll collection into the collection that holds the armature (files
+    made when ragdolls lived in a "Ligament Ragdolls" collection of their own). Returns the
+    collection it moved into, or None when there was nothing to move."""
+    coll = arm.ligament_ragdoll.collection
+    if coll is None or ragdolls.at_home(scene, arm):
+        return None
+    home = ragdolls.home(scene, arm)
+    for parent in [c for c in bpy.data.collections if c.library is None and
+                   coll.name in c.children and c.children[coll.name] == coll]:
+        parent.children.unlink(coll)
+    for sc in bpy.data.scenes:
+        if coll.name in sc.collection.children and sc.collection.children[coll.name] == coll:
+            sc.collection.children.unlink(coll)
+    home.children.link(coll)
+    if coll.library is None:
+        coll.hide_render = True
+    _remove_old_parent()
+    set_visible(scene, arm, arm.ligament_ragdoll.show_bodies)
+    return home
+
+
+def _remove_old_parent():
+    """The "Ligament Ragdolls" collection of the old layout, once nothing is left in it."""
+    parent = bpy.data.collections.get(COLLECTION)
+    if parent is not None and parent.library is None and not parent.children and \
+            not parent.objects:
+        bpy.data.collections.remove(parent)
 
 
 def layer_collection(view_layer, coll):
@@ -559,9 +592,7 @@ def remove(scene, arm):
     _delete_objects(objs)
     if coll is not None and not coll.all_objects:
         bpy.data.collections.remove(coll)
-    parent = bpy.data.collections.get(COLLECTION)
-    if parent is not None and not parent.children and not parent.objects:
-        bpy.data.collections.remove(parent)
+    _remove_old_parent()
     for pb in arm.pose.bones:     # its bone chains went with it
         pb.ligament_chain.enabled = False
     rd = arm.ligament_ragdoll
@@ -588,3 +619,97 @@ def set_total_mass(arm):
         if obj.ligament_ragdoll_part.chain:     # a bone chain's capsules keep their own
             continue
         obj.ligament_body.mass = max(total * obj.ligament_ragdoll_part.mass_share, 1e-4)
+
+
+# --------------------------------------------------------------------------------------------
+# Characters copied: a duplicate of a ragdolled armature that Blender's duplicate left
+# following another armature's ragdoll gets one of its own
+
+def borrowed_from(arm):
+    """The other armatures whose ragdoll helpers `arm`'s bones follow (a copy of a ragdolled
+    armature duplicated without its ragdoll: Blender points the copy's bone constraints at
+    the original's targets), by name order."""
+    out = {}
+    for pb in arm.pose.bones:
+        for con in pb.constraints:
+            if not con.name.startswith(CONSTRAINT) or getattr(con, "target", None) is None:
+                continue
+            owner = con.target.ligament_ragdoll_part.armature
+            if owner is not None and owner != arm:
+                out[owner.name] = owner
+    return [out[k] for k in sorted(out)]
+
+
+def make_own(scene, arm):
+    """Give `arm` a ragdoll of its own: a copy of the ragdoll its bones borrow (its tuning
+    kept: shapes, masses, limits, bone chains), placed on `arm`; its own ragdoll collection
+    linked into the armature's collection when it exists but is not in the scene (appended
+    with the old layout); or, when there is none (its bodies were lost), a new one from its
+    bone map. Returns the armature copied from, or None."""
+    sources = [s for s in borrowed_from(arm) if ragdolls.members(s)]
+    if sources:
+        copy_ragdoll(scene, sources[0], arm)
+        return sources[0]
+    rd = arm.ligament_ragdoll
+    if ragdolls.bodies(arm) and not ragdolls.at_home(scene, arm):
+        move_home(scene, arm)      # its own, brought along but not in the scene: link it
+        return None
+    if not rd.bone_map:
+        raise ValueError(f"Armature '{arm.name}' has no ragdoll to copy and no bone map to "
+                         "make one from; remove its ragdoll and make it again")
+    _remove_constraints(arm)
+    total, key = rd.total_mass, rd.bone_map
+    rd.enabled, rd.collection = False, None
+    create(scene, arm, bonemap.choose(armature_bones(arm), key), total)
+    return None
+
+
+def copy_ragdoll(scene, src, arm):
+    """Copy `src`'s ragdoll helpers (bodies, targets, joints) for `arm`, a copy of `src`
+    with the same bones: in a collection of `arm`'s own, its bodies at `arm`'s rest pose,
+    its bones' constraints pointed at the copies."""
+    uniform_scale(arm)
+    members = ragdolls.members(src)
+    missing = {o.ligament_ragdoll_part.bone for o in members
+               if o.ligament_ragdoll_part.role == 'TARGET'} - set(arm.data.bones.keys())
+    if missing:
+        raise ValueError(f"Armature '{arm.name}' has no bone '{sorted(missing)[0]}' of the "
+                         f"ragdoll of '{src.name}'; make a ragdoll of its own instead")
+    made = []
+    try:
+        coll = _collection(scene, arm)
+        made.append(coll)
+        copies = {}
+        for o in members:
+            c = o.copy()
+            made.append(c)
+            if o.name.startswith(src.name):
+                c.name = arm.name + o.name[len(src.name):]
+            coll.objects.link(c)
+            copies[o] = c
+        for o, c in copies.items():
+            if o.parent in copies:
+                c.parent = copies[o.parent]
+            c.ligament_ragdoll_part.armature = arm
+            js = c.ligament_joint
+            js.object_a = copies.get(js.object_a, js.object_a)
+            js.object_b = copies.get(js.object_b, js.object_b)
+            s = c.ligament_body
+            s.rest_valid = s.sim_pose = s.baked = False
+            if c.parent is None and c.ligament_ragdoll_part.role == 'BODY':
+                v = c.ligament_ragdoll_part.rest_frame
+                c.matrix_world = ragdolls.rigid(arm.matrix_world @ Matrix(
+                    [v[0:4], v[4:8], v[8:12], v[12:16]]))
+        for pb in arm.pose.bones:
+            for con in pb.constraints:
+                if con.name.startswith(CONSTRAINT) and con.target in copies:
+                    con.target = copies[con.target]
+    except Exception:
+        _delete_objects(made)
+        raise
+    rd = arm.ligament_ragdoll
+    rd.collection = coll
+    rd.enabled = True
+    rd.baked = False
+    set_visible(scene, arm, rd.show_bodies)
+    sync_constraints(scene, arm)

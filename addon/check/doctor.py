@@ -21,6 +21,7 @@ from ..runtime import cache
 from ..runtime.simulation import Simulation
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, scene_bodies, scene_joints
+from .character_checks import character_findings
 from .body_checks import anchors, empty_bodies, falling, hit_axis_angle, mass_ratios, \
     mesh_shapes, one_sided_meshes, round_shapes, scales, sizes, skipped_bodies
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
@@ -39,11 +40,13 @@ def check(scene, sim=None):
 def _check(scene, sim):
     scan = sim.scan if sim is not None and sim.scan is not None else SceneScan(scene)
     bodies = scan.bodies
+    characters = character_findings(scene)
     if not bodies:
-        return [Finding(INFO, 'no-bodies', (), f"Scene '{scene.name}' has no Ligament bodies: "
-                        "nothing to simulate; add some with Ligament > Add Body")]
+        return characters + [Finding(
+            INFO, 'no-bodies', (), f"Scene '{scene.name}' has no Ligament bodies: nothing to "
+            "simulate; add some with Ligament > Add Body")]
     joints = JointList(scan.joints)
-    findings = []
+    findings = characters
     findings += joint_objects(scene, joints,
                               {n for n, _ in sim.joints} if _fresh(sim) else ())
     findings += limit_order(joints)

@@ -139,8 +139,9 @@ class Simulation:
 
     def _gather_bulk(self, rest_poses):
         """Unparented, unkeyed, local dynamic bodies in quaternion mode (every ragdoll part):
-        their poses are computed as arrays and written in bulk (foreach_set passes over
-        objects linked from a library: those are written one by one, `single`)."""
+        their poses are computed as arrays and written in bulk (objects linked from a
+        library cannot be written: they are `single`, and their overrides are written one by
+        one while the file holds linked objects, see `write_bulk`)."""
         self.bulk = [b for b in self.dynamic if b.name not in self.keyed
                      and self.objects[b.name].parent is None
                      and self.objects[b.name].library is None
@@ -218,8 +219,11 @@ class Simulation:
         if frame in self.poses:
             return frame
         # Blender's thread setting, read again each time: results do not depend on it, so
-        # changing it keeps the cache
-        self.world.threads = scene.render.threads
+        # changing it keeps the cache. Set only when it changes: the World measures how
+        # fast each thread count steps and starts measuring anew when it is set
+        threads = scene.render.threads
+        if threads != self.world.threads:
+            self.world.threads = threads
         with keep_frame(scene):   # reading frames ahead may move the scene's
             for f in range(self.last_frame + 1, frame + 1):
                 self.step_to(scene, f)
@@ -292,6 +296,27 @@ class Simulation:
         self.broken = {name: f for name, f in self.broken.items() if f < frame}
         self.world_frame = None
 
+    def _step(self, frame):
+        """One frame of the world; a blow-up (the solver's FloatingPointError: a body's state
+        went non-finite) becomes a SceneError that names the bodies and what to change."""
+        try:
+            self.world.step(self.dt)
+        except FloatingPointError:
+            w = self.world
+            bad = ~(np.isfinite(w.positions).all(axis=1) & np.isfinite(w.orientations).all(axis=1)
+                    & np.isfinite(w.linear_velocities).all(axis=1)
+                    & np.isfinite(w.angular_velocities).all(axis=1))
+            names = [b.name for b in self.bodies if b.id < len(bad) and bad[b.id]]
+            self.world_frame = None      # its state is lost: load a kept one to go on
+            shown = ", ".join(f"'{n}'" for n in names[:8]) + \
+                (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            raise SceneError(
+                f"The simulation blew up at frame {frame}: bod{'y' if len(names) == 1 else 'ies'}"
+                f" {shown or '(unknown)'} went off to infinity. Raise Substeps in Scene > "
+                "Ligament World, make the masses of bodies jointed or touching closer (a "
+                "ratio under 100:1), or weaken the forces on them (fields, springs, drives)"
+            ) from None
+
     def step_to(self, scene, frame):
         """Simulate `frame` from the state of `frame - 1`."""
         objs = self.objects
@@ -306,7 +331,7 @@ class Simulation:
         # what the frame read of the animation before any hit: a later check reads the same
         self.reads[frame] = reads.digest()
         stats["steps"] += 1
-        self.world.step(self.dt)
+        self._step(frame)
         hit = self.hits.hit_by(self.world, off) if self.hits else None
         if hit:
             # again from the frame before, with the bodies the hit frees dynamic from the
@@ -320,7 +345,7 @@ class Simulation:
             freed = np.flatnonzero(np.isfinite(world.masses) & ~was_dynamic)
             world.linear_velocities[freed] = moving[0][freed]
             world.angular_velocities[freed] = moving[1][freed]
-            world.step(self.dt)
+            self._step(frame)
         self.world_frame = frame
         positions, orientations = self.world.positions, self.world.orientations
         if not (np.isfinite(positions).all() and np.isfinite(orientations).all()):
@@ -412,7 +437,12 @@ class Simulation:
             data.foreach_get("rotation_quaternion", rotations.ravel())
         moved = np.flatnonzero((locations[rows] != loc).any(axis=1) |
                                (rotations[rows] != rot).any(axis=1))
-        if len(moved):
+        if len(moved) and reads.lookup.linked:
+            objs = self.bulk_objects
+            for k in moved.tolist():
+                objs[k].location = loc[k]
+                objs[k].rotation_quaternion = rot[k]
+        elif len(moved):
             locations[rows], rotations[rows] = loc, rot
             data.foreach_set("location", locations.ravel())
             data.foreach_set("rotation_quaternion", rotations.ravel())

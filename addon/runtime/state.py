@@ -102,6 +102,7 @@ class Lookup:
     def __init__(self):
         self.uids = self.scene_uids = None
         self.memo = {}
+        self.linked = False
         # whether scene_uids are the scene's objects now, as far as the depsgraph's update
         # tags tell (`forget`: an evaluation cleared tags that no reads looked at)
         self.current = False
@@ -110,6 +111,11 @@ class Lookup:
         if self.uids is None or not np.array_equal(self.uids, reads.uids) or \
                 not np.array_equal(self.scene_uids, reads.scene_uids):
             self.uids, self.scene_uids, self.memo = reads.uids, reads.scene_uids, {}
+            # an object linked from a library (a linked or overridden character brings its
+            # library's objects along) makes foreach_set over the file's objects write
+            # nothing at all: the bulk write then goes object by object
+            self.linked = bool(bpy.data.libraries) and \
+                any(o.library is not None for o in bpy.data.objects)
         self.current = True
         return self
 

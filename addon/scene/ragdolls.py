@@ -1,6 +1,7 @@
 """Ragdolls as the simulation reads them: which armatures have one, and their helper objects
 (bodies, targets, joints) by role. Making and removing them is authoring/ragdoll.py."""
 
+import bpy
 from mathutils import Matrix
 
 
@@ -41,3 +42,32 @@ def bodies(arm):
 def armatures(scene):
     """Armatures of `scene` that have a ragdoll."""
     return [o for o in scene.objects if o.type == 'ARMATURE' and o.ligament_ragdoll.enabled]
+
+
+def home(scene, arm):
+    """The collection that holds `arm` (its first one that is not a scene's own), where its
+    ragdoll's collection belongs; the scene's collection for an armature at the top."""
+    masters = {sc.collection.as_pointer() for sc in bpy.data.scenes}
+    for c in arm.users_collection:
+        if c.as_pointer() not in masters:
+            return c
+    return scene.collection
+
+
+def at_home(scene, arm):
+    """Whether `arm`'s ragdoll collection sits inside the collection that holds it."""
+    coll = arm.ligament_ragdoll.collection
+    if coll is None:
+        return True
+    return coll in home(scene, arm).children_recursive
+
+
+def library_of(obj):
+    """The file `obj` comes from when it is linked or a library override of a linked object
+    (its library's path as the file names it), else None."""
+    if obj.library is not None:
+        return obj.library.filepath
+    ov = obj.override_library
+    if ov is not None and ov.reference is not None and ov.reference.library is not None:
+        return ov.reference.library.filepath
+    return None

@@ -40,6 +40,7 @@ def on_frame_change_pre(scene, depsgraph=None):
     except SceneError as exc:
         st.fail(str(exc))
         st.report(str(exc))
+        cache.restore_rest(scene)     # a blow-up must not leave bodies at infinity
     except ReferenceError:
         st.invalidate()
     except Exception:  # a bug: never let it break playback or rendering

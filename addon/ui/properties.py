@@ -30,6 +30,14 @@ from ..runtime import cache
 from ..scene import ragdolls
 
 
+# What a library override of a character may change in the shot (the rest comes from the
+# character's file, and the panels say so): the ragdoll's and the bodies' switches, drives and
+# masses, the bookkeeping the simulation and the bake write on the objects, and the pointers
+# between a character's objects (an override points them at the override's own objects; a
+# pointer that is not overridable would point back into the library once the shot reloads)
+OVERRIDABLE = {'LIBRARY_OVERRIDABLE'}
+
+
 def redraw_views(context):
     """Tag every 3D View for a redraw: the overlay shows a limit the moment it is edited."""
     screen = getattr(context, "screen", None)
@@ -156,23 +164,26 @@ def _poll_fixed(self, obj):
 class BakeState:
     """Bake bookkeeping shared by bodies and ragdolls (see bake.py): the action the object had
     before baking."""
-    baked: BoolProperty(options={'HIDDEN'})
-    pre_bake_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
-    pre_bake_slot: StringProperty(options={'HIDDEN'})
-    pre_bake_had_action: BoolProperty(options={'HIDDEN'})
+    baked: BoolProperty(options={'HIDDEN'}, override=OVERRIDABLE)
+    pre_bake_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'},
+                                     override=OVERRIDABLE)
+    pre_bake_slot: StringProperty(options={'HIDDEN'}, override=OVERRIDABLE)
+    pre_bake_had_action: BoolProperty(options={'HIDDEN'}, override=OVERRIDABLE)
 
 
 class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
     enabled: BoolProperty(name="Ligament Body", default=False, update=_changed,
-                          description="Simulate this object with Ligament")
-    kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC', update=_changed)
+                          description="Simulate this object with Ligament", override=OVERRIDABLE)
+    kind: EnumProperty(name="Type", items=BODY_KINDS, default='DYNAMIC', update=_changed,
+                       override=OVERRIDABLE)
     shape: EnumProperty(name="Shape", items=BODY_SHAPES, default='AUTO', update=_changed)
     one_sided: BoolProperty(name="One-Sided", default=False, update=_changed,
                             description="Mesh shape: each face collides only with bodies on "
                                         "the side its normal points to (an inside-out room, "
                                         "terrain); off, both sides of every face collide")
     mass: FloatProperty(name="Mass", default=1.0, min=1e-4, soft_max=1000.0, unit='MASS',
-                        update=_changed, description="Mass of a dynamic body")
+                        update=_changed, description="Mass of a dynamic body",
+                        override=OVERRIDABLE)
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=1.0, update=_changed)
     restitution: FloatProperty(name="Bounciness", default=0.0, min=0.0, max=1.0,
                                update=_changed, description="Restitution of collisions")
@@ -199,26 +210,29 @@ class LigamentBodySettings(BakeState, bpy.types.PropertyGroup):
 
     # Bookkeeping, not shown in the UI. The rest pose is the transform the simulation starts
     # from; it is kept on the object because live simulation moves the object itself.
-    rest_valid: BoolProperty(options={'HIDDEN'})
-    rest_location: FloatVectorProperty(size=3, options={'HIDDEN'})
-    rest_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
-    rest_rotation_mode: StringProperty(options={'HIDDEN'})
+    rest_valid: BoolProperty(options={'HIDDEN'}, override=OVERRIDABLE)
+    rest_location: FloatVectorProperty(size=3, options={'HIDDEN'}, override=OVERRIDABLE)
+    rest_rotation: FloatVectorProperty(size=4, options={'HIDDEN'}, override=OVERRIDABLE)
+    rest_rotation_mode: StringProperty(options={'HIDDEN'}, override=OVERRIDABLE)
     # True while the object shows a simulated pose rather than its rest pose (so a file saved
     # mid-simulation starts from the rest pose again when reloaded).
-    sim_pose: BoolProperty(options={'HIDDEN'})
+    sim_pose: BoolProperty(options={'HIDDEN'}, override=OVERRIDABLE)
     # True while a keyed dynamic body shows a simulated pose through its delta transform
     # (written by the simulation; cleared when it stops, see world/poses.apply_delta).
-    sim_delta: BoolProperty(options={'HIDDEN'})
+    sim_delta: BoolProperty(options={'HIDDEN'}, override=OVERRIDABLE)
     # Bake bookkeeping (with BakeState's): the transform before baking.
-    pre_bake_location: FloatVectorProperty(size=3, options={'HIDDEN'})
-    pre_bake_rotation: FloatVectorProperty(size=4, options={'HIDDEN'})
+    pre_bake_location: FloatVectorProperty(size=3, options={'HIDDEN'}, override=OVERRIDABLE)
+    pre_bake_rotation: FloatVectorProperty(size=4, options={'HIDDEN'}, override=OVERRIDABLE)
 
 
 class LigamentJointSettings(bpy.types.PropertyGroup):
     enabled: BoolProperty(name="Ligament Joint", default=False, update=_changed)
     type: EnumProperty(name="Type", items=JOINT_TYPES, default='HINGE', update=_changed)
-    object_a: PointerProperty(name="Object A", type=bpy.types.Object, update=_changed)
-    object_b: PointerProperty(name="Object B", type=bpy.types.Object, update=_changed)
+    # overridable: in a character's library override they point at the override's bodies
+    object_a: PointerProperty(name="Object A", type=bpy.types.Object, update=_changed,
+                              override=OVERRIDABLE)
+    object_b: PointerProperty(name="Object B", type=bpy.types.Object, update=_changed,
+                              override=OVERRIDABLE)
     disable_collisions: BoolProperty(name="Disable Collisions", default=True, update=_changed,
                                      description="The two objects do not collide with each other")
     breakable: BoolProperty(name="Breakable", default=False, update=_changed)
@@ -458,38 +472,42 @@ class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
     """On an armature: its ragdoll. Simulated and the drive settings are animatable (key
     them in the armature's action)."""
     enabled: BoolProperty(name="Ragdoll", default=False, options={'HIDDEN'},
-                          description="The armature has a Ligament ragdoll")
+                          description="The armature has a Ligament ragdoll", override=OVERRIDABLE)
     bone_map: StringProperty(name="Bone Map", options={'HIDDEN'},
                              description="Bone map (presets/ragdoll/maps) the ragdoll was made "
                                          "with")
-    collection: PointerProperty(type=bpy.types.Collection, options={'HIDDEN'})
+    collection: PointerProperty(type=bpy.types.Collection, options={'HIDDEN'},
+                                override=OVERRIDABLE)
     simulated: BoolProperty(name="Simulated", default=True, update=_changed,
                             description="Simulate the ragdoll; off, its bodies follow the "
                                         "animation (and push others). Key it to let a "
-                                        "character go limp at a frame")
+                                        "character go limp at a frame", override=OVERRIDABLE)
     total_mass: FloatProperty(name="Total Mass", default=70.0, min=0.1, soft_max=500.0,
                               unit='MASS', update=_ragdoll_mass_changed,
                               description="Mass of the whole character, shared out by body "
-                                          "part")
+                                          "part", override=OVERRIDABLE)
     drive_strength: FloatProperty(name="Strength", default=0.0, min=0.0, max=1.0,
                                   subtype='FACTOR', update=_changed,
                                   description="How hard the joints pull toward the animated "
-                                              "pose (0: limp, 1: full stiffness)")
+                                              "pose (0: limp, 1: full stiffness)",
+                                              override=OVERRIDABLE)
     drive_stiffness: FloatProperty(name="Stiffness", default=40.0, min=0.0, soft_max=60.0,
                                    update=_changed,
                                    description="Pose-matching spring frequency (Hz) at full "
                                                "strength; 40 Hz holds a 70 kg character's "
-                                               "limbs within a few degrees")
+                                               "limbs within a few degrees", override=OVERRIDABLE)
     drive_damping: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
                                  update=_changed,
-                                 description="Pose-matching damping ratio (1: critical)")
+                                 description="Pose-matching damping ratio (1: critical)",
+                                 override=OVERRIDABLE)
     drive_max_torque: FloatProperty(name="Max Torque", default=0.0, min=0.0, soft_max=1000.0,
                                     update=_changed,
                                     description="Torque cap (N m) of each joint's drive at full "
-                                                "strength (0: no cap)")
+                                                "strength (0: no cap)", override=OVERRIDABLE)
     show_bodies: BoolProperty(name="Show Bodies", default=False, update=_show_bodies,
-                              description="Show the ragdoll's helper bodies and joints")
-    pre_bake_pose: StringProperty(options={'HIDDEN'})
+                              description="Show the ragdoll's helper bodies and joints",
+                              override=OVERRIDABLE)
+    pre_bake_pose: StringProperty(options={'HIDDEN'}, override=OVERRIDABLE)
     control_rig: PointerProperty(
         name="Control Rig", type=bpy.types.Object, poll=_poll_control_rig,
         update=_control_rig_changed,
@@ -586,11 +604,11 @@ RAGDOLL_ROLES = (
 
 class LigamentRagdollPart(bpy.types.PropertyGroup):
     """Bookkeeping on a ragdoll's helper objects."""
-    armature: PointerProperty(type=bpy.types.Object, options={'HIDDEN'})
+    armature: PointerProperty(type=bpy.types.Object, options={'HIDDEN'}, override=OVERRIDABLE)
     part: StringProperty(options={'HIDDEN'})
     role: EnumProperty(items=RAGDOLL_ROLES, default='NONE', options={'HIDDEN'})
     bone: StringProperty(options={'HIDDEN'})
-    mass_share: FloatProperty(options={'HIDDEN'})
+    mass_share: FloatProperty(options={'HIDDEN'}, override=OVERRIDABLE)
     # The part's frame in armature space at the rest pose (row-major 4x4): where the body
     # sits relative to its first bone.
     rest_frame: FloatVectorProperty(size=16, options={'HIDDEN'})
@@ -632,12 +650,18 @@ classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,
 def register():
     for cls in classes:
         bpy.utils.register_class(cls)
-    bpy.types.Object.ligament_body = PointerProperty(type=LigamentBodySettings)
-    bpy.types.Object.ligament_joint = PointerProperty(type=LigamentJointSettings)
+    bpy.types.Object.ligament_body = PointerProperty(type=LigamentBodySettings,
+                                                     override=OVERRIDABLE)
+    bpy.types.Object.ligament_joint = PointerProperty(type=LigamentJointSettings,
+                                                      override=OVERRIDABLE)
     bpy.types.Scene.ligament_world = PointerProperty(type=LigamentWorldSettings)
-    bpy.types.Object.ligament_ragdoll = PointerProperty(type=LigamentRagdollSettings)
+    bpy.types.Object.ligament_ragdoll = PointerProperty(type=LigamentRagdollSettings,
+                                                        override=OVERRIDABLE)
+    # not overridable: Blender fails to load an override of a pose bone's property group
+    # (it takes it for an ID pointer); the shot keys per-bone switches in its own action
     bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
-    bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart)
+    bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart,
+                                                             override=OVERRIDABLE)
     bpy.types.PoseBone.ligament_chain = PointerProperty(type=LigamentChainSettings)
     bpy.types.Scene.ligament_overlay = PointerProperty(type=LigamentOverlaySettings)
     bpy.types.Object.ligament_motion = PointerProperty(type=LigamentMotionSettings)

@@ -2,13 +2,15 @@
 it, show its bodies."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from ...authoring import bonemap
 from ...authoring import controls
+from ...authoring import crowd
 from ...authoring import presets
 from ...authoring import ragdoll
 from ...authoring import tuning
+from ...check import doctor
 from ...runtime import cache
 from ...scene import bakes
 from .bodies import material_items
@@ -128,6 +130,162 @@ class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
         cache.invalidate(context.scene)
         self.report({'INFO'}, f"Removed the ragdoll of '{arm.name}'" + bakes.kept_line(kept))
         return {'FINISHED'}
+
+
+def _named_armature(op, context):
+    """The armature the operator names, or the active object; None (reported) if neither is
+    a ragdolled armature of the scene."""
+    arm = context.scene.objects.get(op.armature) if op.armature else context.active_object
+    if arm is None or arm.type != 'ARMATURE' or not arm.ligament_ragdoll.enabled:
+        op.report({'ERROR'}, f"No ragdolled armature '{op.armature}' in the scene"
+                  if op.armature else "Select a ragdolled armature")
+        return None
+    return arm
+
+
+class LIGAMENT_OT_move_ragdoll_home(bpy.types.Operator):
+    """Move the ragdoll's collection into the collection that holds its armature, so that
+    linking, appending or duplicating the character's collection brings it along"""
+    bl_idname = "ligament.move_ragdoll_home"
+    bl_label = "Move Ragdoll into the Character's Collection"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    armature: StringProperty(name="Armature", description="The armature (default: active)")
+
+    def execute(self, context):
+        arm = _named_armature(self, context)
+        if arm is None:
+            return {'CANCELLED'}
+        home = ragdoll.move_home(context.scene, arm)
+        doctor.recheck(context.scene)
+        if home is None:
+            self.report({'INFO'}, f"The ragdoll of '{arm.name}' is in its collection already")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Moved the ragdoll of '{arm.name}' into '{home.name}'")
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_own_ragdoll(bpy.types.Operator):
+    """Give an armature that follows another armature's ragdoll (a copy made without it) a
+    copy of that ragdoll of its own, or make its lost ragdoll again"""
+    bl_idname = "ligament.own_ragdoll"
+    bl_label = "Make Its Own Ragdoll"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    armature: StringProperty(name="Armature", description="The armature (default: active)")
+
+    def execute(self, context):
+        arm = _named_armature(self, context)
+        if arm is None:
+            return {'CANCELLED'}
+        try:
+            src = ragdoll.make_own(context.scene, arm)
+        except (ValueError, OSError) as exc:
+            self.report({'ERROR'}, f"Armature '{arm.name}': {exc}")
+            return {'CANCELLED'}
+        cache.invalidate(context.scene)
+        doctor.recheck(context.scene)
+        self.report({'INFO'}, f"'{arm.name}' has a ragdoll of its own" +
+                    (f", copied from '{src.name}'" if src is not None else ""))
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_ragdoll_crowd(bpy.types.Operator):
+    """Make copies of the active ragdolled character (armature, the meshes it deforms, a
+    ragdoll of each copy's own) on a grid or along a curve, for crowd shots"""
+    bl_idname = "ligament.ragdoll_crowd"
+    bl_label = "Ragdoll Crowd"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    count: IntProperty(name="Copies", default=10, min=1, soft_max=200,
+                       description="How many copies to make")
+    layout: EnumProperty(name="Layout", items=(
+        ('GRID', "Grid", "Rows beside the original"),
+        ('CURVE', "Curve", "Evenly along a curve, the first copy at its start")))
+    spacing: FloatProperty(name="Spacing", default=2.0, min=0.01, unit='LENGTH',
+                           description="Distance between neighbours on the grid")
+    columns: IntProperty(name="Columns", default=0, min=0,
+                         description="Copies per row on the grid (0: a square)")
+    curve: StringProperty(name="Curve", description="The curve object to place them along")
+    start_offset: IntProperty(name="Random Start", default=0, min=0, soft_max=100,
+                              description="Each copy's animation starts up to this many "
+                                          "frames later (0: all together)")
+    seed: IntProperty(name="Seed", default=0, min=0, description="Random seed of the starts")
+
+    @classmethod
+    def poll(cls, context):
+        return armature_poll(cls, context, has_ragdoll=True)
+
+    def execute(self, context):
+        arm = context.active_object
+        curve = context.scene.objects.get(self.curve) if self.curve else None
+        try:
+            copies = crowd.make_crowd(context.scene, arm, self.count, self.layout,
+                                      self.spacing, self.columns, curve, self.start_offset,
+                                      self.seed)
+        except ValueError as exc:
+            self.report({'ERROR'}, f"Crowd of '{arm.name}': {exc}")
+            return {'CANCELLED'}
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Made {len(copies)} copies of '{arm.name}'")
+        return {'FINISHED'}
+
+
+def _instance(op, context):
+    inst = context.scene.objects.get(op.instance)
+    if inst is None or inst.instance_type != 'COLLECTION' or inst.instance_collection is None:
+        op.report({'ERROR'}, f"No collection instance '{op.instance}' in the scene")
+        return None
+    return inst
+
+
+class LIGAMENT_OT_instance_character(bpy.types.Operator):
+    """Replace a collection instance of a ragdolled character by a real copy of it where the
+    instance stands, with a ragdoll of its own"""
+    bl_idname = "ligament.instance_character"
+    bl_label = "Make a Real Copy"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    instance: StringProperty(name="Instance", description="The collection instance empty")
+
+    def execute(self, context):
+        inst = _instance(self, context)
+        if inst is None:
+            return {'CANCELLED'}
+        name = inst.name
+        try:
+            copies = crowd.make_instance_real(context.scene, inst)
+        except ValueError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        cache.invalidate(context.scene)
+        doctor.recheck(context.scene)
+        self.report({'INFO'}, f"'{name}' is now " + ", ".join(f"'{c.name}'" for c in copies))
+        return {'FINISHED'}
+
+
+class LIGAMENT_OT_override_character(bpy.types.Operator):
+    """Make a library override of a linked character's collection instance, so that it
+    simulates in this file (Object > Library Override > Make)"""
+    bl_idname = "ligament.override_character"
+    bl_label = "Make Library Override"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    instance: StringProperty(name="Instance", description="The collection instance empty")
+
+    def execute(self, context):
+        inst = _instance(self, context)
+        if inst is None:
+            return {'CANCELLED'}
+        for o in context.view_layer.objects:
+            if o.select_get():
+                o.select_set(False)
+        inst.select_set(True)
+        context.view_layer.objects.active = inst
+        result = bpy.ops.object.make_override_library()
+        cache.invalidate(context.scene)
+        doctor.recheck(context.scene)
+        return result
 
 
 def _user_preset_items(self, context):
@@ -298,5 +456,7 @@ class LIGAMENT_OT_control_pairs_rigify(bpy.types.Operator):
 classes = (LIGAMENT_OT_ragdoll_from_armature, LIGAMENT_OT_remove_ragdoll,
            LIGAMENT_OT_ragdoll_preset_save, LIGAMENT_OT_ragdoll_preset_apply,
            LIGAMENT_OT_ragdoll_mirror, LIGAMENT_OT_control_pair_add,
-           LIGAMENT_OT_control_pair_remove, LIGAMENT_OT_control_pairs_rigify)
+           LIGAMENT_OT_control_pair_remove, LIGAMENT_OT_control_pairs_rigify,
+           LIGAMENT_OT_move_ragdoll_home, LIGAMENT_OT_own_ragdoll, LIGAMENT_OT_ragdoll_crowd,
+           LIGAMENT_OT_instance_character, LIGAMENT_OT_override_character)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -32,6 +32,17 @@ def draw_ragdoll(layout, arm):
     if not rd.enabled:
         return
     layout.use_property_split = True
+    library = ragdolls.library_of(arm)
+    if library is not None:
+        box = layout.column(align=True)
+        box.label(text=f"Linked from {library}", icon='LIBRARY_DATA_OVERRIDE')
+        if arm.library is not None:
+            box.label(text="Make a library override to simulate it in this file")
+        else:
+            box.label(text="Editable here: Simulated, Total Mass, Pose Matching, body "
+                           "masses; per-bone switches by keys")
+            box.label(text="Read from the library: bodies' shapes, joints and limits, "
+                           "bone chains")
     if rd.baked:
         layout.label(text="Baked: the armature plays its keys", icon='KEYINGSET')
     col = layout.column()
@@ -43,6 +54,8 @@ def draw_ragdoll(layout, arm):
     row = layout.row(align=True)
     row.operator("ligament.bake", icon='REC')
     row.operator("ligament.clear_bake", text="Clear", icon='X')
+    if ragdoll.is_ragdoll(arm):
+        layout.operator("ligament.ragdoll_crowd", icon='COMMUNITY')
     layout.operator("ligament.remove_ragdoll", icon='X')
 
 
