@@ -12,12 +12,14 @@
     kernels.py  the solver loaded under a module name of its own, its kernels prepared
 
 Nothing here does physics; docs/architecture-addon.md follows a frame through the layers.
+
+bpy is imported where it is used, not here: the modules below that do not import it (key
+reduction, bone maps and presets, the scene check's findings, the frames' read digests, the
+overlay's geometry) import without Blender, and tests/addon_logic tests them so.
 """
 
 import atexit
 import shutil
-
-import bpy
 
 _modules = None
 
@@ -25,6 +27,7 @@ _modules = None
 def _remove_old_kernel_cache():
     """Versions before the shipped kernels cached them in the extension's user folder
     (numba/<fingerprint>/); the kernels now live beside the installed solver."""
+    import bpy
     try:
         old = bpy.utils.extension_path_user(__package__.rpartition(".")[0], path="numba")
     except ValueError:             # not installed as an extension (a development checkout)

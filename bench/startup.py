@@ -1,19 +1,22 @@
 """What a new user waits for: the solver's cold compile, its warm start, and the installed
 extension's first frame, with the compile seconds per kernel.
 
-    .venv/bench/bin/python bench/startup.py              (from the repository root; ~3 minutes)
-    .venv/bench/bin/python bench/startup.py --skip-blender
+    .venv/py311/bin/python bench/startup.py --skip-blender        (from the repository root)
+    .venv/py311/bin/python bench/startup.py --skip-blender --one-core
     .venv/py311/bin/python bench/startup.py --skip-headless --blenders 5.0.1,5.3.0
 
 Each figure is a fresh process from its start to the end of its first simulated frame of
 `solver.warmup.every_feature_world()` (every shape, every joint kind, a drive, contacts):
-* cold: a copy of the solver's sources without solver/_kernels/ and a fresh
-  NUMBA_CACHE_DIR, so every kernel compiles: as a user gets it (the first step compiles the
-  collision kernels in a worker process while this one compiles the step: warmup.prepare),
-  and on one core (LIGAMENT_COMPILE_WORKERS=0; numba's compile events give the seconds per
-  kernel: time in the kernel itself, not in the kernels it calls);
+* cold: a copy of the solver's sources without solver/_kernels/ and an empty kernel cache
+  (NUMBA_CACHE_DIR), so every kernel compiles, as a user's script gets it: it builds the
+  world and calls `World.step`, whose first step prepares the kernels (warmup.prepare: a
+  worker process compiles part of them meanwhile). Wall seconds, and CPU seconds of the
+  process and of its worker (on a machine shared with other jobs the wall seconds are
+  pessimistic; the CPU seconds are what the compile costs);
 * warm: the same cache again (every kernel loads; the sources' bytecode, written by the
   cold run as Python does for a user, loads too);
+* --one-core: cold again with LIGAMENT_COMPILE_WORKERS=0, and numba's compile events give
+  the seconds per kernel (time in the kernel itself, not in the kernels it calls);
 * installed: for each Blender of --blenders (default 5.0.1 and 5.3.0, one per Python line),
   the zip of its Python line built by tools/build_extension.py (kernels inside) installed
   into a fresh Blender user folder with Blender's own installer, in that Blender's environment
@@ -45,9 +48,7 @@ from solver.warmup import every_feature_world
 t1 = time.perf_counter()
 with event.install_recorder("numba:compile") as rec:
     w = every_feature_world()
-    if solver.warmup.workers():
-        solver.warmup.prepare()
-    w.step(1 / 60)
+    w.step(1 / 60)                 # the first step prepares the kernels (World.step)
 t2 = time.perf_counter()
 stack, own = [], collections.Counter()
 for ts, ev in rec.buffer:
@@ -152,6 +153,8 @@ def main():
     ap.add_argument("--skip-blender", action="store_true", help="only the headless figures")
     ap.add_argument("--skip-headless", action="store_true",
                     help="only the installed extension's figures")
+    ap.add_argument("--one-core", action="store_true",
+                    help="also the cold compile on one core, with the seconds per kernel")
     ap.add_argument("--kernels", type=int, default=15, help="slowest kernels to list")
     ap.add_argument("--blenders", default="5.0.1,5.3.0",
                     help="Blender versions to install the zip into (bash tools/setup.sh "
@@ -163,17 +166,23 @@ def main():
         if not args.skip_headless:
             cache = os.path.join(tmp, "numba")
             root = fresh_copy(tmp)
+            print(time.strftime("%Y-%m-%d %H:%M %Z"), "load average %.1f %.1f %.1f" %
+                  os.getloadavg())
             cold = run_frame(root, cache)
             warm = run_frame(root, cache)
-            one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0)
+            rows = [("cold (empty kernel cache)", cold), ("warm (same cache)", warm)]
+            if args.one_core:
+                one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0)
+                rows.append(("cold, one core (no worker)", one))
             print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}"
                   f"{'compiles':>10}{'cpu s':>8}{'worker cpu s':>14}")
-            for name, r in (("cold (fresh NUMBA_CACHE_DIR)", cold), ("warm (same cache)", warm),
-                            ("cold, one core (no worker)", one)):
+            for name, r in rows:
                 print(f"{name:36}{r['import']:10.2f}{r['frame']:13.2f}{r['process']:11.2f}"
                       f"{r['compiles']:10d}{r['cpu'][0]:8.1f}{r['cpu'][1]:14.1f}")
-            print("(cpu s: this process's CPU seconds, worker cpu s: the compile worker's; on a "
-                  "quiet machine the cold process time is about the larger of the two)")
+            print("(process s: wall seconds from the process's start to its first frame's end; "
+                  "cpu s: this process's CPU seconds, worker cpu s: the compile worker's. On a "
+                  "quiet machine the cold wall is about the larger of the two; on a loaded one "
+                  "it is longer)")
         if not args.skip_blender:
             print(f"\n{'extension, fresh user folder':42}{'zip s':>7}{'MB':>6}{'install s':>10}"
                   f"{'1st frame s':>13}{'process s':>11}{'compiled':>10}")

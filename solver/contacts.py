@@ -52,7 +52,7 @@ import math
 
 import numpy as np
 from .jit import helper, kernel
-from .sorting import pair_order
+from .sorting import pair_order, search_sorted
 
 from .bodies import ASLEEP, DYNAMIC, POS, ROT, SPIN, VEL, moving_kinematic
 from .collision.broadphase import compute_aabbs, sweep_and_prune
@@ -116,7 +116,7 @@ def _allowed(a, b, bkind, moving, bfilter, excl, n):
         return False
     if excl.shape[0] > 0:
         key = min(a, b) * n + max(a, b)
-        i = np.searchsorted(excl, key)
+        i = search_sorted(excl, key)
         if i < excl.shape[0] and excl[i] == key:
             return False
     return True
@@ -437,7 +437,7 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
         a = cbody[ca]
         b = cbody[cb]
         key = min(ca, cb) * n + max(ca, cb)
-        s_old = np.searchsorted(old_key, key)
+        s_old = search_sorted(old_key, key)
         o = -1
         if s_old < old_n and old_key[s_old] == key and \
                 old_mi[old_order[s_old], COLLIDERS] == ca:

@@ -12,14 +12,15 @@ that folder for linux-x64, and checks READY to know that simulating will not com
 `prepare` does the same in two processes when the machine has a second core: the kernels
 fall into two trees that share almost nothing, the step (`step_frame`: joints, rows, the
 exact island solve, contact solving) and the collision (`ContactState.collide`: narrow phase,
-meshes, hulls, manifolds, and sleeping). A worker process compiles the collision tree while
-this one compiles the step; both write the same kernel cache (numba writes each file
+meshes, hulls, manifolds, and sleeping). The step's tree is the bigger one, so its parts
+are compiled on their own first (`_parts`): a worker process compiles `WORKER_PARTS` and
+then the collision tree while this one compiles `MAIN_PARTS` and then step_frame, which
+loads the parts from the cache. Both write the same kernel cache (numba writes each file
 atomically), then `warm_up` loads both and compiles the few kernels left (waking, removing a
-joint), so a new user's first frame costs the longer tree, not both. `World.step` never
-starts it: whoever steps decides. The Blender extension prepares in a process of its own
-(addon/runtime/kernels.py); a headless script, a benchmark or the tests call `prepare()`
-before their first step; without it kernels compile one by one as the first frame reaches
-them, as numba does by default. LIGAMENT_COMPILE_WORKERS=0 turns the worker off.
+joint), so a new user's first frame costs about half the compile, not all of it.
+`World.step` prepares on the first step of a process when the cache holds no complete set
+(READY); the Blender extension prepares in a process of its own (addon/kernels.py) before
+it steps. LIGAMENT_COMPILE_WORKERS=0 turns the worker off.
 """
 
 import os
@@ -32,13 +33,15 @@ import numpy as np
 from numba import __version__ as numba_version
 from numba import typeof
 from numba.core import config as numba_config
-from numba.core import event
+from numba.core import event, types
 
 from . import jit
 from .pool import cores
+from .colours import colour_plan
 from .contacts import MF_WIDTH, MI_WIDTH, awake_first
+from .direct import plan_islands, scratch
 from .sleep import wake_marked
-from .step import step_frame
+from .step import _prepare_joints, held_bodies, solve_pass, step_frame
 from .shapes import Box, Capsule, Compound, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh
 from .world import World
 
@@ -213,6 +216,7 @@ class _Worker:
 
     def __init__(self, progress):
         self.progress, self.lines, self.compiled = progress, [], []
+        self.parts, self.ended, self.changed = set(), False, threading.Condition()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
                    LIGAMENT_KERNEL_CACHE=os.path.dirname(jit.CACHE_FOLDER))
         if numba_config.CPU_NAME != jit.PORTABLE_CPU:
@@ -230,8 +234,20 @@ class _Worker:
             if line.startswith("compiled "):
                 self.progress.add()
                 self.compiled.append(line.split()[1])
+            elif line.startswith("part "):
+                with self.changed:
+                    self.parts.add(line.split()[1])
+                    self.changed.notify_all()
             else:
                 self.lines.append(line.rstrip())
+        with self.changed:
+            self.ended = True
+            self.changed.notify_all()
+
+    def wait_for_parts(self, names):
+        """Until the worker has compiled (and cached) the step's parts `names`, or ended."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.ended or self.parts.issuperset(names))
 
     def finish(self):
         """Wait for it; True when it compiled its tree (if not, warm_up compiles the rest)."""
@@ -246,19 +262,93 @@ class _Worker:
 
 
 def _compile_collision():
-    """The worker's half: every kernel `ContactState.collide` and the sleeping passes call
-    (run on a world of its own; everything but step_frame)."""
+    """The worker's half: every kernel `ContactState.collide` and the sleeping passes call,
+    and the islands' partition (run on a world of its own; everything but step_frame)."""
     w = every_feature_world()
+    w._step_args(1 / 60, w._contacts.kernel_args())        # islands.partition
     w._wake_disturbed()
     w._fall_asleep(1 / 60, w._collide(1 / 60))
     w.field_forces()
     _compile_waking()
 
 
-def _compile_step():
-    """This process's half: step_frame for a world's argument types (compiled, not run)."""
-    w = every_feature_world()
-    args = w._step_args(1 / 60, w._contacts.kernel_args())
+# step_frame's tree is most of the compile, and one process compiles a tree: its big
+# subtrees are compiled on their own first, typed here as step_frame calls them (`_parts`),
+# the worker's share of them in the worker, so that step_frame loads them from the cache
+# (numba links a cached callee's code into its caller as it links a fresh one: the same
+# machine code). A part whose types here drifted from step_frame's call compiles twice, in
+# the part and in step_frame: slower, never different (tests/solver/test_kernel_cache.py
+# checks that each part's cache holds the one signature step_frame uses).
+WORKER_PARTS = ("_prepare_joints",)
+MAIN_PARTS = ("solve_pass",)
+
+
+def _returns(dispatcher, sig):
+    """The return type of `dispatcher` compiled (or loaded) for argument types `sig`."""
+    dispatcher.compile(sig)
+    return dispatcher.overloads[sig].signature.return_type
+
+
+def _parts(args):
+    """{name: (dispatcher, argument types or a function giving them)} of step_frame's big
+    subtrees for step_frame's arguments `args` (a world's `_step_args`), typed as step_frame
+    types its calls (keep in step with step.py). The function compiles the small helpers
+    whose results a part takes (the plans)."""
+    (B, J, R, K, dt, substeps, world_substeps, stiffen, iterations, relax_iterations, gravity,
+     joint_hertz, joint_damping, C, X, G, E, colour) = args
+    t = typeof
+    f64, i64, boolean = types.float64, types.int64, types.boolean
+    S = types.UniTuple(f64, 5)                  # soft coefficients, h, 1 / h
+
+    def solve():
+        P = _returns(colour_plan, (t(C), t(G[0]), t(B[0]), t(B[6]), t(gravity), t(colour)))
+        plan = _returns(plan_islands, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1])))
+        W = _returns(scratch, (plan,))
+        held = _returns(held_bodies, (t(G[1]), t(J[0]), i64))
+        body = types.Tuple((t(B[0]), t(B[1]), t(B[4])))
+        return (plan, i64[::1], W, t(R), t(J[2]), body, t(C), P, boolean, i64, boolean[::1],
+                held, i64)
+    return {"_prepare_joints": (_prepare_joints, (t(G[1]), t(J[0]), t(J[1]), t(J[4]), t(B[6]), S)
+                                + tuple(t(r) for r in R) + (t(B[0]), t(B[1]), t(B[4]))),
+            "solve_pass": (solve_pass, solve)}
+
+
+def _compile_parts(args, names, done=None):
+    parts = _parts(args)
+    for name in names:
+        dispatcher, sig = parts[name]
+        if callable(sig):
+            sig = sig()
+        dispatcher.compile(sig)
+        if done:
+            done(name)
+
+
+def _one_batch_args(w):
+    """step_frame's arguments for the world as one batch, without islands.partition (whose
+    kernel the other process compiles): the batch's types are all `_parts` needs."""
+    C = w._contacts.kernel_args()
+    nb, nj, nm = w._bs.view.shape[0], w._jt.view.shape[0], C[0].shape[0]
+
+    def ints(*values):
+        return np.array(values, dtype=np.int64)
+    batch = (np.arange(nb, dtype=np.int64), ints(0, nb), np.arange(nj, dtype=np.int64),
+             ints(0, nj), ints(0, nm), np.zeros(nj, dtype=np.int64), ints(w.substeps),
+             ints(0), ints(1), ints(0))
+    w._partition = lambda *args: batch        # this world only, for this one call
+    try:
+        return w._step_args(1 / 60, C)
+    finally:
+        del w._partition
+
+
+def _compile_step(worker=None):
+    """This process's half: step_frame for a world's argument types (compiled, not run),
+    its parts first (`MAIN_PARTS`; the worker's too when there is no worker)."""
+    args = _one_batch_args(every_feature_world())
+    _compile_parts(args, MAIN_PARTS if worker is not None else WORKER_PARTS + MAIN_PARTS)
+    if worker is not None:
+        worker.wait_for_parts(WORKER_PARTS)
     step_frame.compile(tuple(typeof(a) for a in args))
 
 
@@ -286,6 +376,8 @@ def _worker_main():
     threading.Thread(target=_watch_parent, daemon=True).start()
     print(f"worker {__package__} {jit.CACHE_FOLDER}", flush=True)
     with event.install_listener("numba:compile", _PrintCompiles()):
+        _compile_parts(_one_batch_args(every_feature_world()), WORKER_PARTS,
+                       lambda name: print("part", name, flush=True))
         _compile_collision()
     return 0
 
@@ -307,7 +399,7 @@ def prepare(report=None):
                   file=sys.stderr, flush=True)
     try:
         with event.install_listener("numba:compile", progress):
-            _compile_step()
+            _compile_step(worker)
         if worker is not None and not worker.finish():
             print("Ligament: the compile worker failed (compiling its kernels here):\n" +
                   "\n".join(worker.lines[-12:]), file=sys.stderr, flush=True)

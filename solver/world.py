@@ -98,6 +98,20 @@ _JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BO
                      (L.BODY_B, L.BODY_C), (L.BODY_B, L.BODY_D), (L.BODY_C, L.BODY_D))
 
 
+_kernels_checked = False
+
+
+def _prepare_kernels():
+    """The first step in a process: when the kernel cache holds no complete set, compile
+    every kernel at once on the free cores (warmup.prepare: a worker process compiles the
+    collision and joint kernels meanwhile) instead of one by one on this core as the frame
+    reaches them. Later steps, and processes whose cache is complete, skip it."""
+    global _kernels_checked
+    _kernels_checked = True
+    from . import warmup            # warmup imports this module
+    warmup.prepare()
+
+
 class World(Mechanisms, CustomConstraints, Forces):
     """A rigid-body world: bodies, joints, and the soft-step solver that moves them.
 
@@ -1205,6 +1219,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         if self._bs.n == 0:
             self.time += dt
             return
+        if not _kernels_checked:
+            _prepare_kernels()
         self._check_state()
         frames = math.ceil(dt / self.max_frame - 1e-9)
         if frames <= 1:

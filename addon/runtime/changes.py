@@ -5,8 +5,8 @@ script moving a watched object, a new action, a posed ragdoll armature, an edite
 takes a body the user moved as its new rest pose.
 
 Edited keys do not drop the whole cache: each simulated frame remembers a digest of what it
-read (`FrameReads`: the kinematic targets, drives, path points and steering it sent to the
-world), and when the watched F-curves' keys change (`Watch.keys`) the frames are read again
+read (`digests.FrameReads`: the kinematic targets, drives, path points and steering it sent to
+the world), and when the watched F-curves' keys change (`Watch.keys`) the frames are read again
 and the cache is kept up to the first frame whose reads differ."""
 
 import hashlib
@@ -321,47 +321,3 @@ def revise(scene, sim):
         sim.forget_from(first)
     sim.keys = (curves, digest)
     return True
-
-
-class FrameReads:
-    """Stands in for the World while a frame sends it its inputs: every value sent (kinematic
-    targets, drives, path points, steering) and every value `note`d goes into a digest, and
-    the call reaches the World only when `forward` (a step; a check only reads). Switching a
-    body's kind is not recorded (whether a ragdoll part switches depends on its kind in the
-    world's state; the targets it is sent say which parts follow their animation)."""
-
-    RECORDED = frozenset(("set_kinematic_target", "set_drive", "set_path_points",
-                          "set_steering", "set_motor", "set_spring", "set_field"))
-
-    def __init__(self, world, forward):
-        self._world = world
-        self._forward = forward
-        self._digest = hashlib.blake2b(digest_size=16)
-
-    def __getattr__(self, name):
-        attr = getattr(self._world, name)
-        if name == "set_kind":
-            return attr if self._forward else _ignore
-        if name not in self.RECORDED:
-            return attr
-
-        def send(*args, **kwargs):
-            self.note(name, *args, *sorted(kwargs.items()))
-            if self._forward:
-                return attr(*args, **kwargs)
-        return send
-
-    def note(self, *values):
-        for v in values:
-            try:
-                data = np.asarray(v, dtype=np.float64).tobytes()
-            except (TypeError, ValueError):
-                data = repr(v).encode()
-            self._digest.update(data)
-
-    def digest(self):
-        return self._digest.digest()
-
-
-def _ignore(*_args, **_kwargs):
-    return None

@@ -20,7 +20,8 @@ from ..scene.animation import basis_at, has_transform_animation, matrix_world_at
 from ..scene.errors import SceneError
 from ..scene.frames import evaluations, keep_frame
 from ..scene.objects import SceneScan, world_settings
-from .changes import FrameReads, Watch
+from .changes import Watch
+from .digests import FrameReads
 from .rest import rest_values
 from .state import Lookup, Reads
 

@@ -9,7 +9,7 @@ import pytest
 
 from solver import jit
 from solver.mathx import cross
-from solver.sorting import SMALL_RUN, argsort, pair_order
+from solver.sorting import SMALL_RUN, argsort, pair_order, search_sorted
 from solver.stamp import source_hash
 
 
@@ -112,3 +112,54 @@ def test_a_function_that_hands_back_a_view_keeps_its_reference_counting():
     view = _tail(a)
     del a
     assert list(view) == [1.0, 2.0, 3.0]
+
+
+def test_the_steps_parts_are_typed_as_step_frame_calls_them():
+    """warmup compiles step_frame's big subtrees on their own, some in the worker, so that
+    step_frame loads them from the cache instead of compiling them again in one process:
+    typed otherwise than step_frame calls them, each would compile twice. After a
+    preparation the cache of each part holds one signature, the part's own."""
+    from solver import warmup
+    warmup.prepare()
+    w = warmup.every_feature_world()
+    parts = warmup._parts(w._step_args(1 / 60, w._contacts.kernel_args()))
+    assert set(parts) == set(warmup.WORKER_PARTS + warmup.MAIN_PARTS)
+    for name, (dispatcher, sig) in parts.items():
+        if callable(sig):
+            sig = sig()
+        saved = {key[0] for key in dispatcher._cache._cache_file._load_index()}
+        assert saved == {sig}, (name, saved)
+
+
+@jit.kernel
+def _search_sorted(keys, key):
+    return search_sorted(keys, key)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 64])
+def test_search_sorted_is_numpys_searchsorted(n):
+    rng = np.random.default_rng(n)
+    keys = np.sort(rng.integers(0, 20, n)).astype(np.int64)       # ties and gaps
+    for key in range(-1, 22):
+        assert _search_sorted(keys, key) == np.searchsorted(keys, key), (keys, key)
+
+
+def test_the_first_step_of_a_process_prepares_the_kernels(monkeypatch):
+    """A script that only builds a world and steps gets the kernels compiled on every free
+    core (warmup.prepare, which returns at once when the cache is complete), once per
+    process."""
+    import solver as lg
+    from solver import warmup, world
+    calls = []
+    monkeypatch.setattr(world, "_kernels_checked", False)
+    monkeypatch.setattr(warmup, "prepare", lambda *a, **k: calls.append(a) or 0.0)
+    w = lg.World()
+    w.step(1 / 60)                              # no bodies: nothing to compile for
+    assert calls == []
+    w.add_body(lg.Sphere(0.1), (0, 0, 1))
+    w.step(1 / 60)
+    w.step(1 / 60)
+    other = lg.World()
+    other.add_body(lg.Box((1, 1, 1)), (0, 0, 2))
+    other.step(1 / 60)                          # another world of the same process
+    assert len(calls) == 1

@@ -1,18 +1,15 @@
-"""The overlay's geometry (addon/scene/limit_shapes.py), headless: it imports neither bpy
-nor gpu, so it is loaded here from its file."""
+"""The overlay's geometry (addon/scene/limit_shapes.py), without Blender: it imports neither
+bpy nor gpu."""
 
-import importlib.util
 import math
 import os
 
 import numpy as np
 import pytest
 
+from addon.scene import limit_shapes as ls
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location(
-    "limit_shapes", os.path.join(ROOT, "addon", "scene", "limit_shapes.py"))
-ls = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ls)
 
 
 def _angle(u, v):
