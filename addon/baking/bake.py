@@ -32,6 +32,7 @@ from ..runtime.state import state
 from ..scene import ragdolls
 from ..scene.animation import matrix_world_at, quaternion_to_rotation, rotation_values
 from ..scene.errors import SceneError
+from ..scene.frames import keep_frame
 from ..scene.objects import scene_bodies
 from . import controls as retarget
 from . import reduce
@@ -253,7 +254,9 @@ def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=
     bones. With a `tolerance` (metres, radians), reduced keys (`write_reduced`). Returns the
     KeyCount."""
     rot_path, rot_n = ROTATION_PATHS.get(mode, ("rotation_euler", 3))
-    remove_fcurves(bag, {prefix + p for p in TRANSFORM_PATHS})
+    paths = {prefix + p for p in TRANSFORM_PATHS}
+    kept = keys_outside(bag, paths, frames[0], frames[-1])
+    remove_fcurves(bag, paths)
     count = KeyCount()
     for path, channels, error, errors, tol in (
             ("location", values[:, :3], reduce.location_error, reduce.location_errors,
@@ -268,7 +271,46 @@ def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=
             continue
         keys = write_reduced(bag, prefix + path, frames, channels, group, error, errors, tol)
         count += KeyCount(len(keys) * channels.shape[1], full)
+    restore_keys(bag, kept, group)
     return count
+
+
+# what a key holds beside its frame and value
+_KEY_SETTINGS = ("interpolation", "easing", "back", "amplitude", "period", "handle_left_type",
+                 "handle_right_type")
+
+
+def keys_outside(bag, paths, first, last):
+    """{(path, index): [key]} of the keys of `paths` before `first` or after `last`: the
+    user's animation outside a baked range, which the bake keeps. A key is (co, handle_left,
+    handle_right, {setting: value})."""
+    out = {}
+    for fc in bag.fcurves:
+        if fc.data_path not in paths:
+            continue
+        keys = [(tuple(k.co), tuple(k.handle_left), tuple(k.handle_right),
+                 {name: getattr(k, name) for name in _KEY_SETTINGS})
+                for k in fc.keyframe_points if k.co[0] < first or k.co[0] > last]
+        if keys:
+            out[fc.data_path, fc.array_index] = keys
+    return out
+
+
+def restore_keys(bag, kept, group):
+    """Put the keys `keys_outside` kept back into the channels' F-curves (made again where
+    the bake wrote none: a rotation channel of another mode)."""
+    for (path, index), keys in kept.items():
+        fc = bag.fcurves.find(path, index=index)
+        if fc is None:
+            fc = bag.fcurves.new(path, index=index)
+            if hasattr(bag, "groups"):
+                fc.group = bag.groups.get(group) or bag.groups.new(group)
+        for co, left, right, settings in keys:
+            k = fc.keyframe_points.insert(co[0], co[1], options={'FAST'})
+            for name, value in settings.items():
+                setattr(k, name, value)
+            k.handle_left, k.handle_right = left, right
+        fc.update()
 
 
 def write_reduced(bag, path, frames, channels, group, error, errors, tolerance):
@@ -332,15 +374,18 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
         moved = [b for p in run.parts for b in p.targets]
         skeleton = Skeleton(arm, moved + [s for s, _ in pairs])
         values, previous, sources = {}, {}, []
-        for f, p in zip(frames, poses):
-            basis = bone_poses(run, skeleton, f, p)
-            for bone, m in basis.items():
-                loc, q, _ = m.decompose()
-                mode = arm.pose.bones[bone].rotation_mode
-                previous[bone] = quaternion_to_rotation(mode, q, previous.get(bone))
-                values.setdefault(bone, []).append([*loc, *previous[bone]])
-            if pairs:
-                sources.append(world_pose(skeleton, basis, f, {s for s, _ in pairs}))
+        with keep_frame(scene):   # the armature's world matrix may need the depsgraph
+            for f, p in zip(frames, poses):
+                known = sim.frame_matrices(scene, f)
+                basis = bone_poses(run, skeleton, f, p, known)
+                for bone, m in basis.items():
+                    loc, q, _ = m.decompose()
+                    mode = arm.pose.bones[bone].rotation_mode
+                    previous[bone] = quaternion_to_rotation(mode, q, previous.get(bone))
+                    values.setdefault(bone, []).append([*loc, *previous[bone]])
+                if pairs:
+                    sources.append(world_pose(skeleton, basis, f, {s for s, _ in pairs},
+                                              known))
         rd = arm.ligament_ragdoll
         rd.pre_bake_pose = json.dumps({b: [*arm.pose.bones[b].location,
                                            *rotation_values(arm.pose.bones[b])]
@@ -373,9 +418,10 @@ def control_pairs(arm):
     return rig, good
 
 
-def world_pose(skeleton, basis, frame, bones):
-    """{bone: world matrix} of `bones` at `frame`, the simulated ones posed by `basis`."""
-    arm_world = matrix_world_at(skeleton.arm, frame, {})
+def world_pose(skeleton, basis, frame, bones, known=None):
+    """{bone: world matrix} of `bones` at `frame`, the simulated ones posed by `basis`.
+    `known`: the `matrix_world_at` memo of the frame."""
+    arm_world = matrix_world_at(skeleton.arm, frame, {} if known is None else known)
     pose = {}
     for n in skeleton.order:
         parent = pose[skeleton.parent[n]] if skeleton.parent[n] else Matrix.Identity(4)

@@ -27,7 +27,7 @@ the ragdoll's Pose Matching Stiffness (world/ragdolls.py)."""
 import numpy as np
 
 from ..kernels import solver as lg
-from ..scene.animation import has_transform_animation
+from ..scene.animation import is_moving
 from .poses import shape_pose
 
 SPRING_LENGTH = 10.0    # m: long springs pull along a nearly fixed direction
@@ -37,10 +37,10 @@ MIN_HERTZ = 1e-6        # the springs at the hit frame: free (a spring needs som
 
 
 def is_armed(obj):
-    """An Animated body that reacts to hits (baked bodies replay their keys)."""
+    """An Animated body that reacts to hits (baked bodies replay their keys): one that moves,
+    by its keys or anything else that moves it in Blender (a parent, NLA, a constraint)."""
     s = obj.ligament_body
-    return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and \
-        has_transform_animation(obj)
+    return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and is_moving(obj)
 
 
 def blend_hertz(frame, hit, blend, top):
