@@ -248,14 +248,25 @@ ROTATION_PATHS = {'QUATERNION': ("rotation_quaternion", 4),
 TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle")
 
 
-def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=None):
+def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=None,
+                    owner=None, hold=(False, False)):
     """Location and rotation (in rotation `mode`) keys: `values` (frames, 7) holds location
     then 4 rotation values per frame; `prefix` is "" for objects, 'pose.bones["x"].' for
-    bones. With a `tolerance` (metres, radians), reduced keys (`write_reduced`). Returns the
+    bones. With a `tolerance` (metres, radians), reduced keys (`write_reduced`). The keys
+    outside the baked frames stay (`keys_outside`); `hold` (before, after): the object
+    plays keys before or after the baked frames (`keyed_outside`), so a channel that had
+    none keeps `owner`'s (the object's or pose bone's) unkeyed value there. Returns the
     KeyCount."""
     rot_path, rot_n = ROTATION_PATHS.get(mode, ("rotation_euler", 3))
     paths = {prefix + p for p in TRANSFORM_PATHS}
     kept = keys_outside(bag, paths, frames[0], frames[-1])
+    had = {(fc.data_path, fc.array_index) for fc in bag.fcurves if fc.data_path in paths}
+    still = {}
+    if any(hold) and owner is not None:   # the unkeyed channels' values outside the bake
+        for path, n in (("location", 3), (rot_path, rot_n)):
+            for i in range(n):
+                if (prefix + path, i) not in had:
+                    still[prefix + path, i] = getattr(owner, path)[i]
     remove_fcurves(bag, paths)
     count = KeyCount()
     for path, channels, error, errors, tol in (
@@ -272,7 +283,38 @@ def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=
         keys = write_reduced(bag, prefix + path, frames, channels, group, error, errors, tol)
         count += KeyCount(len(keys) * channels.shape[1], full)
     restore_keys(bag, kept, group)
+    if still:
+        hold_outside(bag, still, frames, hold)
     return count
+
+
+def keyed_outside(bag, first, last):
+    """(before, after): whether the F-curves of `bag` have keys before frame `first`, after
+    frame `last`."""
+    before = after = False
+    for fc in bag.fcurves:
+        kps = fc.keyframe_points
+        if len(kps):
+            before = before or kps[0].co[0] < first
+            after = after or kps[-1].co[0] > last
+    return before, after
+
+
+def hold_outside(bag, still, frames, hold):
+    """Keys that hold the channels of `still` ({(path, index): value}) at their unkeyed value
+    on the frame before the baked frames and the one after, on the sides `hold` (before,
+    after) where the object plays keys of its own: there it plays its animation, not the
+    bake's first or last pose."""
+    before, after = hold
+    for (path, index), value in still.items():
+        fc = bag.fcurves.find(path, index=index)
+        if fc is None:
+            continue
+        for side, frame in ((before, frames[0] - 1), (after, frames[-1] + 1)):
+            if side:
+                k = fc.keyframe_points.insert(float(frame), value, options={'FAST'})
+                k.interpolation = 'LINEAR'
+        fc.update()
 
 
 # what a key holds beside its frame and value
@@ -347,7 +389,8 @@ def write_keys(scene, objects, frames, poses, linear=True, tolerance=None):
         bag = begin_bake(obj, s)
         values = np.array([[*p[obj.name][0], *p[obj.name][1]] for p in poses], dtype=np.float64)
         count += write_transform(bag, "", obj.rotation_mode, frames_arr, values,
-                                 "Object Transforms", linear, tolerance)
+                                 "Object Transforms", linear, tolerance, obj,
+                                 keyed_outside(bag, frames[0], frames[-1]))
         s.baked = True
         obj.update_tag()
     cache.invalidate(scene)
@@ -391,10 +434,12 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
                                            *rotation_values(arm.pose.bones[b])]
                                        for b in values})
         bag = begin_bake(arm, rd)
+        hold = keyed_outside(bag, frames[0], frames[-1])
         for bone, rows in values.items():
             count += write_transform(bag, bone_path(bone) + ".",
                                      arm.pose.bones[bone].rotation_mode, frames_arr,
-                                     np.array(rows, dtype=np.float64), bone, linear, tolerance)
+                                     np.array(rows, dtype=np.float64), bone, linear, tolerance,
+                                     arm.pose.bones[bone], hold)
         rd.baked = True
         ragdoll.sync_constraints(scene, arm)
         arm.update_tag()
