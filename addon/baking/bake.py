@@ -19,7 +19,7 @@ import json
 import numpy as np
 
 import bpy
-from mathutils import Matrix
+from mathutils import Matrix, Vector
 
 from ..authoring import controls, ragdoll
 from ..world.hits import is_armed
@@ -324,31 +324,88 @@ _KEY_SETTINGS = ("interpolation", "easing", "back", "amplitude", "period", "hand
 
 def keys_outside(bag, paths, first, last):
     """{(path, index): [key]} of the keys of `paths` before `first` or after `last`: the
-    user's animation outside a baked range, which the bake keeps. A key is (co, handle_left,
-    handle_right, {setting: value})."""
+    user's animation outside a baked range, which the bake keeps, with a key on the frame
+    next to the range where a curve crosses it (`_cut`), so that it plays there as before.
+    A key is (co, handle_left, handle_right, {setting: value})."""
     out = {}
     for fc in bag.fcurves:
         if fc.data_path not in paths:
             continue
-        keys = [(tuple(k.co), tuple(k.handle_left), tuple(k.handle_right),
-                 {name: getattr(k, name) for name in _KEY_SETTINGS})
-                for k in fc.keyframe_points if k.co[0] < first or k.co[0] > last]
-        if keys:
-            out[fc.data_path, fc.array_index] = keys
+        points = list(fc.keyframe_points)
+        keys = [_key(k) for k in points]
+        before = [i for i, k in enumerate(points) if k.co[0] < first]
+        after = [i for i, k in enumerate(points) if k.co[0] > last]
+        # both cuts split the curve as it was (one segment may cross the whole range)
+        orig = [(tuple(k[0]), tuple(k[1]), tuple(k[2])) for k in keys]
+        kept = [keys[i] for i in before]
+        if before and before[-1] + 1 < len(points):
+            kept += _cut(fc, keys, orig, before[-1], first - 1.0, left=True)
+        if after and after[0] > 0:
+            kept += _cut(fc, keys, orig, after[0] - 1, last + 1.0, left=False)
+        kept += [keys[i] for i in after]
+        if kept:
+            out[fc.data_path, fc.array_index] = kept
     return out
+
+
+def _key(k):
+    return [tuple(k.co), tuple(k.handle_left), tuple(k.handle_right),
+            {name: getattr(k, name) for name in _KEY_SETTINGS}]
+
+
+def _cut(fc, keys, orig, i, frame, left):
+    """The segment of `fc` from key i to key i + 1 cut at `frame` (between them): the key
+    there, that keeps the side outside the bake (`left`: the side before it) as it played.
+    A Bezier segment is split exactly (de Casteljau), its outer key's handle moved onto the
+    split and made free (an automatic handle would turn with its new neighbour); other
+    interpolations keep their shape with a key at the curve's value."""
+    a, b = keys[i], keys[i + 1]
+    if not orig[i][0][0] < frame < orig[i + 1][0][0]:
+        return []
+    settings = dict(a[3], handle_left_type='FREE', handle_right_type='FREE')
+    if a[3]["interpolation"] != 'BEZIER':
+        value = fc.evaluate(frame)
+        if left:
+            settings["interpolation"] = 'LINEAR'
+        return [[(frame, value), (frame, value), (frame, value), settings]]
+    p0, p1, p2, p3 = (Vector(orig[i][0]), Vector(orig[i][2]), Vector(orig[i + 1][1]),
+                      Vector(orig[i + 1][0]))
+    lo, hi = 0.0, 1.0
+    for _ in range(60):      # x(t) rises along the segment: bisect for x(t) = frame
+        t = 0.5 * (lo + hi)
+        x = ((1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * p1 + 3 * (1 - t) * t * t * p2 +
+             t ** 3 * p3).x
+        lo, hi = (t, hi) if x < frame else (lo, t)
+    p01, p12, p23 = p0.lerp(p1, t), p1.lerp(p2, t), p2.lerp(p3, t)
+    p012, p123 = p01.lerp(p12, t), p12.lerp(p23, t)
+    mid = p012.lerp(p123, t)
+    mid = Vector((frame, mid.y))
+    if left:     # keys[i] keeps the part before the cut
+        a[2] = tuple(p01)
+        a[3] = dict(a[3], handle_left_type='FREE', handle_right_type='FREE')
+        settings["interpolation"] = 'LINEAR'
+        return [[tuple(mid), tuple(p012), tuple(mid), settings]]
+    b[1] = tuple(p23)
+    b[3] = dict(b[3], handle_left_type='FREE', handle_right_type='FREE')
+    return [[tuple(mid), tuple(mid), tuple(p123), settings]]
 
 
 def restore_keys(bag, kept, group):
     """Put the keys `keys_outside` kept back into the channels' F-curves (made again where
-    the bake wrote none: a rotation channel of another mode)."""
+    the bake wrote none: a rotation channel of another mode). The handles are set once
+    every key is in: inserting a key moves its neighbours' handles."""
     for (path, index), keys in kept.items():
         fc = bag.fcurves.find(path, index=index)
         if fc is None:
             fc = bag.fcurves.new(path, index=index)
             if hasattr(bag, "groups"):
                 fc.group = bag.groups.get(group) or bag.groups.new(group)
+        kps = fc.keyframe_points
+        for co, _, _, settings in keys:
+            kps.insert(co[0], co[1], options={'FAST'})
+        at = {float(k.co[0]): k for k in kps}
         for co, left, right, settings in keys:
-            k = fc.keyframe_points.insert(co[0], co[1], options={'FAST'})
+            k = at[float(co[0])]
             for name, value in settings.items():
                 setattr(k, name, value)
             k.handle_left, k.handle_right = left, right
