@@ -17,7 +17,7 @@ import numpy as np
 from ..world import mechanisms
 from ..scene import ragdolls
 from ..scene.animation import action_fcurves, has_transform_animation, moved_by_depsgraph, \
-    strip_fcurves
+    played_beyond_action, strip_fcurves
 from ..scene.curves import curve_motion
 from ..scene.fields import field_objects
 from ..scene.frames import tagged_since_evaluation
@@ -102,7 +102,8 @@ class Watch:
         # Pose bones of ragdoll armatures without an action: posing one changes where its
         # ragdoll starts (keyed poses change through their action instead).
         self.posed = [(o, len(o.pose.bones)) for o in self.objects if o.type == 'ARMATURE'
-                      and o.ligament_ragdoll.enabled and _action_name(o) is None]
+                      and o.ligament_ragdoll.enabled and _action_name(o) is None
+                      and not played_beyond_action(o)]
         self.paths = [o for o in self.objects if o.type == 'EMPTY' and o.ligament_joint.enabled
                       and o.ligament_joint.type == 'PATH']
         # the data-blocks whose keys the frames read: the watched objects and their data

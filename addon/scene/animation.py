@@ -74,6 +74,16 @@ def moved_by_depsgraph(obj):
     return obj.parent is not None and obj.parent_type != 'OBJECT'
 
 
+def played_beyond_action(obj):
+    """Whether more than `obj`'s active action animates it (NLA strips, drivers): then its
+    animated values are the ones Blender shows after evaluating the frame, not its F-curves'."""
+    ad = obj.animation_data
+    if ad is None:
+        return False
+    return (ad.use_nla and any(not t.mute and len(t.strips) for t in ad.nla_tracks)) or \
+        any(not d.mute for d in ad.drivers)
+
+
 def has_delta(obj):
     """Whether `obj` has a delta transform of its own (not one the simulation wrote)."""
     if obj.ligament_body.sim_delta:
@@ -86,8 +96,10 @@ def has_delta(obj):
 
 def needs_depsgraph(obj):
     """Whether only the depsgraph gives `obj`'s world matrix (`matrix_world_at` does not
-    compose deltas, constraints, drivers or NLA strips)."""
-    return moved_by_depsgraph(obj) or has_delta(obj)
+    compose deltas, constraints, drivers or NLA strips), or an armature's pose (its bones
+    played by NLA strips or drivers)."""
+    return moved_by_depsgraph(obj) or has_delta(obj) or \
+        (obj.type == 'ARMATURE' and played_beyond_action(obj))
 
 
 def is_moving(obj):

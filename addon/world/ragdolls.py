@@ -29,7 +29,8 @@ import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
 from ..scene import ragdolls
-from ..scene.animation import action_fcurves, basis_at, compose, is_moving, matrix_world_at
+from ..scene.animation import action_fcurves, basis_at, compose, is_moving, matrix_world_at, \
+    played_beyond_action
 from ..scene.errors import SceneError
 from .hits import blend_hertz
 from .poses import shape_pose, start_velocity
@@ -69,7 +70,12 @@ class Skeleton:
             prefix = bone_path(n) + "."
             self.fcurves[n] = {(path[len(prefix):], i): fc for (path, i), fc in
                                all_fcurves.items() if path.startswith(prefix)}
-        self.animated = any(self.fcurves.values())
+        # bones played by NLA strips or drivers: their channels are read as the depsgraph
+        # evaluated them at the frame (the Simulation evaluates the frame first)
+        self.played = played_beyond_action(arm)
+        if self.played:
+            self.fcurves = {n: {} for n in needed}
+        self.animated = self.played or any(self.fcurves.values())
         self._still = None
 
     def basis(self, name, frame):
@@ -201,8 +207,9 @@ class RagdollRun:
         self.chain_scales = None     # per chain joint, see chain_scales
         # chains whose bones below the root are not keyed pull toward a fixed relative
         # orientation: their drives are set once (`set_static_drives`), not every frame
-        self.chain_static = not any(self.skeleton.fcurves.get(p.bone) for p in parts
-                                    if p.chain and p.bone != p.chain)
+        self.chain_static = not self.skeleton.played and \
+            not any(self.skeleton.fcurves.get(p.bone) for p in parts
+                    if p.chain and p.bone != p.chain)
         self.keyed = keyed
         self.flags = None            # the parts' simulated flags when nothing keys them
         self.idle = not keyed and not self.baked and not self.reacting and \
