@@ -7,7 +7,7 @@ asks for the same physics."""
 
 import pytest
 
-from test_ragdoll import RIGIFY
+from test_ragdoll import POSE, RIGIFY
 
 pytestmark = pytest.mark.usefixtures("blender")
 
@@ -327,3 +327,39 @@ def test_a_ragdoll_carried_by_a_moving_parent_starts_with_its_velocity(blender):
     assert own[-1] - own[0] > 4.0                 # carried on at about 5 m/s
     for f, (a, b) in enumerate(zip(own, carried), start=1):
         assert abs(a - b) < 0.01, (f, a, b)
+
+
+def test_a_ragdoll_following_bones_played_by_an_nla_strip_holds_their_pose(blender):
+    """A metarig whose pose is played by an NLA strip (no active action), ragdolled with its
+    parts following the animation (Simulated off): its bones are where the same strip puts an
+    unragdolled twin's, and the world is built once (it was built again on every frame)."""
+    out = blender.run(RIGIFY, POSE, HELPERS, """
+        scene.use_gravity = False
+        ws = scene.ligament_world
+        ws.enabled = True
+        ws.frame_start, ws.frame_end = 1, 30
+        twin = metarig("Twin", location=(0, 3, 1.0))
+        key_pose(twin)
+        to_nla(twin)
+        arm = metarig("Rig", location=(0, 0, 1.0))
+        key_pose(arm)
+        to_nla(arm)
+        bpy.ops.ligament.ragdoll_from_armature()
+        arm.ligament_ragdoll.simulated = False
+        bones = ("upper_arm.L", "forearm.L", "shin.R", "spine.004")
+        scene.frame_set(1)
+        first = stats["builds"]
+        worst = 0.0
+        for f in range(1, 31):
+            scene.frame_set(f)
+            for b in bones:
+                m = arm.pose.bones[b].matrix      # armature space: the twin stands elsewhere
+                t = twin.pose.bones[b].matrix
+                worst = max(worst, max(abs(x - y) for r1, r2 in zip(m, t)
+                                       for x, y in zip(r1, r2)))
+        result({"worst": worst, "builds": stats["builds"] - first,
+                "error": cache.error(scene)})
+    """)
+    assert out["error"] is None
+    assert out["builds"] == 0, out["builds"]
+    assert out["worst"] < 1e-4, out["worst"]
