@@ -12,14 +12,11 @@ from test_ragdoll import POSE, RIGIFY
 pytestmark = pytest.mark.usefixtures("blender")
 
 HELPERS = """
-    from bpy_extras import anim_utils
     cache = lig.addon.runtime.cache
     stats = lig.addon.runtime.simulation.stats
 
     def linear(obj):
-        ad = obj.animation_data
-        bag = anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot)
-        for fc in bag.fcurves:
+        for fc in lig.addon.scene.animation.action_fcurves(obj).values():
             for k in fc.keyframe_points:
                 k.interpolation = 'LINEAR'
 
@@ -61,10 +58,9 @@ def test_animated_bodies_are_where_blender_shows_them_whatever_moves_them(blende
         ws.frame_start, ws.frame_end = 1, 30
         nla = box("NLA", (0.2, 1, 1), (0, 0, 1), kind='ANIMATED')
         slide(nla, [(1, 0.0), (25, 4.0)])
-        for k in anim_utils.action_get_channelbag_for_slot(
-                nla.animation_data.action, nla.animation_data.action_slot).fcurves[0]\\
-                .keyframe_points:
-            k.interpolation = 'BEZIER'    # eased: 3.55 at frame 20
+        for fc in lig.addon.scene.animation.action_fcurves(nla).values():
+            for k in fc.keyframe_points:
+                k.interpolation = 'BEZIER'    # eased: 3.55 at frame 20
         to_nla(nla)
         nla.location.x = 4.0          # what the channel holds is not what Blender shows
         driven = box("Driver", (0.2, 1, 1), (0, 3, 1), kind='ANIMATED')

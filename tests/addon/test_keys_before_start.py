@@ -27,12 +27,10 @@ def test_a_ragdolls_bones_play_their_keys_before_the_start_and_its_bake_keeps_th
         keyed = {f: world(f) for f in range(1, 20)}
 
         def keys_before(frame):
-            ad = arm.animation_data
-            from bpy_extras import anim_utils
-            bag = anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot)
+            fcurves = lig.addon.scene.animation.action_fcurves(arm).values()
             return sorted((fc.data_path, fc.array_index,
                            [list(k.co) for k in fc.keyframe_points if k.co[0] < frame])
-                          for fc in bag.fcurves if "upper_arm.L" in fc.data_path)
+                          for fc in fcurves if "upper_arm.L" in fc.data_path)
         before = keys_before(20)
         bpy.ops.ligament.ragdoll_from_armature()
         ws = scene.ligament_world
