@@ -7,6 +7,7 @@ asks for the same physics."""
 
 import pytest
 
+from test_bone_chain import CHAIN
 from test_ragdoll import POSE, RIGIFY
 
 pytestmark = pytest.mark.usefixtures("blender")
@@ -359,3 +360,40 @@ def test_a_ragdoll_following_bones_played_by_an_nla_strip_holds_their_pose(blend
     assert out["error"] is None
     assert out["builds"] == 0, out["builds"]
     assert out["worst"] < 1e-4, out["worst"]
+
+
+def test_a_bone_chain_carried_by_a_moving_parent_swings_as_when_keyed_itself(blender):
+    """A hanging bone chain moving at 5 m/s from the start, stopping at frame 13: its armature
+    keyed, or carried by a keyed empty. The chain swings the same either way (carried, it
+    started at rest and its tip was off by centimetres)."""
+    out = blender.run(CHAIN, HELPERS, """
+        ws = scene.ligament_world
+        ws.enabled = True
+        ws.frame_start, ws.frame_end = 1, 30
+        own, names = chain_armature(name="Own", location=(0, 0, 2))
+        bpy.ops.ligament.add_bone_chain(preset='TAIL')
+        bpy.ops.object.mode_set(mode='OBJECT')
+        slide(own, [(1, 0.0), (13, 2.5), (25, 2.5)], index=1)   # 5 m/s, then it stops
+        for o in bpy.context.selected_objects:
+            o.select_set(False)
+        carried, _ = chain_armature(name="Carried", location=(0, 0, 0))
+        bpy.ops.ligament.add_bone_chain(preset='TAIL')
+        bpy.ops.object.mode_set(mode='OBJECT')
+        car = bpy.data.objects.new("Car", None)
+        scene.collection.objects.link(car)
+        car.location = (2, 0, 2)
+        slide(car, [(1, 0.0), (13, 2.5), (25, 2.5)], index=1)
+        carried.parent = car
+        tips = {"Own": [], "Carried": []}
+        for f in range(1, 25):
+            scene.frame_set(f)
+            for arm in (own, carried):
+                tip = arm.matrix_world @ arm.pose.bones[names[-1]].tail
+                tips[arm.name].append(list(tip - arm.matrix_world.translation))
+        result({"tips": tips, "error": cache.error(scene)})
+    """)
+    assert out["error"] is None
+    own, carried = out["tips"]["Own"], out["tips"]["Carried"]
+    assert max(abs(p[1]) for p in own) > 0.05        # the chain swings on when it stops
+    for f, (a, b) in enumerate(zip(own, carried), start=1):
+        assert max(abs(x - y) for x, y in zip(a, b)) < 0.002, (f, a, b)
