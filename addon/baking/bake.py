@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 import bpy
-from mathutils import Matrix
+from mathutils import Matrix, Vector
 
 from ..authoring import controls, ragdoll
 from ..world.hits import is_armed
@@ -34,6 +34,7 @@ from ..runtime.state import state
 from ..scene import ragdolls
 from ..scene.animation import matrix_world_at, quaternion_to_rotation, rotation_values
 from ..scene.errors import SceneError
+from ..scene.frames import keep_frame
 from ..scene.objects import scene_bodies
 from . import chains
 from . import controls as retarget
@@ -252,13 +253,25 @@ TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotatio
 
 
 def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=None,
-                    extra=()):
+                    extra=(), owner=None, hold=(False, False)):
     """Location and rotation (in rotation `mode`) keys: `values` (frames, 7) holds location
     then 4 rotation values per frame; `prefix` is "" for objects, 'pose.bones["x"].' for
     bones. With a `tolerance` (metres, radians), reduced keys (`write_reduced`), with a key
-    on the frames of index `extra` too. Returns the KeyCount."""
+    on the frames of index `extra` too. The keys outside the baked frames stay
+    (`keys_outside`); `hold` (before, after): the object plays keys before or after the
+    baked frames (`keyed_outside`), so a channel that had none keeps `owner`'s (the object's
+    or pose bone's) unkeyed value there. Returns the KeyCount."""
     rot_path, rot_n = ROTATION_PATHS.get(mode, ("rotation_euler", 3))
-    remove_fcurves(bag, {prefix + p for p in TRANSFORM_PATHS})
+    paths = {prefix + p for p in TRANSFORM_PATHS}
+    kept = keys_outside(bag, paths, frames[0], frames[-1])
+    had = {(fc.data_path, fc.array_index) for fc in bag.fcurves if fc.data_path in paths}
+    still = {}
+    if any(hold) and owner is not None:   # the unkeyed channels' values outside the bake
+        for path, n in (("location", 3), (rot_path, rot_n)):
+            for i in range(n):
+                if (prefix + path, i) not in had:
+                    still[prefix + path, i] = getattr(owner, path)[i]
+    remove_fcurves(bag, paths)
     count = KeyCount()
     for path, channels, error, errors, tol in (
             ("location", values[:, :3], reduce.location_error, reduce.location_errors,
@@ -274,7 +287,134 @@ def write_transform(bag, prefix, mode, frames, values, group, linear, tolerance=
         keys = write_reduced(bag, prefix + path, frames, channels, group, error, errors, tol,
                              extra)
         count += KeyCount(len(keys) * channels.shape[1], full)
+    restore_keys(bag, kept, group)
+    if still:
+        hold_outside(bag, still, frames, hold)
     return count
+
+
+def keyed_outside(bag, first, last):
+    """(before, after): whether the F-curves of `bag` have keys before frame `first`, after
+    frame `last`."""
+    before = after = False
+    for fc in bag.fcurves:
+        kps = fc.keyframe_points
+        if len(kps):
+            before = before or kps[0].co[0] < first
+            after = after or kps[-1].co[0] > last
+    return before, after
+
+
+def hold_outside(bag, still, frames, hold):
+    """Keys that hold the channels of `still` ({(path, index): value}) at their unkeyed value
+    on the frame before the baked frames and the one after, on the sides `hold` (before,
+    after) where the object plays keys of its own: there it plays its animation, not the
+    bake's first or last pose."""
+    before, after = hold
+    for (path, index), value in still.items():
+        fc = bag.fcurves.find(path, index=index)
+        if fc is None:
+            continue
+        for side, frame in ((before, frames[0] - 1), (after, frames[-1] + 1)):
+            if side:
+                k = fc.keyframe_points.insert(float(frame), value, options={'FAST'})
+                k.interpolation = 'LINEAR'
+        fc.update()
+
+
+# what a key holds beside its frame and value
+_KEY_SETTINGS = ("interpolation", "easing", "back", "amplitude", "period", "handle_left_type",
+                 "handle_right_type")
+
+
+def keys_outside(bag, paths, first, last):
+    """{(path, index): [key]} of the keys of `paths` before `first` or after `last`: the
+    user's animation outside a baked range, which the bake keeps, with a key on the frame
+    next to the range where a curve crosses it (`_cut`), so that it plays there as before.
+    A key is (co, handle_left, handle_right, {setting: value})."""
+    out = {}
+    for fc in bag.fcurves:
+        if fc.data_path not in paths:
+            continue
+        points = list(fc.keyframe_points)
+        keys = [_key(k) for k in points]
+        before = [i for i, k in enumerate(points) if k.co[0] < first]
+        after = [i for i, k in enumerate(points) if k.co[0] > last]
+        # both cuts split the curve as it was (one segment may cross the whole range)
+        orig = [(tuple(k[0]), tuple(k[1]), tuple(k[2])) for k in keys]
+        kept = [keys[i] for i in before]
+        if before and before[-1] + 1 < len(points):
+            kept += _cut(fc, keys, orig, before[-1], first - 1.0, left=True)
+        if after and after[0] > 0:
+            kept += _cut(fc, keys, orig, after[0] - 1, last + 1.0, left=False)
+        kept += [keys[i] for i in after]
+        if kept:
+            out[fc.data_path, fc.array_index] = kept
+    return out
+
+
+def _key(k):
+    return [tuple(k.co), tuple(k.handle_left), tuple(k.handle_right),
+            {name: getattr(k, name) for name in _KEY_SETTINGS}]
+
+
+def _cut(fc, keys, orig, i, frame, left):
+    """The segment of `fc` from key i to key i + 1 cut at `frame` (between them): the key
+    there, that keeps the side outside the bake (`left`: the side before it) as it played.
+    A Bezier segment is split exactly (de Casteljau), its outer key's handle moved onto the
+    split and made free (an automatic handle would turn with its new neighbour); other
+    interpolations keep their shape with a key at the curve's value."""
+    a, b = keys[i], keys[i + 1]
+    if not orig[i][0][0] < frame < orig[i + 1][0][0]:
+        return []
+    settings = dict(a[3], handle_left_type='FREE', handle_right_type='FREE')
+    if a[3]["interpolation"] != 'BEZIER':
+        value = fc.evaluate(frame)
+        if left:
+            settings["interpolation"] = 'LINEAR'
+        return [[(frame, value), (frame, value), (frame, value), settings]]
+    p0, p1, p2, p3 = (Vector(orig[i][0]), Vector(orig[i][2]), Vector(orig[i + 1][1]),
+                      Vector(orig[i + 1][0]))
+    lo, hi = 0.0, 1.0
+    for _ in range(60):      # x(t) rises along the segment: bisect for x(t) = frame
+        t = 0.5 * (lo + hi)
+        x = ((1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * p1 + 3 * (1 - t) * t * t * p2 +
+             t ** 3 * p3).x
+        lo, hi = (t, hi) if x < frame else (lo, t)
+    p01, p12, p23 = p0.lerp(p1, t), p1.lerp(p2, t), p2.lerp(p3, t)
+    p012, p123 = p01.lerp(p12, t), p12.lerp(p23, t)
+    mid = p012.lerp(p123, t)
+    mid = Vector((frame, mid.y))
+    if left:     # keys[i] keeps the part before the cut
+        a[2] = tuple(p01)
+        a[3] = dict(a[3], handle_left_type='FREE', handle_right_type='FREE')
+        settings["interpolation"] = 'LINEAR'
+        return [[tuple(mid), tuple(p012), tuple(mid), settings]]
+    b[1] = tuple(p23)
+    b[3] = dict(b[3], handle_left_type='FREE', handle_right_type='FREE')
+    return [[tuple(mid), tuple(mid), tuple(p123), settings]]
+
+
+def restore_keys(bag, kept, group):
+    """Put the keys `keys_outside` kept back into the channels' F-curves (made again where
+    the bake wrote none: a rotation channel of another mode). The handles are set once
+    every key is in: inserting a key moves its neighbours' handles."""
+    for (path, index), keys in kept.items():
+        fc = bag.fcurves.find(path, index=index)
+        if fc is None:
+            fc = bag.fcurves.new(path, index=index)
+            if hasattr(bag, "groups"):
+                fc.group = bag.groups.get(group) or bag.groups.new(group)
+        kps = fc.keyframe_points
+        for co, _, _, settings in keys:
+            kps.insert(co[0], co[1], options={'FAST'})
+        at = {float(k.co[0]): k for k in kps}
+        for co, left, right, settings in keys:
+            k = at[float(co[0])]
+            for name, value in settings.items():
+                setattr(k, name, value)
+            k.handle_left, k.handle_right = left, right
+        fc.update()
 
 
 def write_reduced(bag, path, frames, channels, group, error, errors, tolerance, extra=()):
@@ -311,7 +451,8 @@ def write_keys(scene, objects, frames, poses, linear=True, tolerance=None):
         bag = begin_bake(obj, s)
         values = np.array([[*p[obj.name][0], *p[obj.name][1]] for p in poses], dtype=np.float64)
         count += write_transform(bag, "", obj.rotation_mode, frames_arr, values,
-                                 "Object Transforms", linear, tolerance)
+                                 "Object Transforms", linear, tolerance, owner=obj,
+                                 hold=keyed_outside(bag, frames[0], frames[-1]))
         s.baked = True
         obj.update_tag()
     cache.invalidate(scene)
@@ -338,16 +479,19 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
         moved = [b for p in run.parts for b in p.targets]
         skeleton = Skeleton(arm, moved + [s for s, _ in pairs])
         values, previous, sources, full = {}, {}, [], []
-        for f, p in zip(frames, poses):
-            basis = bone_poses(run, skeleton, f, p)
-            full.append(basis)
-            for bone, m in basis.items():
-                loc, q, _ = m.decompose()
-                mode = arm.pose.bones[bone].rotation_mode
-                previous[bone] = quaternion_to_rotation(mode, q, previous.get(bone))
-                values.setdefault(bone, []).append([*loc, *previous[bone]])
-            if pairs:
-                sources.append(world_pose(skeleton, basis, f, {s for s, _ in pairs}))
+        with keep_frame(scene):   # the armature's world matrix may need the depsgraph
+            for f, p in zip(frames, poses):
+                known = sim.frame_matrices(scene, f)
+                basis = bone_poses(run, skeleton, f, p, known)
+                full.append(basis)
+                for bone, m in basis.items():
+                    loc, q, _ = m.decompose()
+                    mode = arm.pose.bones[bone].rotation_mode
+                    previous[bone] = quaternion_to_rotation(mode, q, previous.get(bone))
+                    values.setdefault(bone, []).append([*loc, *previous[bone]])
+                if pairs:
+                    sources.append(world_pose(skeleton, basis, f, {s for s, _ in pairs},
+                                              known))
         rd = arm.ligament_ragdoll
         rd.pre_bake_pose = json.dumps({b: [*arm.pose.bones[b].location,
                                            *rotation_values(arm.pose.bones[b])]
@@ -356,6 +500,7 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
         check = None if tolerance is None or tolerance[0] <= 0.0 else \
             chains.WorldCheck(arm, list(values), frames, full, tolerance[0])
         bag = begin_bake(arm, rd)
+        hold = keyed_outside(bag, frames[0], frames[-1])
         counts, share, todo = {}, {}, list(values)
         for _ in range(chains.MAX_ROUNDS):
             if not todo:
@@ -365,7 +510,8 @@ def write_pose_keys(scene, sim, rigs, frames, poses, linear=True, tolerance=None
                 counts[bone] = write_transform(
                     bag, bone_path(bone) + ".", arm.pose.bones[bone].rotation_mode,
                     frames_arr, np.array(values[bone], dtype=np.float64), bone, linear,
-                    None if tolerance is None else (s * tolerance[0], s * tolerance[1]))
+                    None if tolerance is None else (s * tolerance[0], s * tolerance[1]),
+                    owner=arm.pose.bones[bone], hold=hold)
             todo = [] if check is None else check.off(bag)
             for bone in todo:
                 share[bone] = 0.5 * share.get(bone, 1.0)
@@ -394,9 +540,10 @@ def control_pairs(arm):
     return rig, good
 
 
-def world_pose(skeleton, basis, frame, bones):
-    """{bone: world matrix} of `bones` at `frame`, the simulated ones posed by `basis`."""
-    arm_world = matrix_world_at(skeleton.arm, frame, {})
+def world_pose(skeleton, basis, frame, bones, known=None):
+    """{bone: world matrix} of `bones` at `frame`, the simulated ones posed by `basis`.
+    `known`: the `matrix_world_at` memo of the frame."""
+    arm_world = matrix_world_at(skeleton.arm, frame, {} if known is None else known)
     pose = {}
     for n in skeleton.order:
         parent = pose[skeleton.parent[n]] if skeleton.parent[n] else Matrix.Identity(4)

@@ -100,10 +100,12 @@ def apply_frame(scene, frame, depsgraph=None, full_check=False):
     if sim is not before:   # a build: read the file's objects again (rows for the write)
         reads = Reads(scene, state(scene).lookup)
     poses = sim.single_poses(scene, frame)
+    # before the start the animation plays: the ragdolls' bones their keys
+    early = sim.before_start(scene, frame) if frame < sim.start else None
     frame = min(max(frame, sim.start), sim.end)
     simulated = frame > sim.start
     written = state(scene).written
-    sim.write_bulk(frame, written, reads)
+    sim.write_bulk(frame, written, reads, early)
     for b in sim.single:
         obj = sim.objects[b.name]
         loc, rot = poses[b.name]

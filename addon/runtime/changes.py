@@ -11,11 +11,13 @@ and the cache is kept up to the first frame whose reads differ."""
 
 import hashlib
 
+import bpy
 import numpy as np
 
 from ..world import mechanisms
 from ..scene import ragdolls
-from ..scene.animation import action_fcurves, has_transform_animation
+from ..scene.animation import action_fcurves, has_transform_animation, moved_by_depsgraph, \
+    played_beyond_action, strip_fcurves
 from ..scene.curves import curve_motion
 from ..scene.fields import field_objects
 from ..scene.frames import tagged_since_evaluation
@@ -40,6 +42,8 @@ def watched_objects(scene, sim):
     def add(obj):
         while obj is not None and obj.name not in out:
             out[obj.name] = obj
+            for other in _movers(obj):
+                add(other)
             obj = obj.parent
     for obj in sim.objects.values():
         add(obj)
@@ -66,6 +70,16 @@ def watched_objects(scene, sim):
     return list(out.values())
 
 
+def _movers(obj):
+    """The objects that move `obj` through its constraints' targets and its drivers'
+    variables: what moves them moves it."""
+    out = [getattr(c, "target", None) for c in obj.constraints]
+    ad = obj.animation_data
+    if ad is not None:
+        out += [t.id for d in ad.drivers for v in d.driver.variables for t in v.targets]
+    return [o for o in out if isinstance(o, bpy.types.Object)]
+
+
 class Watch:
     """What the simulation depends on beyond the Ligament settings (whose update callbacks
     drop the cache themselves), cheap enough to compare every frame. Of the watched objects
@@ -83,10 +97,13 @@ class Watch:
         self.uids = np.array([o.session_uid for o in self.objects], dtype=np.int64)
         moving = moving_objects(scene, sim)
         self.still = np.array([o.name not in moving for o in self.objects], dtype=bool)
+        # objects whose scale is animated: a body keeps its start frame's scale (its shape)
+        self.scaled = np.array([not _scale_animated(o) for o in self.objects], dtype=bool)
         # Pose bones of ragdoll armatures without an action: posing one changes where its
         # ragdoll starts (keyed poses change through their action instead).
         self.posed = [(o, len(o.pose.bones)) for o in self.objects if o.type == 'ARMATURE'
-                      and o.ligament_ragdoll.enabled and _action_name(o) is None]
+                      and o.ligament_ragdoll.enabled and _action_name(o) is None
+                      and not played_beyond_action(o)]
         self.paths = [o for o in self.objects if o.type == 'EMPTY' and o.ligament_joint.enabled
                       and o.ligament_joint.type == 'PATH']
         # the data-blocks whose keys the frames read: the watched objects and their data
@@ -107,7 +124,12 @@ class Watch:
         for idb in self.animated:
             fcurves = action_fcurves(idb)
             curves.append(tuple(fcurves))
-            for fc in fcurves.values():
+            played = list(fcurves.values())
+            ad = idb.animation_data
+            if ad is not None:   # the NLA strips' actions play too
+                played += [fc for t in ad.nla_tracks for st in t.strips
+                           for fc in strip_fcurves(st)]
+            for fc in played:
                 kps = fc.keyframe_points
                 n = len(kps)
                 values = np.empty(6 * n, dtype=np.float32)
@@ -131,7 +153,7 @@ class Watch:
         missing = bool((rows < 0).any())
         at = rows.clip(0, None)
         basis = reads.channel("matrix_basis", 16)[at[self.still]]
-        scale = reads.channel("scale", 3)[at]
+        scale = reads.channel("scale", 3)[at[self.scaled]]
         modes = reads.channel("rotation_mode", 1, np.int32)[at]
         return missing, basis.tobytes(), scale.tobytes(), modes.tobytes()
 
@@ -147,7 +169,8 @@ class Watch:
         actions = [link[3].action for link in links if link[3] is not None]
         ws = scene.ligament_world
         r = scene.render
-        return (links, actions, _still_poses(self.posed), _path_curves(self.paths),
+        return (links, actions, _sources(self.objects), _still_poses(self.posed),
+                _path_curves(self.paths),
                 ws.substeps, ws.jointed_substeps, ws.calm_substeps, ws.iterations,
                 ws.frame_start, ws.frame_end,
                 tuple(scene.gravity), scene.use_gravity, r.fps, r.fps_base,
@@ -158,6 +181,40 @@ class Watch:
         (an object added can be a field that pushes the bodies)."""
         uids, scene_uids = self.seen
         return np.array_equal(uids, reads.uids) and np.array_equal(scene_uids, reads.scene_uids)
+
+
+def _rna_values(struct):
+    """The values of `struct`'s own properties (data-blocks by name), for a comparison."""
+    out = []
+    for p in struct.bl_rna.properties:
+        if p.type == 'COLLECTION' or p.identifier == "rna_type":
+            continue
+        v = getattr(struct, p.identifier, None)
+        if p.type == 'POINTER':
+            v = getattr(v, "name", None) if v is None or hasattr(v, "name") else None
+        elif getattr(p, "array_length", 0):
+            v = tuple(v)
+        out.append(v)
+    return tuple(out)
+
+
+def _sources(objs):
+    """What moves the watched objects beside their keys: NLA strips, drivers (expression and
+    variables' targets) and constraints, with their settings."""
+    out = []
+    for o in objs:
+        ad = o.animation_data
+        if ad is not None:
+            out.append(tuple(_rna_values(st) for t in ad.nla_tracks for st in t.strips))
+            out.append(tuple((t.mute, t.is_solo) for t in ad.nla_tracks))
+            out.append(tuple((d.data_path, d.array_index, d.mute, d.driver.expression,
+                              tuple((v.type, tuple((getattr(t.id, "name", None), t.data_path,
+                                                    t.transform_type, t.bone_target)
+                                                   for t in v.targets))
+                                    for v in d.driver.variables))
+                             for d in ad.drivers))
+        out.append(tuple(_rna_values(c) for c in o.constraints))
+    return tuple(out)
 
 
 # the settings of a field that are not keyed
@@ -220,12 +277,20 @@ def _path_curves(joints):
     return tuple(out)
 
 
+def _scale_animated(obj):
+    """Whether `obj`'s scale changes by design: keyed, or moved by NLA strips or drivers."""
+    if obj.animation_data is None:
+        return False
+    return any(path == "scale" for path, _ in action_fcurves(obj)) or moved_by_depsgraph(obj)
+
+
 def moving_objects(scene, sim):
     """Objects whose transform changes every frame by design: simulated bodies and anything
-    with transform animation."""
+    with transform animation (keys, NLA strips, drivers)."""
     moving = {b.name for b in sim.dynamic}
     for o in scene.objects:
-        if o.animation_data is not None and has_transform_animation(o):
+        if o.animation_data is not None and (has_transform_animation(o) or
+                                             moved_by_depsgraph(o)):
             moving.add(o.name)
     return frozenset(moving)
 

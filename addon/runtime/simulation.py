@@ -8,18 +8,21 @@ after an edit of keys the frames up to the first one that reads differently are 
 (`first_changed_frame`, `forget_from`)."""
 
 import numpy as np
-from mathutils import Matrix
+from mathutils import Matrix, Quaternion
 
 from ..world.hits import Hits
 from ..world.inputs import FrameInputs
-from ..world.poses import body_pose, check_delta, clear_delta, local_pose, shape_pose
+from ..world.poses import body_pose, check_delta, clear_delta, local_pose, shape_pose, \
+    start_velocity
 from ..world.ragdolls import attach, is_body, reference_matrix
 from ..world.build import build_world
-from ..scene.animation import basis_at, has_transform_animation, matrix_world_at, \
-    rotation_to_quaternion
+from ..scene import ragdolls as scene_ragdolls
+from ..scene.animation import basis_at, evaluated_at, has_delta, has_transform_animation, \
+    is_moving, matrix_world_at, needs_depsgraph, rotation_to_quaternion
 from ..scene.errors import SceneError
+from ..scene.fields import field_objects
 from ..scene.frames import evaluations, keep_frame
-from ..scene.objects import SceneScan, world_settings
+from ..scene.objects import SceneScan, effective_kind, world_settings
 from .changes import Watch
 from .digests import FrameReads
 from .rest import rest_values
@@ -39,8 +42,10 @@ HITS, HIT_LOG = "ligament_hits", "ligament_hit_log"
 class Simulation:
     def __init__(self, scene, depsgraph=None):
         stats["builds"] += 1
-        self._build_world(scene, depsgraph)
-        self._attach_ragdolls(scene)
+        with keep_frame(scene):   # the start frame and the one after it are read
+            self._build_world(scene, depsgraph)
+            self._start_velocities(scene)
+            self._attach_ragdolls(scene)
         self._sort_bodies(scene)
         # Animated bodies that react to hits: their ghosts and springs join the world
         self.hits = Hits(self.world, self.bodies, self.objects, 1.0 / self.dt, self.ragdolls)
@@ -78,25 +83,62 @@ class Simulation:
         # the scene's bodies, joints and objects by name, for the build and the scene check
         # after it (`ensure` drops it then)
         self.scan = SceneScan(scene)
+        # the objects whose world matrix only the depsgraph knows, read from it each frame
+        self.evaluated = depsgraph_objects(scene, self.scan)
         # the world matrices the build evaluates at the start frame (the ragdolls' joint
         # frames reuse them; dropped after)
-        self.rest_matrices = {}
-        with keep_frame(scene):   # an animated path's spline read at the start
-            self.world, self.bodies, self.joints, self.start = build_world(
-                scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices,
-                self.skipped_bodies)
-            # animated path curves and steering, sent to the world every frame
-            self.inputs = FrameInputs(scene, self.joints, self.start, self.world)
+        self.rest_matrices = self.frame_matrices(scene, start)
+        self.world, self.bodies, self.joints, self.start = build_world(
+            scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices,
+            self.skipped_bodies)
+        # animated path curves and steering, sent to the world every frame
+        self.inputs = FrameInputs(scene, self.joints, self.start, self.world,
+                                  self.frame_matrices(scene, start),
+                                  {o.name for o in self.evaluated})
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = world_settings(scene)["dt"]
 
+    def frame_matrices(self, scene, frame):
+        """A `matrix_world_at` memo of `frame` holding the world matrices of the objects
+        only the depsgraph knows (`self.evaluated`), as Blender shows them there: the scene is
+        evaluated at `frame` when there are any (the caller puts the frame back,
+        `keep_frame`)."""
+        return evaluated_at(scene, frame, self.evaluated)
+
     def _attach_ragdolls(self, scene):
         """The ragdolls' switches and drives; their parts' start poses join `self.rest`."""
-        self.ragdolls, starts = attach(scene, self)
+        self.ragdolls, starts = attach(scene, self, lambda f: self.frame_matrices(scene, f))
         self.rest_matrices = None
         for name, m in starts.items():
             loc, rot, _ = m.decompose()
             self.rest[name] = (tuple(loc), tuple(rot), 'QUATERNION')
+
+    def _start_velocities(self, scene):
+        """Animated bodies start moving as their animation does at the start frame (from the
+        start frame to the next), as ragdolls do (`RagdollRun.place_at_start`): the first
+        step's contacts see where they go."""
+        objs = self.scan.by_name
+        simulated = {b.name for b in self.bodies if b.kind == 'DYNAMIC'}
+
+        def carried(obj):   # by a simulated body: moves as it does, not as keys say
+            obj = obj.parent
+            while obj is not None and obj.name not in simulated:
+                obj = obj.parent
+            return obj is not None
+        moving = [b for b in self.bodies if b.animated and is_moving(objs[b.name])
+                  and not carried(objs[b.name])]
+        if not moving:
+            return
+        now = self.frame_matrices(scene, self.start)
+        now.update(self.rest_matrices)
+        poses = [matrix_world_at(objs[b.name], self.start, now) for b in moving]
+        after = self.frame_matrices(scene, self.start + 1)
+        world = self.world
+        for b, m in zip(moving, poses):
+            m1 = matrix_world_at(objs[b.name], self.start + 1, after)
+            v, w = start_velocity(shape_pose(b, m), shape_pose(b, m1), self.dt)
+            world.linear_velocities[b.id] = v
+            world.angular_velocities[b.id] = w
 
     def _sort_bodies(self, scene):
         """The bodies by what the frame does with them: dynamic (parents first), animated,
@@ -113,6 +155,10 @@ class Simulation:
         self.objects = {b.name: objs[b.name] for b in self.bodies}
         self.keyed = frozenset(b.name for b in self.dynamic if not is_body(objs[b.name])
                                and has_transform_animation(objs[b.name]))
+        # Dynamic bodies with a delta transform of their own: the channels written go
+        # through it (`local_pose`)
+        self.deltas = frozenset(b.name for b in self.dynamic if b.name not in self.keyed
+                                and has_delta(objs[b.name]))
         for name in self.keyed:
             check_delta(objs[name])
         hit = {b.name for b in self.bodies if b.kind == 'ANIMATED' and
@@ -144,6 +190,7 @@ class Simulation:
         library cannot be written: they are `single`, and their overrides are written one by
         one while the file holds linked objects, see `write_bulk`)."""
         self.bulk = [b for b in self.dynamic if b.name not in self.keyed
+                     and b.name not in self.deltas
                      and self.objects[b.name].parent is None
                      and self.objects[b.name].library is None
                      and self.objects[b.name].rotation_mode == 'QUATERNION']
@@ -237,7 +284,7 @@ class Simulation:
         `frame` says), ragdoll switches and drives, mechanism inputs, and the keys of the
         parents the poses are written under."""
         objs = self.objects
-        known = {} if known is None else known
+        known = self.frame_matrices(scene, frame) if known is None else known
         for b in self.animated:
             m = matrix_world_at(objs[b.name], frame, known)
             world.set_kinematic_target(b.id, *shape_pose(b, m))
@@ -264,11 +311,11 @@ class Simulation:
         reads = FrameReads(self.world, forward=False)
         for obj in self.watch.keyed:
             reads.note(*basis_at(obj, self.start))
-        for run in self.ragdolls:
-            if run.skeleton.animated or has_transform_animation(run.arm):
-                for f in (self.start, self.start + 1):
-                    reads.note(*run.animated_poses(f, {}))
-        with keep_frame(scene):   # mechanism inputs may read the depsgraph at the start
+        with keep_frame(scene):   # the depsgraph may be read at the start and the frame after
+            for run in self.ragdolls:
+                if run.skeleton.animated or is_moving(run.arm):
+                    for f in (self.start, self.start + 1):
+                        reads.note(*run.animated_poses(f, self.frame_matrices(scene, f)))
             self.send_inputs(scene, self.start, reads)
         return reads.digest()
 
@@ -323,7 +370,8 @@ class Simulation:
         objs = self.objects
         if self.world_frame != frame - 1:
             self.world.load_state(self.states[frame - 1])
-        known = {}
+        evaluated = self.frame_matrices(scene, frame)
+        known = dict(evaluated)
         off = self.hits.next_off(frame - 1, self.off_keys(frame - 1)) if self.hits else {}
         if self.hits:
             self.hits.remember(self.world)      # the steady contacts a hit is measured from
@@ -366,7 +414,7 @@ class Simulation:
         previous = self.poses[frame - 1]
         if self.single:
             positions, orientations = positions.tolist(), orientations.tolist()
-        known = {}
+        known = dict(evaluated)
         for b in self.single:
             obj = objs[b.name]
             origin, q = body_pose(b, positions[b.id], orientations[b.id])
@@ -376,7 +424,7 @@ class Simulation:
             if b.has_children:
                 known[b.name] = Matrix.LocRotScale(origin, q, b.scale)
             poses[b.name] = local_pose(obj, origin, q, b.scale, parent_world,
-                                              previous[b.name][1])
+                                       previous[b.name][1], b.name in self.deltas)
         if self.hits:
             poses.update(self._hit_poses(frame, previous, known))
         self.poses[frame] = poses
@@ -411,7 +459,27 @@ class Simulation:
         q = np.where((q * before).sum(axis=1)[:, None] < 0.0, -q, q)
         self.bulk_poses[frame] = (loc, q)
 
-    def write_bulk(self, frame, written, reads):
+    def before_start(self, scene, frame):
+        """The bulk bodies' (locations, quaternions) at `frame`, before the start frame: the
+        ragdolls' parts where the animation has them (their bones play the keys, as they
+        do where the ragdoll is not simulated), the other bodies at their start pose; None
+        when that is the start pose for all."""
+        runs = [run for run in self.ragdolls if run.skeleton.animated or is_moving(run.arm)]
+        if not runs:
+            return None
+        loc, rot = (a.copy() for a in self.bulk_poses[self.start])
+        row = {b.name: k for k, b in enumerate(self.bulk)}
+        known = self.frame_matrices(scene, frame)
+        for run in runs:
+            for part, m in zip(run.parts, run.animated_poses(frame, known)):
+                k = row.get(part.name)
+                if k is not None:
+                    q = m.to_quaternion()
+                    loc[k] = tuple(m.translation)
+                    rot[k] = tuple(-q if q.dot(Quaternion(rot[k])) < 0.0 else q)
+        return loc, rot
+
+    def write_bulk(self, frame, written, reads, poses=None):
         """Write the bulk bodies' poses at `frame` to their objects: every object's location
         and rotation quaternion in one `foreach_set` each (the others get back what they
         hold), then a transform tag for each body that moved (foreach_set tags nothing).
@@ -419,10 +487,11 @@ class Simulation:
 
         The two channels come from the change check's `reads` unless the scene was evaluated
         since (a build or a step that evaluated it at another frame with
-        depsgraph_at moves animated objects): then they are read again."""
+        depsgraph_at moves animated objects): then they are read again. `poses`: (locations,
+        quaternions) to write instead of the frame's (`before_start`)."""
         if not self.bulk_objects:
             return
-        loc, rot = self.bulk_poses[frame]
+        loc, rot = self.bulk_poses[frame] if poses is None else poses
         loc, rot = loc.astype(np.float32), rot.astype(np.float32)
         rows = reads.rows("bulk", self.bulk_uids)
         if (rows < 0).any():
@@ -473,6 +542,41 @@ def evaluated_depsgraph(scene):
         except (RuntimeError, AttributeError):
             pass
     return None
+
+
+def depsgraph_objects(scene, scan):
+    """The objects a frame reads (bodies not simulated, every body's parents, joint empties
+    and the objects they point at, ragdoll armatures, force fields, and their parents) whose
+    world matrix only the depsgraph knows (`needs_depsgraph`: NLA strips, drivers,
+    constraints, delta transforms, bone parents). Simulated bodies are not read: they are
+    where the simulation puts them."""
+    seen = {}
+
+    def add(obj):
+        while obj is not None and obj.name not in seen:
+            seen[obj.name] = obj
+            obj = obj.parent
+    for o in scan.bodies:
+        add(o)
+    for e in scan.joints:
+        add(e)
+        js = e.ligament_joint
+        for p in js.bl_rna.properties:
+            if p.type == 'POINTER' and getattr(p, "fixed_type", None) is not None and \
+                    p.fixed_type.identifier == 'Object':
+                add(getattr(js, p.identifier))
+    for arm in scene_ragdolls.armatures(scene):
+        add(arm)
+    fields = field_objects(scene)
+    for field in fields:
+        add(field)
+    simulated = {o.name for o in scan.bodies if effective_kind(o) == 'DYNAMIC'}
+    out = [o for o in seen.values() if o.name not in simulated and needs_depsgraph(o)]
+    # a field's settings driven (its strength, say): the depsgraph gives them too
+    listed = {o.name for o in out}
+    out += [o for o in fields if o.name not in listed and o.animation_data is not None
+            and len(o.animation_data.drivers)]
+    return out
 
 
 def _parents_first(objs, bodies):

@@ -1,11 +1,14 @@
-"""Animation evaluated without the depsgraph: an object's (or pose bone's) own channels and its
-world matrix at any frame, from its action's F-curves, so the cache can simulate frames the
-depsgraph has not evaluated (a jump ahead, a bake, a render of frame 80 from frame 1); and the
+"""Animation at any frame: an object's (or pose bone's) own channels and its world matrix, from
+its action's F-curves, so the cache can simulate frames the depsgraph has not evaluated (a jump
+ahead, a bake, a render of frame 80 from frame 1); what only the depsgraph knows (NLA strips,
+drivers, constraints, delta transforms, bone and vertex parents) from the depsgraph evaluated
+at the frame (`evaluated_at`, once a frame for every object that needs it); and the
 conversions between rotation modes."""
 
 from mathutils import Euler, Matrix, Quaternion, Vector
 
 from .errors import SceneError
+from .frames import depsgraph_at
 
 
 TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle",
@@ -30,6 +33,18 @@ def action_fcurves(obj):
     return {(fc.data_path, fc.array_index): fc for fc in fcurves if not fc.mute}
 
 
+def strip_fcurves(strip):
+    """The F-curves an NLA strip plays (its action's, for its slot)."""
+    action = strip.action
+    if action is None:
+        return ()
+    if hasattr(strip, "action_slot"):  # Blender 4.4+: slotted actions
+        from bpy_extras import anim_utils
+        bag = anim_utils.action_get_channelbag_for_slot(action, strip.action_slot)
+        return tuple(bag.fcurves) if bag is not None else ()
+    return tuple(action.fcurves)
+
+
 def transform_fcurves(obj):
     """{(data_path, index): FCurve} of the object's assigned action, transforms only."""
     return {key: fc for key, fc in action_fcurves(obj).items() if key[0] in TRANSFORM_PATHS}
@@ -37,6 +52,113 @@ def transform_fcurves(obj):
 
 def has_transform_animation(obj):
     return bool(transform_fcurves(obj))
+
+
+# the paths whose drivers move an object
+_MOVING_PATHS = TRANSFORM_PATHS + ("delta_location", "delta_rotation_euler",
+                                   "delta_rotation_quaternion", "delta_scale")
+
+
+def moved_by_depsgraph(obj):
+    """Whether Blender moves `obj` by more than its action's F-curves and an Object parent
+    (which `matrix_world_at` evaluates itself): an NLA strip, a driver on its transform, a
+    constraint, a parent of another type (a bone, a vertex)."""
+    ad = obj.animation_data
+    if ad is not None:
+        if ad.use_nla and any(not t.mute and len(t.strips) for t in ad.nla_tracks):
+            return True
+        if any(d.data_path in _MOVING_PATHS and not d.mute for d in ad.drivers):
+            return True
+    if any(not c.mute and c.influence > 0.0 for c in obj.constraints):
+        return True
+    return obj.parent is not None and obj.parent_type != 'OBJECT'
+
+
+def played_beyond_action(obj):
+    """Whether more than `obj`'s active action animates it (NLA strips, drivers): then its
+    animated values are the ones Blender shows after evaluating the frame, not its F-curves'."""
+    ad = obj.animation_data
+    if ad is None:
+        return False
+    return (ad.use_nla and any(not t.mute and len(t.strips) for t in ad.nla_tracks)) or \
+        any(not d.mute for d in ad.drivers)
+
+
+def has_delta(obj):
+    """Whether `obj` has a delta transform of its own (not one the simulation wrote)."""
+    if obj.ligament_body.sim_delta:
+        return False
+    return Vector(obj.delta_location).length > 1e-9 or \
+        Vector(obj.delta_rotation_euler).length > 1e-9 or \
+        Quaternion(obj.delta_rotation_quaternion).rotation_difference(Quaternion()).angle \
+        > 1e-9 or (Vector(obj.delta_scale) - Vector((1.0, 1.0, 1.0))).length > 1e-9
+
+
+def needs_depsgraph(obj):
+    """Whether only the depsgraph gives `obj`'s world matrix (`matrix_world_at` does not
+    compose deltas, constraints, drivers or NLA strips), or an armature's pose (its bones
+    played by NLA strips or drivers)."""
+    return moved_by_depsgraph(obj) or has_delta(obj) or \
+        (obj.type == 'ARMATURE' and played_beyond_action(obj))
+
+
+def is_moving(obj):
+    """Whether `obj`'s world transform can change from frame to frame: its transform keys,
+    what only the depsgraph moves (`moved_by_depsgraph`), or a moving parent."""
+    while obj is not None:
+        if has_transform_animation(obj) or moved_by_depsgraph(obj):
+            return True
+        obj = obj.parent
+    return False
+
+
+def delta_matrix(obj, loc, rot, scale):
+    """The object's matrix_basis for channels (`loc`, quaternion `rot`, `scale`) with its
+    delta transform, as Blender composes it (BKE_object_to_mat4: location + delta location,
+    delta rotation @ rotation, scale * delta scale)."""
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        drot = Quaternion(obj.delta_rotation_quaternion).normalized()
+    elif mode == 'AXIS_ANGLE':   # Blender has no delta axis-angle in its API: none
+        drot = Quaternion()
+    else:
+        drot = Euler(obj.delta_rotation_euler, mode).to_quaternion()
+    s = Vector(scale)
+    ds = Vector(obj.delta_scale)
+    return compose(Vector(loc) + Vector(obj.delta_location), drot @ Quaternion(rot),
+                   Vector((s.x * ds.x, s.y * ds.y, s.z * ds.z)))
+
+
+def without_delta(obj, loc, rot):
+    """The channels (location, quaternion) that give matrix_basis (`loc`, `rot`) through the
+    object's delta transform: the inverse of `delta_matrix`'s location and rotation."""
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        drot = Quaternion(obj.delta_rotation_quaternion).normalized()
+    elif mode == 'AXIS_ANGLE':
+        drot = Quaternion()
+    else:
+        drot = Euler(obj.delta_rotation_euler, mode).to_quaternion()
+    return Vector(loc) - Vector(obj.delta_location), drot.inverted() @ Quaternion(rot)
+
+
+def evaluated_at(scene, frame, objs):
+    """{name: world matrix} of `objs` at `frame` as Blender shows them there: the scene's
+    depsgraph evaluated once at `frame` (`depsgraph_at`; whoever simulates puts the frame
+    back). A delta transform the simulation wrote (a hit body off its keys) is left out:
+    what is read is the animation."""
+    if not objs:
+        return {}
+    depsgraph = depsgraph_at(scene, frame)
+    out = {}
+    for o in objs:
+        ev = o.evaluated_get(depsgraph)
+        m = ev.matrix_world.copy()
+        if o.ligament_body.sim_delta:
+            own = compose(ev.location, current_rotation(ev), ev.scale)
+            m = m @ ev.matrix_basis.inverted_safe() @ own
+        out[o.name] = m
+    return out
 
 
 def rotation_values(obj):

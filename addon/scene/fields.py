@@ -27,12 +27,14 @@ def field_objects(scene):
     return sorted(out, key=lambda o: o.name)
 
 
-def field_settings(scene, obj, frame, known):
+def field_settings(scene, obj, frame, known, evaluated=False):
     """`World.add_field` keyword settings of field object `obj` at `frame` (its keyed
     settings evaluated there), as Blender's rigid body world applies them: at the scene's
-    frame rate (`blender_fps`, Blender's `pd_point_from_loc` takes frs_sec, not fps_base)."""
+    frame rate (`blender_fps`, Blender's `pd_point_from_loc` takes frs_sec, not fps_base).
+    `evaluated`: the scene was just evaluated at `frame` for this field (NLA strips or
+    drivers animate it): its settings are read as Blender shows them, not from F-curves."""
     fs = obj.field
-    fcurves = action_fcurves(obj)
+    fcurves = {} if evaluated else action_fcurves(obj)
 
     def value(name):
         fc = fcurves.get(("field." + name, 0))

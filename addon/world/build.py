@@ -5,7 +5,7 @@ from mathutils import Vector
 
 from . import mechanisms
 from ..kernels import solver as lg
-from ..scene.animation import compose, matrix_world_at, parent_link
+from ..scene.animation import compose, delta_matrix, has_delta, matrix_world_at, parent_link
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, effective_kind, world_settings
 from ..scene.shapes import fit_shape
@@ -68,7 +68,9 @@ def start_matrices(objs, rest_pose, start, known):
             if o.parent is not None and o.parent.name in names and o.parent in pending:
                 continue
             loc, rot = rest_pose(o)
-            local = compose(loc, rot, o.scale)
+            # its own delta transform (not one the simulation writes) is part of its pose
+            local = delta_matrix(o, loc, rot, o.scale) if has_delta(o) else \
+                compose(loc, rot, o.scale)
             if o.parent is not None:
                 known[o.name] = matrix_world_at(o.parent, start, known) @ parent_link(o) @ local
             else:

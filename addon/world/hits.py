@@ -40,7 +40,7 @@ the ragdoll's Pose Matching Stiffness (world/ragdolls.py)."""
 import numpy as np
 
 from ..kernels import solver as lg
-from ..scene.animation import has_transform_animation
+from ..scene.animation import is_moving
 from .poses import shape_pose
 
 SPRING_LENGTH = 10.0    # m: long springs pull along a nearly fixed direction
@@ -50,21 +50,22 @@ MIN_HERTZ = 1e-6        # the springs at the hit frame: free (a spring needs som
 
 
 def is_armed(obj):
-    """An Animated body that reacts to hits (baked bodies replay their keys). Not in Axis
-    Angle rotation mode (`axis_angle_unarmed`)."""
+    """An Animated body that reacts to hits (baked bodies replay their keys): one that moves,
+    by its keys or anything else that moves it in Blender (a parent, NLA, a constraint). Not
+    in Axis Angle rotation mode (`axis_angle_unarmed`)."""
     s = obj.ligament_body
     return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and \
-        obj.rotation_mode != 'AXIS_ANGLE' and has_transform_animation(obj)
+        obj.rotation_mode != 'AXIS_ANGLE' and is_moving(obj)
 
 
 def axis_angle_unarmed(obj):
-    """A keyed Animated body with a Hit Impulse in Axis Angle rotation mode: a hit body is
+    """A moving Animated body with a Hit Impulse in Axis Angle rotation mode: a hit body is
     moved off its keys through its delta rotation, which Blender has for Euler and
     Quaternion modes but does not expose for Axis Angle; so it follows its keys and takes no
     hits (the scene check says so), and the rest of the scene simulates."""
     s = obj.ligament_body
     return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and \
-        obj.rotation_mode == 'AXIS_ANGLE' and has_transform_animation(obj)
+        obj.rotation_mode == 'AXIS_ANGLE' and is_moving(obj)
 
 
 def blend_hertz(frame, hit, blend, top):

@@ -18,13 +18,19 @@ class FrameInputs:
     The scene's force fields (scene/fields.py) are added to `world` at their start-frame
     settings and sent their settings at every frame (keyed fields move and change)."""
 
-    def __init__(self, scene, joints, start, world=None):
+    def __init__(self, scene, joints, start, world=None, known=None, evaluated=()):
+        """`known`: the `matrix_world_at` memo of the start frame; `evaluated`: the names of
+        the objects the depsgraph is evaluated for at each frame (a field among them has its
+        settings read from there, not from its F-curves)."""
         objs = {o.name: o for o in scene.objects}
-        self.fields = []      # (field id, field object)
+        known = {} if known is None else known
+        self.fields = []      # (field id, field object, read from the depsgraph)
         if world is not None:
             for o in field_objects(scene):
-                settings = field_settings(scene, o, start, {})
-                self.fields.append((world.add_field(KINDS[o.field.type], **settings), o))
+                evaluated_field = o.name in evaluated
+                settings = field_settings(scene, o, start, known, evaluated_field)
+                self.fields.append((world.add_field(KINDS[o.field.type], **settings), o,
+                                    evaluated_field))
         self.paths = []       # (joint id, empty, curve, spline index, mode, closed, count)
         self.wheels = []      # (joint id, empty, F-curve or None for a driver)
         for name, j in joints:
@@ -33,7 +39,7 @@ class FrameInputs:
             if js.type == 'PATH':
                 mode = curve_motion(js.curve)
                 if mode is not None:
-                    anchor = matrix_world_at(e, start, {}).translation
+                    anchor = matrix_world_at(e, start, known).translation
                     pts, closed, index = path_points(e, js.curve, start, {}, anchor)
                     self.paths.append((j, e, js.curve, index, mode, closed, len(pts)))
             elif js.type == 'WHEEL':
@@ -48,8 +54,8 @@ class FrameInputs:
 
     def before_step(self, world, scene, frame, known):
         """Send the frame's path points, steering angles and fields to `world`."""
-        for k, o in self.fields:
-            world.set_field(k, **field_settings(scene, o, frame, known))
+        for k, o, evaluated in self.fields:
+            world.set_field(k, **field_settings(scene, o, frame, known, evaluated))
         depsgraph = depsgraph_at(scene, frame) if self.needs_depsgraph else None
         for j, e, curve, index, mode, closed, count in self.paths:
             matrix = matrix_world_at(curve, frame, known)

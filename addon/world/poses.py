@@ -2,9 +2,12 @@
 object's matrix and back, local transforms in the object's rotation mode, and the delta
 transform through which a keyed dynamic body is moved."""
 
+import math
+
 from mathutils import Matrix, Quaternion, Vector
 
-from ..scene.animation import basis_at, quaternion_to_rotation, rotation_to_quaternion
+from ..scene.animation import basis_at, quaternion_to_rotation, rotation_to_quaternion, \
+    without_delta
 from ..scene.errors import SceneError
 
 
@@ -15,6 +18,17 @@ def shape_pose(body, m):
     return tuple(m.translation + q @ body.offset), tuple(q)
 
 
+def start_velocity(pose, after, dt):
+    """(linear, angular velocity) that take a body from `pose` to `after` (each a (position,
+    quaternion) pair, `shape_pose`'s) in `dt`: how an animation moves it over a frame."""
+    (p0, q0), (p1, q1) = pose, after
+    v = tuple((b - a) / dt for a, b in zip(p0, p1))
+    turn = Quaternion(q1) @ Quaternion(q0).inverted()
+    axis, angle = turn.to_axis_angle()
+    angle = angle - 2 * math.pi if angle > math.pi else angle
+    return v, tuple(axis * (angle / dt))
+
+
 def body_pose(body, position, orientation):
     """(object origin, rotation) in world space for a body pose (centre of mass `position`,
     orientation (w,x,y,z))."""
@@ -22,16 +36,19 @@ def body_pose(body, position, orientation):
     return Vector(position) - q @ body.offset, q
 
 
-def local_pose(obj, origin, q, scale, parent_world, previous):
+def local_pose(obj, origin, q, scale, parent_world, previous, delta=False):
     """(location, rotation values in the object's mode) that put `obj` at world `origin`,
     `q`; `previous` (the last frame's rotation values) keeps eulers and quaternions
-    continuous."""
+    continuous. `delta`: the object has a delta transform of its own, which the channels
+    written go through."""
     if obj.parent is None:
         loc, rot = origin, q
     else:
         world = Matrix.LocRotScale(origin, q, scale)
         local = (parent_world @ obj.matrix_parent_inverse).inverted_safe() @ world
         loc, rot, _ = local.decompose()
+    if delta:
+        loc, rot = without_delta(obj, loc, rot)
     return tuple(loc), quaternion_to_rotation(obj.rotation_mode, rot, previous)
 
 

@@ -29,10 +29,11 @@ import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
 from ..scene import ragdolls
-from ..scene.animation import action_fcurves, basis_at, compose, has_transform_animation, matrix_world_at
+from ..scene.animation import action_fcurves, basis_at, compose, is_moving, matrix_world_at, \
+    played_beyond_action
 from ..scene.errors import SceneError
 from .hits import blend_hertz
-from .poses import shape_pose
+from .poses import shape_pose, start_velocity
 
 
 def _matrix16(values):
@@ -69,7 +70,12 @@ class Skeleton:
             prefix = bone_path(n) + "."
             self.fcurves[n] = {(path[len(prefix):], i): fc for (path, i), fc in
                                all_fcurves.items() if path.startswith(prefix)}
-        self.animated = any(self.fcurves.values())
+        # bones played by NLA strips or drivers: their channels are read as the depsgraph
+        # evaluated them at the frame (the Simulation evaluates the frame first)
+        self.played = played_beyond_action(arm)
+        if self.played:
+            self.fcurves = {n: {} for n in needed}
+        self.animated = self.played or any(self.fcurves.values())
         self._still = None
 
     def basis(self, name, frame):
@@ -201,8 +207,9 @@ class RagdollRun:
         self.chain_scales = None     # per chain joint, see chain_scales
         # chains whose bones below the root are not keyed pull toward a fixed relative
         # orientation: their drives are set once (`set_static_drives`), not every frame
-        self.chain_static = not any(self.skeleton.fcurves.get(p.bone) for p in parts
-                                    if p.chain and p.bone != p.chain)
+        self.chain_static = not self.skeleton.played and \
+            not any(self.skeleton.fcurves.get(p.bone) for p in parts
+                    if p.chain and p.bone != p.chain)
         self.keyed = keyed
         self.flags = None            # the parts' simulated flags when nothing keys them
         self.idle = not keyed and not self.baked and not self.reacting and \
@@ -251,13 +258,14 @@ class RagdollRun:
 
     # --- per step -------------------------------------------------------------------------
 
-    def place_at_start(self, world, start, dt, known):
+    def place_at_start(self, world, start, dt, frames):
         """Move the bodies (built at the rest pose so the joints' limits are anatomical) to
-        the animated pose of the start frame, moving as the animation does. Returns the
-        helpers' start matrices."""
-        poses = self.animated_poses(start, known)
-        moving = self.skeleton.animated or has_transform_animation(self.arm)
-        nxt = self.animated_poses(start + 1, {}) if moving else poses
+        the animated pose of the start frame, moving as the animation does (the armature's
+        own keys, or a parent carrying it). `frames(f)`: the `matrix_world_at` memo of frame
+        f with what only the depsgraph knows. Returns the helpers' start matrices."""
+        poses = self.animated_poses(start, frames(start))
+        moving = self.skeleton.animated or is_moving(self.arm)
+        nxt = self.animated_poses(start + 1, frames(start + 1)) if moving else poses
         pos, rot, vel, spin = [], [], [], []
         for part, m, m1 in zip(self.parts, poses, nxt):
             com, q = shape_pose(part.body, m)
@@ -265,12 +273,9 @@ class RagdollRun:
             rot.append(q)
             if not moving:       # a still pose: starts at rest
                 continue
-            com1, q1 = shape_pose(part.body, m1)
-            vel.append([(y - x) / dt for x, y in zip(com, com1)])
-            turn = Quaternion(q1) @ Quaternion(q).inverted()
-            axis, angle = turn.to_axis_angle()
-            angle = angle - 2 * math.pi if angle > math.pi else angle
-            spin.append(tuple(axis * (angle / dt)))
+            v, w = start_velocity((com, q), shape_pose(part.body, m1), dt)
+            vel.append(v)
+            spin.append(w)
         # The world's state arrays are views: write the start poses in place, all at once.
         world.positions[self.ids] = pos
         world.orientations[self.ids] = rot
@@ -341,11 +346,11 @@ class RagdollRun:
             target = poses[j.a].to_quaternion().inverted() @ poses[j.b].to_quaternion()
             world.set_drive(j.id, tuple(target), hertz * scale, zeta * scale)
 
-    def set_static_drives(self, world, start):
+    def set_static_drives(self, world, start, known):
         """The drives of chains whose bones are not keyed, once (they are part of the
         world's saved state from then on)."""
         if self.chain_joints and self.chain_static:
-            self._drive_chains(world, self.animated_poses(start, {}))
+            self._drive_chains(world, self.animated_poses(start, known))
 
     def _drive(self, world, frame, strength, poses, limp=None):
         if self.chain_joints and not self.chain_static and poses is not None:
@@ -507,10 +512,11 @@ def children_by_parent():
     return out
 
 
-def attach(scene, sim):
+def attach(scene, sim, frames):
     """RagdollRuns for the ragdolls in `sim` (a runtime Simulation whose world was just built
     with the ragdolls at rest); moves their bodies to the start pose and returns
-    (runs, {helper name: start world matrix})."""
+    (runs, {helper name: start world matrix}). `frames(f)`: the `matrix_world_at` memo of
+    frame f with what only the depsgraph knows there."""
     by_name = {b.name: b for b in sim.bodies}
     joint_ids = dict(sim.joints)
     children = children_by_parent()
@@ -540,11 +546,11 @@ def attach(scene, sim):
                 j.frame_b = built[js.object_b.name].to_quaternion().inverted() @ qj
             joints.append(j)
         run = RagdollRun(arm, parts, joints, depth)
-        for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, {})):
+        for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, frames)):
             starts[part.name] = m
         if run.chains:
             lift_chains(sim.world, run)
-            run.set_static_drives(sim.world, sim.start)
+            run.set_static_drives(sim.world, sim.start, frames(sim.start))
         runs.append(run)
     return runs, starts
 
@@ -554,10 +560,11 @@ def bake_skeleton(run):
     return Skeleton(run.arm, [b for p in run.parts for b in p.targets])
 
 
-def bone_poses(run, skeleton, frame, helper_poses):
+def bone_poses(run, skeleton, frame, helper_poses, known=None):
     """{bone: matrix_basis} of the mapped bones at `frame` from the helpers' world poses
-    (`helper_poses`: {helper name: (location, quaternion values)}), for baking."""
-    arm_inv = matrix_world_at(run.arm, frame, {}).inverted_safe()
+    (`helper_poses`: {helper name: (location, quaternion values)}), for baking. `known`: the
+    `matrix_world_at` memo of the frame."""
+    arm_inv = matrix_world_at(run.arm, frame, {} if known is None else known).inverted_safe()
     overrides = {}
     for part in run.parts:
         loc, rot = helper_poses[part.name]
