@@ -1,8 +1,8 @@
 """Operators. `bl_idname`s are a contract: scripts and tests call them."""
 
-from . import bake, bodies, chain, doctor, joints, ragdoll, world
+from . import bake, bodies, chain, doctor, drag, joints, pins, ragdoll, world
 
-modules = (bodies, joints, bake, world, ragdoll, chain, doctor)
+modules = (bodies, joints, pins, drag, bake, world, ragdoll, chain, doctor)
 
 
 def register():

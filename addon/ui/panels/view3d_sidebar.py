@@ -32,6 +32,12 @@ class VIEW3D_PT_ligament(View3DLigamentPanel, bpy.types.Panel):
         col.label(text="Joints")
         col.operator_menu_enum("ligament.add_joint", "type", text="Add Joint")
         col.operator_menu_enum("ligament.connect", "type", text="Connect")
+        col = layout.column(align=True)
+        col.label(text="Direct")
+        col.operator("ligament.drag", icon='VIEW_PAN')
+        row = col.row(align=True)
+        row.operator("ligament.add_pin", icon='PINNED')
+        row.operator("ligament.transfer_pose", icon='ARMATURE_DATA')
 
 
 class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
