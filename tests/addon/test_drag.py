@@ -113,13 +113,17 @@ def test_drag_is_recorded_as_pin_keys_that_replay_and_bake_bit_for_bit(blender):
         baked = {f: [fc.evaluate(f) for fc in sorted(
             (fc for (p, i), fc in lig.addon.scene.animation.action_fcurves(b).items()
              if p == "location"), key=lambda fc: fc.array_index)] for f in range(6, 41)}
-        result({"grabbed": grabbed.name, "grab_local": grab_local, "keys": keys,
+        name = pin.name
+        removed = list(bpy.ops.ligament.remove_pin(name=name))
+        result({"removed": removed, "gone": name not in bpy.data.objects,
+                "grabbed": grabbed.name, "grab_local": grab_local, "keys": keys,
                 "enabled": {str(k): v for k, v in enabled.items()}, "reach": reach,
                 "moved": seen[30][0][0] - seen[5][0][0], "seen": seen, "replay": replay,
                 "again": again, "baked": baked,
                 "error": lig.addon.runtime.cache.error(scene)})
     """)
     assert out["error"] is None
+    assert out["removed"] == ["FINISHED"] and out["gone"]
     assert out["grabbed"] == "Box"
     # grabbed on its front face (local y = -0.5 of the unit cube scaled 0.4)
     assert abs(out["grab_local"][1] + 0.5) < 1e-4

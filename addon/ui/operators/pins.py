@@ -2,7 +2,7 @@
 empty is) and Transfer Pose (the simulated pose keyed at the current frame)."""
 
 import bpy
-from bpy.props import BoolProperty, FloatProperty
+from bpy.props import BoolProperty, FloatProperty, StringProperty
 
 from ...authoring.pins import bone_bodies, create_pin
 from ...baking.transfer import transfer_pose
@@ -124,5 +124,24 @@ class LIGAMENT_OT_transfer_pose(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_add_pin, LIGAMENT_OT_transfer_pose)
+class LIGAMENT_OT_remove_pin(bpy.types.Operator):
+    """Delete a Pin (a drag's recording included): its body moves as if it never was"""
+    bl_idname = "ligament.remove_pin"
+    bl_label = "Remove Pin"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    name: StringProperty(name="Pin", description="The Pin empty to delete")
+
+    def execute(self, context):
+        pin = bpy.data.objects.get(self.name)
+        if pin is None or pin.type != 'EMPTY' or pin.ligament_joint.type != 'PIN':
+            self.report({'ERROR'}, f"No Pin named '{self.name}'")
+            return {'CANCELLED'}
+        bpy.data.objects.remove(pin)
+        cache.invalidate(context.scene)
+        self.report({'INFO'}, f"Removed pin '{self.name}'")
+        return {'FINISHED'}
+
+
+classes = (LIGAMENT_OT_add_pin, LIGAMENT_OT_transfer_pose, LIGAMENT_OT_remove_pin)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -108,6 +108,31 @@ class VIEW3D_PT_ligament_joints(View3DLigamentPanel, bpy.types.Panel):
             layout.label(text=f"... and {len(problems) - MAX_LISTED} more (see the console)")
 
 
+class VIEW3D_PT_ligament_pins(View3DLigamentPanel, bpy.types.Panel):
+    """The scene's Pins (Add Pin's and the drags'), each with its body, to select or
+    delete."""
+    bl_label = "Pins"
+    bl_parent_id = "VIEW3D_PT_ligament"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        pins = [o for o in context.scene.objects if o.type == 'EMPTY'
+                and o.ligament_joint.type == 'PIN']
+        if not pins:
+            layout.label(text="No pins: Add Pin, or Drag Bodies", icon='INFO')
+            return
+        for pin in pins[:MAX_LISTED]:
+            body = pin.ligament_joint.object_b
+            row = layout.row(align=True)
+            row.operator("ligament.select_objects", text=pin.name,
+                         icon='PINNED').objects = pin.name
+            row.label(text=body.name if body is not None else "(no body)")
+            row.operator("ligament.remove_pin", text="", icon='X').name = pin.name
+        if len(pins) > MAX_LISTED:
+            layout.label(text=f"... and {len(pins) - MAX_LISTED} more")
+
+
 class VIEW3D_PT_ligament_ragdoll(View3DLigamentPanel, bpy.types.Panel):
     bl_label = "Ragdoll"
     bl_parent_id = "VIEW3D_PT_ligament"
@@ -181,6 +206,7 @@ classes = (
     VIEW3D_PT_ligament_ragdoll,
     VIEW3D_PT_ligament_cache,
     VIEW3D_PT_ligament_joints,
+    VIEW3D_PT_ligament_pins,
     VIEW3D_PT_ligament_doctor,
     VIEW3D_PT_ligament_overlay,
 )
