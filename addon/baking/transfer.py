@@ -51,9 +51,10 @@ def transfer_pose(scene, armatures=None, bones=None, frame=None):
         pairs = [(s, t) for s, t in pairs if s in moved]
         every = [b for p in run.parts for b in p.targets]
         skeleton = Skeleton(run.arm, every + [s for s, _ in pairs])
-        basis = {b: m for b, m in bone_poses(run, skeleton, frame, poses).items() if b in moved}
-        if pairs:
-            sources = world_pose(skeleton, basis, frame, {s for s, _ in pairs})
+        every_basis = bone_poses(run, skeleton, frame, poses)
+        basis = {b: m for b, m in every_basis.items() if b in moved}
+        if pairs:   # the sources where the simulation has them, their parents simulated too
+            sources = world_pose(skeleton, every_basis, frame, {s for s, _ in pairs})
             arm_world = matrix_world_at(run.arm, frame, {})
             values = retarget.solve_frames(run.arm, rig, pairs, arm_world, [frame],
                                            lambda i: sources)
