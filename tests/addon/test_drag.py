@@ -80,6 +80,8 @@ def test_drag_is_recorded_as_pin_keys_that_replay_and_bake_bit_for_bit(blender):
             targets[f] = list(session.move(*drag.view_ray(persp, SIZE, pixel(persp, goal)), f))
             scene.frame_set(f)
             seen[f] = (list(b.location), list(b.rotation_euler))
+        # how far the grabbed point trails the cursor's point at the last frame held
+        reach = (b.matrix_world @ Vector(grab_local) - Vector(targets[30])).length
         session.release(31)
         for f in range(31, 41):
             scene.frame_set(f)
@@ -87,25 +89,26 @@ def test_drag_is_recorded_as_pin_keys_that_replay_and_bake_bit_for_bit(blender):
         keys = {fc.data_path: len(fc.keyframe_points) for fc in
                 lig.addon.scene.animation.action_fcurves(pin).values()}
         enabled = {f: lig.addon.world.pins.is_on(pin, f) for f in (5, 6, 30, 31)}
-        reach = (b.matrix_world @ Vector(grab_local) - Vector(targets[30])).length
         # replay from the start, a re-simulation from an edited key, then the bake
         lig.addon.runtime.cache.invalidate(scene)
         replay = {}
         for f in range(1, 41):
             scene.frame_set(f)
             replay[f] = (list(b.location), list(b.rotation_euler))
-        fc = lig.addon.scene.animation.action_fcurves(pin)[("location", 0)]
-        k = next(k for k in fc.keyframe_points if k.co.x == 20)
-        k.co.y += 0.5
-        k.handle_left.y += 0.5
-        k.handle_right.y += 0.5
-        fc.update()
+        def set_key(value=None):
+            # set the drag's key at frame 20 (its handles follow: they are automatic) and
+            # return what it held; the key is looked up afresh, a keyframe kept across
+            # FCurve.update() may be stale
+            fc = lig.addon.scene.animation.action_fcurves(pin)[("location", 0)]
+            k = next(k for k in fc.keyframe_points if k.co.x == 20)
+            held = k.co.y
+            k.co.y = held + 0.5 if value is None else value
+            fc.update()
+            return held
+        held = set_key()
         for f in range(1, 41):
             scene.frame_set(f)
-        k.co.y -= 0.5
-        k.handle_left.y -= 0.5
-        k.handle_right.y -= 0.5
-        fc.update()
+        set_key(held)
         again = {}
         for f in range(1, 41):
             scene.frame_set(f)
