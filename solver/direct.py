@@ -157,7 +157,8 @@ def row_islands(n_bodies, rb, rp, rows, bkind):
 
 @helper
 def _is_equality(r, rp):
-    return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0 and rp[r, TARGET] == 0.0
+    """A rigid, unbounded row: C = 0, or C* = -TARGET (a pin whose target moves)."""
+    return (rp[r, ACTIVE] != 0.0 and rp[r, SPRING] == 0.0
             and rp[r, LO] == -math.inf and rp[r, HI] == math.inf)
 
 

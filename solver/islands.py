@@ -38,7 +38,7 @@ from .colours import COLOURED_MIN
 from .contacts import ARMS, permute_manifolds, point_velocity
 from .direct import MAX_DIRECT_ROWS, find
 from .joints.layout import (BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS,
-                            HAS_DRIVE, HAS_SPRING)
+                            HAS_DRIVE, HAS_SPRING, PIN, TYPE)
 from .mathx import dot
 
 # joints of one jointed body the direct solver surely takes whole (direct.MAX_DIRECT_ROWS
@@ -174,7 +174,8 @@ def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps, ca
     have no spring or drive; `substeps` for the others: stacks and lone bodies, bigger piles
     (their contacts are swept, not solved exactly: at 4 of 8 substeps a pile of four hinged
     planks jitters at 0.14 m/s, of eight at 0.3 m/s; three stay still within a micrometre),
-    long chains (solved iteratively), springs and drives (a spring's numerical damping grows
+    long chains (solved iteratively), springs, drives and pins (a pin's target moves like a
+    kinematic body; a spring's numerical damping grows
     with the substep; a metarig's pose-matching drives at 4 substeps missed their pose by 40
     degrees). Such an island that starts the frame calm (`_calm`) steps at the fewer of
     `jointed_substeps` and `calm_substeps`. `parent`: the union-find over the joints alone
@@ -190,7 +191,7 @@ def _island_substeps(label, parent, n, jt, bkind, substeps, jointed_substeps, ca
             continue
         jointed[label[o]] = True
         joints[find(parent, o)] += 1
-        if flags & (HAS_SPRING | HAS_DRIVE):
+        if flags & (HAS_SPRING | HAS_DRIVE) or jt[j, TYPE] == PIN:
             full[label[o]] = True
     for i in range(n):
         if label[i] >= 0 and find(parent, i) == i:

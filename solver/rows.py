@@ -57,6 +57,8 @@ from .mathx import add, cross, dot, mat_vec, scale, vec3_at
 EFF, BIAS, TARGET, MASS_SCALE, IMPULSE_SCALE, LO, HI, ACTIVE, SPRING, BLOCK = range(10)
 ROW_PARAMS = 10
 WIDE = 2.0          # ACTIVE of a row over three or four bodies (its c, d in the next slot)
+ROUND = 3.0         # ACTIVE of a block leader whose impulses are capped as one vector
+                    # (`round_block_solve`: a pin's force limit)
 INF = math.inf
 
 
@@ -501,6 +503,67 @@ def block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
         new = min(max(old - mass_scale * kc - impulse_scale * old, rp[r, LO]), rp[r, HI])
         acc[r] = new
         apply_impulse(r, new - old, rb, rj, rd, bs, binv)
+
+
+@helper
+def round_block_solve(r0, n, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
+    """`block_solve` whose accumulated impulses are capped as one vector, |lambda| <= HI of
+    the leader (the rows carry [-HI, HI] as well, so nothing else takes them for
+    equalities): a pin's force, whatever its direction, never above its limit. A cap per
+    row would let the force reach sqrt(n) times it along a diagonal (Box2D v3's mouse joint
+    caps its impulse the same way)."""
+    a = rb[r0, 0]
+    b = rb[r0, 1]
+    soft = use_bias or rp[r0, SPRING] != 0.0
+    mass_scale = rp[r0, MASS_SCALE] if soft else 1.0
+    impulse_scale = rp[r0, IMPULSE_SCALE] if soft else 0.0
+    rhs0 = 0.0
+    rhs1 = 0.0
+    rhs2 = 0.0
+    for i in range(n):
+        r = r0 + i
+        c = row_velocity(r, rj, bs, a, b) + rp[r, TARGET] + (rp[r, BIAS] if soft else 0.0)
+        if i == 0:
+            rhs0 = c
+        elif i == 1:
+            rhs1 = c
+        else:
+            rhs2 = c
+    new0 = 0.0
+    new1 = 0.0
+    new2 = 0.0
+    for i in range(n):
+        r = r0 + i
+        kc = rk[r0, 3 * i] * rhs0 + rk[r0, 3 * i + 1] * rhs1 + rk[r0, 3 * i + 2] * rhs2
+        x = acc[r] - mass_scale * kc - impulse_scale * acc[r]
+        if i == 0:
+            new0 = x
+        elif i == 1:
+            new1 = x
+        else:
+            new2 = x
+    total = new0 * new0 + new1 * new1 + new2 * new2
+    cap = rp[r0, HI]
+    shrink = cap / math.sqrt(total) if total > cap * cap else 1.0
+    for i in range(n):
+        r = r0 + i
+        old = acc[r]
+        acc[r] = (new0 if i == 0 else (new1 if i == 1 else new2)) * shrink
+        apply_impulse(r, acc[r] - old, rb, rj, rd, bs, binv)
+
+
+@helper
+def clamp_round(r0, n, max_impulse, rp):
+    """Cap rows r0..r0+n-1 (a block made by `make_block`) as one vector: |lambda| <=
+    max_impulse per substep (`round_block_solve`). Rows left scalar (a singular K) are capped
+    each at max_impulse / sqrt(n), which keeps the vector under it too."""
+    if rp[r0, BLOCK] == n:
+        for i in range(n):
+            clamp(r0 + i, max_impulse, rp)
+        rp[r0, ACTIVE] = ROUND
+    else:
+        for i in range(n):
+            clamp(r0 + i, max_impulse / math.sqrt(n), rp)
 
 
 @helper

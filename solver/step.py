@@ -8,6 +8,8 @@
                  joints) -> prepare joint rows, contact approach speeds -> factor each
                  island's K (kept while its bodies barely move) -> warm start
                  -> solve (soft bias) -> integrate positions
+                 -> move the pins' targets to the substep's end (joints/pin.py; they
+                 start the frame where the last one left them)
                  -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
                  -> re-measure contact separations at the projected poses (they serve the
@@ -48,7 +50,9 @@ from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, qua
     scale, sub, vec3_at
 from .direct import (factor_islands, island_contact_inertia, plan_islands,
                      project_positions, scratch, solve_direct)
-from .rows import (ACTIVE, BLOCK, WIDE, block_solve, deactivate, row_solve, soft_coefficients,
+from .joints.pin import move_pins
+from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
+                   row_solve, soft_coefficients,
                    warm_start, wide_solve)
 from .contacts import ROWS_PER_MANIFOLD, contact_softness
 from .colours import (colour_plan, impulses_stage, positions_stage,
@@ -223,6 +227,8 @@ def _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv):
     slower."""
     if rp[r, ACTIVE] == WIDE:
         wide_solve(r, use_bias, rb, rj, rd, rp, acc, bs, binv)
+    elif rp[r, ACTIVE] == ROUND:
+        round_block_solve(r, int(rp[r, BLOCK]), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
     else:
         block_solve(r, int(rp[r, BLOCK]), use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
 
@@ -455,6 +461,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     jointed = joints.shape[0] > 0
     # the first substep's rows are prepared before the loop: the islands' plan is made from
     # them (which rows are equalities and limits does not change within the frame)
+    move_pins(joints, jt, jf, 0.0, dt)
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
     plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
@@ -473,6 +480,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         if jointed:
             world_inertia(turned, bs, bil, bkind, bI)
             stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
+        move_pins(joints, jt, jf, (s + 1) / substeps, dt)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8])

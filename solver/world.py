@@ -250,6 +250,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jimp = Table(L.JIMP_WIDTH, np.float64, state="joint_impulses")
         self._jpts = Table(3, np.float64, state="path_points")  # set_path_points moves them
         self._many_body_joints = 0                         # joints with a body C or D
+        self._pins = np.zeros(0, dtype=np.int64)           # add_pin's joints
         self._joint_pairs_key = None                       # `_joint_pairs`' last answer
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
@@ -1014,6 +1015,93 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jf.data[j, L.RATIO] = rho
         return j
 
+    def add_pin(self, body, point, orientation=None, hertz=0.0, damping_ratio=1.0,
+                max_force=None, max_torque=None):
+        """Pin the body's point now at `point` (world) to a target that starts there and
+        moves where `set_pin_target` puts it; returns a joint id (joints/pin.py).
+
+        orientation  None: the point only, the body turns freely about it. A quaternion
+                     (w, x, y, z): the target's orientation now; the body then keeps its
+                     orientation relative to the target's, turning as the target turns.
+        hertz        0: rigid (the pinned point stays on the target). Above 0: the point is
+                     pulled by a spring-damper of that frequency and `damping_ratio` (1:
+                     critical) over the point's effective mass: a body pinned at its centre
+                     of mass follows the target as a mass on such a spring.
+        max_force    the most force (N) the pin pulls with, in any direction (None or 0:
+                     no limit); `max_torque` (N m) the same for the orientation.
+
+        Between the frames the target moves in a straight line (and on the shortest arc)
+        from where it was to where it is set, so a target set every frame is followed
+        smoothly. `joint_impulse` reads the pull back (linear: on the body)."""
+        b = self._body("body", body)
+        p = validate.vector("point", point)
+        frame = np.array([1.0, 0.0, 0.0, 0.0]) if orientation is None else \
+            validate.quaternion("orientation", orientation)
+        settings = self._pin_settings(hertz, damping_ratio, max_force, max_torque)
+        j = self._new_joint(L.PIN, None, b, p, p, frame, False, None, None)
+        jf = self._jf.data[j]
+        jf[L.PIN_START:L.PIN_START + 7] = jf[L.PIN_END:L.PIN_END + 7] = \
+            jf[L.ANCHOR_A:L.ANCHOR_A + 7]
+        jf[[L.PIN_HZ, L.PIN_DAMPING, L.PIN_MAX_FORCE, L.PIN_MAX_TORQUE]] = settings
+        if orientation is not None:
+            self._jt.data[j, L.FLAGS] |= L.PIN_ORIENTATION
+        self._pins = np.append(self._pins, j)
+        return j
+
+    @staticmethod
+    def _pin_settings(hertz, damping_ratio, max_force, max_torque):
+        return (validate.number("hertz", hertz, minimum=0.0),
+                validate.number("damping_ratio", damping_ratio, minimum=0.0),
+                validate.number("max_force", max_force or 0.0, minimum=0.0),
+                validate.number("max_torque", max_torque or 0.0, minimum=0.0))
+
+    def _pin(self, pin):
+        j = self._joint(pin)
+        if self._jt.data[j, L.TYPE] != L.PIN:
+            raise ValueError(f"joint {j} is a {L.TYPE_NAMES[self._jt.data[j, L.TYPE]]}, not a "
+                             "pin: give a joint id from add_pin")
+        return j
+
+    def set_pin_target(self, pin, point, orientation=None):
+        """Where the pin's target is at the end of the next `step`: `point` (world) and, for
+        a pin made with an orientation, `orientation` (w, x, y, z; None keeps the last).
+        During the step the target moves there from where it was in a straight line (the
+        orientation on the shortest arc), and the pinned body with it. A change wakes the
+        body."""
+        j = self._pin(pin)
+        p = validate.vector("point", point)
+        before = self._joint_settings(j)
+        jf = self._jf.data[j]
+        jf[L.PIN_END:L.PIN_END + 3] = p
+        if orientation is not None:
+            if not self._jt.data[j, L.FLAGS] & L.PIN_ORIENTATION:
+                raise ValueError(f"pin {j} holds no orientation: give add_pin an orientation "
+                                 "to pin one")
+            jf[L.PIN_END + 3:L.PIN_END + 7] = validate.quaternion("orientation", orientation)
+        self._wake_if_changed(j, before)
+
+    def set_pin(self, pin, enabled=None, hertz=None, damping_ratio=None, max_force=None,
+                max_torque=None):
+        """Change a pin between steps: switch it off (`enabled=False`: the body is free) and
+        on again, or change its spring and limits (None keeps a setting; as in `add_pin`, 0
+        force or torque is no limit). A pin switched on holds the target where it was last
+        set. A change wakes the body."""
+        j = self._pin(pin)
+        jf = self._jf.data[j]
+        now = jf[[L.PIN_HZ, L.PIN_DAMPING, L.PIN_MAX_FORCE, L.PIN_MAX_TORQUE]]
+        settings = self._pin_settings(*(now[k] if x is None else x for k, x in enumerate(
+            (hertz, damping_ratio, max_force, max_torque))))
+        before = self._joint_settings(j)
+        jf[[L.PIN_HZ, L.PIN_DAMPING, L.PIN_MAX_FORCE, L.PIN_MAX_TORQUE]] = settings
+        if enabled is not None:
+            flags = self._jt.data[j, L.FLAGS]
+            if bool(enabled) != bool(flags & L.ENABLED):
+                self._jt.data[j, L.FLAGS] = flags ^ L.ENABLED
+                self._jacc.data[j] = 0.0
+                if enabled:     # from the target as last set, not from where it was let go
+                    jf[L.ANCHOR_A:L.ANCHOR_A + 7] = jf[L.PIN_END:L.PIN_END + 7]
+        self._wake_if_changed(j, before)
+
     def set_motor(self, joint, speed, max_value=None):
         """Change a joint's motor speed (and cap) between steps; a change wakes the joint's
         bodies."""
@@ -1230,10 +1318,16 @@ class World(Mechanisms, CustomConstraints, Forces):
         moving = np.nonzero(self._khas.view)[0]
         start = self._bs.view[moving, POS:ROT + 4].copy()
         end = self._ktarget.view[moving].copy()
+        pins = self._pins
+        jf = self._jf.data
+        pin_start = jf[pins, L.ANCHOR_A:L.ANCHOR_A + 7].copy()
+        pin_end = jf[pins, L.PIN_END:L.PIN_END + 7].copy()
         for k in range(1, frames + 1):
             if len(moving):
                 self._ktarget.view[moving] = _pose_between(start, end, k / frames)
                 self._khas.view[moving] = True
+            if len(pins):
+                jf[pins, L.PIN_END:L.PIN_END + 7] = _pose_between(pin_start, pin_end, k / frames)
             self._step_frame(dt / frames)
         self._bforce.view[:] = 0.0
 
@@ -1257,6 +1351,9 @@ class World(Mechanisms, CustomConstraints, Forces):
                              "which are no rotation: write unit quaternions (w, x, y, z)")
 
     def _step_frame(self, dt):
+        if len(self._pins):     # each pin's target starts the frame where the last left it
+            jf = self._jf.data
+            jf[self._pins, L.PIN_START:L.PIN_START + 7] = jf[self._pins, L.ANCHOR_A:L.ANCHOR_A + 7]
         if self._sleeping:
             self._wake_disturbed()
         C = self._collide(dt)

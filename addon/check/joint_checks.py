@@ -19,8 +19,9 @@ def joint_objects(scene, joints, built=()):
     for e, js, jtype, a, b in rows:
         objs = {}
         sides = (("a", a), ("b", b))
-        if jtype == 'PATH' or (jtype == 'CUSTOM' and a is None):
-            sides = (("b", b),)      # a path's curve is no body; a custom's unset A: the world
+        if jtype in {'PATH', 'PIN'} or (jtype == 'CUSTOM' and a is None):
+            sides = (("b", b),)      # a path's curve is no body; a pin and a custom's unset
+                                     # A: the world
         for which, obj in sides:
             label = which.upper()
             if obj is None:

@@ -14,7 +14,8 @@ class FrameReads:
     world's state; the targets it is sent say which parts follow their animation)."""
 
     RECORDED = frozenset(("set_kinematic_target", "set_drive", "set_path_points",
-                          "set_steering", "set_motor", "set_spring", "set_field"))
+                          "set_steering", "set_motor", "set_spring", "set_field",
+                          "set_pin_target", "set_pin"))
 
     def __init__(self, world, forward):
         self._world = world

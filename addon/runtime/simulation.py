@@ -12,6 +12,7 @@ from mathutils import Matrix, Quaternion
 
 from ..world.hits import Hits
 from ..world.inputs import FrameInputs
+from ..world.pins import Pins
 from ..world.poses import body_pose, check_delta, clear_delta, local_pose, shape_pose, \
     start_velocity
 from ..world.ragdolls import attach, is_body, reference_matrix
@@ -95,6 +96,7 @@ class Simulation:
         self.inputs = FrameInputs(scene, self.joints, self.start, self.world,
                                   self.frame_matrices(scene, start),
                                   {o.name for o in self.evaluated})
+        self.pins = Pins(scene, self.joints)     # their targets and switches, likewise
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = world_settings(scene)["dt"]
 
@@ -281,8 +283,8 @@ class Simulation:
         """What the step that ends at `frame` reads of the animation, sent to `world` (a
         FrameReads, or the World itself): animated bodies' kinematic targets, hit bodies
         (`off`: {name: hit frame} of those off their keys; None: as the cached state before
-        `frame` says), ragdoll switches and drives, mechanism inputs, and the keys of the
-        parents the poses are written under."""
+        `frame` says), ragdoll switches and drives, mechanism inputs, pins' targets and
+        switches, and the keys of the parents the poses are written under."""
         objs = self.objects
         known = self.frame_matrices(scene, frame) if known is None else known
         for b in self.animated:
@@ -299,6 +301,8 @@ class Simulation:
             run.before_step(world, frame, known, off)
         if self.inputs:
             self.inputs.before_step(world, scene, frame, known)
+        if self.pins:
+            self.pins.before_step(world, frame, known)
         if hasattr(world, "note"):
             for obj in self.keyed_parents:
                 world.note(*basis_at(obj, frame))

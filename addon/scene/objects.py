@@ -2,6 +2,8 @@
 
 import functools
 
+from .animation import action_fcurves
+
 
 def scene_bodies(scene):
     """The objects simulated as bodies: a part of a Compound body (a child of it) is a body
@@ -20,7 +22,21 @@ def is_compound_part(obj):
 
 
 def scene_joints(scene):
-    return [o for o in scene.objects if o.type == 'EMPTY' and o.ligament_joint.enabled]
+    """Joint empties switched on, and Pins whose switch is keyed (on at some frames: the
+    simulation reads the key every frame, world/pins.py)."""
+    return [o for o in scene.objects if o.type == 'EMPTY' and (
+        o.ligament_joint.enabled or o.ligament_joint.type == 'PIN' and
+        enabled_fcurve(o) is not None)]
+
+
+ENABLED_PATH = "ligament_joint.enabled"
+
+
+def enabled_fcurve(obj):
+    """The F-curve keying the joint's on/off switch, or None."""
+    if obj.animation_data is None or obj.animation_data.action is None:
+        return None
+    return action_fcurves(obj).get((ENABLED_PATH, 0))
 
 
 class SceneScan:

@@ -159,9 +159,11 @@ def _draw():
             bad += missing
             continue
         p = e.matrix_world.translation
-        for obj in (j.object_a, j.object_b):
+        for obj in ((j.object_b,) if j.type == 'PIN' else (j.object_a, j.object_b)):
             if obj is None or obj.name not in scene.objects or not obj.ligament_body.enabled:
                 bad += [p, p + e.matrix_world.col[2].xyz * e.empty_display_size]
+            elif j.type == 'PIN':      # the empty to the body's pinned point
+                ok += [p, obj.matrix_world @ Vector(j.pin_offset)]
             else:
                 ok += [p, obj.matrix_world.translation]
     groups = [(ok, JOINT_COLOR), (bad, PROBLEM_COLOR)]

@@ -129,6 +129,9 @@ JOINT_TYPES = (
     ('PATH', "Path", "B's point stays on a Curve object's spline"),
     ('CUSTOM', "Custom", "A constraint you write as an expression over A's and B's points "
                          "and axes (and two more points), held at 0 or in a range"),
+    # Directing the motion (world/pins.py): made by Add Pin, not between two bodies.
+    ('PIN', "Pin", "Pull the body's point to where the empty is (and, with Orientation, turn "
+                   "it as the empty turns): move, parent, constrain or key the empty"),
 )
 
 
@@ -335,6 +338,34 @@ class LigamentJointSettings(bpy.types.PropertyGroup):
                             description="Wheel: the axle's turn about the suspension axis "
                                         "(local Y); key it or drive it to steer, it is read "
                                         "every frame")
+
+    # Pin (world/pins.py): Object B is the body, the empty its target.
+    pin_hertz: FloatProperty(name="Stiffness", default=0.0, min=0.0, soft_max=30.0,
+                             update=_changed,
+                             description="0: rigid, the body's point stays on the empty. "
+                                         "Otherwise the frequency (Hz) of the spring that "
+                                         "pulls it there (a body pinned at its centre "
+                                         "swings at it)")
+    pin_damping_ratio: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
+                                     update=_changed,
+                                     description="Damping ratio of the spring (1: critical, "
+                                                 "no overshoot; lower swings past the empty)")
+    pin_max_force: FloatProperty(name="Max Force", default=0.0, min=0.0, soft_max=10000.0,
+                                 update=_changed,
+                                 description="The most force (N) the pin pulls with, in any "
+                                             "direction (0: no limit)")
+    pin_orientation: BoolProperty(name="Orientation", default=False, update=_changed,
+                                  description="Turn the body as the empty turns (it keeps the "
+                                              "turn between them at the start frame)")
+    pin_max_torque: FloatProperty(name="Max Torque", default=0.0, min=0.0, soft_max=10000.0,
+                                  update=_changed,
+                                  description="The most torque (N m) the orientation pulls "
+                                              "with (0: no limit)")
+    pin_offset: FloatVectorProperty(name="Point", size=3, subtype='TRANSLATION',
+                                    update=_changed,
+                                    description="The pinned point of the body, in its local "
+                                                "space (0: its origin); Add Pin sets it to "
+                                                "where the empty was made")
 
     # Custom (World.add_custom; world/mechanisms.py has the letters' conventions).
     expression: StringProperty(

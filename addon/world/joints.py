@@ -1,11 +1,12 @@
 """The plain joints (ball, hinge, slider, fixed, distance, rope, ragdoll, motor) added to the
 World from their empties' settings; ball, ragdoll and plain hinge joints in one batch call per
-kind. Mechanism kinds are handed to world/mechanisms.py."""
+kind. Mechanism kinds are handed to world/mechanisms.py, pins to world/pins.py."""
 
 import math
 import numpy as np
 
 from . import mechanisms
+from .pins import add_pin
 from ..scene.errors import SceneError
 from .joint_settings import angle_limits, joint_bodies, joint_common, joint_frame
 
@@ -95,6 +96,8 @@ def add_joint(world, empty, ids, start, known, bodies, built=None, skipped=None)
     elif js.use_spring:
         spring = dict(spring_hz=js.spring_frequency, spring_damping=js.spring_damping)
     t = js.type
+    if t == 'PIN':
+        return add_pin(world, empty, ids, start, known)
     if t in mechanisms.TYPES:
         try:
             return mechanisms.add(world, empty, m, ids, start, known, built or {}, skipped,

@@ -9,9 +9,10 @@ JT_WIDTH = 6
 BALL, HINGE, PRISMATIC, FIXED, DISTANCE, ROPE, RAGDOLL, ANGULAR_MOTOR = range(8)
 GEAR, RACK_AND_PINION, PULLEY, LINE, WHEEL, PATH = range(8, 14)       # mechanisms
 CUSTOM = 14         # World.add_custom: rows filled by joints/custom.py, not joints/prepare.py
+PIN = 15            # World.add_pin: a body's point pulled to a moving target (joints/pin.py)
 TYPE_NAMES = ("ball_socket", "hinge", "prismatic", "fixed", "distance", "rope", "ragdoll",
               "angular_motor", "gear", "rack_and_pinion", "pulley", "line", "wheel", "path",
-              "custom")
+              "custom", "pin")
 
 # flag bits
 ENABLED = 1
@@ -25,6 +26,7 @@ HAS_DRIVE = 128     # orientation drive (ball-socket, ragdoll) or angle drive (h
 CLOSED = 256        # path: the polyline closes on itself
 ALIGN = 512         # path: B's frame X stays along the tangent
 SPRING_STIFFNESS = 1024  # SPRING_HZ, SPRING_DAMPING hold a stiffness and a damper instead
+PIN_ORIENTATION = 2048   # pin: the body's orientation follows the target's too
 
 # jf columns: local anchors and frames (the frame's X axis is the joint axis)
 ANCHOR_A = 0        # 3
@@ -63,7 +65,16 @@ STEERING = 47       # wheel: steering angle about the suspension axis
 PATH_START = 48     # path: first point in the path point table, point count
 PATH_COUNT = 49
 FRICTION = 50       # path: friction force along the path (N)
-JF_WIDTH = 51
+# pins (joints/pin.py): the world side's anchor and frame (ANCHOR_A, FRAME_A) are the target
+# where it is this substep, moved by the step from PIN_START to PIN_END over the frame
+PIN_START = 51      # 7: the target (point, orientation) at the frame's start
+PIN_END = 58        # 7: the target at the frame's end (World.set_pin_target)
+PIN_VELOCITY = 65   # 6: the target's velocity and spin over the frame
+PIN_HZ = 71         # 0: rigid
+PIN_DAMPING = 72
+PIN_MAX_FORCE = 73  # 0: no limit
+PIN_MAX_TORQUE = 74  # 0: no limit
+JF_WIDTH = 75
 
 # One block of row slots per joint (a hinge with limits, motor, spring and drive uses 10).
 MAX_ROWS = 10

@@ -13,8 +13,9 @@ from .hinge import prepare_hinge
 from .layout import (ANGULAR_MOTOR, BALL, BROKEN, DISTANCE, ENABLED, FIXED, FLAGS, GEAR, HINGE,
                      LINE, MAX_ROWS, PATH, PRISMATIC, PULLEY, RACK_AND_PINION, RAGDOLL, ROPE,
                      TYPE, WHEEL)
-from .layout import CUSTOM
+from .layout import CUSTOM, PIN
 from .line import prepare_line
+from .pin import prepare_pin
 from .path import prepare_path
 from .prismatic import prepare_prismatic
 from .pulley import prepare_pulley
@@ -70,6 +71,9 @@ def prepare_joint_rows(j, jt, jf, jpts, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, 
                         B_s, B_inv, B_I)
     elif kind == ANGULAR_MOTOR:
         prepare_angular_motor(r0, j, jf, a, b, fa, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)
+    elif kind == PIN:
+        prepare_pin(r0, j, flags, jf, b, rb, pa, pb, fa, fb, S, R_b, R_j, R_d, R_p, R_k, B_s,
+                    B_inv, B_I)
     elif kind >= GEAR:
         prepare_mechanism(r0, j, kind, flags, jt, jf, jpts, a, b, xa, ra, rb, pa, pb, fa, fb, S,
                           R_b, R_j, R_d, R_p, R_k, B_s, B_inv, B_I)

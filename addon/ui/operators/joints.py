@@ -5,13 +5,12 @@ import numpy as np
 from bpy.props import EnumProperty
 from mathutils import Matrix, Vector
 
+from ...authoring.pins import pin_collection as joint_collection
 from ...world import mechanisms
 from ...runtime import cache
 from ...scene.shapes import local_vertices
 from ..properties import JOINT_TYPES
 
-
-COLLECTION = "Ligament Joints"
 
 PIVOTS = (
     ('CENTER', "Center", "Pivot halfway between the two objects"),
@@ -26,18 +25,10 @@ DISPLAY = {'BALL': 'SPHERE', 'FIXED': 'CUBE', 'DISTANCE': 'PLAIN_AXES', 'ROPE': 
 SELECTION = {'GEAR': "Select two hinge joint empties; the active one becomes Hinge B",
              'RACK_AND_PINION': "Select a hinge empty (the pinion) and a slider empty (the rack)",
              'PATH': "Select a Curve object and a body"}
+# The types Add Joint makes (a Pin is made by Add Pin, on one body)
+PAIR_TYPES = tuple(t for t in JOINT_TYPES if t[0] != 'PIN')
 # Connect chains bodies pairwise: the types that join two bodies at a pivot.
-CHAIN_TYPES = tuple(t for t in JOINT_TYPES if t[0] not in {'PULLEY', 'PATH', *SELECTION})
-
-
-def joint_collection(scene):
-    coll = bpy.data.collections.get(COLLECTION)
-    if coll is None:
-        coll = bpy.data.collections.new(COLLECTION)
-    if coll.name not in scene.collection.children and not any(
-            coll.name in c.children for c in scene.collection.children_recursive):
-        scene.collection.children.link(coll)
-    return coll
+CHAIN_TYPES = tuple(t for t in PAIR_TYPES if t[0] not in {'PULLEY', 'PATH', *SELECTION})
 
 
 def create_joint(scene, a, b, joint_type, pivot):
@@ -129,7 +120,7 @@ class LIGAMENT_OT_add_joint(bpy.types.Operator):
     bl_label = "Add Joint"
     bl_options = {'REGISTER', 'UNDO'}
 
-    type: EnumProperty(name="Type", items=JOINT_TYPES, default='HINGE')
+    type: EnumProperty(name="Type", items=PAIR_TYPES, default='HINGE')
     pivot: EnumProperty(name="Pivot", items=PIVOTS, default='CENTER')
 
     @classmethod

@@ -37,7 +37,10 @@ class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
                 layout.label(text=f"'{obj.name}' is not a Ligament body", icon='ERROR')
         if j.type in mechanisms.TYPES or j.type == 'MOTOR':
             draw_mechanism(layout, context.scene, j)
-        layout.prop(j, "disable_collisions")
+        if j.type == 'PIN':
+            draw_pin(layout, j)
+        else:
+            layout.prop(j, "disable_collisions")
         row = layout.row(heading="Breakable")
         row.prop(j, "breakable", text="")
         sub = row.row()
@@ -55,13 +58,32 @@ class PHYSICS_PT_ligament_joint(JointPanel, bpy.types.Panel):
                 'WHEEL': "Spins about local Z, suspension along local Y",
                 'LINE': "B's point slides along local X, turns freely",
                 'PATH': "B's point at the empty follows the curve",
-                'PULLEY': "Rope: A's centre, Fixed A, Fixed B, B's centre"}.get(j.type)
+                'PULLEY': "Rope: A's centre, Fixed A, Fixed B, B's centre",
+                'PIN': "Pulls the body's point to the empty"}.get(j.type)
         if axis:
             layout.label(text=axis, icon='EMPTY_ARROWS')
 
 
+def draw_pin(layout, j):
+    """A Pin's spring, limits and orientation (world/pins.py)."""
+    col = layout.column(align=True)
+    col.prop(j, "pin_hertz", text="Stiffness (Hz)")
+    sub = col.column(align=True)
+    sub.active = j.pin_hertz > 0.0
+    sub.prop(j, "pin_damping_ratio")
+    layout.prop(j, "pin_max_force")
+    layout.prop(j, "pin_orientation")
+    sub = layout.column()
+    sub.active = j.pin_orientation
+    sub.prop(j, "pin_max_torque")
+    layout.prop(j, "pin_offset")
+    if j.pin_hertz == 0.0:
+        layout.label(text="Stiffness 0: rigid", icon='INFO')
+
+
 # Which of Object A / B each joint type uses, and what they are called there.
 BODY_FIELDS = {'GEAR': (), 'RACK_AND_PINION': (), 'PATH': (("b", "Body"),),
+               'PIN': (("b", "Body"),),
                'WHEEL': (("a", "Chassis"), ("b", "Wheel")),
                'CUSTOM': (("a", "Object A"), ("b", "Object B"))}
 

@@ -32,6 +32,12 @@ class VIEW3D_PT_ligament(View3DLigamentPanel, bpy.types.Panel):
         col.label(text="Joints")
         col.operator_menu_enum("ligament.add_joint", "type", text="Add Joint")
         col.operator_menu_enum("ligament.connect", "type", text="Connect")
+        col = layout.column(align=True)
+        col.label(text="Direct")
+        col.operator("ligament.drag", icon='VIEW_PAN')
+        row = col.row(align=True)
+        row.operator("ligament.add_pin", icon='PINNED')
+        row.operator("ligament.transfer_pose", icon='ARMATURE_DATA')
 
 
 class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
@@ -100,6 +106,31 @@ class VIEW3D_PT_ligament_joints(View3DLigamentPanel, bpy.types.Panel):
                 col.label(text=line)
         if len(problems) > MAX_LISTED:
             layout.label(text=f"... and {len(problems) - MAX_LISTED} more (see the console)")
+
+
+class VIEW3D_PT_ligament_pins(View3DLigamentPanel, bpy.types.Panel):
+    """The scene's Pins (Add Pin's and the drags'), each with its body, to select or
+    delete."""
+    bl_label = "Pins"
+    bl_parent_id = "VIEW3D_PT_ligament"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        pins = [o for o in context.scene.objects if o.type == 'EMPTY'
+                and o.ligament_joint.type == 'PIN']
+        if not pins:
+            layout.label(text="No pins: Add Pin, or Drag Bodies", icon='INFO')
+            return
+        for pin in pins[:MAX_LISTED]:
+            body = pin.ligament_joint.object_b
+            row = layout.row(align=True)
+            row.operator("ligament.select_objects", text=pin.name,
+                         icon='PINNED').objects = pin.name
+            row.label(text=body.name if body is not None else "(no body)")
+            row.operator("ligament.remove_pin", text="", icon='X').name = pin.name
+        if len(pins) > MAX_LISTED:
+            layout.label(text=f"... and {len(pins) - MAX_LISTED} more")
 
 
 class VIEW3D_PT_ligament_ragdoll(View3DLigamentPanel, bpy.types.Panel):
@@ -175,6 +206,7 @@ classes = (
     VIEW3D_PT_ligament_ragdoll,
     VIEW3D_PT_ligament_cache,
     VIEW3D_PT_ligament_joints,
+    VIEW3D_PT_ligament_pins,
     VIEW3D_PT_ligament_doctor,
     VIEW3D_PT_ligament_overlay,
 )

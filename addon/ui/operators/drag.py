@@ -1,0 +1,102 @@
+"""The Drag tool of the 3D View: a thin modal shell over `authoring.drag.DragSession` (mouse
+events to its verbs, the view's rays from `view_ray`); works while the timeline plays.
+
+Press on a body to grab it, move to pull, wheel to change the depth, release to let go (Ctrl
+held: leave a Pin where it is); Esc or right-click ends the tool. Each drag is an undo step of
+its own."""
+
+import bpy
+from bpy.props import FloatProperty
+
+from ...authoring.drag import DragSession, view_ray
+
+HEADER = ("Drag: press on a body and pull (wheel: depth), release to let go, Ctrl+release "
+          "leaves a Pin; Esc or right-click ends")
+
+_keymaps = []
+
+
+class LIGAMENT_OT_drag(bpy.types.Operator):
+    """Grab Ligament bodies and ragdoll parts under the cursor and pull them, also while the
+    timeline plays; each drag is recorded as the keys of a Pin"""
+    bl_idname = "ligament.drag"
+    bl_label = "Drag Bodies"
+    bl_options = {'REGISTER'}
+
+    max_force: FloatProperty(name="Max Force", default=500.0, min=0.0, soft_max=10000.0,
+                             description="The most force (N) a drag pulls with (0: no "
+                                         "limit)")
+    hertz: FloatProperty(name="Stiffness", default=3.0, min=0.1, soft_max=20.0,
+                         description="Frequency (Hz) of the spring that pulls the body to "
+                                     "the cursor")
+
+    @classmethod
+    def poll(cls, context):
+        if context.area is None or context.area.type != 'VIEW_3D':
+            cls.poll_message_set("Use it in a 3D View")
+            return False
+        return True
+
+    def invoke(self, context, event):
+        self.session = DragSession(context.scene, hertz=self.hertz, max_force=self.max_force)
+        context.area.header_text_set(HEADER)
+        context.window_manager.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def _ray(self, context, event):
+        region, rv3d = context.region, context.region_data
+        return view_ray(rv3d.perspective_matrix, (region.width, region.height),
+                        (event.mouse_region_x, event.mouse_region_y))
+
+    @staticmethod
+    def _frame(context):
+        """Playing: the frame about to be simulated reads the drag; paused: this one."""
+        playing = context.screen is not None and context.screen.is_animation_playing
+        return context.scene.frame_current + (1 if playing else 0)
+
+    def modal(self, context, event):
+        s = self.session
+        if context.region_data is None:
+            return {'PASS_THROUGH'}
+        if event.type in {'ESC', 'RIGHTMOUSE'} and event.value == 'PRESS':
+            if s.pin is not None:
+                s.release(self._frame(context))
+            context.area.header_text_set(None)
+            return {'FINISHED'} if s.pins else {'CANCELLED'}
+        if event.type == 'LEFTMOUSE' and event.value == 'PRESS':
+            origin, direction = self._ray(context, event)
+            forward = -context.region_data.view_matrix.inverted().col[2].xyz
+            if s.grab(origin, direction, self._frame(context), forward) is None:
+                return {'PASS_THROUGH'}
+            return {'RUNNING_MODAL'}
+        if s.pin is None:
+            return {'PASS_THROUGH'}
+        if event.type == 'MOUSEMOVE':
+            s.move(*self._ray(context, event), self._frame(context))
+        elif event.type in {'WHEELUPMOUSE', 'WHEELDOWNMOUSE'}:
+            origin, direction = self._ray(context, event)
+            s.wheel(1 if event.type == 'WHEELUPMOUSE' else -1, origin)
+            s.move(origin, direction, self._frame(context))
+        elif event.type == 'LEFTMOUSE' and event.value == 'RELEASE':
+            name = s.body.name
+            s.release(self._frame(context), pin=event.ctrl)
+            bpy.ops.ed.undo_push(message=f"Ligament Drag {name}")
+        else:
+            return {'PASS_THROUGH'}
+        return {'RUNNING_MODAL'}
+
+
+def register():
+    bpy.utils.register_class(LIGAMENT_OT_drag)
+    kc = bpy.context.window_manager.keyconfigs.addon
+    if kc is not None:             # none in background
+        km = kc.keymaps.new(name="3D View", space_type='VIEW_3D')
+        _keymaps.append((km, km.keymap_items.new("ligament.drag", 'D', 'PRESS', shift=True,
+                                                 alt=True)))
+
+
+def unregister():
+    for km, item in _keymaps:
+        km.keymap_items.remove(item)
+    _keymaps.clear()
+    bpy.utils.unregister_class(LIGAMENT_OT_drag)
