@@ -13,7 +13,7 @@ from .errors import SceneError
 BOUNDED = {'BOX', 'SPHERE', 'CAPSULE', 'CYLINDER'}   # shapes fitted to the bounds alone
 # A Convex Hull keeps at most this many vertices, the farthest out first: two hulls collide
 # at a cost of about the cube of their vertex counts (0.1 s for two of 64 overlapping,
-# 0.5 s for 128; bench/hulls.py), and a dense mesh's hull is a few per cent smaller at 64.
+# 0.44 s for 128; bench/hulls.py), and a dense mesh's hull is a few per cent smaller at 64.
 HULL_VERTICES = 64
 
 

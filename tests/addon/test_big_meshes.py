@@ -41,6 +41,9 @@ def test_convex_hull_of_a_10000_vertex_mesh_takes_under_a_second(blender):
         t = time.process_time()
         sim = simulation.Simulation(scene)
         build_s = time.process_time() - t
+        t = time.process_time()
+        sim.world.collide(1e-6)          # the collider's tables of the hull, made on first use
+        collide_s = time.process_time() - t
         mesh = np.array([v.co[:] for v in ball.data.vertices])
         # each hull vertex is a vertex of the mesh
         gap = [float(np.min(np.linalg.norm(mesh - v, axis=1))) for v in hull.vertices]
@@ -51,13 +54,13 @@ def test_convex_hull_of_a_10000_vertex_mesh_takes_under_a_second(blender):
         n /= np.linalg.norm(n, axis=1)[:, None]
         out_of = (mesh @ n.T - np.einsum("ij,ij->i", n, v[f[:, 0]])).max(axis=1)
         result({"vertices": len(mesh), "hull_vertices": len(hull.vertices), "hull_s": hull_s,
-                "build_s": build_s, "gap": max(gap), "volume": volume,
+                "build_s": build_s, "collide_s": collide_s, "gap": max(gap), "volume": volume,
                 "outside": float(out_of.max()), "bodies": len(sim.bodies)})
     """)
     print(f"hull of {out['vertices']} vertices: {out['hull_s']:.3f} s CPU, the whole build "
-          f"{out['build_s']:.3f} s CPU")
+          f"{out['build_s']:.3f} s, the first collide {out['collide_s']:.3f} s CPU")
     assert out["vertices"] >= 10000
-    assert out["hull_s"] < 1.0 and out["build_s"] < 1.0
+    assert out["hull_s"] < 1.0 and out["build_s"] < 1.0 and out["collide_s"] < 1.0
     assert out["bodies"] == 2
     assert 4 <= out["hull_vertices"] <= 64 and out["gap"] < 1e-6
     # a 64-vertex hull of a sphere of radius 0.5: inside it, and within 12 % of its volume;
