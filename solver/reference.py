@@ -21,6 +21,9 @@ handles them with a small active-set loop, fine for the few rows of a test scene
 Typical use, comparing the iterative solver with the exact answer for the current state:
 
     lam = reference.direct_impulses(world, h=1 / 480)     # (joint_count * MAX_ROWS,)
+
+`convex_hull_incremental` is the same for `solver.hull`: the classic incremental hull in
+numpy, quadratic, which the Quickhull kernel is tested and timed against.
 """
 
 import numpy as np
@@ -185,3 +188,74 @@ def velocities_after(world, impulses, h=None, rows=None, softness=RIGID):
         J = global_jacobian(world, R, used)
         u = u + inverse_mass_matrix(world) @ J.T @ impulses[used]
     return u.reshape(-1, 6)
+
+
+def convex_hull_incremental(points, tolerance=None):
+    """The convex hull by the classic incremental algorithm in numpy (each point removes the
+    faces it sees and stitches the horizon to itself; quadratic): the reference
+    `solver.hull.convex_hull` is tested and timed against. Returns (vertices (V,3),
+    triangles (F,3) int), outward-facing (CCW).
+
+    Raises ValueError when the points span no volume (all on a plane, a line or a point).
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if len(pts) < 4:
+        raise ValueError(f"a convex hull needs at least 4 points that span a volume, got {len(pts)}")
+    extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
+    if not np.isfinite(extent) or extent <= 0.0:
+        raise ValueError("convex hull points must be finite and not all the same")
+    eps = tolerance if tolerance is not None else 1e-9 * max(extent, 1.0) + 1e-7 * extent
+
+    # Initial tetrahedron from extreme points.
+    i0 = int(np.argmin(pts[:, 0]))
+    d = np.linalg.norm(pts - pts[i0], axis=1)
+    i1 = int(np.argmax(d))
+    line = pts[i1] - pts[i0]
+    if np.linalg.norm(line) <= eps:
+        raise ValueError("convex hull points span no volume (all at one place)")
+    cr = np.linalg.norm(np.cross(pts - pts[i0], line), axis=1)
+    i2 = int(np.argmax(cr))
+    if cr[i2] <= eps * np.linalg.norm(line):
+        raise ValueError("convex hull points span no volume (all on one line)")
+    normal = np.cross(pts[i1] - pts[i0], pts[i2] - pts[i0])
+    normal /= np.linalg.norm(normal)
+    off = (pts - pts[i0]) @ normal
+    i3 = int(np.argmax(np.abs(off)))
+    if abs(off[i3]) <= eps:
+        raise ValueError("convex hull points span no volume (all on one plane)")
+
+    faces = [(i0, i1, i2), (i0, i2, i3), (i0, i3, i1), (i1, i3, i2)]
+    if off[i3] > 0:
+        faces = [(a, c, b) for (a, b, c) in faces]
+    faces = np.array(faces, dtype=np.int64)
+
+    def planes(f):
+        a, b, c = pts[f[:, 0]], pts[f[:, 1]], pts[f[:, 2]]
+        n = np.cross(b - a, c - a)
+        n /= np.linalg.norm(n, axis=1)[:, None]
+        return n, np.einsum("ij,ij->i", n, a)
+
+    n, dd = planes(faces)
+    centre = pts[[i0, i1, i2, i3]].mean(axis=0)
+    # Visit far points first: fewer faces are created and destroyed.
+    order = np.argsort(-np.linalg.norm(pts - centre, axis=1))
+    for p in order:
+        if p in (i0, i1, i2, i3):
+            continue
+        visible = (n @ pts[p] - dd) > eps
+        if not visible.any():
+            continue
+        vis_faces = faces[visible]
+        edges = np.concatenate([vis_faces[:, [0, 1]], vis_faces[:, [1, 2]], vis_faces[:, [2, 0]]])
+        edge_set = {(int(a), int(b)) for a, b in edges}
+        horizon = [(a, b) for (a, b) in edge_set if (b, a) not in edge_set]
+        new = np.array([(a, b, p) for (a, b) in horizon], dtype=np.int64)
+        faces = np.concatenate([faces[~visible], new])
+        nn, nd = planes(new)
+        n = np.concatenate([n[~visible], nn])
+        dd = np.concatenate([dd[~visible], nd])
+
+    used = np.unique(faces)
+    remap = -np.ones(len(pts), dtype=np.int64)
+    remap[used] = np.arange(len(used))
+    return pts[used].copy(), remap[faces]

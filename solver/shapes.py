@@ -141,16 +141,21 @@ class Box(Shape):
 
 
 class ConvexHull(Shape):
-    """The convex hull of `points` (local frame). `vertices`/`triangles` hold the hull itself."""
+    """The convex hull of `points` (local frame). `vertices`/`triangles` hold the hull itself.
+
+    `max_vertices` keeps at most that many of its vertices, the farthest out first (a hull
+    inside the full one): the separating axis test between two hulls costs about the cube
+    of their vertex counts (bench/hulls.py), so a hull of a dense mesh collides far faster
+    simplified. None keeps every vertex."""
     kind = HULL
 
-    def __init__(self, points):
+    def __init__(self, points, max_vertices=None):
         pts = np.asarray(points, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[1] != 3 or not np.all(np.isfinite(pts)):
             raise ValueError("ConvexHull points must be an (n, 3) array of finite numbers")
         _within_size("ConvexHull points", pts)
         try:
-            self.vertices, self.triangles = convex_hull(pts)
+            self.vertices, self.triangles = convex_hull(pts, max_vertices=max_vertices)
         except ValueError as exc:
             raise ValueError(f"ConvexHull: {exc}") from None
         self._mass = polyhedron_mass_properties(self.vertices, self.triangles)

@@ -447,7 +447,8 @@ class World(Mechanisms, CustomConstraints, Forces):
             v = np.zeros(3)
             w = np.zeros(3)
 
-        centre = pos + vectors.qmat(q) @ com if com.any() else pos
+        # the same sum as add_bodies, so one body and a batch of one agree to the bit
+        centre = pos + np.einsum("ij,j->i", vectors.qmat(q), com) if com.any() else pos
         b = self._bs.append(np.concatenate([centre, q, v, w]))
         self._binv.append(inv_mass)
         self._bil.append(inv_inertia.reshape(9))

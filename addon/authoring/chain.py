@@ -36,6 +36,7 @@ PRESETS = {
     'JIGGLE': (6.0, 0.3, 0.0, 0.35, 30.0, 5.0),
 }
 DENSITY = 1000.0          # kg/m^3 of the capsules (water: flesh, hair tufts)
+ROOT_SIMULATED = "ligament_chain_root_simulated"   # pose bone: its Simulated before the chain
 MIN_SIZE = ragdoll.MIN_SIZE
 
 
@@ -139,7 +140,7 @@ def create(scene, arm, bones, preset='HAIR', radius=None):
         ragdoll._delete_objects(made)
         for root, members in chains:
             _remove_chain_constraints(arm, members)
-            arm.pose.bones[root].ligament_chain.enabled = False
+            _give_back_root(arm.pose.bones[root], False)
         if new_container:
             rd.enabled, rd.collection = False, None
         raise
@@ -164,7 +165,9 @@ def _build_chain(scene, arm, root, members, preset, radius, scale, made):
     root_body = _part_of_bone(arm, root)
     if root_body is None:
         root_body = _helper(coll, arm, root, root, radius, scale, made)
-        arm.pose.bones[root].ligament_ragdoll.simulated = False   # follows the animation
+        switch = arm.pose.bones[root]
+        switch[ROOT_SIMULATED] = switch.ligament_ragdoll.simulated     # given back on removal
+        switch.ligament_ragdoll.simulated = False   # follows the animation
     helpers[root] = root_body
     for name in members:
         helpers[name] = _helper(coll, arm, name, root, radius, scale, made)
@@ -277,14 +280,25 @@ def remove(scene, arm, root):
     objs = [o for o in ragdolls.members(arm) if o.ligament_ragdoll_part.chain == root]
     bones = [o.ligament_ragdoll_part.bone for o in objs
              if o.ligament_ragdoll_part.role == 'TARGET']
+    own_root = root in bones           # not hung from a ragdoll part
     _remove_chain_constraints(arm, [b for b in bones if b != root])
     ragdoll._delete_objects(objs)
     pb = arm.pose.bones.get(root)
     if pb is not None:
-        pb.ligament_chain.enabled = False
-        pb.ligament_ragdoll.simulated = True
+        _give_back_root(pb, own_root)
     if not ragdolls.members(arm):
         ragdoll.remove(scene, arm)
+
+
+def _give_back_root(pb, own_root):
+    """The chain's root bone as it was before the chain: its Simulated switch as the user
+    had it (a chain whose root follows the animation turned it off)."""
+    pb.ligament_chain.enabled = False
+    if ROOT_SIMULATED in pb:
+        pb.ligament_ragdoll.simulated = bool(pb[ROOT_SIMULATED])
+        del pb[ROOT_SIMULATED]
+    elif own_root:                     # made before the switch was kept
+        pb.ligament_ragdoll.simulated = True
 
 
 def set_radius(arm, root):

@@ -39,8 +39,9 @@ def decompose(vertices, triangles, threshold=DEFAULT_THRESHOLD, max_parts=0, see
 
 
 def made_parts(obj):
-    """The children of `obj` that an earlier split made."""
-    return [c for c in obj.children if c.get(PART_OF) == obj.name]
+    """The children of `obj` that an earlier split made (tagged when made; the tag's name
+    may be an old name of `obj`: a renamed object keeps its parts)."""
+    return [c for c in obj.children if PART_OF in c]
 
 
 def remove_parts(obj):

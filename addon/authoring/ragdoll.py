@@ -467,6 +467,7 @@ def create(scene, arm, mapping, total_mass, material=None, meshes=None):
     deforms, when the caller has them (`deformed_meshes_by_armature`)."""
     scale = uniform_scale(arm)
     parts = plan_parts(scene, arm, mapping, total_mass, meshes)
+    _refuse_over_chains(arm, parts)
     made = []
     try:
         _build(scene, arm, mapping, parts, scale, material, made)
@@ -475,6 +476,39 @@ def create(scene, arm, mapping, total_mass, material=None, meshes=None):
         _remove_constraints(arm)
         raise
     return parts
+
+
+def _refuse_over_chains(arm, parts):
+    """A ragdoll over bones a bone chain simulates would give them two Copy Transforms and
+    two bodies, and a chain root that follows the animation would pin its ragdoll part (a
+    chest held in the air): refused, naming the chains, before anything is made. A chain
+    made after the ragdoll hangs from its parts instead (authoring/chain.py)."""
+    chained = {}                   # bone: chain root, for the bones chains simulate
+    own_root = set()               # roots of chains with a body of their own
+    for obj in ragdolls.members(arm, 'TARGET'):
+        p = obj.ligament_ragdoll_part
+        if p.chain:
+            chained[p.bone] = p.chain
+            if p.bone == p.chain:
+                own_root.add(p.chain)
+    ragdoll_bones = {b for part in parts.values() for b in part.bones}
+    clash = {}
+    for bone, root in chained.items():
+        if bone in ragdoll_bones:
+            clash.setdefault(root, []).append(bone)
+    for root in own_root - set(clash):
+        b = arm.data.bones[root].parent if root in arm.data.bones else None
+        while b is not None and b.name not in ragdoll_bones:
+            b = b.parent
+        if b is not None:
+            clash[root] = [b.name]
+    if clash:
+        chains = "; ".join(f"the chain rooted at '{root}' ({', '.join(sorted(bones))})"
+                           for root, bones in sorted(clash.items()))
+        raise ValueError(f"its bone chains meet bones the ragdoll would simulate: {chains}. "
+                         "Nothing was made: remove those bone chains first (Bone properties > "
+                         "Ligament > Remove Bone Chain), make the ragdoll, then add them again "
+                         "and they hang from the ragdoll's parts")
 
 
 def _build(scene, arm, mapping, parts, scale, material, made):

@@ -6,6 +6,7 @@ turned away from the bodies above them."""
 import math
 import numpy as np
 
+import bpy
 from mathutils import Vector
 
 from ..scene.animation import matrix_world_at, transform_fcurves
@@ -43,6 +44,41 @@ def mesh_shapes(bodies):
                 "(or set Type to Static)",
                 Fix("ligament.set_body_shape", {"objects": o.name, "shape": 'CONVEX_HULL'},
                     "Use Convex Hull")))
+    return out
+
+
+def shared_bodies(scene, bodies):
+    """Bodies that another scene simulates too (an object linked into two scenes whose
+    worlds are on): each scene steps it and writes its transform, so each takes the other's
+    writes for an edit of the user's and builds again every frame, and the body lands at
+    the wrong time in both. One finding per set of other scenes."""
+    others = [s for s in bpy.data.scenes if s != scene and s.ligament_world.enabled]
+    if not others:
+        return []
+    mine = {o.as_pointer(): o for o in bodies}
+    shared = {}
+    for other in others:
+        for o in other.objects:
+            if o.as_pointer() in mine and o.ligament_body.enabled:
+                shared.setdefault(o.name, []).append(other.name)
+    groups = {}
+    for name, scenes in shared.items():
+        groups.setdefault(tuple(sorted(scenes)), []).append(name)
+    out = []
+    for scenes, names in sorted(groups.items()):
+        names.sort()
+        where = ", ".join(f"'{n}'" for n in scenes)
+        shown = ", ".join(f"'{n}'" for n in names[:5]) + (
+            f" and {len(names) - 5} more" if len(names) > 5 else "")
+        out.append(Finding(WARNING, 'shared-body', tuple(names),
+            f"{shown} {'is a body' if len(names) == 1 else 'are bodies'} of scene "
+            f"'{scene.name}' and of the simulated scene{'s' if len(scenes) > 1 else ''} "
+            f"{where}: both scenes simulate {'it' if len(names) == 1 else 'them'} and write "
+            "the transforms, each takes the other's writes for an edit and builds again "
+            "every frame, and the bodies land at the wrong time in both; simulate them in one "
+            f"scene: turn Ligament off in {where} (Scene properties > Ligament), or give it "
+            "its own copies (Object > Relations > Make Single User > Object)",
+            select_fix(names), {"scenes": list(scenes)}))
     return out
 
 

@@ -23,7 +23,8 @@ from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, scene_bodies, scene_joints
 from .character_checks import character_findings
 from .body_checks import anchors, empty_bodies, falling, hit_axis_angle, mass_ratios, \
-    mesh_shapes, one_sided_meshes, round_shapes, scales, sizes, skipped_bodies
+    mesh_shapes, one_sided_meshes, round_shapes, scales, shared_bodies, sizes, \
+    skipped_bodies
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
 from .joint_checks import custom_expressions, joint_objects, limit_order
 from .joint_list import JointList
@@ -54,6 +55,7 @@ def _check(scene, sim):
     findings += mesh_shapes(bodies)
     findings += empty_bodies(bodies)
     findings += hit_axis_angle(bodies)
+    findings += shared_bodies(scene, bodies)
     sim, built_here, note = _simulation(scene, sim, findings)
     if note is not None:
         findings.append(note)

@@ -11,6 +11,10 @@ from .errors import SceneError
 
 
 BOUNDED = {'BOX', 'SPHERE', 'CAPSULE', 'CYLINDER'}   # shapes fitted to the bounds alone
+# A Convex Hull keeps at most this many vertices, the farthest out first: two hulls collide
+# at a cost of about the cube of their vertex counts (0.1 s for two of 64 overlapping,
+# 0.44 s for 128; bench/hulls.py), and a dense mesh's hull is a few per cent smaller at 64.
+HULL_VERTICES = 64
 
 
 def _evaluated_bounds(obj, depsgraph):
@@ -152,7 +156,7 @@ def fit_shape(obj, shape_type, scale, depsgraph=None, kind='DYNAMIC', one_sided=
         return lg.Cylinder(r, max(half[2], eps)), center
     if shape_type == 'CONVEX_HULL':
         try:
-            hull = lg.ConvexHull(v)
+            hull = lg.ConvexHull(v, max_vertices=HULL_VERTICES)
         except ValueError as exc:
             raise SceneError(f"Object '{obj.name}' is flat or empty along an axis "
                              f"({tuple(np.round(2 * half, 5))}); a convex hull cannot be "

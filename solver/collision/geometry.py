@@ -29,41 +29,68 @@ LEAF = 4
 
 
 def _hull_faces(vertices, triangles):
-    """Merge coplanar triangles into convex polygons: (planes (F,4), lists of vertex ids)."""
+    """Merge coplanar triangles into convex polygons: (planes (F,4), lists of vertex ids).
+
+    Neighbouring triangles in one plane (normals within 1e-6, offsets within 1e-6 of the
+    size) share a polygon, with the plane of its first triangle; on a convex hull the
+    triangles of one plane are connected, so labels spread over shared edges find them."""
     v = vertices
     a, b, c = v[triangles[:, 0]], v[triangles[:, 1]], v[triangles[:, 2]]
     n = np.cross(b - a, c - a)
     n /= np.linalg.norm(n, axis=1)[:, None]
     d = np.einsum("ij,ij->i", n, a)
     extent = float(np.max(v.max(axis=0) - v.min(axis=0)))
-    planes, polys = [], []
-    done = np.zeros(len(triangles), dtype=bool)
-    for i in range(len(triangles)):
-        if done[i]:
-            continue
-        same = (~done) & (n @ n[i] > 1.0 - 1e-6) & (np.abs(d - d[i]) < 1e-6 * extent)
-        done |= same
-        ids = np.unique(triangles[same].reshape(-1))
-        p = v[ids]
-        cen = p.mean(axis=0)
-        u = p[0] - cen
-        u /= np.linalg.norm(u)
-        w = np.cross(n[i], u)
-        ang = np.arctan2((p - cen) @ w, (p - cen) @ u)
-        planes.append((*n[i], d[i]))
-        polys.append(ids[np.argsort(ang)])
-    return np.array(planes), polys
+    count = len(triangles)
+    # each edge's neighbour: the triangle holding the reversed edge
+    edges = np.concatenate([triangles[:, [0, 1]], triangles[:, [1, 2]], triangles[:, [2, 0]]])
+    key = edges[:, 0] * len(v) + edges[:, 1]
+    order = np.argsort(key)
+    at = np.searchsorted(key[order], edges[:, 1] * len(v) + edges[:, 0])
+    other = order[np.minimum(at, len(order) - 1)] % count
+    mine = np.arange(3 * count) % count
+    same = (np.einsum("ij,ij->i", n[mine], n[other]) > 1.0 - 1e-6) & \
+        (np.abs(d[mine] - d[other]) < 1e-6 * extent)
+    mine, other = mine[same], other[same]
+    label = np.arange(count)
+    while len(mine):                       # each triangle takes its polygon's first one
+        low = label.copy()
+        np.minimum.at(low, mine, label[other])
+        if np.array_equal(low, label):
+            break
+        label = low[low]
+    first = np.unique(label)
+    group = np.searchsorted(first, label)
+    # each polygon's vertices once, in angle order about its centre
+    pairs = np.unique(group.repeat(3) * len(v) + triangles.reshape(-1))
+    pg, ids = pairs // len(v), pairs % len(v)
+    sizes = np.bincount(pg, minlength=len(first))
+    cen = np.stack([np.bincount(pg, v[ids, k], len(first)) for k in range(3)], 1) / sizes[:, None]
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    u = v[ids[starts]] - cen
+    u /= np.linalg.norm(u, axis=1)[:, None]
+    w = np.cross(n[first], u)
+    r = v[ids] - cen[pg]
+    ang = np.arctan2(np.einsum("ij,ij->i", r, w[pg]), np.einsum("ij,ij->i", r, u[pg]))
+    ids = ids[np.lexsort((ang, pg))]
+    planes = np.concatenate([n[first], d[first, None]], axis=1)
+    return planes, np.split(ids, starts[1:])
 
 
 def _hull_edges(vertices, polys):
-    dirs = []
-    for poly in polys:
-        for k in range(len(poly)):
-            e = vertices[poly[(k + 1) % len(poly)]] - vertices[poly[k]]
-            e /= np.linalg.norm(e)
-            if not any(abs(float(e @ f)) > 1.0 - 1e-6 for f in dirs):
-                dirs.append(e)
-    return np.array(dirs).reshape(-1, 3)
+    """One unit direction per set of parallel polygon edges (for the separating axis test),
+    in the order the edges first appear."""
+    sizes = np.fromiter(map(len, polys), dtype=np.int64, count=len(polys))
+    starts = np.concatenate(polys)
+    nxt = np.arange(1, len(starts) + 1)
+    nxt[np.cumsum(sizes) - 1] -= sizes                # each polygon's last edge closes it
+    ends = starts[nxt]
+    key = np.minimum(starts, ends) * len(vertices) + np.maximum(starts, ends)
+    once = np.sort(np.unique(key, return_index=True)[1])   # an edge is in two polygons
+    e = vertices[ends[once]] - vertices[starts[once]]
+    e /= np.linalg.norm(e, axis=1)[:, None]
+    parallel = np.abs(e @ e.T) > 1.0 - 1e-6
+    first = np.argmax(parallel, axis=1)           # the first edge parallel to each
+    return e[first == np.arange(len(e))].reshape(-1, 3)
 
 
 def hull_tables(shape):
