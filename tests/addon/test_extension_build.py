@@ -147,8 +147,8 @@ def test_custom_joint_in_a_fresh_install_derives_once_then_loads_without_sympy(e
     home = str(tmp_path)
     install(extension_zip, home)
     b = Blender(home)
-    first = b.run(CUSTOM_ROD)
-    second = b.run(CUSTOM_ROD)
+    first = b.run_fresh(CUSTOM_ROD)
+    second = b.run_fresh(CUSTOM_ROD)
     for out in (first, second):
         assert out["error"] is None and out["skipped"] == {}, out
         assert out["before"] is False            # the add-on does not import sympy itself
