@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite on both Python lines Blender runs (tools/setup.sh makes the
-# environments first):
+# The test suite on both Python lines Blender runs (tools/setup.sh makes the environments
+# first):
 #
 #   3.11: tests/solver in .venv/py311, then tests/farm (the Flamenco job type, run by Node);
 #         tests/addon in Blender 5.0.1, with the install, play and bake check in Blender
@@ -11,18 +11,37 @@
 #   extension does not ship but headless users may have
 #
 # Two lanes side by side, so two cores finish in about half the time. Each run's output is
-# kept in build/test-*.log and printed when it ends; the last line counts all of them.
+# kept in build/test-NAME.log and printed when it ends; the last line counts all of them.
+# Tiers (pytest.ini's markers, docs/testing.md):
 #
-#   bash tools/test.sh                                  everything
+#   bash tools/test.sh                  everything: the full suite and the release checks
+#   bash tools/test.sh quick            the edit loop: the solver's unit tests and the
+#                                       add-on's bpy-free ones, one run in .venv/py311
+#   bash tools/test.sh full             everything but the release checks, both lines
+#   bash tools/test.sh release          the release checks only, both lines
+#   bash tools/test.sh full -x          a tier's runs, each with pytest options
 #   bash tools/test.sh tests/solver -k pendulum         one pytest run in .venv/py311
 #   LIGAMENT_PYTHON=3.13 bash tools/test.sh tests/addon one run on the 3.13 line (Blender 5.3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
-if [ "$#" -gt 0 ]; then
-    line=${LIGAMENT_PYTHON:-3.11}
+tier=all
+case "${1:-}" in
+    quick | full | release | all) tier=$1; shift ;;
+esac
+line=${LIGAMENT_PYTHON:-3.11}
+if [ "$tier" = quick ]; then
+    exec ".venv/py${line/./}/bin/python" -m pytest -m quick "$@"
+fi
+if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then      # a path first: one pytest run
     exec ".venv/py${line/./}/bin/python" -m pytest "$@"
 fi
+case "$tier" in
+    full) select=(-m "not release") ;;
+    release) select=(-m release) ;;
+    *) select=() ;;
+esac
+options=("$@")
 mkdir -p build
 
 run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
@@ -31,7 +50,9 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
     # each numba keeps its own kernels (one folder for two numbas would recompile each time)
     LIGAMENT_BLENDER=$blender LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$env" \
         ".venv/$env/bin/python" -m pytest -q -p no:cacheprovider \
-        "${@:4}" >"build/test-$name.log" 2>&1 || rc=$?
+        ${select[@]+"${select[@]}"} ${options[@]+"${options[@]}"} "${@:4}" \
+        >"build/test-$name.log" 2>&1 || rc=$?
+    [ "$rc" = 5 ] && rc=0      # a tier with none of this run's tests
     { echo "--- $name (Python $line) ---"; cat "build/test-$name.log"; } >&2
     return "$rc"
 }
@@ -61,7 +82,8 @@ lane build/test-lane-2.rc \
     solver-py313-numba-newest py313-numba-newest 5.3.0 tests/solver
 wait "$other_lane"
 
-# One closing line for all six runs, from pytest's own summaries.
+# One closing line for all six runs, from pytest's own summaries (a tier may leave a run
+# none of its tests: "N deselected").
 echo "tools/test.sh: $(( $(date +%s) - start )) s"
 python3 - <<'EOF'
 import re
@@ -70,7 +92,7 @@ for name in ("solver-py311", "farm", "solver-py313", "solver-py313-numba-newest"
              "addon-py311", "addon-py313"):
     text = open(f"build/test-{name}.log", errors="replace").read().strip().splitlines()
     last = text[-1] if text else ""
-    if not re.search(r"\d+ (passed|failed|error)", last):
+    if not re.search(r"\d+ (passed|failed|error|deselected)|no tests ran", last):
         totals["errors"] += 1          # a run that ended without its summary
     for n, what in re.findall(r"(\d+) (passed|failed|errors?|skipped)", last):
         totals["errors" if what.startswith("error") else what] += int(n)

@@ -23,6 +23,7 @@ def compiled():
                if isinstance(v, Dispatcher))
 """
 
+@pytest.mark.release
 def test_zip_carries_the_kernels_of_its_own_python_and_numba(extension_zip):
     with zipfile.ZipFile(extension_zip) as z:
         names = z.namelist()
@@ -58,6 +59,7 @@ def zip_without_kernels(tmp_path_factory):
     return build_zip(tmp_path_factory.mktemp("dist-nokernels"), "--no-kernels")
 
 
+@pytest.mark.release
 def test_playback_before_the_kernels_are_ready_reports_progress_and_does_not_block(
         zip_without_kernels, tmp_path):
     home = str(tmp_path)
