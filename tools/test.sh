@@ -11,15 +11,17 @@
 #   extension does not ship but headless users may have
 #
 # Two lanes side by side, so two cores finish in about half the time. Each run's output is
-# kept in build/test-NAME.log and printed when it ends; the last line counts all of them.
-# Tiers (pytest.ini's markers, docs/testing.md):
+# kept in build/test-NAME.log and printed when it ends, every test's seconds in
+# build/durations/NAME.txt; the last line counts all of them. Tiers (pytest.ini's markers,
+# docs/testing.md):
 #
 #   bash tools/test.sh                  everything: the full suite and the release checks
 #   bash tools/test.sh quick            the edit loop: the solver's unit tests and the
 #                                       add-on's bpy-free ones, one run in .venv/py311
 #   bash tools/test.sh full             everything but the release checks, both lines
 #   bash tools/test.sh release          the release checks only, both lines
-#   bash tools/test.sh full -x          a tier's runs, each with pytest options
+#   bash tools/test.sh full --lf        a tier's runs, each with pytest options (here: only
+#                                       the tests that failed in that run last time)
 #   bash tools/test.sh tests/solver -k pendulum         one pytest run in .venv/py311
 #   LIGAMENT_PYTHON=3.13 bash tools/test.sh tests/addon one run on the 3.13 line (Blender 5.3)
 set -euo pipefail
@@ -47,9 +49,11 @@ mkdir -p build
 run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
     local name=$1 env=$2 blender=$3 rc=0 line
     line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    # each numba keeps its own kernels (one folder for two numbas would recompile each time)
+    # each numba keeps its own kernels (one folder for two numbas would recompile each time);
+    # each run its own pytest cache, so --lf finds that run's failures
     LIGAMENT_BLENDER=$blender LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$env" \
-        ".venv/$env/bin/python" -m pytest -q -p no:cacheprovider \
+        LIGAMENT_TEST_RUN=$name ".venv/$env/bin/python" -m pytest -q \
+        -o cache_dir="build/pytest-cache/$name" --durations=15 --durations-min=1 \
         ${select[@]+"${select[@]}"} ${options[@]+"${options[@]}"} "${@:4}" \
         >"build/test-$name.log" 2>&1 || rc=$?
     [ "$rc" = 5 ] && rc=0      # a tier with none of this run's tests
