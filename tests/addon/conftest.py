@@ -152,7 +152,8 @@ class ScenarioFailed(AssertionError):
 class Blender:
     """Scenarios in Blender with the extension installed in the user folder `home`.
 
-    `run` runs one in a long-lived Blender (tests/addon/blender_server.py), started on first
+    `run` (a script after PRELUDE) and `call` (a function of tests/addon/scenarios) run one
+    in a long-lived Blender (tests/addon/blender_server.py), started on first
     use, in the file a fresh Blender starts with; a scenario that fails, crashes Blender or
     times out fails alone, and the next one gets a new Blender. `run_fresh` runs one in a
     Blender process of its own, for what is about a fresh process (an install, the first
@@ -171,6 +172,15 @@ class Blender:
         to result()."""
         script = "\n".join(textwrap.dedent(s) for s in scripts)
         return self._request({"op": "run", "script": script}, timeout)
+
+    def call(self, function, *args, timeout=600, **kwargs):
+        """Call a scenario function of tests/addon/scenarios ("module.function") with
+        JSON-able arguments in the long-lived Blender, after PRELUDE; return what it returned
+        (through JSON, as result() does)."""
+        module, _, name = function.rpartition(".")
+        return self._request({"op": "call", "module": "scenarios." + module, "function": name,
+                              "args": list(args), "kwargs": kwargs,
+                              "path": os.path.dirname(os.path.abspath(__file__))}, timeout)
 
     def run_fresh(self, *scripts, timeout=600):
         """Run `scripts` (after PRELUDE) in a fresh Blender; return what it passed to
