@@ -29,6 +29,7 @@ START = """
         "states": len(state._states), "blocking": k.blocking.__name__,
         "environ": os.environ.get("LIGAMENT_HARNESS_TEST"), "cwd": os.getcwd(),
         "sim": lig.addon.runtime.cache.get(scene) is None,
+        "stats": dict(lig.addon.runtime.simulation.stats),
     })
 """
 
@@ -68,6 +69,7 @@ def test_a_scenario_starts_as_in_a_fresh_blender_whatever_ran_before(blender):
     assert fresh["interpolation"] != "LINEAR" and fresh["world"]["substeps"] != "3"
     assert not any("stays" in h for hs in fresh["handlers"].values() for h in hs)
     assert "rigify" not in fresh["addons"] and fresh["blocking"] == "blocking"
+    assert fresh["stats"] == {"builds": 0, "steps": 0}
 
 
 def test_a_scenario_that_crashes_blender_fails_alone_and_the_next_gets_a_new_one(blender):
