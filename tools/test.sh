@@ -74,18 +74,22 @@ lane() {     # run its arguments' runs in turn, the exit codes in build/test-lan
 }
 
 start=$(date +%s)
-# Two lanes of about equal length: an add-on suite is one Blender process at a time, a
-# solver suite's first minutes compile kernels on two processes.
+# Two lanes of about equal length (build/durations/ has each run's seconds): the three
+# solver suites and the farm's in one (4, 4, 3 and 0.2 minutes on two idle cores), the
+# two add-on suites, each one long-lived Blender at a time, in the other (13 and 11.5
+# minutes when every scenario started a Blender; a quarter to a third of that since). A
+# solver suite's first minutes compile kernels on two processes, as the first minute of
+# an add-on suite builds its zip.
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 tests/solver \
     farm py311 5.0.1 tests/farm \
-    addon-py313 py313 5.3.0 tests/addon &
+    solver-py313 py313 5.3.0 tests/solver \
+    solver-py313-numba-newest py313-numba-newest 5.3.0 tests/solver &
 other_lane=$!
 trap 'kill "$other_lane" 2>/dev/null || true' INT TERM
 lane build/test-lane-2.rc \
     addon-py311 py311 5.0.1 tests/addon \
-    solver-py313 py313 5.3.0 tests/solver \
-    solver-py313-numba-newest py313-numba-newest 5.3.0 tests/solver
+    addon-py313 py313 5.3.0 tests/addon
 wait "$other_lane"
 
 # One closing line for all six runs, from pytest's own summaries (a tier may leave a run
