@@ -77,9 +77,9 @@ start=$(date +%s)
 # Two lanes of about equal length (build/durations/ has each run's seconds): the three
 # solver suites and the farm's in one (4, 4, 3 and 0.2 minutes on two idle cores), the
 # two add-on suites, each one long-lived Blender at a time, in the other (13 and 11.5
-# minutes when every scenario started a Blender; a quarter to a third of that since). A
-# solver suite's first minutes compile kernels on two processes, as the first minute of
-# an add-on suite builds its zip.
+# minutes when every scenario started a Blender, 4.6 and 4.1 since, 2.6 of them the first
+# run's compile). A solver suite's first minutes compile kernels on two processes, as the
+# first minute of an add-on suite builds its zip.
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 tests/solver \
     farm py311 5.0.1 tests/farm \
