@@ -13,7 +13,7 @@ from ..scene.animation import has_transform_animation, quaternion_to_rotation, r
 from ..scene.errors import SceneError
 from ..scene.objects import scene_bodies
 from .changes import drop_if_changed
-from .simulation import Simulation
+from .simulation import Simulation, stats
 from .state import Reads, every_state, forget_all, state
 
 
@@ -34,8 +34,10 @@ def drop_simulations():
 
 
 def clear_all():
-    """Forget everything (a file was loaded, the add-on is unregistered)."""
+    """Forget everything (a file was loaded, the add-on is unregistered), the counts of
+    builds and steps too."""
     forget_all()
+    stats.update(builds=0, steps=0)
 
 
 def forget_reads(scene):

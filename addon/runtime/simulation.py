@@ -30,7 +30,9 @@ from .rest import rest_values
 from .state import Lookup, Reads
 
 
-stats = {"builds": 0, "steps": 0}  # worlds built and frames stepped this session (diagnostics)
+# worlds built and frames stepped since the file was loaded (diagnostics; cache.clear_all
+# sets them to zero with the rest of the run-time state)
+stats = {"builds": 0, "steps": 0}
 
 
 _TRANSFORM = {'OBJECT'}   # Object.update_tag(refresh=...): the transform changed

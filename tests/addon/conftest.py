@@ -1,6 +1,9 @@
 """Real Blender through the `bpy` wheel: build the extension zip with tools/build_extension.py,
-install it into an isolated user folder, and run each scenario in its own Blender process
-(bpy can be imported only once per process, and a crash must not take pytest down).
+install it into an isolated user folder, and run the scenarios in a long-lived Blender
+process (tests/addon/blender_server.py: bpy can be imported only once per process, a crash
+must not take pytest down, and starting Blender costs seconds), each in the file a fresh
+Blender starts with. What is about a fresh process (an install, the first run, the batch
+command) runs in one of its own (`Blender.run_fresh`).
 
 Blender runs in an environment of its own, .venv/blender-VERSION (tools/setup.sh), that has
 bpy and numpy only: a numba there would shadow the one the zip bundles. pytest itself runs in
@@ -16,9 +19,14 @@ is not reinstalled.
 import json
 import os
 import platform
+import queue
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
 
 import pytest
 
@@ -133,24 +141,168 @@ PRELUDE = textwrap.dedent(f"""
 """)
 
 
+SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "blender_server.py")
+START_TIMEOUT = 600     # s: importing bpy, on a loaded machine
+
+
+class ScenarioFailed(AssertionError):
+    pass
+
+
 class Blender:
+    """Scenarios in Blender with the extension installed in the user folder `home`.
+
+    `run` (a script after PRELUDE) and `call` (a function of tests/addon/scenarios) run one
+    in a long-lived Blender (tests/addon/blender_server.py), started on first
+    use, in the file a fresh Blender starts with; a scenario that fails, crashes Blender or
+    times out fails alone, and the next one gets a new Blender. `run_fresh` runs one in a
+    Blender process of its own, for what is about a fresh process (an install, the first
+    run, the batch command). Both return what the scenario passed to result(), and keep what
+    Blender printed meanwhile in `stdout` and `stderr`."""
+
     def __init__(self, home, python=None):
         self.home = home
         self.python = python or BLENDER_PYTHON
+        self.stdout = self.stderr = ""
+        self.started = 0          # long-lived Blenders started so far
+        self._server = None
 
     def run(self, *scripts, timeout=600):
-        """Run `scripts` (after PRELUDE) in a fresh Blender; return what it passed to result()."""
+        """Run `scripts` (after PRELUDE) in the long-lived Blender; return what it passed
+        to result()."""
+        script = "\n".join(textwrap.dedent(s) for s in scripts)
+        return self._request({"op": "run", "script": script}, timeout)
+
+    def call(self, function, *args, timeout=600, **kwargs):
+        """Call a scenario function of tests/addon/scenarios ("module.function") with
+        JSON-able arguments in the long-lived Blender, after PRELUDE; return what it returned
+        (through JSON, as result() does)."""
+        module, _, name = function.rpartition(".")
+        return self._request({"op": "call", "module": "scenarios." + module, "function": name,
+                              "args": list(args), "kwargs": kwargs,
+                              "path": os.path.dirname(os.path.abspath(__file__))}, timeout)
+
+    def run_fresh(self, *scripts, timeout=600):
+        """Run `scripts` (after PRELUDE) in a fresh Blender; return what it passed to
+        result()."""
         script = "\n".join(textwrap.dedent(s) for s in scripts)
         proc = subprocess.run([self.python, "-c", PRELUDE + script],
                               capture_output=True, text=True, timeout=timeout,
                               env=blender_env(self.home), cwd=self.home)
+        self.stdout, self.stderr = proc.stdout, proc.stderr
         lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT:")]
         if proc.returncode != 0 or not lines:
-            raise AssertionError(f"Blender scenario failed (exit {proc.returncode}):\n"
+            raise ScenarioFailed(f"Blender scenario failed (exit {proc.returncode}):\n"
                                  f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n"
                                  f"{proc.stderr[-6000:]}")
-        self.stdout, self.stderr = proc.stdout, proc.stderr
         return json.loads(lines[-1][len("RESULT:"):])
+
+    def stop(self):
+        """End the long-lived Blender (the next `run` starts another)."""
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def _request(self, request, timeout):
+        if self._server is None or not self._server.alive():
+            self._server = _Server(self.python, self.home)
+            self.started += 1
+        server = self._server
+        try:
+            answer, why = server.ask(request, timeout)
+        finally:
+            self.stdout, self.stderr = server.output()
+        if answer is None or answer["retire"] is not None:
+            self.stop()
+        if answer is None or not answer["ok"] or answer["result"] is None:
+            if answer is not None:
+                why = "an exception" if not answer["ok"] else "no result() given"
+            raise ScenarioFailed(f"Blender scenario failed ({why}):\n--- stdout\n"
+                                 f"{self.stdout[-4000:]}\n--- stderr\n{self.stderr[-6000:]}")
+        return json.loads(answer["result"])
+
+
+class _Server:
+    """One long-lived Blender running tests/addon/blender_server.py: requests on its stdin,
+    answers on its stdout (read by a thread, so a wait can time out), its own output in
+    HOME/blender-server.log and each scenario's in two files of a folder of its own."""
+
+    def __init__(self, python, home):
+        self.folder = tempfile.mkdtemp(prefix="ligament-blender-")
+        self.paths = {"stdout": os.path.join(self.folder, "stdout.txt"),
+                      "stderr": os.path.join(self.folder, "stderr.txt")}
+        with open(os.path.join(home, "blender-server.log"), "ab") as log:
+            self.process = subprocess.Popen(
+                [python, SERVER, MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=log, env=blender_env(home), cwd=home, text=True, encoding="utf-8",
+                start_new_session=os.name != "nt")
+        self.answers = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        ready, why = self._answer(START_TIMEOUT)
+        if ready is None:
+            self.stop()
+            raise ScenarioFailed(f"Blender did not start ({why}, {python}): see "
+                                 f"{os.path.join(home, 'blender-server.log')}")
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.answers.put(json.loads(line))
+        self.answers.put(None)      # the process ended
+
+    def _answer(self, timeout):
+        """The next answer, or (None, why there is none)."""
+        try:
+            answer = self.answers.get(timeout=timeout)
+        except queue.Empty:
+            self.kill()
+            return None, f"timed out after {timeout} s"
+        if answer is None:
+            return None, f"Blender ended, exit {self.process.wait()}"
+        return answer, None
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def ask(self, request, timeout):
+        """The answer to `request`, or (None, why it has none)."""
+        for path in self.paths.values():
+            open(path, "w").close()
+        try:
+            self.process.stdin.write(json.dumps({"prelude": PRELUDE, **self.paths, **request})
+                                     + "\n")
+            self.process.stdin.flush()
+        except OSError:
+            pass                    # it ended: the answer queue says so
+        return self._answer(timeout)
+
+    def output(self):
+        out = []
+        for name in ("stdout", "stderr"):
+            with open(self.paths[name], encoding="utf-8", errors="replace") as f:
+                out.append(f.read())
+        return out
+
+    def kill(self):
+        """Kill it and whatever it started (a kernel preparation, a batch bake's jobs)."""
+        try:
+            if os.name != "nt":
+                os.killpg(self.process.pid, signal.SIGKILL)
+            else:
+                self.process.kill()
+        except OSError:
+            pass
+        self.process.wait()
+
+    def stop(self):
+        if self.alive():
+            try:
+                self.process.stdin.write(json.dumps({"op": "stop"}) + "\n")
+                self.process.stdin.flush()
+                self.process.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 INSTALL = """
@@ -217,4 +369,5 @@ def blender(extension_zip):
             scene.frame_set(f)
         result(lig.addon.runtime.cache.error(scene))
     """, timeout=WARM_UP_TIMEOUT)
-    return b
+    yield b
+    b.stop()

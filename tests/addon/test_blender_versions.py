@@ -14,6 +14,8 @@ import pytest
 
 from conftest import PYTHON_LINE, ROOT, blender_python, blender_versions
 
+pytestmark = pytest.mark.release
+
 SMOKE = [r["version"] for r in blender_versions()
          if r["role"] == "smoke" and r["python"] == PYTHON_LINE]
 

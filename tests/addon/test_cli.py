@@ -36,7 +36,7 @@ def test_bake_writes_a_new_file_with_keys_and_a_report_and_never_touches_the_inp
         blender, tmp_path):
     src = tmp_path / "shot.blend"
     report = tmp_path / "shot.json"
-    out = blender.run(PENDULUM, CLI, f"""
+    out = blender.run_fresh(PENDULUM, CLI, f"""
         # A body with nothing under it: the doctor's warning goes into the report.
         box("Floater", (0.3, 0.3, 0.3), (40, 0, 5))
         bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
@@ -94,7 +94,7 @@ def test_bake_writes_a_new_file_with_keys_and_a_report_and_never_touches_the_inp
 
 def test_save_flag_bakes_into_the_input_file(blender, tmp_path):
     src = tmp_path / "shot.blend"
-    out = blender.run(PENDULUM, CLI, f"""
+    out = blender.run_fresh(PENDULUM, CLI, f"""
         bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
         code = cli.main(["bake", {str(src)!r}, "--save"])
         bpy.ops.wm.open_mainfile(filepath={str(src)!r})
@@ -110,7 +110,7 @@ def test_several_files_bake_in_parallel_processes_and_a_missing_one_fails_alone(
         blender, tmp_path):
     files = [tmp_path / "a.blend", tmp_path / "b.blend"]
     reports, outputs = tmp_path / "reports", tmp_path / "baked"
-    out = blender.run(PENDULUM, CLI, f"""
+    out = blender.run_fresh(PENDULUM, CLI, f"""
         bpy.ops.wm.save_as_mainfile(filepath={str(files[0])!r})
         bpy.data.objects["Bob"].ligament_body.mass = 2.0   # the second shot differs
         bpy.ops.wm.save_as_mainfile(filepath={str(files[1])!r})
@@ -140,7 +140,7 @@ def test_several_files_bake_in_parallel_processes_and_a_missing_one_fails_alone(
 def test_batch_errors_exit_non_zero_with_a_clear_message(blender, tmp_path):
     src, empty = tmp_path / "shot.blend", tmp_path / "empty.blend"
     report = tmp_path / "missing.json"
-    out = blender.run(PENDULUM, CLI, f"""
+    out = blender.run_fresh(PENDULUM, CLI, f"""
         bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
         for o in list(bpy.data.objects):
             bpy.data.objects.remove(o)
@@ -169,7 +169,7 @@ def test_batch_errors_exit_non_zero_with_a_clear_message(blender, tmp_path):
 def test_info_and_check_commands_describe_the_scene(blender, tmp_path):
     src = tmp_path / "shot.blend"
     info_json, check_json = tmp_path / "info.json", tmp_path / "check.json"
-    out = blender.run(PENDULUM, CLI, f"""
+    out = blender.run_fresh(PENDULUM, CLI, f"""
         scene.ligament_world.substeps = 12
         bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
         codes = [cli.main(["info", {str(src)!r}, "--json", {str(info_json)!r}]),

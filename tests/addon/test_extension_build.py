@@ -6,12 +6,15 @@ import sys
 import tomllib
 import zipfile
 
+import pytest
+
 from conftest import PYTHON_LINE, ROOT, Blender, current_platform, install
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import build_extension  # noqa: E402
 
 
+@pytest.mark.release
 def test_zip_bundles_numba_wheels_for_its_platform_and_python_and_no_dev_files(extension_zip):
     tag = "py" + PYTHON_LINE.replace(".", "")
     assert extension_zip.endswith(f"{current_platform().replace('-', '_')}-{tag}.zip")
@@ -86,6 +89,7 @@ def test_installed_extension_registers_its_properties_operators_and_cli(blender)
     assert os.path.basename(os.path.dirname(out["kernels"])) == "_kernels"
 
 
+@pytest.mark.release
 def test_every_platform_and_python_line_gets_numba_llvmlite_coacd_and_the_pure_wheels():
     with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
         manifest = tomllib.load(f)
@@ -103,6 +107,7 @@ def test_every_platform_and_python_line_gets_numba_llvmlite_coacd_and_the_pure_w
                  if w.startswith("numba")}
 
 
+@pytest.mark.release
 def test_the_python_lines_cover_blender_4_2_to_the_newest_without_overlap():
     lines = build_extension.PYTHON_LINES
     assert lines["3.11"]["blender_min"] == "4.2.0"
@@ -110,6 +115,7 @@ def test_the_python_lines_cover_blender_4_2_to_the_newest_without_overlap():
     assert lines["3.13"]["blender_max"] is None
 
 
+@pytest.mark.release
 def test_blenders_validate_accepts_the_zip(extension_zip):
     builder = build_extension.find_builder(None)
     proc = subprocess.run([*builder, "validate", extension_zip], capture_output=True,
@@ -147,8 +153,8 @@ def test_custom_joint_in_a_fresh_install_derives_once_then_loads_without_sympy(e
     home = str(tmp_path)
     install(extension_zip, home)
     b = Blender(home)
-    first = b.run(CUSTOM_ROD)
-    second = b.run(CUSTOM_ROD)
+    first = b.run_fresh(CUSTOM_ROD)
+    second = b.run_fresh(CUSTOM_ROD)
     for out in (first, second):
         assert out["error"] is None and out["skipped"] == {}, out
         assert out["before"] is False            # the add-on does not import sympy itself

@@ -19,7 +19,7 @@ def test_the_job_types_commands_bake_each_shot_and_merge_their_reports(blender, 
     job = compile_job({"files": ";".join(map(str, files)), "output_dir": str(out_dir),
                        "step": 1, "scene": "Scene"})
     runs = [ligament_argv(t["commands"][0]["commandLine"]) for t in job["tasks"]]
-    out = blender.run(PENDULUM, CLI, f"""
+    out = blender.run_fresh(PENDULUM, CLI, f"""
         os.makedirs({str(shots)!r}); os.makedirs({str(out_dir)!r})
         bpy.ops.wm.save_as_mainfile(filepath={str(files[0])!r})
         bpy.data.objects["Bob"].ligament_body.mass = 2.0   # the second shot differs

@@ -23,6 +23,7 @@ def compiled():
                if isinstance(v, Dispatcher))
 """
 
+@pytest.mark.release
 def test_zip_carries_the_kernels_of_its_own_python_and_numba(extension_zip):
     with zipfile.ZipFile(extension_zip) as z:
         names = z.namelist()
@@ -40,7 +41,7 @@ def test_fresh_install_and_reinstall_simulate_without_compiling(extension_zip, t
     b = Blender(home)
     for attempt in range(2):            # a fresh install, then the same zip over it
         install(extension_zip, home)
-        out = b.run(SCENE, """
+        out = b.run_fresh(SCENE, """
             ready = k.ready()
             for f in range(1, 5):
                 scene.frame_set(f)
@@ -58,11 +59,12 @@ def zip_without_kernels(tmp_path_factory):
     return build_zip(tmp_path_factory.mktemp("dist-nokernels"), "--no-kernels")
 
 
+@pytest.mark.release
 def test_playback_before_the_kernels_are_ready_reports_progress_and_does_not_block(
         zip_without_kernels, tmp_path):
     home = str(tmp_path)
     install(zip_without_kernels, home)
-    out = Blender(home).run(SCENE, """
+    out = Blender(home).run_fresh(SCENE, """
         import time
         k.blocking = lambda: False        # behave as with a UI: never prepare in the foreground
         before = k.ready()

@@ -1,40 +1,12 @@
 """The overlay's limits, shapes and contacts on real scene data (background Blender draws
-nothing, so the segment functions the draw callback calls are run directly)."""
-
-import math
+nothing, so the segment functions the draw callback calls are run directly). The scenario:
+tests/addon/scenarios/overlay.py."""
 
 import numpy as np
 
 
 def test_overlay_segments_follow_the_joint_frame_limits_shapes_and_contacts(blender):
-    out = blender.run("""
-        overlay = sys.modules[lig.__name__ + ".addon.ui.overlay"]
-        ground = box("Ground", (4, 4, 1), (0, 0, -0.5), kind='STATIC')
-        a = box("A", (0.2, 0.2, 0.2), (0, 0, 2), kind='STATIC')
-        b = box("B", (0.5, 0.2, 0.3), (1, 0, 2))
-        e = joint("Hinge", 'HINGE', a, b, (0, 0, 2), rotation=(0, 0, math.pi / 2),
-                  use_limit_ang=True, limit_ang_lower=math.radians(-30),
-                  limit_ang_upper=math.radians(60))
-        e.empty_display_size = 0.5
-        limits, marks = overlay.limit_segments(e, size=2.0)
-        e.ligament_joint.limit_ang_upper = math.radians(90)      # an edit shows at once
-        limits2, _ = overlay.limit_segments(e, size=2.0)
-        shape = overlay.shape_segments(b, bpy.context.evaluated_depsgraph_get())
-        scene.ligament_world.frame_end = 30
-        bpy.ops.object.select_all(action='DESELECT')
-        d = box("Drop", (0.4, 0.4, 0.4), (-1, -1, 0.3))
-        for f in range(1, 31):
-            scene.frame_set(f)
-        contacts = overlay.contact_segments(scene, 0.1)
-        o = scene.ligament_overlay
-        o.show_limits = o.show_shapes = o.show_contacts = True
-        drawn = {str(k): sum(len(a) for a in v) for k, v in overlay._extras(bpy.context, scene).items()}
-        result({"limits": [x.tolist() for x in limits], "marks": [x.tolist() for x in marks],
-                "limits2": [x.tolist() for x in limits2], "shape": shape.tolist(),
-                "contacts": contacts.tolist(), "drawn": drawn,
-                "colors": [str(c) for c in (overlay.LIMIT_COLOR, overlay.MARKER_COLOR,
-                                            overlay.SHAPE_COLOR, overlay.CONTACT_COLOR)]})
-    """)
+    out = blender.call("overlay.segments")
     arc = np.array(out["limits"][0]).reshape(-1, 3) - (0, 0, 2)
     ring = arc[np.linalg.norm(arc, axis=1) > 1e-6]
     assert np.allclose(np.linalg.norm(ring, axis=1), 1.0, atol=1e-6)   # display size x 2

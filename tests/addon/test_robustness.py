@@ -2,39 +2,13 @@
 to zero scale (left out and named, the rest simulates), an Empty marked as a body (it
 collides as the shape it shows, with a warning), the frame rate changed while a
 simulation is cached (the frames after it are the new rate's, never a stale or start
-pose)."""
+pose). The scenarios: tests/addon/scenarios/robustness.py."""
 
 G = 9.81
 
 
 def test_a_zero_scale_body_is_left_out_and_named_and_the_rest_simulates(blender):
-    out = blender.run("""
-        floor = box("Floor", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
-        crate = box("Crate", (1, 1, 1), (0, 0, 5))
-        flat = box("Flat", (1, 1, 1), (3, 0, 5))
-        flat.scale = (1, 0, 1)
-        hinge = joint("Hinge", 'HINGE', crate, flat, (1.5, 0, 5))
-        scene.ligament_world.enabled = True
-        for f in range(1, 13):
-            scene.frame_set(f)
-        sim = lig.addon.runtime.cache.get(scene)
-        findings = lig.addon.check.doctor.check(scene)
-        reported = sorted(lig.addon.runtime.state.state(scene).reported)
-        crate_z, flat_z = crate.matrix_world.translation.z, flat.matrix_world.translation.z
-        assert bpy.ops.ligament.bake(frame_start=1, frame_end=12) == {'FINISHED'}
-        baked = sorted(o.name for o in scene.objects if o.ligament_body.baked)
-        assert bpy.ops.ligament.clear_bake() == {'FINISHED'}
-        # the fix: a scale again, and it simulates (the change is seen without a setting edit)
-        flat.scale = (1, 1, 1)
-        scene.frame_set(1)
-        scene.frame_set(12)
-        result({"error": lig.addon.runtime.cache.error(scene), "skipped": sim.skipped_bodies,
-                "joints": sim.skipped, "crate_z": crate_z, "flat_z": flat_z,
-                "reported": reported, "baked": baked,
-                "findings": [(f.severity, f.code, list(f.objects)) for f in findings],
-                "fixed_z": flat.matrix_world.translation.z,
-                "fixed_skipped": lig.addon.runtime.cache.get(scene).skipped_bodies})
-    """)
+    out = blender.call("robustness.zero_scale_body")
     t = 11 / 24
     assert out["error"] is None
     assert list(out["skipped"]) == ["Flat"] and "zero scale" in out["skipped"]["Flat"]
@@ -49,30 +23,7 @@ def test_a_zero_scale_body_is_left_out_and_named_and_the_rest_simulates(blender)
 
 
 def test_an_empty_body_collides_as_the_shape_it_shows_with_a_warning(blender):
-    out = blender.run("""
-        floor = box("Floor", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
-        shown = {}
-        for name, display, x in (("Cube", 'CUBE', 0), ("Ball", 'SPHERE', 3), ("Axes", 'PLAIN_AXES', -3)):
-            e = bpy.data.objects.new(name, None)
-            scene.collection.objects.link(e)
-            e.location = (x, 0, 2)
-            e.empty_display_type = display
-            e.empty_display_size = 0.5
-            e.scale = (1, 1, 0.6)
-            e.ligament_body.enabled = True
-            shown[name] = e
-        scene.ligament_world.enabled = True
-        for f in range(1, 73):
-            scene.frame_set(f)
-        z = {n: e.matrix_world.translation.z for n, e in shown.items()}
-        findings = lig.addon.check.doctor.check(scene)
-        hull = shown["Axes"]
-        hull.ligament_body.shape = 'CONVEX_HULL'
-        scene.frame_set(1)
-        result({"z": z,
-                "warnings": sorted(list(f.objects)[0] for f in findings if f.code == 'empty-body'),
-                "hull": lig.addon.runtime.cache.error(scene)})
-    """)
+    out = blender.call("robustness.empty_bodies")
     # resting on the floor at half their height: the display size times the Z scale
     assert abs(out["z"]["Cube"] - 0.5 * 0.6) < 0.005, out["z"]
     assert abs(out["z"]["Axes"] - 0.5 * 0.6) < 0.005, out["z"]
@@ -83,33 +34,8 @@ def test_an_empty_body_collides_as_the_shape_it_shows_with_a_warning(blender):
 
 
 def test_a_frame_rate_change_simulates_again_at_the_new_rate(blender):
-    scene = """
-        crate = box("Crate", (1, 1, 1), (0, 0, 50))
-        scene.ligament_world.enabled = True
-    """
-    out = blender.run(scene, """
-        for f in range(1, 21):
-            scene.frame_set(f)
-        before = crate.matrix_world.translation.z
-        scene.render.fps = 30
-        bpy.context.view_layer.update()
-        edited = crate.matrix_world.translation.z
-        after = []
-        for f in range(21, 25):
-            scene.frame_set(f)
-            after.append(crate.matrix_world.translation.z)
-        result({"before": before, "edited": edited, "after": after})
-    """)
-    fresh = blender.run(scene, """
-        scene.render.fps = 30
-        for f in range(1, 21):
-            scene.frame_set(f)
-        out = []
-        for f in range(21, 25):
-            scene.frame_set(f)
-            out.append([f, crate.matrix_world.translation.z])
-        result(out)
-    """)
+    out = blender.call("robustness.frame_rate_changed_after_frame_20")
+    fresh = blender.call("robustness.frame_rate_30_from_the_start")
     # each frame after the change is where a scene made at 30 fps has it, and that is a free
     # fall at 30 fps (the substeps' sum, within 2 cm), not the 24 fps frame nor the start
     assert out["after"] == [z for _, z in fresh]

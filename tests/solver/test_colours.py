@@ -84,6 +84,7 @@ def _wall(threads, rows=ROWS, columns=COLUMNS, kinematic=False):
     return w
 
 
+@pytest.mark.slow
 def test_blocks_and_colours_share_no_body_and_keep_each_manifold_whole():
     w = _wall(1)
     for _ in range(20):
@@ -121,6 +122,7 @@ def test_blocks_and_colours_share_no_body_and_keep_each_manifold_whole():
         assert np.array_equal(after[key][0], f) and np.array_equal(after[key][1], a)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kinematic", [False, True])
 def test_one_and_several_threads_bit_identical(kinematic):
     """The wall knocked over by the thrown box: positions and velocities equal to the bit
@@ -139,6 +141,7 @@ def test_one_and_several_threads_bit_identical(kinematic):
     assert moved.max() > 0.1        # the box went through the wall: there was work to share
 
 
+@pytest.mark.slow
 def test_only_big_islands_are_coloured_joints_or_not():
     w = _wall(2, rows=3, columns=6)                 # a small wall: a plain island
     big = _wall(2)
@@ -153,6 +156,7 @@ def test_only_big_islands_are_coloured_joints_or_not():
     assert _coloured(big).sum() == 1
 
 
+@pytest.mark.slow
 def test_wrecking_ball_on_a_joint_bit_identical():
     """A ball hanging from a ball socket swings through the wall: while it touches the
     bricks the island has a joint (solved on the calling thread), still the same result

@@ -1,6 +1,7 @@
 """Stacking: a 20-row pyramid of unit boxes (210 boxes) standing for 10 s at 60 Hz, 4 substeps."""
 
 import numpy as np
+import pytest
 
 import solver as lg
 
@@ -18,6 +19,7 @@ def pyramid(w, rows):
     return ids, start
 
 
+@pytest.mark.slow
 def test_pyramid_of_20_rows_stands_for_10_s():
     # Two solve/relax sweeps per substep: with one, the soft contacts' load-dependent sink
     # over 20 levels reaches about 1.2 cm at the top. Sleeping off: the solver itself must
@@ -67,6 +69,7 @@ def test_boxes_resting_half_on_two_others_come_to_rest():
     assert sideways < 1e-4, sideways
 
 
+@pytest.mark.slow
 def test_pyramid_kept_awake_at_defaults_does_not_creep_sideways():
     # World() defaults (8 substeps, two relax sweeps). With the static friction anchors
     # (since dropped) and one relax sweep a stack kept awake slid row on row: this pyramid's

@@ -36,6 +36,7 @@ def _double_pendulum(use_custom):
     return w
 
 
+@pytest.mark.slow
 def test_custom_length_moves_a_double_pendulum_as_add_distance_does():
     built_in, written = _double_pendulum(False), _double_pendulum(True)
     worst, lowest = 0.0, 3.0
@@ -279,6 +280,7 @@ print(json.dumps(dict(custom.last_build, seconds=seconds, sympy="sympy" in sys.m
 """
 
 
+@pytest.mark.slow
 def test_first_use_compiles_and_a_second_process_loads_from_the_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LIGAMENT_CUSTOM_CACHE", str(tmp_path))    # an empty cache
     monkeypatch.setattr(custom, "_loaded", {})                      # and nothing in memory

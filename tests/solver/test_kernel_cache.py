@@ -59,6 +59,7 @@ def test_kernels_are_stamped_by_the_sources_contents_not_their_files(tmp_path):
     assert os.path.basename(jit.CACHE_FOLDER) == jit.STAMP[:16]
 
 
+@pytest.mark.slow
 def test_the_compile_worker_shares_this_solver_and_its_cache():
     """warmup.prepare's second process imports this solver under the same package name and
     reads the same kernel folder, so what it compiles this process loads (with every kernel

@@ -267,6 +267,7 @@ def _string_rate(w, bodies, local, u, eps=1e-6):
     return (c_at(1.0) - c_at(-1.0)) / (2 * eps)
 
 
+@pytest.mark.slow
 def test_three_body_custom_row_solves_as_the_dense_reference():
     h = 1.0 / 480.0
     w, bodies, local = _string_world()

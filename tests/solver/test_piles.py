@@ -68,6 +68,7 @@ LAYOUTS = {
 @pytest.mark.xfail(strict=True, reason="10 kg boxes resting on 1 kg ones ring and walk "
                    "(28 mm in 10 s before the extra relax sweeps, 35 mm with them, 6.0 mm "
                    "with a face's points in four orders): the mass ratio needs more")
+@pytest.mark.slow
 def test_heavy_courses_on_light_ones_hold_still_awake():
     drift = sideways(piles.courses(True), 10.0)
     assert drift < 0.002, f"{drift * 1000:.2f} mm"
@@ -81,6 +82,7 @@ def test_heavy_courses_on_light_ones_rest_at_the_defaults():
     assert asleep_at(layout) is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_pile_holds_still_for_10_s(name):
     drift = sideways(LAYOUTS[name](), 10.0)
@@ -93,11 +95,13 @@ def test_pile_falls_asleep_within_5_s(name):
     assert t is not None, f"{name}: still awake after 5 s"
 
 
+@pytest.mark.slow
 def test_gapped_pyramid_holds_for_60_s():
     drift = sideways(piles.pyramid(20, 0.05), 60.0)
     assert drift < 0.003, f"{drift * 1000:.2f} mm sideways in 60 s"
 
 
+@pytest.mark.slow
 def test_taller_gapped_pyramid_holds_and_sleeps():
     # 30 rows (465 boxes), neighbours 5 cm apart: with only the two relax sweeps it rang at
     # 10-16 cm/s and walked 16 cm in 10 s; the relax pass's further sweeps over the contacts
@@ -108,6 +112,7 @@ def test_taller_gapped_pyramid_holds_and_sleeps():
     assert asleep_at(layout) is not None
 
 
+@pytest.mark.slow
 def test_wall_solved_on_every_thread_holds_and_sleeps():
     # 20 courses of 30 bricks (590): one island of some 2000 manifolds, swept block by block
     # and colour by colour on the threads there are (solver/colours.py); colouring every
@@ -118,6 +123,7 @@ def test_wall_solved_on_every_thread_holds_and_sleeps():
     assert asleep_at(layout) is not None
 
 
+@pytest.mark.slow
 def test_forty_row_gapped_pyramid_holds():
     # 820 boxes: crept 54 mm in 10 s while every sweep took a face's contact points in the
     # same order (the relax pass's extra sweeps held 30 rows, not 40); four orders in turn
@@ -135,6 +141,7 @@ def test_column_kept_awake_does_not_rock():
     assert drift < 0.001, f"{drift * 1000:.2f} mm sideways in 10 s"
 
 
+@pytest.mark.slow
 def test_extra_relax_sweeps_do_not_depend_on_the_thread_count():
     # The relax pass's further sweeps take the manifolds their own rows left unsolved: two
     # ringing piles and a falling box step the same on one thread as on two (where the

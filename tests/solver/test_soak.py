@@ -7,6 +7,7 @@ import os
 import sys
 
 import numpy as np
+import pytest
 
 from probes import note
 
@@ -21,6 +22,7 @@ FRAMES = 3000
 SETTLED = 500            # frames: the heap has fallen by then
 
 
+@pytest.mark.slow
 def test_a_mixed_scene_runs_fifty_seconds_finite_with_level_energy_and_joints_held():
     w, ids, paddle = soak.build()
     blocks = soak.run(FRAMES, w, ids, paddle, block=250)

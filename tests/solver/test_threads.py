@@ -170,6 +170,7 @@ def _pile_run(threads, frames=150):
     return states, pairs, slept, runs
 
 
+@pytest.mark.slow
 def test_narrowphase_shared_among_threads_is_bit_identical():
     from solver.contacts import MIN_PAIRS_PER_THREAD
     one, pairs, slept, _ = _pile_run(1)

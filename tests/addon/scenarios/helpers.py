@@ -1,0 +1,44 @@
+"""PRELUDE's helpers (tests/addon/conftest.py) for scenario functions: bodies from unit
+cubes, joints from empties, transforms as plain lists."""
+
+import sys
+
+import bpy
+
+MODULE = "bl_ext.user_default.ligament"
+
+
+def lig():
+    """The installed extension's package."""
+    return sys.modules[MODULE]
+
+
+def box(name, size, location, rotation=(0, 0, 0), kind='DYNAMIC', **settings):
+    """A unit cube scaled to `size`: the shape must come from the object's scale."""
+    bpy.ops.mesh.primitive_cube_add(size=1, location=location, rotation=rotation)
+    obj = bpy.context.active_object
+    obj.name = name
+    obj.scale = size
+    s = obj.ligament_body
+    s.enabled = True
+    s.kind = kind
+    for key, value in settings.items():
+        setattr(s, key, value)
+    return obj
+
+
+def joint(name, type, a, b, location, rotation=(0, 0, 0), **settings):
+    empty = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(empty)
+    empty.location = location
+    empty.rotation_euler = rotation
+    j = empty.ligament_joint
+    j.enabled, j.type, j.object_a, j.object_b = True, type, a, b
+    for key, value in settings.items():
+        setattr(j, key, value)
+    bpy.context.view_layer.update()
+    return empty
+
+
+def transforms(objs):
+    return [[list(v) for v in o.matrix_world] for o in objs]
