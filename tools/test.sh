@@ -67,7 +67,7 @@ lane() {     # run its arguments' runs in turn, the exit codes in build/test-lan
     local out=$1 rc=0
     shift
     while [ "$#" -gt 0 ]; do
-        run "$1" "$2" "$3" "$4" || rc=1
+        run "$1" "$2" "$3" $4 || rc=1      # $4: the paths, split at spaces
         shift 4
     done
     echo "$rc" >"$out"
@@ -81,10 +81,10 @@ start=$(date +%s)
 # run's compile). A solver suite's first minutes compile kernels on two processes, as the
 # first minute of an add-on suite builds its zip.
 lane build/test-lane-1.rc \
-    solver-py311 py311 5.0.1 tests/solver \
+    solver-py311 py311 5.0.1 "tests/solver tests/addon_logic" \
     farm py311 5.0.1 tests/farm \
-    solver-py313 py313 5.3.0 tests/solver \
-    solver-py313-numba-newest py313-numba-newest 5.3.0 tests/solver &
+    solver-py313 py313 5.3.0 "tests/solver tests/addon_logic" \
+    solver-py313-numba-newest py313-numba-newest 5.3.0 "tests/solver tests/addon_logic" &
 other_lane=$!
 trap 'kill "$other_lane" 2>/dev/null || true' INT TERM
 lane build/test-lane-2.rc \
