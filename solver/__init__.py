@@ -11,6 +11,11 @@
 from .shapes import (Box, Capsule, Compound, ConvexHull, Cylinder, Plane, Sphere,  # noqa: F401
                      TriangleMesh)
 from .world import World  # noqa: F401
+from . import warmup as _warmup, world as _world
+
+# the first step of a process prepares the kernels (world.py cannot import warmup, which
+# imports it); looked up at each call, so a replaced warmup.prepare is the one called
+_world.prepare_kernels = lambda: _warmup.prepare()
 
 __all__ = ["World", "Sphere", "Capsule", "Cylinder", "Box", "ConvexHull", "Compound",
            "TriangleMesh", "Plane"]

@@ -99,6 +99,9 @@ _JOINT_BODY_PAIRS = ((L.BODY_A, L.BODY_B), (L.BODY_A, L.BODY_C), (L.BODY_A, L.BO
 
 
 _kernels_checked = False
+# What prepares the kernels: warmup.prepare, set by the package's __init__ (warmup builds
+# Worlds, so this module does not import it)
+prepare_kernels = None
 
 
 def _prepare_kernels():
@@ -108,8 +111,8 @@ def _prepare_kernels():
     reaches them. Later steps, and processes whose cache is complete, skip it."""
     global _kernels_checked
     _kernels_checked = True
-    from . import warmup            # warmup imports this module
-    warmup.prepare()
+    if prepare_kernels is not None:
+        prepare_kernels()
 
 
 class World(Mechanisms, CustomConstraints, Forces):
