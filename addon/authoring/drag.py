@@ -54,9 +54,11 @@ def ray_triangles(origin, direction, v, tris):
     return float(t[hit].min()) if hit.any() else None
 
 
-def pick(scene, origin, direction):
+def pick(scene, origin, direction, matrix=None):
     """(body, world point) of the nearest Dynamic body's mesh the ray meets, or None. Every
-    body of the scene is looked at, shown or not (a ragdoll's parts are hidden)."""
+    body of the scene is looked at, shown or not (a ragdoll's parts are hidden). `matrix`:
+    fn(object) -> its world matrix, or None to skip it (default: `matrix_world`; Live Mode
+    gives the poses of its own world, which the depsgraph has not evaluated yet)."""
     origin, direction = Vector(origin), Vector(direction).normalized()
     best = None
     for obj in scene_bodies(scene):
@@ -65,7 +67,10 @@ def pick(scene, origin, direction):
         v, tris = local_vertices(obj, None)
         if tris is None or not len(tris):
             continue
-        inv = obj.matrix_world.inverted_safe()
+        m = obj.matrix_world if matrix is None else matrix(obj)
+        if m is None:
+            continue
+        inv = m.inverted_safe()
         o = np.array(inv @ origin)
         d = np.array(inv.to_3x3() @ direction)      # t stays the world ray's parameter
         t = ray_triangles(o, d, v, tris)

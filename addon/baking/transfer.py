@@ -30,6 +30,13 @@ def transfer_pose(scene, armatures=None, bones=None, frame=None):
     if not sim.start <= frame <= sim.end:
         raise SceneError(f"Transfer Pose: frame {frame} is outside the simulation "
                          f"({sim.start}-{sim.end}); go to a simulated frame")
+    return key_pose(scene, chosen_runs(sim, armatures), sim.poses_at(scene, frame), frame,
+                    bones)
+
+
+def chosen_runs(sim, armatures=None):
+    """The RagdollRuns of `sim` whose armature is in `armatures` (all: None). Raises
+    SceneError when there is none or one is baked."""
     runs = [run for run in sim.ragdolls if armatures is None or run.arm in armatures]
     if not runs:
         raise SceneError("Transfer Pose: no simulated ragdoll to key; select a ragdolled "
@@ -38,7 +45,14 @@ def transfer_pose(scene, armatures=None, bones=None, frame=None):
         if run.arm.ligament_ragdoll.baked:
             raise SceneError(f"Transfer Pose: the ragdoll of '{run.arm.name}' is baked; clear "
                              "its bake first (its keys would go into the bake's action)")
-    poses = sim.poses_at(scene, frame)
+    return runs
+
+
+def key_pose(scene, runs, poses, frame, bones=None):
+    """Key the ragdolls of `runs` at `frame` in the pose `poses` ({helper name: (location,
+    quaternion)}, a simulated frame's or Live Mode's): with `bones` ({armature name: bone
+    names}), only the parts those bones belong to. Returns {armature or rig name: [bones
+    keyed]}."""
     keyed = {}
     for run in runs:
         chosen = None if bones is None else set(bones.get(run.arm.name, ()))

@@ -18,10 +18,10 @@ from ..scene.frames import evaluating
 @persistent
 def on_frame_change_pre(scene, depsgraph=None):
     """Step (or replay) the simulation for the new frame before the depsgraph evaluates it."""
-    if not scene.ligament_world.enabled:
+    st = state(scene)
+    if not scene.ligament_world.enabled or st.live is not None:
         cache.forget_reads(scene)   # the tags this evaluation clears are not looked at
         return
-    st = state(scene)
     # a simulation has bodies (disabling the last one drops it through its update callback)
     if st.sim is None and not any(o.ligament_body.enabled for o in scene.objects):
         cache.forget_reads(scene)
@@ -69,7 +69,7 @@ def on_depsgraph_update_post(scene, depsgraph=None):
     change check like any other edit: it keeps the frames before the first one whose reads
     differ."""
     cache.forget_reads(scene)   # this update cleared the tags the next frame would look at
-    if evaluating():   # not our own frame reads
+    if evaluating() or state(scene).live is not None:   # our own frame reads, or Live Mode's
         return
     if cache.get(scene) is None:
         schedule_prebuild()

@@ -212,9 +212,20 @@ class RagdollRun:
                     if p.chain and p.bone != p.chain)
         self.keyed = keyed
         self.flags = None            # the parts' simulated flags when nothing keys them
+        # every pose drive's strength (and torque cap) times this; `scale_drives` (Live Mode)
+        self.drive_scale = 1.0
+        self.scaled = False
         self.idle = not keyed and not self.baked and not self.reacting and \
             self.value(None, "drive_strength", 0) <= 0.0 and \
             all(self.simulated_flags(0)) and not self.chains
+
+    def scale_drives(self, factor):
+        """Every pose drive's strength and torque cap times `factor` from the next step (0:
+        the drives off, the ragdoll limp). The drives are then sent every step, so a drive on
+        in the world's state (a state loaded from another simulation) is switched off at 0."""
+        self.drive_scale = float(factor)
+        self.scaled = True
+        self.idle = False
 
     # --- animated values ------------------------------------------------------------------
 
@@ -313,7 +324,8 @@ class RagdollRun:
         limp = self.limp(off)
         for i in limp:
             flags[i] = True
-        strength = 0.0 if self.baked else self.value(None, "drive_strength", frame)
+        strength = 0.0 if self.baked else \
+            self.value(None, "drive_strength", frame) * self.drive_scale
         every = strength > 0.0 or bool(self.reacting) or \
             (bool(self.chains) and not self.chain_static)
         if every:
@@ -355,11 +367,12 @@ class RagdollRun:
     def _drive(self, world, frame, strength, poses, limp=None):
         if self.chain_joints and not self.chain_static and poses is not None:
             self._drive_chains(world, poses)
-        if strength <= 0.0 and not self.drive_animated and not self.reacting:
+        if strength <= 0.0 and not self.drive_animated and not self.reacting and \
+                not self.scaled:
             return  # never on: nothing to switch off
         hertz = strength * self.value(None, "drive_stiffness", frame)
         damping = self.value(None, "drive_damping", frame)
-        cap = self.value(None, "drive_max_torque", frame)
+        cap = self.value(None, "drive_max_torque", frame) * self.drive_scale
         for j in self.ragdoll_joints:
             child = self.parts[j.b]
             f = 0.0 if poses is None or hertz <= 0.0 else \

@@ -1,8 +1,8 @@
 """Operators. `bl_idname`s are a contract: scripts and tests call them."""
 
-from . import bake, bodies, chain, doctor, drag, joints, motion, pins, ragdoll, world
+from . import bake, bodies, chain, doctor, drag, joints, live, motion, pins, ragdoll, world
 
-modules = (bodies, joints, pins, drag, bake, world, ragdoll, chain, doctor, motion)
+modules = (bodies, joints, pins, drag, live, bake, world, ragdoll, chain, doctor, motion)
 
 
 def register():
