@@ -14,7 +14,7 @@ from ..scene.errors import SceneError
 from ..scene.objects import scene_bodies
 from .changes import drop_if_changed
 from .simulation import Simulation, stats
-from .state import Reads, every_state, forget_all, state
+from .state import Reads, Written, every_state, forget_all, state
 
 
 # What runs on each new Simulation before it plays: fn(scene, sim) -> findings (objects with
@@ -28,9 +28,14 @@ def invalidate(scene):
 
 
 def drop_simulations():
-    """Every scene simulates again from its start frame (undo, redo)."""
+    """Every scene simulates again from its start frame (undo, redo). What the bodies show
+    then is the undo step's: poses written then, or moves of the user's already taken as
+    rest poses, which the step's rest poses hold. The record of what was written goes too:
+    kept, it would take the step's simulated pose for a move of the user's and make it the
+    rest pose."""
     for st in every_state():
         st.invalidate()
+        st.written = Written()
 
 
 def clear_all():
