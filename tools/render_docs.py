@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The documentation's pictures, made from real scenes with the extension installed.
 
-    .venv/blender-5.3.0/bin/python tools/render_docs.py            # the two contact sheets
+    .venv/blender-5.3.0/bin/python tools/render_docs.py            # the contact sheets
     PYTHON_WITH_MATPLOTLIB tools/render_docs.py --plot-only         # the benchmark plot
 
 Builds the linux-x64 zip for this Python line (tools/build_extension.py, into build/dist/),
@@ -10,6 +10,8 @@ builds each scene with the add-on's own operators, as the README's quick start d
 
 * docs/images/ragdoll-fall.png: Rigify's human metarig made a ragdoll
   (`ligament.ragdoll_from_armature`) 1 m above a static floor, falling;
+* docs/images/live-mode.png: the same ragdoll in Live Mode (`live.session.LiveSession`),
+  held by its hips: a hand dragged up and pinned, the character dropped, then tensed;
 * docs/images/mechanism.png: a door on a motorised hinge with limits
   (`ligament.add_body`, `ligament.add_joint(type='HINGE')`) beside a gear train (two
   cylinders on hinges, the first driven by a motor, coupled by `ligament.add_joint(type='GEAR')`
@@ -236,13 +238,83 @@ def ragdoll_scene(bpy):
     arm.hide_render = True
     skin = material(bpy, "Body", (0.85, 0.45, 0.3))
     lig = sys.modules[MODULE]
-    for body in lig.addon.ragdoll.bodies(arm):
+    for body in lig.addon.scene.ragdolls.bodies(arm):
         body.hide_render = False
         body.display_type = 'SOLID'
         paint(body, skin)
     camera(bpy, scene, (4.6, -0.75, 1.5), (0, -0.75, 1.15), lens=40)
     files = play_and_render(bpy, scene, [1, 10, 16, 22, 30, 48], "ragdoll")
     contact_sheet(bpy, files, scene.render.fps, os.path.join(IMAGES, "ragdoll-fall.png"))
+
+
+def live_scene(bpy):
+    """Rigify's metarig made a ragdoll, in Live Mode at frame 1 with its pose drives on and
+    its hips held (the root part follows the animation): the right hand dragged up and left
+    pinned there, the character dropped (limp, hanging from the hips and the hand), then
+    picked up again and tensed."""
+    import addon_utils
+    from mathutils import Vector
+    scene = new_scene(bpy, (200, 260))
+    addon_utils.enable("rigify", default_set=True)
+    floor(bpy, scene)
+    bpy.ops.object.armature_human_metarig_add()
+    arm = bpy.context.active_object
+    arm.location = (0, 0, 0.02)
+    bpy.context.view_layer.update()
+    select(bpy, [arm], arm)
+    result = bpy.ops.ligament.ragdoll_from_armature(preset='AUTO', total_mass=70,
+                                                    material='flesh')
+    assert result == {'FINISHED'}, result
+    arm.ligament_ragdoll.drive_strength = 1.0
+    lig = sys.modules[MODULE]
+    run = lig.addon.runtime.cache.ensure(scene).ragdolls[0]
+    hung = {j.b for j in run.joints}
+    root = next(p for i, p in enumerate(run.parts) if i not in hung)
+    arm.pose.bones[root.bone].ligament_ragdoll.simulated = False
+    arm.ligament_ragdoll.show_bodies = True
+    arm.hide_render = True
+    skin = material(bpy, "Body", (0.85, 0.45, 0.3))
+    for body in lig.addon.scene.ragdolls.bodies(arm):
+        body.hide_render = False
+        body.display_type = 'SOLID'
+        paint(body, skin)
+    camera(bpy, scene, (2.2, -4.2, 1.3), (0, 0, 1.0), lens=40)
+    scene.frame_set(1)
+    live = lig.addon.live.session.LiveSession(scene, max_force=2000.0)
+    live.start()
+    files = []
+
+    def shot(name):
+        path = os.path.join(BUILD, "docs-render", f"live-{name}.png")
+        scene.render.filepath = path
+        bpy.ops.render.render(write_still=True)
+        files.append((live.steps + 1, path))
+        print(f"rendered live {name} after {live.steps} steps", flush=True)
+
+    def steps(n):
+        for _ in range(n):
+            live.step()
+    steps(12)
+    shot("start")
+    hand = arm.matrix_world @ arm.pose.bones["hand.R"].tail
+    front = Vector((0.0, -3.0, 0.0))
+    assert live.grab(tuple(hand + front), (0.0, 1.0, 0.0)) is not None, "no hand there"
+    for k in range(1, 25):
+        goal = hand + Vector((0.3, 0.0, 0.9)) * (k / 24.0)
+        live.move(tuple(goal + front), (0.0, 1.0, 0.0))
+        live.step()
+    steps(12)
+    shot("dragged")
+    live.release(pin=True)
+    live.drop()
+    steps(36)
+    shot("dropped")
+    live.drop(False)
+    live.tense()
+    steps(36)
+    shot("tensed")
+    live.stop()
+    contact_sheet(bpy, files, scene.render.fps, os.path.join(IMAGES, "live-mode.png"))
 
 
 def mechanism_scene(bpy):
@@ -310,7 +382,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--plot-only", action="store_true",
                         help="only draw docs/images/bench-crowds.png (needs matplotlib)")
-    parser.add_argument("--only", choices=("ragdoll", "mechanism"),
+    parser.add_argument("--only", choices=("ragdoll", "mechanism", "live"),
                         help="render one of the contact sheets")
     args = parser.parse_args()
     if args.plot_only:
@@ -322,6 +394,8 @@ def main():
         mechanism_scene(bpy)
     if args.only in (None, "ragdoll"):
         ragdoll_scene(bpy)
+    if args.only in (None, "live"):
+        live_scene(bpy)
 
 
 if __name__ == "__main__":
