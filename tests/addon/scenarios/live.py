@@ -52,6 +52,15 @@ def ray_at(point, eye_offset=(0.0, -6.0, 0.0)):
     return tuple(origin), tuple((p - origin).normalized())
 
 
+def degrees_between(q1, q2):
+    """Degrees between two rotations, in float64 and by atan2 (mathutils' float32 dot, then
+    acos, cannot tell rotations apart closer than 0.03 degrees)."""
+    a, b = np.array(q1, dtype=np.float64), np.array(q2, dtype=np.float64)
+    a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
+    b = b if a @ b >= 0.0 else -b
+    return math.degrees(4.0 * math.atan2(np.linalg.norm(a - b), np.linalg.norm(a + b)))
+
+
 def scene_transforms():
     """Every object's world matrix as Blender evaluates it, and the file's actions."""
     bpy.context.view_layer.update()
@@ -264,8 +273,8 @@ def transfer_keys_the_live_pose(frame, steps):
     scene.frame_set(frame)
     shown = {n: arm.matrix_world @ arm.pose.bones[n].matrix for n in moved}
     dist = max((live[n].translation - shown[n].translation).length for n in moved)
-    turn = max(math.degrees(live[n].to_quaternion().rotation_difference(
-        shown[n].to_quaternion()).angle) for n in moved)
+    turn = max(degrees_between(live[n].to_quaternion(), shown[n].to_quaternion())
+               for n in moved)
     rest = {n: arm.matrix_world @ arm.data.bones[n].matrix_local for n in moved}
     moved_from_rest = max((live[n].translation - rest[n].translation).length for n in moved)
     return {"keyed": sorted(keyed[arm.name]), "moved": moved, "frames": frames, "dist": dist,
