@@ -235,6 +235,7 @@ def ragdoll_scene(bpy):
                                                     material='flesh')
     assert result == {'FINISHED'}, result
     arm.ligament_ragdoll.show_bodies = True
+    arm.ligament_ragdoll.collection.hide_render = False   # the helpers' collection renders not
     arm.hide_render = True
     skin = material(bpy, "Body", (0.85, 0.45, 0.3))
     lig = sys.modules[MODULE]
@@ -265,13 +266,14 @@ def live_scene(bpy):
     result = bpy.ops.ligament.ragdoll_from_armature(preset='AUTO', total_mass=70,
                                                     material='flesh')
     assert result == {'FINISHED'}, result
-    arm.ligament_ragdoll.drive_strength = 1.0
+    arm.ligament_ragdoll.drive_strength = 0.3
     lig = sys.modules[MODULE]
     run = lig.addon.runtime.cache.ensure(scene).ragdolls[0]
     hung = {j.b for j in run.joints}
     root = next(p for i, p in enumerate(run.parts) if i not in hung)
     arm.pose.bones[root.bone].ligament_ragdoll.simulated = False
     arm.ligament_ragdoll.show_bodies = True
+    arm.ligament_ragdoll.collection.hide_render = False   # the helpers' collection renders not
     arm.hide_render = True
     skin = material(bpy, "Body", (0.85, 0.45, 0.3))
     for body in lig.addon.scene.ragdolls.bodies(arm):
@@ -280,7 +282,7 @@ def live_scene(bpy):
         paint(body, skin)
     camera(bpy, scene, (2.2, -4.2, 1.3), (0, 0, 1.0), lens=40)
     scene.frame_set(1)
-    live = lig.addon.live.session.LiveSession(scene, max_force=2000.0)
+    live = lig.addon.live.session.LiveSession(scene, hertz=6.0, max_force=2000.0)
     live.start()
     files = []
 

@@ -99,6 +99,9 @@ class LiveSession:
         st = state(scene)
         if st.live is not None:
             raise SceneError(f"Live Mode already runs in scene '{scene.name}'; leave it first")
+        if not scene.ligament_world.enabled:
+            raise SceneError(f"Live Mode: the simulation of scene '{scene.name}' is off; turn "
+                             "on Simulate (Scene > Ligament World)")
         drop_if_changed(scene)
         cached = cache.ensure(scene)
         frame = cached.simulate_to(scene, scene.frame_current)
@@ -119,15 +122,15 @@ class LiveSession:
         Transfer wrote stay)."""
         if self.sim is None:
             return
+        sim, self.sim, self.drag = self.sim, None, None
         st = state(self.scene)
-        written = st.written
-        for name, values in self.saved.items():
-            obj = self.sim.objects[name]
-            _restore(obj, values)
-            written.record(obj)
         if st.live is self:
             st.live = None
-        self.sim, self.drag = None, None
+        written = st.written
+        for name, values in self.saved.items():
+            obj = sim.objects[name]
+            _restore(obj, values)
+            written.record(obj)
 
     # --- stepping -------------------------------------------------------------------------
 

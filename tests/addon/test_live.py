@@ -116,3 +116,11 @@ def test_the_header_says_when_the_machine_cannot_keep_up(blender):
     assert slow["first"] == "Live at 24 fps"
     assert "80 ms a step, slower than the scene's 24 fps (42 ms)" in slow["status"]
     assert "12.5 fps" in slow["status"]
+
+
+def test_live_mode_refuses_with_the_simulation_off_or_already_running(blender):
+    out = blender.call("live.refusals")
+    assert "Simulate" in out["off"] and "is off" in out["off"]
+    assert "already runs" in out["twice"]
+    assert out["after_stop"] is True
+    assert out["poll"] is False             # no 3D View in background

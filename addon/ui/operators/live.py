@@ -71,7 +71,10 @@ class LIGAMENT_OT_live_mode(bpy.types.Operator):
 
     def _finish(self, context):
         context.window_manager.event_timer_remove(self.timer)
-        self.session.stop()
+        try:
+            self.session.stop()
+        except ReferenceError:      # another file was loaded: nothing of the scene to restore
+            pass
         context.area.header_text_set(None)
         context.area.tag_redraw()
         return {'FINISHED'} if self.transferred else {'CANCELLED'}

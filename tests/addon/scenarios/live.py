@@ -335,3 +335,32 @@ def header_status(step_seconds):
     out = {"first": first, "status": s.status(), "step_time": s.step_time()}
     s.stop()
     return out
+
+
+def refusals():
+    """What starting Live Mode says with the simulation off, and a second time while it
+    runs; and the operator's poll outside a 3D View."""
+    scene = bpy.context.scene
+    free_box()
+    scene.frame_set(1)
+    session = session_module()
+    out = {}
+    scene.ligament_world.enabled = False
+    try:
+        session.LiveSession(scene).start()
+    except lig().addon.scene.errors.SceneError as exc:
+        out["off"] = str(exc)
+    scene.ligament_world.enabled = True
+    first = session.LiveSession(scene)
+    first.start()
+    try:
+        session.LiveSession(scene).start()
+    except lig().addon.scene.errors.SceneError as exc:
+        out["twice"] = str(exc)
+    first.stop()
+    again = session.LiveSession(scene)
+    again.start()
+    out["after_stop"] = again.running
+    again.stop()
+    out["poll"] = bpy.ops.ligament.live_mode.poll()
+    return out
