@@ -124,3 +124,13 @@ def test_live_mode_refuses_with_the_simulation_off_or_already_running(blender):
     assert "already runs" in out["twice"]
     assert out["after_stop"] is True
     assert out["poll"] is False             # no 3D View in background
+
+
+def test_a_click_pins_a_part_where_it_is_and_a_second_click_lets_it_fall(blender):
+    steps = 24
+    out = blender.call("live.pin_and_unpin", steps)
+    assert out["done"] == ["PINNED", "Box"] and out["undone"] == ["UNPINNED", "Box"]
+    assert out["stray"] < 1e-3, out["stray"]            # a rigid pin: the point stays put
+    # free again: it falls at g (the little damping of the box's settings aside: 0 here)
+    fall = out["v1"][2] - out["v0"][2]
+    assert abs(fall + G * steps * out["dt"]) < 1e-3 * G * steps * out["dt"], fall

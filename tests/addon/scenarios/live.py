@@ -364,3 +364,32 @@ def refusals():
     again.stop()
     out["poll"] = bpy.ops.ligament.live_mode.poll()
     return out
+
+
+def pin_and_unpin(steps):
+    """A box in mid-air, gravity on, clicked with Ctrl (pinned where the click meets it):
+    how far the clicked point strays over `steps` steps; clicked again (unpinned): its
+    velocity after `steps` more."""
+    scene = bpy.context.scene
+    b = free_box(location=(0, 0, 2))
+    scene.frame_set(1)
+    s = session_module().LiveSession(scene)
+    s.start()
+    body = next(x for x in s.sim.dynamic if x.name == "Box")
+    origin, direction = ray_at((0.1, 0, 2.05))
+    done = s.pin(origin, direction)
+    point = Vector((0.1, -0.2, 2.05))          # the front face, where the ray meets it
+    local = s.matrix(b).inverted() @ point
+    stray = 0.0
+    for _ in range(steps):
+        s.step()
+        stray = max(stray, (s.matrix(b) @ local - point).length)
+    undone = s.pin(*ray_at(s.matrix(b) @ local))
+    v0 = s.world.linear_velocities[body.id].tolist()
+    for _ in range(steps):
+        s.step()
+    v1 = s.world.linear_velocities[body.id].tolist()
+    dt = s.sim.dt
+    s.stop()
+    return {"done": [done[0], done[1].name], "undone": [undone[0], undone[1].name],
+            "stray": stray, "v0": v0, "v1": v1, "dt": dt}
