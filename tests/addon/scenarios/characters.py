@@ -1,0 +1,192 @@
+"""Scenarios of test_character_overrides.py and test_character_copies.py: a metarig with a
+ragdoll in a collection of its own ("Char"), saved as a character file, linked into a shot
+and given a library override, or copied in the shot."""
+
+import os
+import sys
+
+import bpy
+from mathutils import Matrix, Vector
+
+from .helpers import box, lig
+
+SHOWN = ("spine", "spine.006", "hand.L", "foot.R")    # pelvis, head, a hand and a foot
+
+
+def module(name):
+    """A module of the installed add-on, e.g. module("scene.ragdolls")."""
+    return sys.modules[lig().__name__ + ".addon." + name]
+
+
+def select_collection(coll):
+    """Make `coll` the view layer's active collection (new objects go in it)."""
+    stack = [bpy.context.view_layer.layer_collection]
+    while stack:
+        lc = stack.pop()
+        if lc.collection == coll:
+            bpy.context.view_layer.active_layer_collection = lc
+        stack.extend(lc.children)
+
+
+def character(name="Hero", collection="Char", location=(0, 0, 1.0)):
+    """A human metarig given a ragdoll, in a new collection `collection` of the scene."""
+    bpy.ops.preferences.addon_enable(module="rigify")
+    coll = bpy.data.collections.new(collection)
+    bpy.context.scene.collection.children.link(coll)
+    select_collection(coll)
+    bpy.ops.object.armature_human_metarig_add()
+    arm = bpy.context.active_object
+    arm.name = name
+    arm.location = location
+    bpy.context.view_layer.update()
+    assert bpy.ops.ligament.ragdoll_from_armature() == {'FINISHED'}
+    return arm
+
+
+def new_shot(frames=40):
+    """An empty file with a ground, 24 fps, simulated over `frames` frames."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps = 24
+    scene.ligament_world.frame_end = frames
+    box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
+    return scene
+
+
+def link_override(path, collection="Char"):
+    """Blender's Make > Library Override on a collection instance of the character linked
+    from `path`; the override's armature."""
+    scene = bpy.context.scene
+    with bpy.data.libraries.load(path, link=True) as (_src, dst):
+        dst.collections = [collection]
+    inst = bpy.data.objects.new(collection, None)
+    inst.instance_type = 'COLLECTION'
+    inst.instance_collection = dst.collections[0]
+    scene.collection.objects.link(inst)
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    bpy.context.view_layer.objects.active = inst
+    inst.select_set(True)
+    before = set(bpy.data.objects)
+    assert bpy.ops.object.make_override_library() == {'FINISHED'}
+    made = [o for o in bpy.data.objects if o not in before and o.override_library]
+    return next(o for o in made if o.type == 'ARMATURE')
+
+
+def heads(arm, names=SHOWN):
+    """World positions of the heads of the bones `names`, as evaluated now."""
+    return [list(arm.matrix_world @ arm.pose.bones[n].head) for n in names]
+
+
+def play(arm, frames=40):
+    """The heads of SHOWN at every frame of playback from frame 1."""
+    scene = bpy.context.scene
+    out = []
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+        out.append(heads(arm))
+    return out
+
+
+def the_armature():
+    return next(o for o in bpy.context.scene.objects if o.type == 'ARMATURE')
+
+
+def file_state(path):
+    return [os.path.getmtime(path), open(path, "rb").read().hex()]
+
+
+def keyed_root_heads(arm, bone, frames):
+    """Where the root bone `bone` heads at each frame by its location keys alone: the
+    armature's matrix, the bone's rest matrix and the keyed translation (a root bone's pose
+    matrix is its rest matrix times its basis)."""
+    pb = arm.pose.bones[bone]
+    path = f'pose.bones["{bone}"].location'
+    channels = module("scene.animation").action_fcurves(arm)
+    fcs = [channels[(path, i)] for i in range(3)]
+    out = []
+    for f in range(1, frames + 1):
+        loc = Vector([fc.evaluate(f) for fc in fcs])
+        out.append(list(arm.matrix_world @ (pb.bone.matrix_local @ Matrix.Translation(loc))
+                        .translation))
+    return out
+
+
+def bone_animated_through_the_override(char_path, shot_path, bone="spine", rise=0.3,
+                                       frames=40):
+    """A character file; in a shot, its library override with `bone` (a root bone) keyed to
+    rise by `rise` along itself over the shot and switched to Animated through the override,
+    saved and opened again. What the override stores, the heads played, the heads the keys
+    alone give, the same character played with every bone simulated, and the character file
+    before and after."""
+    character()
+    bpy.ops.wm.save_as_mainfile(filepath=char_path)
+    before = file_state(char_path)
+    new_shot(frames)
+    arm = link_override(char_path)
+    falling = play(arm, frames)
+    bpy.context.scene.frame_set(1)
+    pb = arm.pose.bones[bone]
+    pb.location = (0, 0, 0)
+    pb.keyframe_insert("location", frame=1)
+    pb.location = (0, rise, 0)
+    pb.keyframe_insert("location", frame=frames)
+    pb.ligament_simulated = False
+    pb.ligament_drive_strength = 0.25
+    bpy.ops.wm.save_as_mainfile(filepath=shot_path)
+    bpy.ops.wm.open_mainfile(filepath=shot_path)
+    arm = the_armature()
+    pb = arm.pose.bones[bone]
+    out = {"override": arm.override_library is not None,
+           "stored": sorted(p.rna_path for p in arm.override_library.properties
+                            if ".ligament_" in p.rna_path),
+           "simulated": pb.ligament_simulated, "strength": pb.ligament_drive_strength,
+           "old_name": pb.ligament_ragdoll.simulated,
+           "editable": not pb.is_property_readonly("ligament_simulated") and
+           not pb.is_property_readonly("ligament_drive_strength"),
+           "falling": falling}
+    out["played"] = play(arm, frames)
+    out["keyed"] = keyed_root_heads(arm, bone, frames)
+    out["error"] = module("runtime.cache").error(bpy.context.scene)
+    out["library_before"], out["library_after"] = before, file_state(char_path)
+    return out
+
+
+def switches_kept_in_the_old_group(char_path, shot_path, bone="spine", frames=40):
+    """Files made before keep a bone's switches in the pose bone's `ligament_ragdoll` group.
+    A character saved so (its `bone` Animated, drive strength 0.5), opened again; then linked
+    and overridden in a shot (what the scene check says), played; the switch set back
+    through the override, saved and opened again; then the same once the character file was
+    opened and saved."""
+    arm = character()
+    old_group(arm.pose.bones[bone], {"simulated": 0, "drive_strength": 0.5})
+    bpy.ops.wm.save_as_mainfile(filepath=char_path)
+    bpy.ops.wm.open_mainfile(filepath=char_path)
+    pb = the_armature().pose.bones[bone]
+    out = {"opened": [pb.ligament_simulated, pb.ligament_drive_strength]}
+    for step in ("old", "saved"):
+        new_shot(frames)
+        arm = link_override(char_path)
+        pb = arm.pose.bones[bone]
+        out[step] = {"linked": [pb.ligament_ragdoll.simulated,
+                                pb.ligament_ragdoll.drive_strength],
+                     "found": [(f.severity, list(f.objects), f.message) for f in
+                               module("check.doctor").check(bpy.context.scene)
+                               if f.code == 'ragdoll-old-switches'],
+                     "played": play(arm, frames)}
+        pb.ligament_simulated = True
+        bpy.ops.wm.save_as_mainfile(filepath=shot_path)
+        bpy.ops.wm.open_mainfile(filepath=shot_path)
+        pb = the_armature().pose.bones[bone]
+        out[step]["reloaded"] = [pb.ligament_simulated, pb.ligament_drive_strength]
+        bpy.ops.wm.open_mainfile(filepath=char_path)     # what the finding asks for
+        bpy.ops.wm.save_mainfile()
+    return out
+
+
+def old_group(pb, values):
+    """Store `values` in the pose bone's `ligament_ragdoll` group as files made before did
+    (5.0 keeps registered properties apart from custom ones)."""
+    system = getattr(pb, "bl_system_properties_get", None)
+    props = system(do_create=True) if system is not None else pb
+    props["ligament_ragdoll"] = values

@@ -1,0 +1,60 @@
+"""What a shot may change of a character linked from its own file and given a library
+override: each bone's Simulated switch and drive strength, kept by the override through a
+save and obeyed by the simulation, the character file never written. The scenarios:
+tests/addon/scenarios/characters.py."""
+
+import numpy as np
+
+
+def test_a_bone_switched_to_animated_through_the_override_follows_its_keys(blender, tmp_path):
+    char, shot = str(tmp_path / "char.blend"), str(tmp_path / "shot.blend")
+    out = blender.call("characters.bone_animated_through_the_override", char, shot,
+                       "spine", 0.3, 40)
+    assert out["override"] and out["error"] is None
+    # the switches are the override's own, kept through the save, editable in the panels
+    assert out["stored"] == ['pose.bones["spine"].ligament_drive_strength',
+                             'pose.bones["spine"].ligament_simulated']
+    assert out["simulated"] is False and out["old_name"] is False
+    assert abs(out["strength"] - 0.25) < 1e-6 and out["editable"]
+    played, keyed = np.array(out["played"]), np.array(out["keyed"])
+    falling = np.array(out["falling"])
+    # the pelvis follows its keys (it rises 0.3 m)...
+    print("pelvis vs its keys:", np.abs(played[:, 0] - keyed).max())
+    assert np.abs(played[:, 0] - keyed).max() < 1e-4
+    assert keyed[-1][2] - keyed[0][2] > 0.29
+    # ...and the rest is simulated: the keys alone would carry the head and the hand
+    # along with the pelvis; they swing away from there, the hand down (an arm hanging
+    # from a raised shoulder)
+    carried = played[0, 1:] + (keyed[-1] - keyed[0])
+    away = np.linalg.norm(played[-1, 1:] - carried, axis=1)
+    print("head, hand, foot away from where the keys carry them:", away)
+    assert away[0] > 0.3 and away[1] > 0.3
+    assert played[-1, 2, 2] < carried[1, 2] - 0.2
+    # with every bone simulated, the whole character lies on the ground
+    assert falling[-1, :, 2].max() < 0.6
+    # the character's file is never written
+    assert out["library_after"] == out["library_before"]
+
+
+def test_switches_a_file_kept_in_the_old_group_are_read_and_the_check_says_so(blender,
+                                                                             tmp_path):
+    char, shot = str(tmp_path / "char.blend"), str(tmp_path / "shot.blend")
+    out = blender.call("characters.switches_kept_in_the_old_group", char, shot, "spine", 40)
+    assert out["opened"] == [False, 0.5]       # moved onto the pose bone when opened
+    old, saved = out["old"], out["saved"]
+    for step in (old, saved):
+        assert step["linked"] == [False, 0.5]
+        played = np.array(step["played"])
+        # the pelvis is Animated (it holds its rest pose, unkeyed); the rest is simulated
+        assert np.abs(played[:, 0] - played[0, 0]).max() < 1e-4
+        moved = np.linalg.norm(played[-1, 1:] - played[0, 1:], axis=1)
+        print("head, hand, foot moved:", moved)
+        assert moved[0] > 0.2 and moved[1] > 0.2
+    # the library still holds the old group: the check says a switch set back to its
+    # default in the shot is not kept, and how to update the library
+    assert len(old["found"]) == 1
+    severity, objects, message = old["found"][0]
+    assert severity == "WARNING" and objects[0].startswith("Hero") and "char.blend" in message
+    assert old["reloaded"] == [False, 0.5]
+    # once the character file is opened and saved, the override keeps it
+    assert saved["found"] == [] and saved["reloaded"] == [True, 0.5]
