@@ -58,3 +58,34 @@ def test_switches_a_file_kept_in_the_old_group_are_read_and_the_check_says_so(bl
     assert old["reloaded"] == [False, 0.5]
     # once the character file is opened and saved, the override keeps it
     assert saved["found"] == [] and saved["reloaded"] == [True, 0.5]
+
+
+def test_the_panel_says_what_a_linked_character_takes_from_its_library(blender, tmp_path):
+    char = str(tmp_path / "char.blend")
+    out = blender.call("characters.panels_of_a_linked_character", char)
+    local, linked, override = out["local"], out["linked"], out["override"]
+    assert not any(t.startswith("Linked from") for t in local["labels"])
+    assert out["library"].endswith("char.blend")
+    for drawn in (linked, override):
+        assert f"Linked from {out['library']}" in drawn["labels"]
+    assert "Make a library override to simulate it in this file" in linked["labels"]
+    said = next(t for t in override["labels"] if t.startswith("Editable here"))
+    from_library = next(t for t in override["labels"] if t.startswith("Read from the library"))
+    print(said, from_library, sep="\n")
+    # what the panel says is editable, Blender lets the user edit through the override:
+    # every property the ragdoll's panels draw, the bone switches among them
+    props = {(owner, name): readonly for owner, name, readonly in override["props"]}
+    assert ("PoseBone", "ligament_simulated") in props
+    assert ("PoseBone", "ligament_drive_strength") in props
+    assert ("LigamentRagdollSettings", "drive_strength") in props
+    assert [k for k, readonly in props.items() if readonly] == []
+    assert "each bone's Simulated and Drive Strength" in said
+    # a body's mass once the body is made editable, as the panel says
+    body = next(t for t in override["labels"] if t.startswith("A body's own mass"))
+    assert "Make Editable" in body
+    assert out["system_body"] is True and out["library_settings"]["body mass"] is False
+    # what it says comes from the library, Blender does not let the override change
+    assert "bodies' shapes" in from_library and "limits" in from_library and \
+        "bone chains" in from_library
+    assert {k: v for k, v in out["library_settings"].items() if k != "body mass"} == \
+        {"body shape": True, "joint limits": True, "joint type": True, "bone chain": True}

@@ -39,8 +39,10 @@ def draw_ragdoll(layout, arm):
         if arm.library is not None:
             box.label(text="Make a library override to simulate it in this file")
         else:
-            box.label(text="Editable here: Simulated, Total Mass, Pose Matching, body "
-                           "masses, each bone's Simulated and Drive Strength")
+            box.label(text="Editable here: Simulated, Total Mass, Pose Matching, each "
+                           "bone's Simulated and Drive Strength")
+            box.label(text="A body's own mass once the body is made editable (Outliner: "
+                           "Library Override > Make Editable)")
             box.label(text="Read from the library: bodies' shapes, joints and limits, "
                            "bone chains")
     if rd.baked:

@@ -190,3 +190,82 @@ def old_group(pb, values):
     system = getattr(pb, "bl_system_properties_get", None)
     props = system(do_create=True) if system is not None else pb
     props["ligament_ragdoll"] = values
+
+
+class Layout:
+    """A stand-in for a panel's layout (panels draw only in a window): it records the labels
+    drawn and, for each property drawn, its owner's type, its name and whether Blender lets
+    the user edit it (an override's properties that are not overridable are read-only)."""
+
+    def __init__(self, record=None):
+        self.record = record if record is not None else {"labels": [], "props": []}
+        self.use_property_split = self.use_property_decorate = False
+        self.active = self.enabled = True
+        self.alert = False
+
+    def _sub(self, *_args, **_kw):
+        return Layout(self.record)
+
+    row = column = box = split = _sub
+
+    def label(self, text="", **_kw):
+        self.record["labels"].append(text)
+
+    def separator(self, **_kw):
+        pass
+
+    def prop(self, data, name, **_kw):
+        self.record["props"].append([type(data).__name__, name,
+                                     data.is_property_readonly(name)])
+
+    def operator(self, *_args, **_kw):
+        return type("OperatorProperties", (), {})()
+
+    def operator_menu_enum(self, *_args, **_kw):
+        pass
+
+
+def draw_ragdoll_panels(arm, bone="forearm.L"):
+    """What the ragdoll's panels (Physics and Bone) draw for `arm`, its pose bone `bone`
+    active."""
+    layout = Layout()
+    ctx = type("Context", (), {"object": arm, "active_object": arm,
+                               "scene": bpy.context.scene,
+                               "active_pose_bone": arm.pose.bones[bone]})()
+    for name in ("PHYSICS_PT_ligament_ragdoll", "PHYSICS_PT_ligament_ragdoll_drives",
+                 "PHYSICS_PT_ligament_ragdoll_bodies", "BONE_PT_ligament_ragdoll"):
+        cls = getattr(bpy.types, name)
+        if cls.poll(ctx):
+            cls.draw(type("Panel", (), {"layout": Layout(layout.record)})(), ctx)
+    return layout.record
+
+
+def panels_of_a_linked_character(char_path):
+    """The ragdoll panels of a character in its own file, linked into a shot, and given a
+    library override there; for the override, whether Blender lets the user edit what the
+    panel says comes from the library."""
+    character()
+    bpy.ops.wm.save_as_mainfile(filepath=char_path)
+    out = {"local": draw_ragdoll_panels(the_armature())}
+    new_shot()
+    with bpy.data.libraries.load(char_path, link=True) as (_src, dst):
+        dst.objects = ["Hero"]
+    out["linked"] = draw_ragdoll_panels(dst.objects[0])
+    arm = link_override(char_path)
+    out["override"] = draw_ragdoll_panels(arm)
+    ragdolls = module("scene.ragdolls")
+    body = ragdolls.bodies(arm)[0]
+    joint = ragdolls.members(arm, 'JOINT')[0]
+    # Make > Library Override leaves the character's other objects system overrides, which
+    # nothing edits until the user makes them editable
+    out["system_body"] = body.ligament_body.is_property_readonly("mass")
+    for obj in (body, joint):
+        obj.override_library.is_system_override = False
+    out["library_settings"] = {
+        "body shape": body.ligament_body.is_property_readonly("shape"),
+        "joint limits": joint.ligament_joint.is_property_readonly("limit_ang_lower"),
+        "joint type": joint.ligament_joint.is_property_readonly("type"),
+        "bone chain": arm.pose.bones["spine"].ligament_chain.is_property_readonly("stiffness"),
+        "body mass": body.ligament_body.is_property_readonly("mass")}
+    out["library"] = ragdolls.library_of(arm)
+    return out
