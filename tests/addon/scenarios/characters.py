@@ -269,3 +269,114 @@ def panels_of_a_linked_character(char_path):
         "body mass": body.ligament_body.is_property_readonly("mass")}
     out["library"] = ragdolls.library_of(arm)
     return out
+
+
+# The Duplicate Data preferences (Edit > Duplicate Data) by object type, for the types a
+# character holds
+DUPLICATE_DATA = {'MESH': "use_duplicate_mesh", 'ARMATURE': "use_duplicate_armature",
+                  'CURVE': "use_duplicate_curve", 'LIGHT': "use_duplicate_light",
+                  'CAMERA': "use_duplicate_camera"}
+
+
+def duplicate_collection(coll, parent, linked=False):
+    """What Outliner > Duplicate Collection (`linked`: Duplicate Linked) does, with
+    bpy.data's copy API: its operator needs the Outliner's tree, which background Blender
+    never builds. Blender's BKE_collection_duplicate copies the collection and its child
+    collections recursively into `parent`, duplicates each object in them once (its data
+    too where the Duplicate Data preferences say so, none when linked), then points every
+    ID pointer of the copies that points at a duplicated ID at its copy
+    (BKE_libblock_relink_to_newid); here, every ID pointer RNA shows on the copies. The new
+    collection."""
+    new = {}
+    prefs = bpy.context.preferences.edit
+
+    def copy_tree(c, parent):
+        copy = new[c] = c.copy()     # the same objects and children as `c`
+        parent.children.link(copy)
+        for o in list(copy.objects):
+            copy.objects.unlink(o)
+        for child in list(copy.children):
+            copy.children.unlink(child)
+        for o in c.objects:
+            if o not in new:
+                new[o] = o.copy()
+                pref = DUPLICATE_DATA.get(o.type)
+                if not linked and pref and getattr(prefs, pref):
+                    new[o.data] = new[o].data = o.data.copy()
+            copy.objects.link(new[o])
+        for child in c.children:
+            copy_tree(child, copy)
+        return copy
+
+    root = copy_tree(coll, parent)
+    for copy in set(new.values()):
+        relink(copy, new)
+    bpy.context.view_layer.update()
+    return root
+
+
+def relink(struct, new, depth=0, seen=None):
+    """Point the ID pointers of `struct` (and of the structs it holds, a few levels down)
+    that point at a key of `new` at its value."""
+    seen = {} if seen is None else seen      # struct address -> the least depth met at
+    key = struct.as_pointer()
+    if depth > 4 or seen.get(key, 99) <= depth:
+        return
+    seen[key] = depth
+    for prop in struct.bl_rna.properties:
+        name = prop.identifier
+        if name == "rna_type" or prop.type not in ('POINTER', 'COLLECTION'):
+            continue
+        try:
+            value = getattr(struct, name)
+        except (AttributeError, RuntimeError):
+            continue
+        if prop.type == 'POINTER':
+            if isinstance(value, bpy.types.ID):
+                if value in new and not prop.is_readonly:
+                    setattr(struct, name, new[value])
+            elif value is not None:
+                relink(value, new, depth + 1, seen)
+        else:
+            for item in value:
+                if not isinstance(item, bpy.types.ID):
+                    relink(item, new, depth + 1, seen)
+
+
+def collection_duplicated(linked, shift=3.0, frames=60):
+    """A character's collection duplicated as the Outliner does (`linked`: Duplicate
+    Linked), the copy's armature moved `shift` m along x: what the scene check finds, then,
+    its fixes applied, whose ragdoll each armature follows, their own bodies and their spines'
+    heads over the fall."""
+    scene = bpy.context.scene
+    box("Ground", (60, 60, 1), (0, 0, -0.5), kind='STATIC')
+    scene.ligament_world.frame_end = frames
+    arm = character()
+    copy_coll = duplicate_collection(bpy.data.collections["Char"], scene.collection, linked)
+    copy = next(o for o in copy_coll.objects if o.type == 'ARMATURE')
+    copy.location.x += shift
+    bpy.context.view_layer.update()
+    doctor = module("check.doctor")
+    found = [(f.severity, f.code, list(f.objects), f.fix and f.fix.operator)
+             for f in doctor.check(scene) if f.severity in ('ERROR', 'WARNING')]
+    for f in doctor.check(scene):
+        if f.fix is not None and f.severity == 'ERROR':
+            getattr(bpy.ops.ligament, f.fix.operator.split(".")[1])(**f.fix.args)
+    ragdolls = module("scene.ragdolls")
+
+    def follows(a):
+        return sorted({c.target.ligament_ragdoll_part.armature.name for pb in a.pose.bones
+                       for c in pb.constraints if c.name == "Ligament Ragdoll" and c.target})
+    out = {"found": found, "names": [arm.name, copy.name],
+           "follows": [follows(a) for a in (arm, copy)],
+           "own": [len(ragdolls.bodies(a)) for a in (arm, copy)],
+           "copy_home": [c.name for c in bpy.data.collections
+                         if copy.ligament_ragdoll.collection.name in c.children],
+           "again": [f.code for f in doctor.check(scene) if f.severity == 'ERROR'],
+           "track": []}
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+        out["track"].append([list(a.matrix_world @ a.pose.bones["spine"].head)
+                             for a in (arm, copy)])
+    out["error"] = module("runtime.cache").error(scene)
+    return out
