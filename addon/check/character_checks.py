@@ -63,8 +63,9 @@ def missing_bodies(scene, taken):
 
 def orphans(scene):
     """Ragdoll bodies and joints whose armature is gone (deleted, or left out when the
-    character was linked): they simulate on their own, driving nothing."""
-    lost = {}
+    character was linked), or that left their ragdoll's collection (moved in the Outliner, or
+    a copy half relinked): they simulate on their own, driving nothing."""
+    lost, outside = {}, {}
     for o in scene.objects:
         p = o.ligament_ragdoll_part
         if p.role == 'NONE' or p.role == 'TARGET':
@@ -73,15 +74,24 @@ def orphans(scene):
         if arm is None or arm.name not in scene.objects or scene.objects[arm.name] != arm:
             key = arm.name if arm is not None else ""
             lost.setdefault(key, []).append(o)
+        elif arm.ligament_ragdoll.enabled:
+            coll = arm.ligament_ragdoll.collection
+            if coll is None or coll.all_objects.get(o.name) != o:
+                outside.setdefault(arm.name, []).append(o)
     out = []
-    for name, objs in sorted(lost.items()):
-        names = sorted(o.name for o in objs)
-        whose = f"armature '{name}', not in this scene" if name else "an armature that is gone"
-        out.append(Finding(
-            WARNING, 'ragdoll-orphan', tuple(names),
-            f"{len(names)} ragdoll bodies and joints ('{names[0]}', ...) belong to {whose}: "
-            "they fall on their own and move no bones. Bring the armature back or delete them",
-            select_fix(objs), {"armature": name}))
+    for found, whose in ((lost, lambda name: f"armature '{name}', not in this scene" if name
+                          else "an armature that is gone"),
+                         (outside, lambda name: f"the ragdoll of '{name}' but are outside its "
+                          "collection")):
+        for name, objs in sorted(found.items()):
+            names = sorted(o.name for o in objs)
+            out.append(Finding(
+                WARNING, 'ragdoll-orphan', tuple(names),
+                f"{len(names)} ragdoll bodies and joints ('{names[0]}', ...) belong to "
+                f"{whose(name)}: they fall on their own and move no bones. "
+                + ("Bring the armature back or delete them" if found is lost else
+                   "Move them back into its ragdoll's collection or delete them"),
+                select_fix(objs), {"armature": name}))
     return out
 
 

@@ -497,9 +497,17 @@ def reference_matrix(obj, frame, known=None):
                                                 else known) @ _matrix16(p.rest_frame))
 
 
-def is_body(obj):
+def is_body(obj, scene=None):
+    """Whether `obj` is a body of a ragdoll (of one whose armature is in `scene`, if given):
+    one moved out of its ragdoll's collection is a body of its own (the scene check says
+    so)."""
     p = obj.ligament_ragdoll_part
-    return p.role == 'BODY' and p.armature is not None and p.armature.ligament_ragdoll.enabled
+    if p.role != 'BODY' or p.armature is None or not p.armature.ligament_ragdoll.enabled:
+        return False
+    coll = p.armature.ligament_ragdoll.collection
+    if coll is None or coll.all_objects.get(obj.name) != obj:
+        return False
+    return scene is None or scene.objects.get(p.armature.name) == p.armature
 
 
 def _hinge_angle(j, qa, qb):

@@ -22,3 +22,14 @@ def test_a_duplicated_character_collection_falls_where_it_was_put_on_its_own(ble
     apart = track[:, 1] - track[:, 0]
     print("copy - original spine over the fall:", apart.min(axis=0), apart.max(axis=0))
     assert np.abs(apart - [3.0, 0.0, 0.0]).max() < 1e-3
+
+
+def test_a_body_moved_out_of_its_ragdoll_is_reported_and_the_rest_still_simulates(blender):
+    out = blender.call("characters.body_moved_out_of_its_ragdoll", "forearm.L", 30)
+    print(out["found"])
+    assert out["error"] is None and out["members"] == 15
+    [(severity, code, objects, message)] = out["found"]
+    assert severity == "WARNING" and code == "ragdoll-orphan" and out["name"] in objects
+    assert "'Hero'" in message
+    # it falls on its own, as the check says
+    assert out["end"] < out["start"] - 0.5

@@ -380,3 +380,25 @@ def collection_duplicated(linked, shift=3.0, frames=60):
                              for a in (arm, copy)])
     out["error"] = module("runtime.cache").error(scene)
     return out
+
+
+def body_moved_out_of_its_ragdoll(part="forearm.L", frames=30):
+    """A ragdoll body moved out of its ragdoll's collection into the scene's (as a
+    duplicate half relinked leaves one, or a drag in the Outliner): what the scene check
+    says, and whether playback runs (the scene's error, the body's height at the end)."""
+    scene = bpy.context.scene
+    box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
+    scene.ligament_world.frame_end = frames
+    arm = character()
+    body = next(o for o in module("scene.ragdolls").bodies(arm)
+                if o.ligament_ragdoll_part.part == part)
+    arm.ligament_ragdoll.collection.objects.unlink(body)
+    scene.collection.objects.link(body)
+    start = body.matrix_world.translation.z
+    found = [(f.severity, f.code, list(f.objects), f.message)
+             for f in module("check.doctor").check(scene) if f.code.startswith("ragdoll")]
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+    return {"found": found, "error": module("runtime.cache").error(scene), "name": body.name,
+            "start": start, "end": body.matrix_world.translation.z,
+            "members": len(module("scene.ragdolls").bodies(arm))}
