@@ -89,3 +89,14 @@ def test_the_panel_says_what_a_linked_character_takes_from_its_library(blender, 
         "bone chains" in from_library
     assert {k: v for k, v in out["library_settings"].items() if k != "body mass"} == \
         {"body shape": True, "joint limits": True, "joint type": True, "bone chain": True}
+
+
+def test_the_batch_bake_of_a_shot_linking_a_character_without_override_warns(blender,
+                                                                           tmp_path):
+    out = blender.call("characters.batch_bake_of_a_shot_linking_without_override",
+                       str(tmp_path / "char.blend"), str(tmp_path / "shot.blend"),
+                       str(tmp_path / "report.json"))
+    assert out["code"] == 0 and out["report"]["ok"]
+    warnings = [w for w in out["report"]["warnings"] if w["code"] == "character-linked"]
+    assert len(warnings) == 1 and "does not simulate" in warnings[0]["message"]
+    assert out["report"]["ragdolls"] == 0 and out["report"]["baked_objects"] == ["Crate"]

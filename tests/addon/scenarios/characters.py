@@ -402,3 +402,24 @@ def body_moved_out_of_its_ragdoll(part="forearm.L", frames=30):
     return {"found": found, "error": module("runtime.cache").error(scene), "name": body.name,
             "start": start, "end": body.matrix_world.translation.z,
             "members": len(module("scene.ragdolls").bodies(arm))}
+
+
+def batch_bake_of_a_shot_linking_without_override(char_path, shot_path, report_path):
+    """A shot that links the character (a collection instance, File > Link) without an
+    override, baked by the batch command: its exit code and report."""
+    import json
+    from importlib import import_module
+    character()
+    bpy.ops.wm.save_as_mainfile(filepath=char_path)
+    scene = new_shot()
+    box("Crate", (0.5, 0.5, 0.5), (0, 0, 2))
+    with bpy.data.libraries.load(char_path, link=True) as (_src, dst):
+        dst.collections = ["Char"]
+    inst = bpy.data.objects.new("Char", None)
+    inst.instance_type = 'COLLECTION'
+    inst.instance_collection = dst.collections[0]
+    scene.collection.objects.link(inst)
+    bpy.ops.wm.save_as_mainfile(filepath=shot_path)
+    cli = import_module(lig().__name__ + ".addon.cli")
+    code = cli.main(["bake", shot_path, "--report", report_path])
+    return {"code": code, "report": json.load(open(report_path))}
