@@ -2,9 +2,10 @@
 `Scene.ligament_world`; for ragdolls `Object.ligament_ragdoll` (on the armature),
 `PoseBone.ligament_simulated` and `PoseBone.ligament_drive_strength` (per bone; also as
 `PoseBone.ligament_ragdoll.simulated` and `.drive_strength`) and
-`Object.ligament_ragdoll_part` (bookkeeping on the helper objects); `PoseBone.ligament_chain` on a bone chain's root bone; `Scene.ligament_overlay`
-(what the viewport overlay draws); `Object.ligament_motion` (the physics check and fix of a
-ragdolled armature's keys). The property names are a contract (scripts and tests use them).
+`Object.ligament_ragdoll_part` (bookkeeping on the helper objects); `PoseBone.ligament_chain`
+on a bone chain's root bone; `Scene.ligament_overlay` (what the viewport overlay draws);
+`Object.ligament_motion` (the physics check and fix of a ragdolled armature's keys). The
+property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
 the cache itself also checks a signature of the scene (runtime/changes.py: the watched
