@@ -4,6 +4,7 @@ save and obeyed by the simulation, the character file never written. The scenari
 tests/addon/scenarios/characters.py."""
 
 import numpy as np
+import pytest
 
 
 def test_a_bone_switched_to_animated_through_the_override_follows_its_keys(blender, tmp_path):
@@ -100,3 +101,18 @@ def test_the_batch_bake_of_a_shot_linking_a_character_without_override_warns(ble
     warnings = [w for w in out["report"]["warnings"] if w["code"] == "character-linked"]
     assert len(warnings) == 1 and "does not simulate" in warnings[0]["message"]
     assert out["report"]["ragdolls"] == 0 and out["report"]["baked_objects"] == ["Crate"]
+
+
+@pytest.mark.parametrize("path", ["own", "group"])
+def test_a_bone_switch_keyed_in_the_shot_holds_the_bone_until_its_key(blender, tmp_path, path):
+    out = blender.call("characters.bone_switch_keyed_in_the_shot", str(tmp_path / "char.blend"),
+                       path, "spine", 20, 40)
+    assert out["error"] is None and len(out["keyed"]) == 1
+    assert out["keyed"][0].endswith("ligament_simulated" if path == "own"
+                                    else "ligament_ragdoll.simulated")
+    played = np.array(out["played"])
+    # Animated until frame 20: the pelvis holds its rest pose (unkeyed); then it falls
+    print("pelvis held:", np.abs(played[:19, 0] - played[0, 0]).max(),
+          "then down to", played[-1, 0, 2])
+    assert np.abs(played[:19, 0] - played[0, 0]).max() < 1e-4
+    assert played[-1, 0, 2] < played[0, 0, 2] - 0.5

@@ -423,3 +423,24 @@ def batch_bake_of_a_shot_linking_without_override(char_path, shot_path, report_p
     cli = import_module(lig().__name__ + ".addon.cli")
     code = cli.main(["bake", shot_path, "--report", report_path])
     return {"code": code, "report": json.load(open(report_path))}
+
+
+def bone_switch_keyed_in_the_shot(char_path, path, bone="spine", frame=20, frames=40):
+    """A character's library override in a shot, its `bone`'s Simulated switch keyed in the
+    shot off at frame 1 and on at `frame`, through the data path `path` ("own":
+    pose.bones[...].ligament_simulated, "group": pose.bones[...].ligament_ragdoll.simulated,
+    the name files made before keyed): the heads played, and the paths keyed."""
+    character()
+    bpy.ops.wm.save_as_mainfile(filepath=char_path)
+    new_shot(frames)
+    arm = link_override(char_path)
+    name = bpy.utils.escape_identifier(bone)
+    full = f'pose.bones["{name}"].' + ("ligament_simulated" if path == "own"
+                                       else "ligament_ragdoll.simulated")
+    for f, on in ((1, False), (frame, True)):
+        arm.pose.bones[bone].ligament_simulated = on
+        assert arm.keyframe_insert(full, frame=f)
+    keyed = sorted(p for p, _ in module("scene.animation").action_fcurves(arm)
+                   if "simulated" in p)
+    return {"played": play(arm, frames), "keyed": keyed,
+            "error": module("runtime.cache").error(bpy.context.scene)}
