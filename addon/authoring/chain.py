@@ -166,8 +166,8 @@ def _build_chain(scene, arm, root, members, preset, radius, scale, made):
     if root_body is None:
         root_body = _helper(coll, arm, root, root, radius, scale, made)
         switch = arm.pose.bones[root]
-        switch[ROOT_SIMULATED] = switch.ligament_ragdoll.simulated     # given back on removal
-        switch.ligament_ragdoll.simulated = False   # follows the animation
+        switch[ROOT_SIMULATED] = switch.ligament_simulated     # given back on removal
+        switch.ligament_simulated = False   # follows the animation
     helpers[root] = root_body
     for name in members:
         helpers[name] = _helper(coll, arm, name, root, radius, scale, made)
@@ -295,10 +295,10 @@ def _give_back_root(pb, own_root):
     had it (a chain whose root follows the animation turned it off)."""
     pb.ligament_chain.enabled = False
     if ROOT_SIMULATED in pb:
-        pb.ligament_ragdoll.simulated = bool(pb[ROOT_SIMULATED])
+        pb.ligament_simulated = bool(pb[ROOT_SIMULATED])
         del pb[ROOT_SIMULATED]
     elif own_root:                     # made before the switch was kept
-        pb.ligament_ragdoll.simulated = True
+        pb.ligament_simulated = True
 
 
 def set_radius(arm, root):

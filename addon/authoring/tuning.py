@@ -206,8 +206,8 @@ def read(arm):
         d[key] = section[0] if key == "radius" else section
         pb = arm.pose.bones.get(p.bones[0]) if p.bones else None
         if pb is not None:
-            d["drive_strength"] = pb.ligament_ragdoll.drive_strength
-            d["simulated"] = pb.ligament_ragdoll.simulated
+            d["drive_strength"] = pb.ligament_drive_strength
+            d["simulated"] = pb.ligament_simulated
         if p.joint is not None:
             j = p.joint.ligament_joint
             d["limited"] = j.use_limit_ang
@@ -256,9 +256,9 @@ def apply(arm, doc):
             if pb is None:
                 continue
             if "drive_strength" in d:
-                pb.ligament_ragdoll.drive_strength = d["drive_strength"]
+                pb.ligament_drive_strength = d["drive_strength"]
             if "simulated" in d:
-                pb.ligament_ragdoll.simulated = d["simulated"]
+                pb.ligament_simulated = d["simulated"]
         if p.joint is not None:
             _apply_joint(p, d, all_parts)
         done.append(role)
@@ -336,8 +336,8 @@ def mirror(arm, source='L'):
         if pa is not None:
             for bone in dst.bones:
                 pb = arm.pose.bones[bone]
-                pb.ligament_ragdoll.drive_strength = pa.ligament_ragdoll.drive_strength
-                pb.ligament_ragdoll.simulated = pa.ligament_ragdoll.simulated
+                pb.ligament_drive_strength = pa.ligament_drive_strength
+                pb.ligament_simulated = pa.ligament_simulated
         if src.joint is not None and dst.joint is not None:
             ja, jb = src.joint.ligament_joint, dst.joint.ligament_joint
             s = mirror_signs(src, dst, all_parts, reflect)

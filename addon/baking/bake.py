@@ -94,7 +94,11 @@ def bake_iter(scene, frame_start=None, frame_end=None, step=1, tolerance=None):
     total = len(frames)
     poses = []
     for i, f in enumerate(frames):
-        poses.append(sim.poses_at(scene, f))
+        try:
+            poses.append(sim.poses_at(scene, f))
+        except SceneError as exc:    # a blow-up: the panels show it as the scene's error
+            state(scene).fail(str(exc))
+            raise
         yield i + 1, total
     count = write_keys(scene, objects, frames, poses, step == 1, tolerance)
     count += write_pose_keys(scene, sim, rigs, frames, poses, step == 1, tolerance)

@@ -63,8 +63,9 @@ def missing_bodies(scene, taken):
 
 def orphans(scene):
     """Ragdoll bodies and joints whose armature is gone (deleted, or left out when the
-    character was linked): they simulate on their own, driving nothing."""
-    lost = {}
+    character was linked), or that left their ragdoll's collection (moved in the Outliner, or
+    a copy half relinked): they simulate on their own, driving nothing."""
+    lost, outside = {}, {}
     for o in scene.objects:
         p = o.ligament_ragdoll_part
         if p.role == 'NONE' or p.role == 'TARGET':
@@ -73,15 +74,24 @@ def orphans(scene):
         if arm is None or arm.name not in scene.objects or scene.objects[arm.name] != arm:
             key = arm.name if arm is not None else ""
             lost.setdefault(key, []).append(o)
+        elif arm.ligament_ragdoll.enabled:
+            coll = arm.ligament_ragdoll.collection
+            if coll is None or coll.all_objects.get(o.name) != o:
+                outside.setdefault(arm.name, []).append(o)
     out = []
-    for name, objs in sorted(lost.items()):
-        names = sorted(o.name for o in objs)
-        whose = f"armature '{name}', not in this scene" if name else "an armature that is gone"
-        out.append(Finding(
-            WARNING, 'ragdoll-orphan', tuple(names),
-            f"{len(names)} ragdoll bodies and joints ('{names[0]}', ...) belong to {whose}: "
-            "they fall on their own and move no bones. Bring the armature back or delete them",
-            select_fix(objs), {"armature": name}))
+    for found, whose in ((lost, lambda name: f"armature '{name}', not in this scene" if name
+                          else "an armature that is gone"),
+                         (outside, lambda name: f"the ragdoll of '{name}' but are outside its "
+                          "collection")):
+        for name, objs in sorted(found.items()):
+            names = sorted(o.name for o in objs)
+            out.append(Finding(
+                WARNING, 'ragdoll-orphan', tuple(names),
+                f"{len(names)} ragdoll bodies and joints ('{names[0]}', ...) belong to "
+                f"{whose(name)}: they fall on their own and move no bones. "
+                + ("Bring the armature back or delete them" if found is lost else
+                   "Move them back into its ragdoll's collection or delete them"),
+                select_fix(objs), {"armature": name}))
     return out
 
 
@@ -138,9 +148,37 @@ def instances(scene):
     return out
 
 
+def old_switches(scene):
+    """A character linked from a file an older Ligament saved, which kept its bones'
+    switches in a property group: they are read from there (`ragdolls.bone_switch`), but a
+    library override stores only what differs from the library's own properties, so a bone
+    set back to the default (Simulated, full strength) in the shot would not be kept."""
+    out = []
+    for arm in ragdolls.armatures(scene):
+        ov = arm.override_library
+        source = arm if arm.library is not None else \
+            ov.reference if ov is not None and ov.reference is not None else None
+        if source is None or source.library is None:
+            continue
+        bones = sorted(pb.name for pb in source.pose.bones
+                       if any(not pb.is_property_set("ligament_" + key) for key in
+                              ragdolls.BONE_SWITCHES
+                              if key in ragdolls.stored_group(pb, "ligament_ragdoll")))
+        if bones:
+            lib = source.library.filepath
+            out.append(Finding(
+                WARNING, 'ragdoll-old-switches', (arm.name,),
+                f"'{arm.name}' comes from '{lib}', saved by an older Ligament: the "
+                f"Simulated and Drive Strength switches of {len(bones)} bones ('{bones[0]}', "
+                "...) are read from there, but one set back to its default in this file would "
+                f"not be kept by the override. Open '{lib}' and save it once to update it",
+                None, {"library": lib, "bones": bones}))
+    return out
+
+
 def character_findings(scene):
     found = borrowed(scene)
     found += missing_bodies(scene, {f.objects[0] for f in found})
     taken = {f.objects[0] for f in found}
     return found + instances(scene) + orphans(scene) + \
-        [f for f in collections(scene) if f.objects[0] not in taken]
+        [f for f in collections(scene) if f.objects[0] not in taken] + old_switches(scene)

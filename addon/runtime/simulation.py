@@ -72,7 +72,7 @@ class Simulation:
         armatures = {}   # the ragdolls' armature matrices at the start frame
 
         def rest_pose(obj):
-            if is_body(obj):  # built at the rest pose, see attach
+            if is_body(obj, scene):  # built at the rest pose, see attach
                 loc, rot, _ = reference_matrix(obj, start, armatures).decompose()
                 return loc, rot
             values = rest_values(scene, obj, start)
@@ -157,7 +157,7 @@ class Simulation:
         # The bodies' objects, resolved once (a deleted one raises ReferenceError, which
         # drops the cache).
         self.objects = {b.name: objs[b.name] for b in self.bodies}
-        self.keyed = frozenset(b.name for b in self.dynamic if not is_body(objs[b.name])
+        self.keyed = frozenset(b.name for b in self.dynamic if not is_body(objs[b.name], scene)
                                and has_transform_animation(objs[b.name]))
         # Dynamic bodies with a delta transform of their own: the channels written go
         # through it (`local_pose`)

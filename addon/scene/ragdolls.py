@@ -62,6 +62,31 @@ def at_home(scene, arm):
     return coll in home(scene, arm).children_recursive
 
 
+BONE_SWITCHES = ("simulated", "drive_strength")
+
+
+def stored_group(owner, name):
+    """What the property group `name` of `owner` holds in the file, as a dict, whether or not
+    its properties are registered now (5.0 keeps registered properties apart from custom
+    ones)."""
+    system = getattr(owner, "bl_system_properties_get", None)
+    props = system() if system is not None else owner
+    group = props.get(name) if props is not None else None
+    return group.to_dict() if hasattr(group, "to_dict") else {}
+
+
+def bone_switch(pb, key):
+    """A ragdoll bone's switch ("simulated" or "drive_strength"): the pose bone's own
+    `ligament_<key>`, or, while that is unset, what a file made before kept in the pose bone's
+    `ligament_ragdoll` group (a character linked from such a file keeps its switches)."""
+    own = "ligament_" + key
+    if not pb.is_property_set(own):
+        old = stored_group(pb, "ligament_ragdoll")
+        if key in old:
+            return type(getattr(pb, own))(old[key])
+    return getattr(pb, own)
+
+
 def library_of(obj):
     """The file `obj` comes from when it is linked or a library override of a linked object
     (its library's path as the file names it), else None."""

@@ -8,6 +8,7 @@ import bpy
 from bpy.app.handlers import persistent
 
 from .. import kernels
+from ..authoring import ragdoll
 from ..runtime import cache
 from ..runtime.changes import drop_if_changed
 from ..runtime.state import state
@@ -140,6 +141,9 @@ def prebuild():
 @persistent
 def on_load_post(*_args):
     cache.clear_all()
+    for obj in bpy.data.objects:       # bone switches a file made before kept in a group
+        if obj.type == 'ARMATURE' and obj.library is None and obj.ligament_ragdoll.enabled:
+            ragdoll.adopt_stored_switches(obj)
     schedule_prebuild()
 
 

@@ -1,9 +1,11 @@
 """Settings stored in the .blend: `Object.ligament_body`, `Object.ligament_joint`,
 `Scene.ligament_world`; for ragdolls `Object.ligament_ragdoll` (on the armature),
-`PoseBone.ligament_ragdoll` (per bone) and `Object.ligament_ragdoll_part` (bookkeeping on the
-helper objects); `PoseBone.ligament_chain` on a bone chain's root bone; `Scene.ligament_overlay`
-(what the viewport overlay draws); `Object.ligament_motion` (the physics check and fix of a
-ragdolled armature's keys). The property names are a contract (scripts and tests use them).
+`PoseBone.ligament_simulated` and `PoseBone.ligament_drive_strength` (per bone; also as
+`PoseBone.ligament_ragdoll.simulated` and `.drive_strength`) and
+`Object.ligament_ragdoll_part` (bookkeeping on the helper objects); `PoseBone.ligament_chain`
+on a bone chain's root bone; `Scene.ligament_overlay` (what the viewport overlay draws);
+`Object.ligament_motion` (the physics check and fix of a ragdolled armature's keys). The
+property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
 the cache itself also checks a signature of the scene (runtime/changes.py: the watched
@@ -548,15 +550,46 @@ class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
     controls_index: IntProperty(options={'HIDDEN'})
 
 
+# A ragdoll bone's switches are properties of the pose bone itself (`ligament_simulated`,
+# `ligament_drive_strength`): Blender overrides a pose bone's own properties, but fails to load
+# an override of a property group on a pose bone (it takes the group for an ID pointer), and
+# cannot key one from the UI (no path from the armature to it).
+BONE_SIMULATED = dict(name="Simulated", default=True,
+                      description="Simulate this bone's body; off, it follows the animation")
+BONE_DRIVE_STRENGTH = dict(name="Drive Strength", default=1.0, min=0.0, max=1.0,
+                           subtype='FACTOR',
+                           description="Scales the ragdoll's pose-matching strength at this "
+                                       "bone's joint")
+
+
+def _group_bone(self):
+    """The pose bone a `LigamentRagdollBone` belongs to (found by the group's address: a pose
+    bone's property group has no path)."""
+    address = self.as_pointer()
+    return next(pb for pb in self.id_data.pose.bones
+                if pb.ligament_ragdoll.as_pointer() == address)
+
+
+def _group_get(key):
+    return lambda self: ragdolls.bone_switch(_group_bone(self), key)
+
+
+def _group_set(key):
+    def set_value(self, value):
+        setattr(_group_bone(self), "ligament_" + key, value)
+    return set_value
+
+
 class LigamentRagdollBone(bpy.types.PropertyGroup):
-    """On a pose bone of a ragdoll: its body's switches (animatable)."""
-    simulated: BoolProperty(name="Simulated", default=True, update=_changed,
-                            description="Simulate this bone's body; off, it follows the "
-                                        "animation")
-    drive_strength: FloatProperty(name="Drive Strength", default=1.0, min=0.0, max=1.0,
-                                  subtype='FACTOR', update=_changed,
-                                  description="Scales the ragdoll's pose-matching strength at "
-                                              "this bone's joint")
+    """`pose_bone.ligament_ragdoll.simulated` and `.drive_strength`, the names scripts and
+    keys of files made before use: they read and write the pose bone's own
+    `ligament_simulated` and `ligament_drive_strength` (what such a file stored in the group
+    is read when the pose bone's own is unset, `scene.ragdolls.bone_switch`)."""
+    simulated: BoolProperty(get=_group_get("simulated"), set=_group_set("simulated"),
+                            update=_changed, **BONE_SIMULATED)
+    drive_strength: FloatProperty(get=_group_get("drive_strength"),
+                                  set=_group_set("drive_strength"), update=_changed,
+                                  **BONE_DRIVE_STRENGTH)
 
 
 def _chain_root(self):
@@ -688,8 +721,10 @@ def register():
     bpy.types.Scene.ligament_world = PointerProperty(type=LigamentWorldSettings)
     bpy.types.Object.ligament_ragdoll = PointerProperty(type=LigamentRagdollSettings,
                                                         override=OVERRIDABLE)
-    # not overridable: Blender fails to load an override of a pose bone's property group
-    # (it takes it for an ID pointer); the shot keys per-bone switches in its own action
+    bpy.types.PoseBone.ligament_simulated = BoolProperty(update=_changed, override=OVERRIDABLE,
+                                                         **BONE_SIMULATED)
+    bpy.types.PoseBone.ligament_drive_strength = FloatProperty(
+        update=_changed, override=OVERRIDABLE, **BONE_DRIVE_STRENGTH)
     bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
     bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart,
                                                              override=OVERRIDABLE)
@@ -704,6 +739,8 @@ def unregister():
     del bpy.types.PoseBone.ligament_chain
     del bpy.types.Object.ligament_ragdoll_part
     del bpy.types.PoseBone.ligament_ragdoll
+    del bpy.types.PoseBone.ligament_drive_strength
+    del bpy.types.PoseBone.ligament_simulated
     del bpy.types.Object.ligament_ragdoll
     del bpy.types.Scene.ligament_world
     del bpy.types.Object.ligament_joint

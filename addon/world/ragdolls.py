@@ -185,7 +185,7 @@ class RagdollRun:
         self.drive_animated = any(path.endswith("drive_strength") or
                                   path.endswith("drive_stiffness") for path, _ in self.fcurves)
         self.ids = np.array([p.body.id for p in parts], dtype=np.int64)
-        self._paths = {}   # (owner, path) -> F-curve data path
+        self._paths = {}   # (owner, path) -> its F-curve or None
         self.start_poses = (None, None)   # (frame, [helper world matrix]): place_at_start's
         # Unkeyed, undriven switches and drive settings only change through their update
         # callbacks, which drop the cache: a ragdoll with none keyed or driven, every part
@@ -194,7 +194,8 @@ class RagdollRun:
         ad = arm.animation_data
         paths = [path for path, _ in self.fcurves]
         paths += [d.data_path for d in ad.drivers] if ad is not None else []
-        keyed = any(path.startswith("ligament_ragdoll.") or ".ligament_ragdoll." in path
+        keyed = any(path.startswith("ligament_ragdoll.") or ".ligament_ragdoll." in path or
+                    path.endswith((".ligament_simulated", ".ligament_drive_strength"))
                     for path in paths)
         # parts that react to hits (by index), and what goes limp when each is hit
         self.reacting = frozenset(i for i, p in enumerate(parts)
@@ -231,15 +232,21 @@ class RagdollRun:
 
     def value(self, owner, path, frame):
         """An animatable property of the armature (owner None) or of a pose bone, at `frame`."""
-        full = self._paths.get((owner, path))
-        if full is None:
-            full = self._paths[owner, path] = f"ligament_ragdoll.{path}" if owner is None \
-                else f"{bone_path(owner)}.ligament_ragdoll.{path}"
-        fc = self.fcurves.get((full, 0))
+        fc = self._paths.get((owner, path), False)
+        if fc is False:
+            if owner is None:
+                fc = self.fcurves.get((f"ligament_ragdoll.{path}", 0))
+            else:      # the pose bone's own, or keys on the name files made before used
+                bone = bone_path(owner)
+                fc = self.fcurves.get((f"{bone}.ligament_{path}", 0))
+                if fc is None:
+                    fc = self.fcurves.get((f"{bone}.ligament_ragdoll.{path}", 0))
+            self._paths[owner, path] = fc
         if fc is not None:
             return fc.evaluate(frame)
-        data = self.arm if owner is None else self.arm.pose.bones[owner]
-        return getattr(data.ligament_ragdoll, path)
+        if owner is None:
+            return getattr(self.arm.ligament_ragdoll, path)
+        return ragdolls.bone_switch(self.arm.pose.bones[owner], path)
 
     def simulated_flags(self, frame):
         """Per part: is it simulated at `frame` (its ragdoll's and its bone's switches on,
@@ -503,9 +510,17 @@ def reference_matrix(obj, frame, known=None):
                                                 else known) @ _matrix16(p.rest_frame))
 
 
-def is_body(obj):
+def is_body(obj, scene=None):
+    """Whether `obj` is a body of a ragdoll (of one whose armature is in `scene`, if given):
+    one moved out of its ragdoll's collection is a body of its own (the scene check says
+    so)."""
     p = obj.ligament_ragdoll_part
-    return p.role == 'BODY' and p.armature is not None and p.armature.ligament_ragdoll.enabled
+    if p.role != 'BODY' or p.armature is None or not p.armature.ligament_ragdoll.enabled:
+        return False
+    coll = p.armature.ligament_ragdoll.collection
+    if coll is None or coll.all_objects.get(obj.name) != obj:
+        return False
+    return scene is None or scene.objects.get(p.armature.name) == p.armature
 
 
 def _hinge_angle(j, qa, qb):

@@ -1,4 +1,5 @@
-"""Bake the simulation to keyframes (with progress and Esc to cancel) and clear a bake."""
+"""Bake the simulation to keyframes (with progress and Esc to cancel) and clear a bake. The
+modal run is a shell over baking.session.BakeSession."""
 
 import math
 import time
@@ -9,6 +10,7 @@ from bpy.props import BoolProperty, FloatProperty, IntProperty
 
 from ... import kernels
 from ...baking import bake
+from ...baking.session import BakeSession
 from ...check import doctor
 from ...runtime import cache
 from ...runtime.changes import drop_if_changed
@@ -61,7 +63,7 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
                                                   "rotation may turn from the simulated one")
 
     _timer = None
-    _iter = None
+    _session = None
 
     @classmethod
     def poll(cls, context):
@@ -116,51 +118,57 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
             return self.execute(context)
         self._defaults(context.scene)
         preflight(self, context.scene)
-        self._iter = bake.bake_iter(context.scene, self.frame_start, self.frame_end, self.step,
-                                    self._tolerance())
-        self._t0 = time.perf_counter()
+        self._session = BakeSession(context.scene, WindowProgress(context), self.frame_start,
+                                    self.frame_end, self.step, self._tolerance())
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.001, window=context.window)
-        wm.progress_begin(0, 100)
         wm.modal_handler_add(self)
         return {'RUNNING_MODAL'}
 
-    def _finish(self, context):
-        wm = context.window_manager
-        if self._timer is not None:
-            wm.event_timer_remove(self._timer)
-            self._timer = None
-        wm.progress_end()
-        context.workspace.status_text_set(None)
-
     def modal(self, context, event):
-        if event.type == 'ESC':
-            self._iter.close()
-            self._finish(context)
-            self.report({'WARNING'}, "Bake cancelled; nothing was changed")
-            return {'CANCELLED'}
-        if event.type != 'TIMER':
-            return {'RUNNING_MODAL'}
-        deadline = time.perf_counter() + 0.05  # keep the UI responsive
+        session = self._session
         try:
-            while time.perf_counter() < deadline:
-                done, total = next(self._iter)
-                context.window_manager.progress_update(int(100 * done / total))
-                context.workspace.status_text_set(
-                    f"Ligament: baking frame {done}/{total}  (Esc to cancel)")
-        except StopIteration as stop:
-            self._finish(context)
-            context.scene.frame_set(context.scene.frame_current)
-            _report_done(self, context.scene,
-                         f"Baked {len(stop.value)} objects, "
-                         f"{bake.last_key_count(context.scene).line()}, in "
-                         f"{time.perf_counter() - self._t0:.1f} s")
-            return {'FINISHED'}
-        except SceneError as exc:
-            self._finish(context)
-            self.report({'ERROR'}, str(exc))
-            return {'CANCELLED'}
-        return {'RUNNING_MODAL'}
+            if event.type == 'ESC':
+                session.cancel()
+            elif event.type == 'TIMER':
+                session.advance(0.05)     # a slice, to keep the UI responsive
+        finally:
+            if session.state != 'RUNNING':
+                context.window_manager.event_timer_remove(self._timer)
+        if session.state == 'RUNNING':
+            return {'RUNNING_MODAL'}
+        return finish(self, session)
+
+
+class WindowProgress:
+    """The window's progress bar and the status bar's text, for a BakeSession."""
+
+    def __init__(self, context):
+        self.wm, self.workspace = context.window_manager, context.workspace
+        self.wm.progress_begin(0, 100)
+
+    def update(self, done, total):
+        self.wm.progress_update(int(100 * done / total))
+        self.workspace.status_text_set(f"Ligament: baking frame {done}/{total}  (Esc to cancel)")
+
+    def end(self):
+        self.wm.progress_end()
+        self.workspace.status_text_set(None)
+
+
+def finish(op, session):
+    """What the user is told once a modal bake ended (the operator's return value)."""
+    if session.state == 'CANCELLED':
+        op.report({'WARNING'}, "Bake cancelled; nothing was changed")
+        return {'CANCELLED'}
+    if session.state == 'FAILED':
+        op.report({'ERROR'}, session.error)
+        return {'CANCELLED'}
+    scene = session.scene
+    scene.frame_set(scene.frame_current)
+    _report_done(op, scene, f"Baked {len(session.baked)} objects, "
+                            f"{bake.last_key_count(scene).line()}, in {session.seconds():.1f} s")
+    return {'FINISHED'}
 
 
 def _report_done(op, scene, message):

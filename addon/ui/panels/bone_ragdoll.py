@@ -23,8 +23,8 @@ class BONE_PT_ligament_ragdoll(bpy.types.Panel):
         layout.use_property_split = True
         pb = context.active_pose_bone
         layout.active = not pb.id_data.ligament_ragdoll.baked
-        layout.prop(pb.ligament_ragdoll, "simulated")
-        layout.prop(pb.ligament_ragdoll, "drive_strength")
+        layout.prop(pb, "ligament_simulated")
+        layout.prop(pb, "ligament_drive_strength")
 
 
 class BONE_PT_ligament_chain(bpy.types.Panel):

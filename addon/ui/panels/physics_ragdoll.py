@@ -39,8 +39,10 @@ def draw_ragdoll(layout, arm):
         if arm.library is not None:
             box.label(text="Make a library override to simulate it in this file")
         else:
-            box.label(text="Editable here: Simulated, Total Mass, Pose Matching, body "
-                           "masses; per-bone switches by keys")
+            box.label(text="Editable here: Simulated, Total Mass, Pose Matching, each "
+                           "bone's Simulated and Drive Strength")
+            box.label(text="A body's own mass once the body is made editable (Outliner: "
+                           "Library Override > Make Editable)")
             box.label(text="Read from the library: bodies' shapes, joints and limits, "
                            "bone chains")
     if rd.baked:
@@ -99,7 +101,7 @@ class PHYSICS_PT_ligament_ragdoll_bodies(RagdollSubpanel, bpy.types.Panel):
             row.label(text=f"{part.part}: {', '.join(bones)}")
             row.label(text=f"{body.ligament_body.mass:.1f} kg")
             if pb is not None:
-                row.prop(pb.ligament_ragdoll, "simulated", text="", icon='PHYSICS')
+                row.prop(pb, "ligament_simulated", text="", icon='PHYSICS')
 
 
 class PHYSICS_PT_ligament_bone_chains(RagdollSubpanel, bpy.types.Panel):
