@@ -281,12 +281,16 @@ def keyed_action(arm):
     return current
 
 
-def fix_armature(scene, arm, flight=True, spin=True, balance=True):
+def fix_armature(scene, arm, flight=True, spin=True, balance=True, keep='TIMING'):
     """Make the fixed action of `arm` and play it: with `spin` the root's rotation re-timed
     in each flight to keep the angular momentum, with `flight` the flights moved onto
-    parabolas of g (timing kept), with `balance` the pelvis shifted in stance until the
-    centre of mass is over the support, the legs reaching the keyed feet. Returns (frames,
-    the keyed motion's Report, the fixed motion's Report)."""
+    parabolas of g (`keep` 'TIMING': take-off and landing where keyed, the height follows;
+    'HEIGHT': the keyed apex kept, the flight's length follows and the keys after it shift),
+    with `balance` the pelvis shifted in stance until the centre of mass is over the
+    support, the legs reaching the keyed feet. Returns (frames, the keyed motion's Report,
+    the fixed motion's Report)."""
+    if keep not in ('TIMING', 'HEIGHT'):
+        raise ValueError(f"Physics fix: keep must be 'TIMING' or 'HEIGHT', not {keep!r}")
     ad = arm.animation_data
     keyed = keyed_action(arm)
     if keyed is None:
@@ -295,20 +299,31 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True):
     slot = getattr(ad, "action_slot", None)
     slot_id = slot.identifier if slot is not None else ""
     playing = ad.action
-    if playing != keyed:
-        _assign(arm, keyed, slot_id)
+    fixed = None
     try:
-        frames, before, legs, values, root = _fixed_channels(scene, arm, flight, spin,
-                                                             balance)
+        _assign(arm, keyed, slot_id)
+        rig = MotionRig(scene, arm)
+        frames = rig.frames()
+        before = check.check(rig.character, rig.ground, rig.settings,
+                             rig.matrices(frames), frames)
+        fixed = keyed.copy()
+        _assign(arm, fixed, slot_id)
+        spans = []
+        if flight and keep == 'HEIGHT':
+            spans = fix.height_kept_spans(
+                before.com, _failing(before, "parabola_cm", 100.0 * arm.ligament_motion.tolerance),
+                frames, rig.settings)
+            _retime_action(arm, spans)
+        legs, values, root = _fixed_channels(scene, arm, frames, flight, spin, balance, spans)
     except Exception:
         _assign(arm, playing, slot_id)      # a fix that fails leaves the scene as it was
+        if fixed is not None:
+            bpy.data.actions.remove(fixed)
         raise
 
     motion = arm.ligament_motion
     old_fixed = motion.fixed_action
-    fixed = keyed.copy()
     keyed.use_fake_user = True
-    _assign(arm, fixed, slot_id)
     bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
     ws = scene.ligament_world
     # the bake's Reduce Keys and tolerances, as a bake of the ragdoll writes its keys
@@ -328,11 +343,25 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True):
     return frames, before, after
 
 
-def _fixed_channels(scene, arm, flight, spin, balance):
-    """(frames, the keyed Report, {leg bone: channels}, the root's channels, the root bone)
-    of the fix of the keyed action `arm` plays."""
+def _retime_action(arm, spans):
+    """Re-time every key of the action `arm` plays (its slot's F-curves, the handles with
+    them): each flight of `spans` stretched to its new length, the keys after it shifted."""
+    if not spans:
+        return
+    bag = _channelbag(arm.animation_data.action, getattr(arm.animation_data, "action_slot",
+                                                         None))
+    for fc in bag.fcurves:
+        for k in fc.keyframe_points:
+            k.co.x, k.handle_left.x, k.handle_right.x = fix.retime(
+                (k.co.x, k.handle_left.x, k.handle_right.x), spans)
+        fc.update()
+
+
+def _fixed_channels(scene, arm, frames, flight, spin, balance, spans=()):
+    """({leg bone: channels}, the root's channels, the root bone) of the fix of the action
+    `arm` plays (the keyed one, or with `spans` the keyed one re-timed so that those flights
+    keep their height: `height_kept_spans`)."""
     rig = MotionRig(scene, arm)
-    frames = rig.frames()
     matrices = rig.matrices(frames)
     before = check.check(rig.character, rig.ground, rig.settings, matrices, frames)
     roots = _root_matrices(rig, frames)
@@ -349,14 +378,36 @@ def _fixed_channels(scene, arm, flight, spin, balance):
             span = slice(ph.first, ph.last + 1)
             if ph.kind == 'FLIGHT' and np.abs(roots[span] - keyed_roots[span]).max() > 0.0:
                 turned[span] = True
+    airborne = np.zeros(len(frames), dtype=bool)      # frames put on a parabola
     if flight:
         com = check.dynamics(rig.character, matrices, rig.settings.dt)[0]
         flying = _failing(before, "parabola_cm", 100.0 * motion.tolerance) | turned
+        # the re-timed flights: on the parabola from the take-off to the landing key, now
+        # perhaps between frames (where the pose is read, the spin's re-timing aside)
+        for ta, tb, length in spans:
+            ta = float(fix.retime([ta], spans)[0])
+            tb = ta + length
+            inside = (frames > ta) & (frames < tb)
+            airborne |= inside
+            flying &= ~((frames >= np.floor(ta)) & (frames <= np.ceil(tb)))
+            ends = _coms(rig, np.array([ta, tb]))
+            roots[inside, :3, 3] += fix.parabola(
+                frames[inside] * rig.settings.dt, ta * rig.settings.dt, tb * rig.settings.dt,
+                ends[0], ends[1], rig.settings.gravity) - com[inside]
         roots[:, :3, 3] += fix.flight_displacements(com, flying, frames, rig.settings)
     legs = {}
     if balance:
-        legs = _balance(rig, frames, before, roots)
-    return frames, before, legs, _root_channels(rig, frames, roots), rig.root
+        legs = _balance(rig, frames, before, roots, airborne)
+    return legs, _root_channels(rig, frames, roots), rig.root
+
+
+def _coms(rig, frames):
+    """(n, 3) centres of mass of the motion `rig` plays at (perhaps fractional) `frames`."""
+    m = rig.character.masses
+    mats = rig.matrices(frames)
+    centres = np.einsum("fbij,bj->fbi", mats[..., :3, :3], rig.character.centres) + \
+        mats[..., :3, 3]
+    return (m[None, :, None] * centres).sum(axis=1) / m.sum()
 
 
 def _failing(report, figure, limit):
@@ -452,15 +503,18 @@ def _leg_pose(pose, root, root_moved, leg):
     return out
 
 
-def _balance(rig, frames, report, roots):
+def _balance(rig, frames, report, roots, airborne):
     """Shift the root in the stance frames where the centre of mass is outside the support
-    (the least shift, lowered where the legs could not reach), legs by IK. Updates `roots`
-    (world) and returns {leg bone: (F, 7) channels} (keyed where nothing moved)."""
+    (the least shift, lowered where the legs could not reach), legs by IK; not in the frames
+    of `airborne` (a re-timed flight's, put on its parabola: the check of the re-timed keys
+    may see its last frames touch). Updates `roots` (world) and returns {leg bone: (F, 7)
+    channels} (keyed where nothing moved)."""
     sk, arm, settings = rig.skeleton, rig.arm, rig.settings
     legs = _legs(rig)
     feet = [i for i, n in enumerate(rig.part_names) if n.startswith("foot")]
     shifts = fix.balance_shifts(report, settings,
                                 standing=np.isin(rig.character.sample_body, feet))
+    shifts[airborne] = 0.0
     if not legs or not np.abs(shifts).any():
         return {}
     rows = {b: [] for leg in legs for b in leg}

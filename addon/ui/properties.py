@@ -666,6 +666,15 @@ class LigamentMotionSettings(bpy.types.PropertyGroup):
     momentum_tolerance: FloatProperty(
         name="Momentum Tolerance", default=5.0, min=0.0, soft_max=100.0, subtype='PERCENTAGE',
         description="How much the angular momentum may change in a flight")
+    flight_keep: EnumProperty(
+        name="Flight Keeps", default='TIMING',
+        items=(('TIMING', "Timing", "Physics Fix puts a flight on the parabola of gravity "
+                                    "with take-off and landing where they were keyed; its "
+                                    "height follows"),
+               ('HEIGHT', "Height", "Physics Fix puts a flight on the parabola of gravity "
+                                    "with its keyed apex height; its length follows and the "
+                                    "keys after it shift in time")),
+        description="What Physics Fix keeps of a flight it puts on the parabola of gravity")
     # the last check's figures per phase (JSON, addon/motion/rig.py store_report)
     report: StringProperty(options={'HIDDEN'})
     keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})

@@ -1,0 +1,135 @@
+"""test_physics_motion.py's scenarios: the physics check and fix (addon/motion) on a metarig
+ragdoll, read back from what Blender evaluates."""
+
+import json
+import sys
+
+import bpy
+import numpy as np
+from mathutils import Vector
+
+from .helpers import box, lig
+
+FRAMES = np.arange(1, 41, dtype=float)
+
+
+def module(name):
+    return sys.modules[lig().__name__ + ".addon." + name]
+
+
+class Metarig:
+    """A human metarig with a 70 kg ragdoll standing on a static ground box, frames 1-40."""
+
+    def __init__(self):
+        self.scene = scene = bpy.context.scene
+        box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
+        scene.frame_start, scene.frame_end = 1, 40
+        bpy.ops.preferences.addon_enable(module="rigify")
+        bpy.ops.object.armature_human_metarig_add()
+        self.arm = arm = bpy.context.active_object
+        arm.name = "Rig"
+        bpy.context.view_layer.update()
+        bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0)
+        self.helpers = sorted(module("scene.ragdolls").bodies(arm), key=lambda o: o.name)
+        self.bones = {o.name: self._first_bone(o) for o in self.helpers}
+        # at rest, each helper sits on its bone: the body's frame relative to the bone as
+        # Blender shows both
+        self.to_body = {o.name: (arm.matrix_world @ arm.pose.bones[self.bones[o.name]].matrix)
+                        .inverted() @ o.matrix_world for o in self.helpers}
+
+    def _first_bone(self, o):
+        """The helper's bone nearest the root (of its targets' bones)."""
+        arm = self.arm
+        names = [c.ligament_ragdoll_part.bone for c in o.children
+                 if c.ligament_ragdoll_part.role == 'TARGET']
+
+        def depth(n):
+            b, d = arm.data.bones[n], 0
+            while b.parent is not None:
+                b, d = b.parent, d + 1
+            return d
+        return min(names, key=depth)
+
+    def key_location(self, bone, frame, world_offset):
+        """Key `bone` at a world offset from its rest (the armature is unrotated)."""
+        pb = self.arm.pose.bones[bone]
+        rest = self.arm.data.bones[bone].matrix_local.to_3x3()
+        pb.location = rest.inverted() @ Vector(world_offset)
+        pb.keyframe_insert("location", frame=frame, group=pb.name)
+
+    def fcurves(self):
+        return module("scene.animation").action_fcurves(self.arm)
+
+    def linear_keys(self):
+        for fc in self.fcurves().values():
+            for k in fc.keyframe_points:
+                k.interpolation = 'LINEAR'
+
+    def key_tent_jump(self, take_off=10, landing=30, peak=0.5, drift=0.6):
+        """The root rises and falls in straight lines (and drifts forward), the thighs
+        swing."""
+        self.key_location("spine", 1, (0, 0, 0))
+        self.key_location("spine", take_off, (0, 0, 0))
+        self.key_location("spine", (take_off + landing) // 2, (0, -drift / 2, peak))
+        self.key_location("spine", landing, (0, -drift, 0))
+        self.key_location("spine", 40, (0, -drift, 0))
+        for side, sign in (("L", 1), ("R", -1)):
+            pb = self.arm.pose.bones["thigh." + side]
+            pb.rotation_mode = 'XYZ'
+            for f, angle in ((take_off, 0.0), (15, 0.5 * sign), (25, -0.4 * sign),
+                             (landing, 0.0)):
+                pb.rotation_euler = (angle, 0, 0)
+                pb.keyframe_insert("rotation_euler", frame=f, group=pb.name)
+        self.linear_keys()
+
+    def bodies_at(self, frames=FRAMES):
+        """(F, B, 4, 4) body matrices from the pose Blender evaluates (world off: the bones
+        play their keys)."""
+        scene, arm = self.scene, self.arm
+        enabled = scene.ligament_world.enabled
+        scene.ligament_world.enabled = False
+        out = np.empty((len(frames), len(self.helpers), 4, 4))
+        for i, f in enumerate(frames):
+            scene.frame_set(int(f))
+            for j, o in enumerate(self.helpers):
+                m = arm.matrix_world @ arm.pose.bones[self.bones[o.name]].matrix @ \
+                    self.to_body[o.name]
+                out[i, j] = np.array(m)
+        scene.ligament_world.enabled = enabled
+        return out
+
+    def masses(self):
+        return [o.ligament_body.mass for o in self.helpers]
+
+    def names(self):
+        return [o.ligament_ragdoll_part.part for o in self.helpers]
+
+    def key_frames(self, path):
+        """The frames of the keys of the F-curves whose path starts with `path`."""
+        return sorted({round(k.co.x, 6) for (p, i), fc in self.fcurves().items()
+                       if p.startswith(path) for k in fc.keyframe_points})
+
+    def report(self):
+        return json.loads(self.arm.ligament_motion.report)
+
+    def activate(self):
+        bpy.context.view_layer.objects.active = self.arm
+
+
+def height_kept_jump():
+    """The tent jump fixed with its height kept: the bodies keyed and fixed, the keys' frames
+    of the thighs and of the root before and after, and the check's phases before and
+    after."""
+    rig = Metarig()
+    rig.key_tent_jump()
+    rig.activate()
+    keyed = rig.bodies_at()
+    thighs = rig.key_frames('pose.bones["thigh.L"]')
+    assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+    phases = rig.report()
+    assert bpy.ops.ligament.physics_fix(keep='HEIGHT') == {'FINISHED'}
+    return {"keyed": keyed.tolist(), "fixed": rig.bodies_at().tolist(),
+            "masses": rig.masses(), "names": rig.names(), "phases": phases,
+            "fixed_phases": rig.report(), "thighs": thighs,
+            "fixed_thighs": rig.key_frames('pose.bones["thigh.L"]'),
+            "fps": bpy.context.scene.render.fps}
