@@ -27,7 +27,8 @@ from ..baking.bake import _channelbag, write_transform
 from ..kernels import solver as lg
 from ..runtime import cache
 from ..scene import ragdolls
-from ..scene.animation import matrix_world_at, quaternion_to_rotation
+from ..scene.animation import matrix_world_at, parent_link, quaternion_to_rotation, \
+    rotation_values, transform_fcurves
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, scene_bodies, world_settings
 from ..world.build import body_shape
@@ -199,14 +200,19 @@ class MotionRig:
         return np.arange(scene.frame_start, scene.frame_end + 1, dtype=np.float64)
 
     def matrices(self, frames):
-        """(F, B, 4, 4) world matrices of the bodies where the keys put their bones."""
+        """(F, B, 4, 4) world matrices of the bodies where the keys put their bones, in
+        float64 (`Pose64`): velocities are differences over a frame, and mathutils' float32
+        would leave their momenta 1e-5 of their size apart from the same motion's."""
         out = np.empty((len(frames), len(self.parts), 4, 4))
         self.skeleton = Skeleton(self.arm, [p.bone for p in self.parts])   # the action now
+        pose64 = Pose64(self.arm, self.skeleton)
+        to_body = [rigid64(np.linalg.inv(_matrix_np(self.arm.data.bones[p.bone].matrix_local))
+                           @ _matrix_np(p.frame)) for p in self.parts]
         for i, f in enumerate(frames):
-            arm_world = matrix_world_at(self.arm, f, {})
-            pose = self.skeleton.pose(f)
+            arm_world = pose64.world(f)
+            pose = pose64.pose(f)
             for j, p in enumerate(self.parts):
-                out[i, j] = _matrix_np(ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body))
+                out[i, j] = rigid64(arm_world @ pose[p.bone] @ to_body[j])
         return out
 
     def check(self):
@@ -214,6 +220,97 @@ class MotionRig:
         frames = self.frames()
         return frames, check.check(self.character, self.ground, self.settings,
                                    self.matrices(frames), frames)
+
+
+# --------------------------------------------------------------------------------------------
+# Forward kinematics in float64
+
+def rigid64(m):
+    """The 4x4 `m` with its 3x3 part made the nearest rotation (scale and round-off off)."""
+    u, _, vt = np.linalg.svd(m[:3, :3])
+    out = np.array(m, dtype=np.float64, copy=True)
+    out[:3, :3] = u @ vt
+    out[3] = (0.0, 0.0, 0.0, 1.0)
+    return out
+
+
+def _axis_rotation(axis, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = {'X': (1, 2), 'Y': (2, 0), 'Z': (0, 1)}[axis]
+    r = np.eye(3)
+    r[i, i] = r[j, j] = c
+    r[j, i], r[i, j] = s, -s
+    return r
+
+
+def rotation64(mode, values):
+    """The 3x3 rotation of rotation `values` (4 floats, as `rotation_values`) in `mode`."""
+    if mode == 'QUATERNION':
+        w, x, y, z = np.asarray(values[:4], dtype=np.float64) / max(
+            float(np.linalg.norm(values[:4])), 1e-300)
+        return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                         [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    if mode == 'AXIS_ANGLE':
+        axis = np.asarray(values[1:4], dtype=np.float64)
+        n = float(np.linalg.norm(axis))
+        if n < 1e-12:
+            return np.eye(3)
+        half = 0.5 * float(values[0])
+        return rotation64('QUATERNION', (np.cos(half), *(np.sin(half) * axis / n)))
+    out = np.eye(3)
+    for axis, angle in zip(mode, values[:3]):     # 'XYZ': X first, so Rz Ry Rx
+        out = _axis_rotation(axis, float(angle)) @ out
+    return out
+
+
+def basis64(owner, frame, fcurves):
+    """The 4x4 matrix_basis (float64) of an object or pose bone at `frame` from its channels'
+    F-curves `fcurves` ({(short path, index): FCurve}; its current values where unkeyed)."""
+    loc, scale = list(owner.location), list(owner.scale)
+    mode = owner.rotation_mode
+    rot = list(rotation_values(owner))
+    rot_path = {'QUATERNION': "rotation_quaternion", 'AXIS_ANGLE': "rotation_axis_angle"}.get(
+        mode, "rotation_euler")
+    for (path, index), fc in fcurves.items():
+        if path == "location":
+            loc[index] = fc.evaluate(frame)
+        elif path == "scale":
+            scale[index] = fc.evaluate(frame)
+        elif path == rot_path:
+            rot[index] = fc.evaluate(frame)
+    out = np.eye(4)
+    out[:3, :3] = rotation64(mode, rot) * np.asarray(scale, dtype=np.float64)[None, :]
+    out[:3, 3] = loc
+    return out
+
+
+class Pose64:
+    """A `Skeleton`'s forward kinematics (armature-space bone matrices) and the armature's
+    world matrix, in float64 from the rest matrices and the keyed channels."""
+
+    def __init__(self, arm, skeleton):
+        self.arm, self.sk = arm, skeleton
+        rest = {n: _matrix_np(m) for n, m in skeleton.rest.items()}
+        self.link = {n: (np.linalg.inv(rest[p]) @ rest[n] if p else rest[n])
+                     for n, p in skeleton.parent.items()}
+        self.arm_fcurves = transform_fcurves(arm)
+
+    def world(self, frame):
+        local = basis64(self.arm, frame, self.arm_fcurves)
+        if self.arm.parent is None:
+            return local
+        parent = matrix_world_at(self.arm.parent, frame, {})
+        return _matrix_np(parent @ parent_link(self.arm)) @ local
+
+    def pose(self, frame):
+        out = {}
+        bones = self.arm.pose.bones
+        for n in self.sk.order:
+            p = self.sk.parent[n]
+            m = self.link[n] @ basis64(bones[n], frame, self.sk.fcurves[n])
+            out[n] = out[p] @ m if p else m
+        return out
 
 
 def _common_ancestor(arm, names, depth):

@@ -57,3 +57,104 @@ def test_a_jump_fixed_with_its_height_kept_keeps_the_apex_and_its_length_follows
     assert out["fixed_thighs"] == pytest.approx(expected, abs=1e-4)
     after = int(np.ceil(landing)) + 1
     assert np.abs(fixed[after - 1:] - keyed[29]).max() < 1e-4
+
+
+def _rotation(mode, values):
+    """A rotation matrix of Blender's rotation channels: Euler 'XYZ' turns about X first."""
+    if mode == 'QUATERNION':
+        w, x, y, z = np.array(values) / np.linalg.norm(values)
+        return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                         [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    if mode == 'AXIS_ANGLE':
+        angle, axis = values[0], np.array(values[1:]) / np.linalg.norm(values[1:])
+        k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+        return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
+    out = np.eye(3)
+    for axis, a in zip(mode, values):
+        c, s = np.cos(a), np.sin(a)
+        r = {"X": [[1, 0, 0], [0, c, -s], [0, s, c]], "Y": [[c, 0, s], [0, 1, 0], [-s, 0, c]],
+             "Z": [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[axis]
+        out = np.array(r) @ out
+    return out
+
+
+def _pose(bones, i):
+    """Armature-space bone matrices at frame index `i`: parent pose, the rest offset from the
+    parent, the channels (location, rotation, scale), in float64."""
+    out = {}
+    for name, b in bones.items():               # parents first
+        ch = b["channels"][i]
+        basis = np.eye(4)
+        basis[:3, :3] = _rotation(b["mode"], ch["rotation"]) * np.array(ch["scale"])
+        basis[:3, 3] = ch["location"]
+        rest = np.array(b["rest"])
+        if b["parent"] is None:
+            out[name] = rest @ basis
+        else:
+            parent_rest = np.array(bones[b["parent"]]["rest"])
+            out[name] = out[b["parent"]] @ np.linalg.inv(parent_rest) @ rest @ basis
+    return out
+
+
+def _reference(bodies, masses, inertia, dt):
+    """Centre of mass, linear and angular momentum about it per frame: central differences
+    of positions, and of rotations through their axis and angle (one-sided at the ends)."""
+    masses, inertia = np.asarray(masses), np.asarray(inertia)
+    pos, rot = bodies[:, :, :3, 3], bodies[:, :, :3, :3]
+    total = masses.sum()
+    com = np.einsum("b,fbi->fi", masses, pos) / total
+    n = len(bodies)
+    vel, omega = np.empty_like(pos), np.empty_like(pos)
+    for i in range(n):
+        a, b = max(i - 1, 0), min(i + 1, n - 1)
+        vel[i] = (pos[b] - pos[a]) / ((b - a) * dt)
+        for j in range(bodies.shape[1]):
+            rel = rot[b, j] @ rot[a, j].T
+            angle = np.arccos(np.clip((np.trace(rel) - 1) / 2, -1, 1))
+            axis = np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
+            sin = np.linalg.norm(axis) / 2
+            omega[i, j] = axis / 2 * (angle / sin if sin > 1e-12 else 1.0) / ((b - a) * dt)
+    v_com = np.einsum("b,fbi->fi", masses, vel) / total
+    L = np.zeros((n, 3))
+    for i in range(n):
+        for j in range(bodies.shape[1]):
+            r = pos[i, j] - com[i]
+            L[i] += masses[j] * np.cross(r, vel[i, j] - v_com[i])
+            L[i] += rot[i, j] @ inertia[j] @ rot[i, j].T @ omega[i, j]
+    return com, total * v_com, L
+
+
+def _orthonormal(m):
+    u, _, vt = np.linalg.svd(m[:3, :3])
+    out = m.copy()
+    out[:3, :3] = u @ vt
+    return out
+
+
+def test_the_checks_momenta_match_a_float64_computation_from_rest_matrices_and_keys_to_1e6(
+        blender):
+    out = blender.call("physics_motion.jump_channels")
+    bones, n = out["bones"], len(out["frames"])
+    # this computation's bone matrices are Blender's, to its float32 (a micrometre)
+    poses = [_pose(bones, i) for i in range(n)]
+    blender_pose = {k: np.array(v) for k, v in out["blender_pose"].items()}
+    assert max(np.abs(poses[i][k] - blender_pose[k][i]).max()
+               for k in bones for i in range(n)) < 2e-6
+    bodies = np.array([[_orthonormal(poses[i][b["bone"]] @ np.linalg.inv(
+        np.array(bones[b["bone"]]["rest"])) @ np.array(b["rest_frame"]).reshape(4, 4))
+        for b in out["bodies"]] for i in range(n)])
+    assert np.abs(bodies - np.array(out["blender_bodies"])).max() < 1e-5
+    masses = [b["mass"] for b in out["bodies"]]
+    inertia = [b["inertia"] for b in out["bodies"]]
+    dt = 1.0 / out["fps"]
+    com, p, L = _reference(bodies, masses, inertia, dt)
+    assert np.abs(L).max() > 1.0 and np.abs(p).max() > 10.0      # the jump moves and turns
+    assert np.abs(np.array(out["com"]) - com).max() < 1e-6
+    assert np.abs(np.array(out["p"]) - p).max() < 1e-6 * np.abs(p).max()
+    assert np.abs(np.array(out["L"]) - L).max() < 1e-6 * np.abs(L).max()
+    # the same from Blender's float32 body matrices: within 1e-5 only (velocities are
+    # differences over 1/24 s of positions known to 1e-7 m)
+    _, p32, L32 = _reference(np.array(out["blender_bodies"]), masses, inertia, dt)
+    assert np.abs(np.array(out["p"]) - p32).max() < 1e-5 * np.abs(p).max()
+    assert np.abs(np.array(out["L"]) - L32).max() < 1e-5 * np.abs(L).max()

@@ -133,3 +133,75 @@ def height_kept_jump():
             "fixed_phases": rig.report(), "thighs": thighs,
             "fixed_thighs": rig.key_frames('pose.bones["thigh.L"]'),
             "fps": bpy.context.scene.render.fps}
+
+
+def _inertia(o):
+    """A helper body's inertia in its frame from its shape (capsule or box) and mass."""
+    s = o.ligament_body
+    dx, dy, dz = o.dimensions
+    m = s.mass
+    if s.shape == 'BOX':
+        return m / 12.0 * np.diag([dy * dy + dz * dz, dx * dx + dz * dz, dx * dx + dy * dy])
+    r = max(dx, dy) / 2
+    h = dz / 2 - r
+    vc, vs = np.pi * r * r * 2 * h, 4.0 / 3.0 * np.pi * r ** 3
+    rho = m / (vc + vs)
+    mc, ms = rho * vc, rho * vs
+    izz = mc * r * r / 2 + ms * 2 * r * r / 5
+    # hemispheres: centroid 3r/8 from the flat face, parallel axes to the centre
+    ixx = mc * (3 * r * r + 4 * h * h) / 12 + ms * (83 * r * r / 320 + (h + 3 * r / 8) ** 2)
+    return np.diag([ixx, ixx, izz])
+
+
+def jump_channels():
+    """The tent jump's check (centre of mass, momenta per frame) and what a computation of
+    its own needs: each bone's rest matrix, parent, rotation mode and keyed channels per frame
+    (F-curves evaluated, the pose bone's values where unkeyed), the bodies' bones, rest frames,
+    masses and inertia; and the pose matrices Blender evaluates, to hold that computation to."""
+    rig = Metarig()
+    rig.key_tent_jump()
+    arm = rig.arm
+    frames, report = module("motion.rig").MotionRig(rig.scene, arm).check()
+    curves = rig.fcurves()
+    needed = set()
+    for n in rig.bones.values():
+        b = arm.data.bones[n]
+        while b is not None:
+            needed.add(b.name)
+            b = b.parent
+    names = sorted(needed, key=lambda n: len(arm.data.bones[n].parent_recursive))
+    bones = {}
+    for n in names:
+        b, pb = arm.data.bones[n], arm.pose.bones[n]
+        prefix = f'pose.bones["{n}"].'
+        rot_path = {'QUATERNION': "rotation_quaternion",
+                    'AXIS_ANGLE': "rotation_axis_angle"}.get(pb.rotation_mode, "rotation_euler")
+        rows = []
+        for f in frames:
+            row = {}
+            for path, values in (("location", pb.location), (rot_path, getattr(pb, rot_path)),
+                                 ("scale", pb.scale)):
+                row[path] = [curves[(prefix + path, i)].evaluate(f)
+                             if (prefix + path, i) in curves else float(v)
+                             for i, v in enumerate(values)]
+            row["rotation"] = row.pop(rot_path)
+            rows.append(row)
+        bones[n] = {"rest": [list(r) for r in b.matrix_local],
+                    "parent": b.parent.name if b.parent else None,
+                    "mode": pb.rotation_mode, "channels": rows}
+    blender_pose = {}
+    rig.scene.ligament_world.enabled = False
+    for f in frames:
+        rig.scene.frame_set(int(f))
+        for n in names:
+            blender_pose.setdefault(n, []).append([list(r) for r in arm.pose.bones[n].matrix])
+    assert arm.matrix_world == arm.matrix_world.Identity(4)
+    return {"frames": frames.tolist(), "com": report.com.tolist(),
+            "p": report.linear_momentum.tolist(), "L": report.angular_momentum.tolist(),
+            "bones": bones, "blender_pose": blender_pose,
+            "bodies": [{"bone": rig.bones[o.name],
+                        "rest_frame": list(o.ligament_ragdoll_part.rest_frame),
+                        "mass": o.ligament_body.mass, "inertia": _inertia(o).tolist()}
+                       for o in rig.helpers],
+            "blender_bodies": rig.bodies_at(frames).tolist(),
+            "fps": rig.scene.render.fps}
