@@ -27,7 +27,7 @@ from ..baking.bake import _channelbag, write_transform
 from ..kernels import solver as lg
 from ..runtime import cache
 from ..scene import ragdolls
-from ..scene.animation import matrix_world_at, parent_link, quaternion_to_rotation, \
+from ..scene.animation import action_fcurves, matrix_world_at, parent_link, quaternion_to_rotation, \
     rotation_values, transform_fcurves
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, scene_bodies, world_settings
@@ -215,11 +215,44 @@ class MotionRig:
                 out[i, j] = rigid64(arm_world @ pose[p.bone] @ to_body[j])
         return out
 
-    def check(self):
-        """(frames, Report) of the armature's keyed motion."""
-        frames = self.frames()
-        return frames, check.check(self.character, self.ground, self.settings,
-                                   self.matrices(frames), frames)
+    def contact_settings(self, frames):
+        """`settings` with each part's contact rule over `frames`: where a part's bone has Own
+        Contact Rule on (keyed or not), its samples' Contact Distance and Speed are its own,
+        as (F, N) arrays; `settings` itself when no part has one."""
+        curves = action_fcurves(self.arm)
+        keys = ("contact_override", "contact_distance", "contact_speed")
+        bones = self.arm.pose.bones
+        per_part, any_own = [], False
+        for p in self.parts:
+            rd = bones[p.bone].ligament_ragdoll
+            channels = {}
+            for key in keys:
+                fc = curves.get((f"{bone_path(p.bone)}.ligament_ragdoll.{key}", 0))
+                channels[key] = np.array([fc.evaluate(f) for f in frames]) if fc is not None \
+                    else np.full(len(frames), float(getattr(rd, key)))
+            own = channels["contact_override"] > 0.5
+            any_own |= bool(own.any())
+            per_part.append((own, channels["contact_distance"], channels["contact_speed"]))
+        if not any_own:
+            return self.settings
+        body = self.character.sample_body
+        s = self.settings
+        distance = np.full((len(frames), len(body)), float(s.contact_distance))
+        speed = np.full((len(frames), len(body)), float(s.contact_speed))
+        for i, (own, d, v) in enumerate(per_part):
+            cols = body == i
+            distance[:, cols] = np.where(own, np.maximum(d, 0.0), s.contact_distance)[:, None]
+            speed[:, cols] = np.where(own, np.maximum(v, 0.0), s.contact_speed)[:, None]
+        return check.Settings(gravity=s.gravity, dt=s.dt, contact_distance=distance,
+                              contact_speed=speed, touch_distance=s.touch_distance)
+
+    def check(self, matrices=None, frames=None):
+        """(frames, Report) of the armature's keyed motion (of `matrices` at `frames` when
+        given)."""
+        frames = self.frames() if frames is None else frames
+        matrices = self.matrices(frames) if matrices is None else matrices
+        return frames, check.check(self.character, self.ground,
+                                   self.contact_settings(frames), matrices, frames)
 
 
 # --------------------------------------------------------------------------------------------
@@ -401,8 +434,7 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True, keep='TIMING'
         _assign(arm, keyed, slot_id)
         rig = MotionRig(scene, arm)
         frames = rig.frames()
-        before = check.check(rig.character, rig.ground, rig.settings,
-                             rig.matrices(frames), frames)
+        before = rig.check(frames=frames)[1]
         fixed = keyed.copy()
         _assign(arm, fixed, slot_id)
         spans = []
@@ -460,7 +492,7 @@ def _fixed_channels(scene, arm, frames, flight, spin, balance, spans=()):
     keep their height: `height_kept_spans`)."""
     rig = MotionRig(scene, arm)
     matrices = rig.matrices(frames)
-    before = check.check(rig.character, rig.ground, rig.settings, matrices, frames)
+    before = rig.check(matrices, frames)[1]
     roots = _root_matrices(rig, frames)
     # flights that pass the check are left as keyed (a simulated jump, baked, is physical)
     motion = arm.ligament_motion

@@ -557,6 +557,19 @@ class LigamentRagdollBone(bpy.types.PropertyGroup):
                                   subtype='FACTOR', update=_changed,
                                   description="Scales the ragdoll's pose-matching strength at "
                                               "this bone's joint")
+    # The physics check's contacts of this bone's body (addon/motion): keyed, they switch a
+    # part's contact rule over the shot (no update: the simulation does not read them)
+    contact_override: BoolProperty(
+        name="Own Contact Rule", default=False,
+        description="The physics check takes this body as touching by its own Contact "
+                    "Distance and Speed instead of the armature's (key it to switch)")
+    contact_distance: FloatProperty(
+        name="Contact Distance", default=0.06, min=0.0, soft_max=2.0, unit='LENGTH',
+        description="With Own Contact Rule: this body touches within this distance of a "
+                    "Static body (0: only when it reaches it)")
+    contact_speed: FloatProperty(
+        name="Contact Speed", default=0.3, min=0.0, soft_max=10.0, unit='VELOCITY',
+        description="With Own Contact Rule: this body touches only while slower than this")
 
 
 def _chain_root(self):

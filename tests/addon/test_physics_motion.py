@@ -158,3 +158,65 @@ def test_the_checks_momenta_match_a_float64_computation_from_rest_matrices_and_k
     _, p32, L32 = _reference(np.array(out["blender_bodies"]), masses, inertia, dt)
     assert np.abs(np.array(out["p"]) - p32).max() < 1e-5 * np.abs(p).max()
     assert np.abs(np.array(out["L"]) - L32).max() < 1e-5 * np.abs(L).max()
+
+
+def _hull_distance(point, pts):
+    """Distance of 2D `point` outside the convex hull of `pts` (0 inside): the least
+    distance to the hull's edges when it is outside every edge's inner half-plane."""
+    # gift wrapping: from the lowest-leftmost point, the next corner has every point on
+    # its left
+    pts = np.unique(np.round(pts, 12), axis=0)
+    start = min(range(len(pts)), key=lambda i: (pts[i][0], pts[i][1]))
+    hull, current = [], start
+    while True:
+        hull.append(pts[current])
+        candidate = (current + 1) % len(pts)
+        for j in range(len(pts)):
+            a, b = pts[candidate] - pts[current], pts[j] - pts[current]
+            cross = a[0] * b[1] - a[1] * b[0]
+            if cross < 0 or (cross == 0 and b @ b > a @ a):
+                candidate = j
+        current = candidate
+        if current == start:
+            break
+    hull = np.array(hull)
+    inside = True
+    best = np.inf
+    for a, b in zip(hull, np.roll(hull, -1, axis=0)):
+        ab = b - a
+        if ab[0] * (point[1] - a[1]) - ab[1] * (point[0] - a[0]) < 0:
+            inside = False
+        t = np.clip((point - a) @ ab / (ab @ ab), 0, 1)
+        best = min(best, np.linalg.norm(point - (a + t * ab)))
+    return 0.0 if inside else best
+
+
+def test_a_keyed_contact_switch_makes_a_hand_a_support_from_its_key_on(blender):
+    out = blender.call("physics_motion.lean_with_a_hand_switched_to_contact")
+    contact = np.array(out["contact"])
+    part = np.array(out["part_samples"])
+    # the hand hangs 70 cm above the ground: it touches only where its switch is keyed on
+    assert not contact[:19, part].any() and contact[19:, part].all()
+    masses = np.array(out["masses"])
+    bodies = np.array(out["bodies"])
+    com = _com(bodies, masses)[:, :2]
+    corners = np.array(out["corners"])
+    sole = corners[corners[:, 2] < 0.06][:, :2]
+    # the hand's contact points: its shape's samples where Blender shows its body
+    dx, dy, dz = out["dimensions"]
+    if out["shape"] == 'BOX':
+        local = np.array([(x * dx, y * dy, z * dz) for x in (-.5, .5) for y in (-.5, .5)
+                          for z in (-.5, .5)])
+    else:                                     # a capsule's end centres
+        h = dz / 2 - max(dx, dy) / 2
+        local = np.array([(0, 0, -h), (0, 0, h)])
+    hand = bodies[:, out["index"]]
+    hand_pts = np.einsum("fij,nj->fni", hand[:, :3, :3], local) + hand[:, None, :3, 3]
+    expected = [_hull_distance(com[i], sole if i < 19 else
+                               np.vstack((sole, hand_pts[i, :, :2])))
+                for i in range(len(com))]
+    outside = np.array(out["outside"])
+    assert np.abs(outside - expected).max() < 1e-6
+    feet_only = np.array([_hull_distance(c, sole) for c in com])
+    assert feet_only[-1] > 0.05                      # behind the heels, 5 cm and more
+    assert outside[-1] < feet_only[-1] - 0.02        # the hand widens the support

@@ -25,6 +25,11 @@ class BONE_PT_ligament_ragdoll(bpy.types.Panel):
         layout.active = not pb.id_data.ligament_ragdoll.baked
         layout.prop(pb.ligament_ragdoll, "simulated")
         layout.prop(pb.ligament_ragdoll, "drive_strength")
+        layout.prop(pb.ligament_ragdoll, "contact_override")
+        col = layout.column()
+        col.active = pb.ligament_ragdoll.contact_override
+        col.prop(pb.ligament_ragdoll, "contact_distance")
+        col.prop(pb.ligament_ragdoll, "contact_speed")
 
 
 class BONE_PT_ligament_chain(bpy.types.Panel):

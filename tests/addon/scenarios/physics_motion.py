@@ -205,3 +205,37 @@ def jump_channels():
                        for o in rig.helpers],
             "blender_bodies": rig.bodies_at(frames).tolist(),
             "fps": rig.scene.render.fps}
+
+
+def lean_with_a_hand_switched_to_contact(part="hand.L"):
+    """The metarig leans back from frame 10 to 20 (its centre of mass ends behind the heels);
+    `part`'s bone keys Own Contact Rule off at frame 1 and on at frame 20, with a Contact
+    Distance of 2 m and Speed of 10 m/s (the hand on something the ground does not have). The
+    check's contacts and outside distances, the bodies, the feet's corners and the part's
+    shape."""
+    rig = Metarig()
+    arm = rig.arm
+    spine = arm.pose.bones["spine.001"]
+    spine.rotation_mode = 'XYZ'
+    for f, angle in ((1, 0.0), (10, 0.0), (20, -1.0), (40, -1.0)):
+        spine.rotation_euler = (angle, 0, 0)
+        spine.keyframe_insert("rotation_euler", frame=f, group=spine.name)
+    helper = next(o for o in rig.helpers if o.ligament_ragdoll_part.part == part)
+    rd = arm.pose.bones[rig.bones[helper.name]].ligament_ragdoll
+    rd.contact_distance, rd.contact_speed = 2.0, 10.0
+    for f, on in ((1, False), (20, True)):
+        rd.contact_override = on
+        arm.keyframe_insert(f'pose.bones["{rig.bones[helper.name]}"].ligament_ragdoll.'
+                            'contact_override', frame=f)
+    rig.activate()
+    assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+    frames, report = module("motion.rig").MotionRig(rig.scene, arm).check()
+    feet = [o for o in rig.helpers if o.ligament_ragdoll_part.part.startswith("foot")]
+    corners = [list(o.matrix_world @ Vector(c)) for o in feet for c in o.bound_box]
+    index = rig.helpers.index(helper)
+    samples = module("motion.rig").MotionRig(rig.scene, arm).character.sample_body == index
+    return {"outside": report.outside.tolist(), "contact": report.contact.tolist(),
+            "part_samples": samples.tolist(), "phases": rig.report(),
+            "bodies": rig.bodies_at(frames).tolist(), "masses": rig.masses(),
+            "corners": corners, "index": index, "shape": helper.ligament_body.shape,
+            "dimensions": list(helper.dimensions)}
