@@ -96,15 +96,39 @@ def retime(times, spans):
     return np.where(times > x_in[-1], times + shift, out)
 
 
-def balance_shifts(report, settings, margin=0.005, standing=None):
+# A run of stance frames whose centre of mass is outside the support and accelerates by more
+# than this share of gravity on average is a fall (toppling, landing, collapsing): physical
+# as it is, balance leaves it to the simulation
+FALLING = 0.25
+
+
+def falling_runs(report, settings, threshold=FALLING):
+    """(F,) the stance frames of the runs where the centre of mass is outside the support
+    polygon and its acceleration (second differences of the centre of mass) averages more
+    than `threshold` times gravity: the motion falls there; a centre of mass held outside
+    the feet (a lean) accelerates little."""
+    g = float(np.linalg.norm(settings.gravity))
+    accel = check._velocities(check._velocities(report.com, settings.dt), settings.dt)
+    size = np.linalg.norm(accel, axis=1)
+    out = np.zeros(len(report.com), dtype=bool)
+    for outside, first, last in check.runs(~report.flight & (report.outside > 0.0)):
+        if outside and size[first:last + 1].mean() > threshold * g:
+            out[first:last + 1] = True
+    return out
+
+
+def balance_shifts(report, settings, margin=0.005, standing=None, falls=True):
     """(F, 3) world shifts across gravity, per frame: in stance, the least that moves the
     projected centre of mass into the support polygon (`margin` inside its edge, so that
     round-off leaves it in), 0 where it is inside already and in flight. `standing`: (N,)
     which contact samples a character stands on (its feet'); a frame where any other
-    touches (a hand, a knee, lying) is left alone."""
+    touches (a hand, a knee, lying) is left alone. With `falls`, so are the runs of
+    `falling_runs` (a fall needs no balance)."""
     _, u, w = check.ground_axes(settings.gravity)
     out = np.zeros_like(report.com)
     frames = ~report.flight & (report.outside > 0.0)
+    if falls:
+        frames &= ~falling_runs(report, settings)
     if standing is not None:
         frames &= ~(report.contact & ~np.asarray(standing, dtype=bool)[None]).any(axis=1)
     for i in np.nonzero(frames)[0]:

@@ -220,3 +220,13 @@ def test_a_keyed_contact_switch_makes_a_hand_a_support_from_its_key_on(blender):
     feet_only = np.array([_hull_distance(c, sole) for c in com])
     assert feet_only[-1] > 0.05                      # behind the heels, 5 cm and more
     assert outside[-1] < feet_only[-1] - 0.02        # the hand widens the support
+
+
+def test_a_simulated_fall_baked_is_changed_by_less_than_5_mm_by_the_default_fix(blender):
+    out = blender.call("physics_motion.simulated_fall_fixed")
+    keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
+    outside = np.array(out["outside"])
+    # the ragdoll lands and topples: its centre of mass leaves the feet while they stand
+    stance = ~np.array(out["flight"])
+    assert outside[stance].max() > 0.02
+    assert np.abs(fixed[:, :, :3, 3] - keyed[:, :, :3, 3]).max() < 0.005

@@ -43,3 +43,34 @@ def test_retime_stretches_keys_inside_a_flight_and_shifts_those_after_it():
     # monotonic: handles keep their order around keys
     assert np.all(np.diff(fix.retime(np.linspace(0, 80, 801), spans)) > 0)
     assert fix.retime(keys, []).tolist() == keys.tolist()
+
+
+def test_a_centre_of_mass_held_outside_the_feet_is_balanced_and_a_toppling_one_is_not():
+    dt = 1 / 24
+    frames = np.arange(30, dtype=float)
+    # one foot sample pair standing at x in [0, 0.2]; the body's centre of mass 1 m up
+    ch = check.Character(masses=np.array([60.0, 1.0]), centres=np.zeros((2, 3)),
+                         inertia=np.array([np.eye(3), np.eye(3) * 0.01]),
+                         sample_body=np.array([1, 1]),
+                         sample_points=np.array([[0.0, 0, 0], [0.2, 0, 0]]),
+                         sample_radius=np.zeros(2))
+    floor = check.Ground(planes=np.array([[0.0, 0.0, 1.0, 0.0]]))
+    settings = check.Settings(gravity=G, dt=dt)
+
+    def report(x_of_t):
+        mats = np.tile(np.eye(4), (30, 2, 1, 1))
+        mats[:, 0, :3, 3] = np.column_stack((x_of_t, np.zeros(30), np.ones(30)))
+        return check.check(ch, floor, settings, mats, frames)
+
+    # held 10 cm beyond the foot's edge: balanced, every frame moved into the support
+    held = report(np.full(30, 0.3))
+    assert held.outside.min() > 0.09
+    assert not fix.falling_runs(held, settings).any()
+    shifts = fix.balance_shifts(held, settings)
+    assert np.all(shifts[:, 0] < -0.09)
+    # toppling away from the foot, accelerating at half of g: a fall, left alone
+    t = frames * dt
+    falling = report(0.25 + 0.5 * 9.81 * t * t / 2)
+    assert fix.falling_runs(falling, settings).all()
+    assert not fix.balance_shifts(falling, settings).any()
+    assert fix.balance_shifts(falling, settings, falls=False)[:, 0].min() < -0.05

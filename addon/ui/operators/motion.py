@@ -64,7 +64,8 @@ class LIGAMENT_OT_physics_fix(bpy.types.Operator):
     balance: BoolProperty(name="Balance", default=True,
                           description="Shift the pelvis in stance by the least that puts the "
                                       "centre of mass over the support polygon, the legs "
-                                      "reaching the keyed feet")
+                                      "reaching the keyed feet (not where it falls: "
+                                      "accelerating a quarter of gravity on average)")
 
     @classmethod
     def poll(cls, context):

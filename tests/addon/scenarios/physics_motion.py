@@ -239,3 +239,25 @@ def lean_with_a_hand_switched_to_contact(part="hand.L"):
             "bodies": rig.bodies_at(frames).tolist(), "masses": rig.masses(),
             "corners": corners, "index": index, "shape": helper.ligament_body.shape,
             "dimensions": list(helper.dimensions)}
+
+
+def simulated_fall_fixed(**options):
+    """The metarig ragdoll dropped from 60 cm, simulated and baked over frames 1-40, then
+    checked and fixed with `options` (the operator's defaults when none): the bodies before
+    and after the fix, and the check's phases and zero-moment point distances."""
+    rig = Metarig()
+    arm = rig.arm
+    arm.location = (0, 0, 0.6)
+    bpy.context.view_layer.update()
+    scene = rig.scene
+    scene.ligament_world.frame_start, scene.ligament_world.frame_end = 1, 40
+    assert bpy.ops.ligament.bake() == {'FINISHED'}
+    rig.activate()
+    assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+    phases = rig.report()
+    frames, report = module("motion.rig").MotionRig(scene, arm).check()
+    keyed = rig.bodies_at()
+    assert bpy.ops.ligament.physics_fix(**options) == {'FINISHED'}
+    return {"phases": phases, "keyed": keyed.tolist(), "fixed": rig.bodies_at().tolist(),
+            "outside": report.outside.tolist(), "zmp_outside": report.zmp_outside.tolist(),
+            "flight": report.flight.tolist()}
