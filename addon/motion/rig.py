@@ -391,10 +391,27 @@ def stored_report(arm):
         return []
 
 
+# The last check of each armature, for the viewport's drawing: {(address, name): (frames,
+# Report, Settings)} (only figures are kept in the file; a drawing waits for a new check)
+_checked = {}
+
+
+def _remember(arm, frames, report, settings):
+    _checked[arm.as_pointer(), arm.name] = (frames, report, settings)
+
+
+def last_check(arm):
+    """(frames, Report, Settings) of the last check or fix of `arm` in this session, or
+    None."""
+    return _checked.get((arm.as_pointer(), arm.name))
+
+
 def check_armature(scene, arm):
     """Check the keyed motion of `arm`; returns (frames, Report) and keeps the figures."""
-    frames, report = MotionRig(scene, arm).check()
+    rig = MotionRig(scene, arm)
+    frames, report = rig.check()
     store_report(arm, frames, report)
+    _remember(arm, frames, report, rig.settings)
     return frames, report
 
 
@@ -467,8 +484,10 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True, keep='TIMING'
     fixed.name = keyed.name + FIX_SUFFIX
     arm.update_tag()
     cache.invalidate(scene)
-    after = MotionRig(scene, arm).check()[1]
+    rig = MotionRig(scene, arm)
+    after = rig.check()[1]
     store_report(arm, frames, after)
+    _remember(arm, frames, after, rig.settings)
     return frames, before, after
 
 

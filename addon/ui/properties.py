@@ -679,6 +679,11 @@ class LigamentMotionSettings(bpy.types.PropertyGroup):
     momentum_tolerance: FloatProperty(
         name="Momentum Tolerance", default=5.0, min=0.0, soft_max=100.0, subtype='PERCENTAGE',
         description="How much the angular momentum may change in a flight")
+    show_drawing: BoolProperty(
+        name="Draw in Viewport", default=True,
+        description="Draw the last check of the active armature in the viewport: the centre "
+                    "of mass path, the flights' parabolas, the contact points and support "
+                    "polygon at the current frame, red where they fail")
     flight_keep: EnumProperty(
         name="Flight Keeps", default='TIMING',
         items=(('TIMING', "Timing", "Physics Fix puts a flight on the parabola of gravity "

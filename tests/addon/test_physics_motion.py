@@ -230,3 +230,67 @@ def test_a_simulated_fall_baked_is_changed_by_less_than_5_mm_by_the_default_fix(
     stance = ~np.array(out["flight"])
     assert outside[stance].max() > 0.02
     assert np.abs(fixed[:, :, :3, 3] - keyed[:, :, :3, 3]).max() < 0.005
+
+
+def _by_colour(groups, colours):
+    """{colour name: concatenated arrays} of a drawing's (colour, array) groups."""
+    names = {tuple(np.round(v, 6)): k for k, v in colours.items()}
+    out = {}
+    for colour, arr in groups:
+        out.setdefault(names[tuple(np.round(colour, 6))], []).append(np.array(arr))
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def test_the_viewport_drawing_shows_the_path_arcs_contacts_and_support_red_where_they_fail(
+        blender):
+    out = blender.call("physics_motion.drawing_of_a_jump_and_a_lean")
+    colours, fps = out["colours"], out["fps"]
+    assert out["before_check"] is None and out["hidden"] is None
+    com = _com(np.array(out["keyed"]), out["masses"])
+    jump_lines = _by_colour(out["jump"]["lines"], colours)
+    # the centre of mass path: one segment per frame step, from the bodies Blender shows;
+    # white in stance (frames 1-10 pass), red through the failing flight
+    steps = np.stack((com[:-1], com[1:]), 1)
+    white = [i for i in range(39) if i < 9 or i >= 29]       # the stance frames' steps
+    assert np.abs(jump_lines["PATH_COLOR"] - steps[white]).max() < 1e-6
+    red = jump_lines["FAIL_COLOR"]
+    flight_path = steps[9:29]                 # the steps from take-off (10) to landing (30)
+    for seg in flight_path:
+        assert np.abs(red - seg).max(axis=(1, 2)).min() < 1e-6
+    # the flight's arc (red): the least-squares parabola of g through frames 11-29, sampled
+    # 8 times a frame
+    t = np.arange(11, 30) / fps
+    lifted = com[10:29] + 0.5 * G * np.outer(t * t, [0, 0, 1])
+    coeffs = [np.polyfit(t, lifted[:, k], 1) for k in range(3)]
+    ts = np.linspace(t[0], t[-1], out["arc_steps"] * 18 + 1)
+    arc = np.column_stack([np.polyval(c, ts) for c in coeffs]) - \
+        0.5 * G * np.outer(ts * ts, [0, 0, 1])
+    expected_arc = np.stack((arc[:-1], arc[1:]), 1)
+    assert np.abs(red[-len(expected_arc):] - expected_arc).max() < 1e-6
+    # frame 5, standing: the contacts are the soles' corners, the support polygon green
+    corners = np.array(out["corners"])
+    sole = corners[corners[:, 2] < 0.06]
+    points = _by_colour(out["jump"]["points"], colours)
+    contacts = points["CONTACT_COLOR"]
+    assert len(contacts) == len(sole)
+    assert all(np.linalg.norm(sole - c, axis=1).min() < 1e-5 for c in contacts)
+    assert np.abs(points["OK_COLOR"][0, :2] - com[4, :2]).max() < 1e-6
+    assert "OK_COLOR" in jump_lines
+    # once fixed, the flight passes and its arc is green
+    assert [p["kind"] for p in out["fixed_phases"]] == ["STANCE", "FLIGHT", "STANCE"]
+    assert out["fixed_phases"][1]["parabola_cm"] < 1.0
+    assert out["fixed_phases"][1]["momentum_percent"] < 5.0
+    fixed_lines = _by_colour(out["fixed"]["lines"], colours)
+    assert len(fixed_lines["OK_COLOR"]) >= len(expected_arc)
+    # the lean at frame 30: the centre of mass behind the heels, its support polygon red
+    lean_com = _com(np.array(out["lean_bodies"]), out["masses"])
+    lean_points = _by_colour(out["lean"]["points"], colours)
+    assert np.abs(lean_points["FAIL_COLOR"][0, :2] - lean_com[29, :2]).max() < 1e-6
+    ring = _by_colour(out["lean"]["lines"], colours)["FAIL_COLOR"]
+    lo, hi = sole[:, :2].min(axis=0), sole[:, :2].max(axis=0)
+    outside = np.linalg.norm(np.maximum(0, np.maximum(lo - lean_com[29, :2],
+                                                      lean_com[29, :2] - hi)))
+    assert outside > 0.05
+    # the red segment from the projected centre of mass to the polygon is that long
+    lengths = np.linalg.norm(ring[:, 1] - ring[:, 0], axis=1)
+    assert np.abs(lengths - outside).min() < 1e-6

@@ -65,15 +65,15 @@ class Metarig:
             for k in fc.keyframe_points:
                 k.interpolation = 'LINEAR'
 
-    def key_tent_jump(self, take_off=10, landing=30, peak=0.5, drift=0.6):
+    def key_tent_jump(self, take_off=10, landing=30, peak=0.5, drift=0.6, swing=True):
         """The root rises and falls in straight lines (and drifts forward), the thighs
-        swing."""
+        swing (with `swing`)."""
         self.key_location("spine", 1, (0, 0, 0))
         self.key_location("spine", take_off, (0, 0, 0))
         self.key_location("spine", (take_off + landing) // 2, (0, -drift / 2, peak))
         self.key_location("spine", landing, (0, -drift, 0))
         self.key_location("spine", 40, (0, -drift, 0))
-        for side, sign in (("L", 1), ("R", -1)):
+        for side, sign in (("L", 1), ("R", -1)) if swing else ():
             pb = self.arm.pose.bones["thigh." + side]
             pb.rotation_mode = 'XYZ'
             for f, angle in ((take_off, 0.0), (15, 0.5 * sign), (25, -0.4 * sign),
@@ -261,3 +261,53 @@ def simulated_fall_fixed(**options):
     return {"phases": phases, "keyed": keyed.tolist(), "fixed": rig.bodies_at().tolist(),
             "outside": report.outside.tolist(), "zmp_outside": report.zmp_outside.tolist(),
             "flight": report.flight.tolist()}
+
+
+def _shapes(geometry):
+    return {"lines": [[list(c), s.tolist()] for c, s in geometry["lines"]],
+            "points": [[list(c), p.tolist()] for c, p in geometry["points"]]}
+
+
+def drawing_of_a_jump_and_a_lean():
+    """What the viewport would draw of the tent jump's check at frame 5 (standing), of its fix,
+    and of a lean's check at frame 30 (the centre of mass behind the heels); the bodies and
+    the feet's corners to hold them to, the colours by name."""
+    overlay = module("ui.motion_overlay")
+    draw = module("motion.draw")
+    rig = Metarig()
+    rig.key_tent_jump(swing=False)
+    rig.activate()
+    scene = rig.scene
+    feet = [o for o in rig.helpers if o.ligament_ragdoll_part.part.startswith("foot")]
+    corners = [list(o.matrix_world @ Vector(c)) for o in feet for c in o.bound_box]
+    keyed = rig.bodies_at()
+    before_check = overlay.geometry(bpy.context)
+    assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+    scene.frame_current = 5
+    jump = _shapes(overlay.geometry(bpy.context))
+    rig.arm.ligament_motion.show_drawing = False
+    hidden = overlay.geometry(bpy.context)
+    rig.arm.ligament_motion.show_drawing = True
+    assert bpy.ops.ligament.physics_fix() == {'FINISHED'}
+    fixed = _shapes(overlay.geometry(bpy.context))
+    fixed_phases = rig.report()
+    # the lean: spine.001 turned back 1 rad from frame 10 to 20, held to 40
+    bpy.ops.ligament.physics_switch()
+    ad = rig.arm.animation_data
+    ad.action = None
+    spine = rig.arm.pose.bones["spine.001"]
+    spine.rotation_mode = 'XYZ'
+    for f, angle in ((1, 0.0), (10, 0.0), (20, -1.0), (40, -1.0)):
+        spine.rotation_euler = (angle, 0, 0)
+        spine.keyframe_insert("rotation_euler", frame=f, group=spine.name)
+    rig.arm.ligament_motion.keyed_action = rig.arm.ligament_motion.fixed_action = None
+    assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+    scene.frame_current = 30
+    lean = _shapes(overlay.geometry(bpy.context))
+    lean_bodies = rig.bodies_at()
+    return {"before_check": before_check, "hidden": hidden, "jump": jump, "fixed": fixed,
+            "lean": lean, "keyed": keyed.tolist(), "lean_bodies": lean_bodies.tolist(),
+            "masses": rig.masses(), "corners": corners, "fps": scene.render.fps,
+            "fixed_phases": fixed_phases, "arc_steps": draw.ARC_STEPS,
+            "colours": {k: list(getattr(draw, k)) for k in
+                        ("OK_COLOR", "FAIL_COLOR", "PATH_COLOR", "CONTACT_COLOR")}}
