@@ -63,7 +63,8 @@ def height_kept_spans(com, flight, frames, settings):
     (F,) that have a take-off and a landing frame (the stance frames around them): the length
     of the parabola of g that rises from the centre of mass `com` (F, 3) at take-off to the
     flight's highest keyed centre of mass and falls to it at landing, so that the fixed
-    flight keeps the keyed height and its length follows."""
+    flight keeps the keyed height and its length follows. A flight whose parabola would last
+    less than a frame (it never rises above its ends) is left out: its timing is kept."""
     frames = np.asarray(frames, dtype=np.float64)
     up = check.ground_axes(settings.gravity)[0]
     g = float(np.linalg.norm(settings.gravity))
@@ -74,8 +75,10 @@ def height_kept_spans(com, flight, frames, settings):
             continue
         a, b = first - 1, last + 1
         apex = float(height[first:last + 1].max())
-        seconds = flight_seconds(height[a], height[b], apex, g)
-        out.append((float(frames[a]), float(frames[b]), float(seconds / settings.dt)))
+        length = float(flight_seconds(height[a], height[b], apex, g) / settings.dt)
+        if length < 1.0:      # no height to keep (a hop level with both ends): timing kept
+            continue
+        out.append((float(frames[a]), float(frames[b]), length))
     return out
 
 

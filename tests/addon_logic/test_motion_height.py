@@ -31,7 +31,11 @@ def test_height_kept_spans_measure_the_keyed_apex_of_each_flight_with_a_take_off
     [(ta, tb, length)] = fix.height_kept_spans(com, flight, frames, settings)
     assert (ta, tb) == (10.0, 30.0)
     assert length == pytest.approx(2 * np.sqrt(2 * 0.5 / 9.81) / dt, rel=1e-12)
-    # a flight from the first frame (a drop) has no take-off: not re-timed
+    # a flight from the first frame (a drop) has no take-off: not re-timed; nor is one
+    # that never rises above its ends (nothing to keep)
+    flat = com.copy()
+    flat[:, 2] = 1.0
+    assert fix.height_kept_spans(flat, flight, frames, settings) == []
     assert fix.height_kept_spans(com, frames < 30, frames, settings) == []
 
 
