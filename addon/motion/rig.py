@@ -27,8 +27,8 @@ from ..baking.bake import _channelbag, write_transform
 from ..kernels import solver as lg
 from ..runtime import cache
 from ..scene import ragdolls
-from ..scene.animation import action_fcurves, matrix_world_at, parent_link, quaternion_to_rotation, \
-    rotation_values, transform_fcurves
+from ..scene.animation import action_fcurves, matrix_world_at, parent_link, \
+    quaternion_to_rotation, rotation_values, transform_fcurves
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, scene_bodies, world_settings
 from ..world.build import body_shape
@@ -391,19 +391,20 @@ def stored_report(arm):
         return []
 
 
-# The last check of each armature, for the viewport's drawing: {(address, name): (frames,
-# Report, Settings)} (only figures are kept in the file; a drawing waits for a new check)
+# The last check of each armature, for the viewport's drawing: {session_uid: (frames,
+# Report, Settings)} (only figures are kept in the file; a drawing waits for a new check).
+# An ID's session_uid is never reused in a Blender session, even after loading a file.
 _checked = {}
 
 
 def _remember(arm, frames, report, settings):
-    _checked[arm.as_pointer(), arm.name] = (frames, report, settings)
+    _checked[arm.session_uid] = (frames, report, settings)
 
 
 def last_check(arm):
     """(frames, Report, Settings) of the last check or fix of `arm` in this session, or
     None."""
-    return _checked.get((arm.as_pointer(), arm.name))
+    return _checked.get(arm.session_uid)
 
 
 def check_armature(scene, arm):
