@@ -148,6 +148,7 @@ class MotionRig:
         self.parts = [Part(o, None, arm, list(o.children), depth) for o in helpers]
         self.part_names = [o.ligament_ragdoll_part.part for o in helpers]
         self.skeleton = Skeleton(arm, [p.bone for p in self.parts], depth)
+        _refuse_constrained(arm, self.skeleton.order)
         self.root = _common_ancestor(arm, [p.bone for p in self.parts], depth)
         self.character = self._character(helpers, depsgraph)
         self.first = scene.frame_start
@@ -344,6 +345,28 @@ class Pose64:
             m = self.link[n] @ basis64(bones[n], frame, self.sk.fcurves[n])
             out[n] = out[p] @ m if p else m
         return out
+
+
+def _refuse_constrained(arm, names):
+    """Refuse an armature whose ragdoll bones (or bones above them) follow constraints (a
+    generated Rigify rig's deform bones, an IK leg): the check reads the bones' own keys, as
+    Pose Matching does, so its figures would be of another motion than the one shown.
+    Limit constraints pass: they only clamp keys (a ragdoll takes its joint limits from
+    Limit Rotation)."""
+    bones = arm.pose.bones
+    clamps = {'LIMIT_ROTATION', 'LIMIT_LOCATION', 'LIMIT_SCALE'}
+    constrained = [n for n in names
+                   if any(not c.mute and c.influence > 0.0 and c.type not in clamps and
+                          not c.name.startswith(ragdoll.CONSTRAINT)
+                          for c in bones[n].constraints)]
+    if constrained:
+        shown = ", ".join(f"'{n}'" for n in constrained[:3])
+        more = f" and {len(constrained) - 3} more" if len(constrained) > 3 else ""
+        raise SceneError(
+            f"Physics check: bones of '{arm.name}' follow constraints ({shown}{more}), which "
+            "the check does not evaluate: it reads the bones' own keys. Make the ragdoll on "
+            "the metarig of a generated Rigify rig, or bake the motion onto the bones first "
+            "(Pose > Animation > Bake Action, Visual Keying and Clear Constraints on)")
 
 
 def _common_ancestor(arm, names, depth):

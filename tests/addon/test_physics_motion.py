@@ -294,3 +294,15 @@ def test_the_viewport_drawing_shows_the_path_arcs_contacts_and_support_red_where
     # the red segment from the projected centre of mass to the polygon is that long
     lengths = np.linalg.norm(ring[:, 1] - ring[:, 0], axis=1)
     assert np.abs(lengths - outside).min() < 1e-6
+
+
+def test_a_generated_rigify_rig_is_refused_with_a_message_that_says_why_and_what_to_do(blender):
+    # its deform bones follow constraints (Copy Transforms, Stretch To) from its controls,
+    # which the check does not evaluate: it says so instead of checking another motion
+    out = blender.call("physics_motion.check_a_generated_rigify_rig")
+    for message in out["messages"]:
+        assert "bones of 'rig' follow constraints (" in message
+        assert "'DEF-spine'" in message and "Bake Action" in message
+    assert out["playing"] == out["action"]
+    assert not any(a.endswith("_PhysicsFix") for a in out["actions"])
+    assert out["report"] == ""

@@ -311,3 +311,35 @@ def drawing_of_a_jump_and_a_lean():
             "fixed_phases": fixed_phases, "arc_steps": draw.ARC_STEPS,
             "colours": {k: list(getattr(draw, k)) for k in
                         ("OK_COLOR", "FAIL_COLOR", "PATH_COLOR", "CONTACT_COLOR")}}
+
+
+def check_a_generated_rigify_rig():
+    """A rig Rigify generates from the metarig, ragdolled, its torso keyed up: what the
+    physics check and fix say of it, and the action it plays after."""
+    scene = bpy.context.scene
+    box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
+    bpy.ops.preferences.addon_enable(module="rigify")
+    bpy.ops.object.armature_human_metarig_add()
+    meta = bpy.context.active_object
+    bpy.ops.pose.rigify_generate()
+    rig = meta.data.rigify_target_rig
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    bpy.context.view_layer.objects.active = rig
+    rig.select_set(True)
+    assert bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0) == {'FINISHED'}
+    torso = rig.pose.bones["torso"]
+    for f, z in ((1, 0.0), (20, 0.5), (40, 0.0)):
+        torso.location.z = z
+        torso.keyframe_insert("location", frame=f)
+    action = rig.animation_data.action.name
+    messages = []
+    for op in (bpy.ops.ligament.physics_check, bpy.ops.ligament.physics_fix):
+        try:
+            messages.append(list(op()))
+        except RuntimeError as exc:
+            messages.append(str(exc))
+    return {"messages": messages, "action": action,
+            "playing": rig.animation_data.action.name,
+            "actions": sorted(a.name for a in bpy.data.actions),
+            "report": rig.ligament_motion.report}
