@@ -39,10 +39,11 @@ def register():
     global _modules
     from . import cli, kernels
     from .check import doctor
-    from .ui import handlers, operators, overlay, panels, properties, timeline
+    from .ui import handlers, motion_overlay, operators, overlay, panels, properties, timeline
     atexit.register(kernels.stop)
     _remove_old_kernel_cache()
-    _modules = (properties, operators, panels, handlers, overlay, timeline, doctor, cli)
+    _modules = (properties, operators, panels, handlers, overlay, motion_overlay, timeline, doctor,
+                cli)
     for m in _modules:
         m.register()
 

@@ -73,6 +73,8 @@ class Ground:
 
 @dataclass
 class Settings:
+    """`contact_distance` and `contact_speed` are one value for every sample and frame, or
+    (F, N) per frame and sample (a part's keyed contact switches)."""
     gravity: np.ndarray          # (3,) m/s^2
     dt: float                    # seconds per frame
     contact_distance: float = 0.06   # m
@@ -328,7 +330,8 @@ def contacts(character, ground, settings, matrices):
     gap = ground.distance(world.reshape(-1, 3)).reshape(f, n) - character.sample_radius[None]
     slow = _slower_side(world, settings.dt) <= settings.contact_speed
     near = gap <= settings.contact_distance
-    return (near & slow) | (gap <= min(settings.touch_distance, settings.contact_distance)), \
+    return (near & slow) | (gap <= np.minimum(settings.touch_distance,
+                                              settings.contact_distance)), \
         world
 
 

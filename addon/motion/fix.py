@@ -9,6 +9,12 @@ stance frame before the flight and the first after it), p(t) = C_a + (C_b - C_a)
 take-off and landing, where it meets the keyed motion, and 0 in stance (the contacts stay
 where they were keyed). A flight at the start or the end of the frames has no take-off (or
 landing) frame: its first (or last) frame is kept instead.
+
+Flight follows gravity, height kept: the flight lasts as long as a parabola of g takes to rise
+from the take-off's centre of mass to the flight's keyed apex and fall to the landing's
+(`height_kept_spans`); the keys are re-timed (`retime`: stretched inside the flight, shifted
+after it) and the re-timed flight is then put on the parabola through take-off and landing
+as above, whose apex is then the keyed one.
 """
 
 import numpy as np
@@ -31,24 +37,101 @@ def flight_displacements(com, flight, frames, settings):
         b = last + 1 if last < last_index else last
         if b == a:
             continue
-        ta, tb = t[a], t[b]
         span = slice(first, last + 1)
-        s = ((t[span] - ta) / (tb - ta))[:, None]
-        target = com[a] + (com[b] - com[a]) * s + \
-            0.5 * np.outer((t[span] - ta) * (t[span] - tb), g)
-        out[span] = target - com[span]
+        out[span] = parabola(t[span], t[a], t[b], com[a], com[b], g) - com[span]
     return out
 
 
-def balance_shifts(report, settings, margin=0.005, standing=None):
+def parabola(t, ta, tb, ca, cb, gravity):
+    """(n, 3) points at times `t` (n,) of the parabola of `gravity` through `ca` at `ta` and
+    `cb` at `tb`."""
+    t = np.asarray(t, dtype=np.float64)
+    s = ((t - ta) / (tb - ta))[:, None]
+    return ca + (cb - ca) * s + 0.5 * np.outer((t - ta) * (t - tb), gravity)
+
+
+def flight_seconds(take_off, landing, apex, g):
+    """How long a ballistic flight lasts that rises from height `take_off` to `apex` and
+    falls to `landing` under gravity of magnitude `g` (an apex below either end is taken at
+    that end: the flight only falls or only rises)."""
+    apex = max(apex, take_off, landing)
+    return np.sqrt(2.0 * (apex - take_off) / g) + np.sqrt(2.0 * (apex - landing) / g)
+
+
+def height_kept_spans(com, flight, frames, settings):
+    """[(take-off frame, landing frame, fixed length in frames)] of the flights of `flight`
+    (F,) that have a take-off and a landing frame (the stance frames around them): the length
+    of the parabola of g that rises from the centre of mass `com` (F, 3) at take-off to the
+    flight's highest keyed centre of mass and falls to it at landing, so that the fixed
+    flight keeps the keyed height and its length follows. A flight whose parabola would last
+    less than a frame (it never rises above its ends) is left out: its timing is kept."""
+    frames = np.asarray(frames, dtype=np.float64)
+    up = check.ground_axes(settings.gravity)[0]
+    g = float(np.linalg.norm(settings.gravity))
+    height = np.asarray(com) @ up
+    out = []
+    for is_flight, first, last in check.runs(flight):
+        if not is_flight or first == 0 or last == len(frames) - 1:
+            continue
+        a, b = first - 1, last + 1
+        apex = float(height[first:last + 1].max())
+        length = float(flight_seconds(height[a], height[b], apex, g) / settings.dt)
+        if length < 1.0:      # no height to keep (a hop level with both ends): timing kept
+            continue
+        out.append((float(frames[a]), float(frames[b]), length))
+    return out
+
+
+def retime(times, spans):
+    """The frames the keys at `times` move to when each flight of `spans` (take-off, landing,
+    new length) is stretched to its new length: as keyed before the first take-off, scaled
+    inside a flight, shifted by the change of the flights before them after it."""
+    times = np.asarray(times, dtype=np.float64)
+    if not spans:
+        return times.copy()
+    x_in, x_out, shift = [], [], 0.0
+    for ta, tb, length in sorted(spans):
+        x_in += [ta, tb]
+        x_out += [ta + shift, ta + shift + length]
+        shift += length - (tb - ta)
+    out = np.interp(times, x_in, x_out)
+    out = np.where(times < x_in[0], times, out)
+    return np.where(times > x_in[-1], times + shift, out)
+
+
+# A run of stance frames whose centre of mass is outside the support and accelerates by more
+# than this share of gravity on average is a fall (toppling, landing, collapsing): physical
+# as it is, balance leaves it to the simulation
+FALLING = 0.25
+
+
+def falling_runs(report, settings, threshold=FALLING):
+    """(F,) the stance frames of the runs where the centre of mass is outside the support
+    polygon and its acceleration (second differences of the centre of mass) averages more
+    than `threshold` times gravity: the motion falls there; a centre of mass held outside
+    the feet (a lean) accelerates little."""
+    g = float(np.linalg.norm(settings.gravity))
+    accel = check._velocities(check._velocities(report.com, settings.dt), settings.dt)
+    size = np.linalg.norm(accel, axis=1)
+    out = np.zeros(len(report.com), dtype=bool)
+    for outside, first, last in check.runs(~report.flight & (report.outside > 0.0)):
+        if outside and size[first:last + 1].mean() > threshold * g:
+            out[first:last + 1] = True
+    return out
+
+
+def balance_shifts(report, settings, margin=0.005, standing=None, falls=True):
     """(F, 3) world shifts across gravity, per frame: in stance, the least that moves the
     projected centre of mass into the support polygon (`margin` inside its edge, so that
     round-off leaves it in), 0 where it is inside already and in flight. `standing`: (N,)
     which contact samples a character stands on (its feet'); a frame where any other
-    touches (a hand, a knee, lying) is left alone."""
+    touches (a hand, a knee, lying) is left alone. With `falls`, so are the runs of
+    `falling_runs` (a fall needs no balance)."""
     _, u, w = check.ground_axes(settings.gravity)
     out = np.zeros_like(report.com)
     frames = ~report.flight & (report.outside > 0.0)
+    if falls:
+        frames &= ~falling_runs(report, settings)
     if standing is not None:
         frames &= ~(report.contact & ~np.asarray(standing, dtype=bool)[None]).any(axis=1)
     for i in np.nonzero(frames)[0]:

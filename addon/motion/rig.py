@@ -27,7 +27,8 @@ from ..baking.bake import _channelbag, write_transform
 from ..kernels import solver as lg
 from ..runtime import cache
 from ..scene import ragdolls
-from ..scene.animation import matrix_world_at, quaternion_to_rotation
+from ..scene.animation import action_fcurves, matrix_world_at, parent_link, \
+    quaternion_to_rotation, rotation_values, transform_fcurves
 from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, scene_bodies, world_settings
 from ..world.build import body_shape
@@ -147,6 +148,7 @@ class MotionRig:
         self.parts = [Part(o, None, arm, list(o.children), depth) for o in helpers]
         self.part_names = [o.ligament_ragdoll_part.part for o in helpers]
         self.skeleton = Skeleton(arm, [p.bone for p in self.parts], depth)
+        _refuse_constrained(arm, self.skeleton.order)
         self.root = _common_ancestor(arm, [p.bone for p in self.parts], depth)
         self.character = self._character(helpers, depsgraph)
         self.first = scene.frame_start
@@ -199,21 +201,172 @@ class MotionRig:
         return np.arange(scene.frame_start, scene.frame_end + 1, dtype=np.float64)
 
     def matrices(self, frames):
-        """(F, B, 4, 4) world matrices of the bodies where the keys put their bones."""
+        """(F, B, 4, 4) world matrices of the bodies where the keys put their bones, in
+        float64 (`Pose64`): velocities are differences over a frame, and mathutils' float32
+        would leave their momenta 1e-5 of their size apart from the same motion's."""
         out = np.empty((len(frames), len(self.parts), 4, 4))
         self.skeleton = Skeleton(self.arm, [p.bone for p in self.parts])   # the action now
+        pose64 = Pose64(self.arm, self.skeleton)
+        to_body = [rigid64(np.linalg.inv(_matrix_np(self.arm.data.bones[p.bone].matrix_local))
+                           @ _matrix_np(p.frame)) for p in self.parts]
         for i, f in enumerate(frames):
-            arm_world = matrix_world_at(self.arm, f, {})
-            pose = self.skeleton.pose(f)
+            arm_world = pose64.world(f)
+            pose = pose64.pose(f)
             for j, p in enumerate(self.parts):
-                out[i, j] = _matrix_np(ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body))
+                out[i, j] = rigid64(arm_world @ pose[p.bone] @ to_body[j])
         return out
 
-    def check(self):
-        """(frames, Report) of the armature's keyed motion."""
-        frames = self.frames()
-        return frames, check.check(self.character, self.ground, self.settings,
-                                   self.matrices(frames), frames)
+    def contact_settings(self, frames):
+        """`settings` with each part's contact rule over `frames`: where a part's bone has Own
+        Contact Rule on (keyed or not), its samples' Contact Distance and Speed are its own,
+        as (F, N) arrays; `settings` itself when no part has one."""
+        curves = action_fcurves(self.arm)
+        keys = ("contact_override", "contact_distance", "contact_speed")
+        bones = self.arm.pose.bones
+        per_part, any_own = [], False
+        for p in self.parts:
+            pb = bones[p.bone]
+            channels = {}
+            for key in keys:
+                fc = curves.get((f"{bone_path(p.bone)}.ligament_{key}", 0))
+                channels[key] = np.array([fc.evaluate(f) for f in frames]) if fc is not None \
+                    else np.full(len(frames), float(getattr(pb, "ligament_" + key)))
+            own = channels["contact_override"] > 0.5
+            any_own |= bool(own.any())
+            per_part.append((own, channels["contact_distance"], channels["contact_speed"]))
+        if not any_own:
+            return self.settings
+        body = self.character.sample_body
+        s = self.settings
+        distance = np.full((len(frames), len(body)), float(s.contact_distance))
+        speed = np.full((len(frames), len(body)), float(s.contact_speed))
+        for i, (own, d, v) in enumerate(per_part):
+            cols = body == i
+            distance[:, cols] = np.where(own, np.maximum(d, 0.0), s.contact_distance)[:, None]
+            speed[:, cols] = np.where(own, np.maximum(v, 0.0), s.contact_speed)[:, None]
+        return check.Settings(gravity=s.gravity, dt=s.dt, contact_distance=distance,
+                              contact_speed=speed, touch_distance=s.touch_distance)
+
+    def check(self, matrices=None, frames=None):
+        """(frames, Report) of the armature's keyed motion (of `matrices` at `frames` when
+        given)."""
+        frames = self.frames() if frames is None else frames
+        matrices = self.matrices(frames) if matrices is None else matrices
+        return frames, check.check(self.character, self.ground,
+                                   self.contact_settings(frames), matrices, frames)
+
+
+# --------------------------------------------------------------------------------------------
+# Forward kinematics in float64
+
+def rigid64(m):
+    """The 4x4 `m` with its 3x3 part made the nearest rotation (scale and round-off off)."""
+    u, _, vt = np.linalg.svd(m[:3, :3])
+    out = np.array(m, dtype=np.float64, copy=True)
+    out[:3, :3] = u @ vt
+    out[3] = (0.0, 0.0, 0.0, 1.0)
+    return out
+
+
+def _axis_rotation(axis, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = {'X': (1, 2), 'Y': (2, 0), 'Z': (0, 1)}[axis]
+    r = np.eye(3)
+    r[i, i] = r[j, j] = c
+    r[j, i], r[i, j] = s, -s
+    return r
+
+
+def rotation64(mode, values):
+    """The 3x3 rotation of rotation `values` (4 floats, as `rotation_values`) in `mode`."""
+    if mode == 'QUATERNION':
+        w, x, y, z = np.asarray(values[:4], dtype=np.float64) / max(
+            float(np.linalg.norm(values[:4])), 1e-300)
+        return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                         [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    if mode == 'AXIS_ANGLE':
+        axis = np.asarray(values[1:4], dtype=np.float64)
+        n = float(np.linalg.norm(axis))
+        if n < 1e-12:
+            return np.eye(3)
+        half = 0.5 * float(values[0])
+        return rotation64('QUATERNION', (np.cos(half), *(np.sin(half) * axis / n)))
+    out = np.eye(3)
+    for axis, angle in zip(mode, values[:3]):     # 'XYZ': X first, so Rz Ry Rx
+        out = _axis_rotation(axis, float(angle)) @ out
+    return out
+
+
+def basis64(owner, frame, fcurves):
+    """The 4x4 matrix_basis (float64) of an object or pose bone at `frame` from its channels'
+    F-curves `fcurves` ({(short path, index): FCurve}; its current values where unkeyed)."""
+    loc, scale = list(owner.location), list(owner.scale)
+    mode = owner.rotation_mode
+    rot = list(rotation_values(owner))
+    rot_path = {'QUATERNION': "rotation_quaternion", 'AXIS_ANGLE': "rotation_axis_angle"}.get(
+        mode, "rotation_euler")
+    for (path, index), fc in fcurves.items():
+        if path == "location":
+            loc[index] = fc.evaluate(frame)
+        elif path == "scale":
+            scale[index] = fc.evaluate(frame)
+        elif path == rot_path:
+            rot[index] = fc.evaluate(frame)
+    out = np.eye(4)
+    out[:3, :3] = rotation64(mode, rot) * np.asarray(scale, dtype=np.float64)[None, :]
+    out[:3, 3] = loc
+    return out
+
+
+class Pose64:
+    """A `Skeleton`'s forward kinematics (armature-space bone matrices) and the armature's
+    world matrix, in float64 from the rest matrices and the keyed channels."""
+
+    def __init__(self, arm, skeleton):
+        self.arm, self.sk = arm, skeleton
+        rest = {n: _matrix_np(m) for n, m in skeleton.rest.items()}
+        self.link = {n: (np.linalg.inv(rest[p]) @ rest[n] if p else rest[n])
+                     for n, p in skeleton.parent.items()}
+        self.arm_fcurves = transform_fcurves(arm)
+
+    def world(self, frame):
+        local = basis64(self.arm, frame, self.arm_fcurves)
+        if self.arm.parent is None:
+            return local
+        parent = matrix_world_at(self.arm.parent, frame, {})
+        return _matrix_np(parent @ parent_link(self.arm)) @ local
+
+    def pose(self, frame):
+        out = {}
+        bones = self.arm.pose.bones
+        for n in self.sk.order:
+            p = self.sk.parent[n]
+            m = self.link[n] @ basis64(bones[n], frame, self.sk.fcurves[n])
+            out[n] = out[p] @ m if p else m
+        return out
+
+
+def _refuse_constrained(arm, names):
+    """Refuse an armature whose ragdoll bones (or bones above them) follow constraints (a
+    generated Rigify rig's deform bones, an IK leg): the check reads the bones' own keys, as
+    Pose Matching does, so its figures would be of another motion than the one shown.
+    Limit constraints pass: they only clamp keys (a ragdoll takes its joint limits from
+    Limit Rotation)."""
+    bones = arm.pose.bones
+    clamps = {'LIMIT_ROTATION', 'LIMIT_LOCATION', 'LIMIT_SCALE'}
+    constrained = [n for n in names
+                   if any(not c.mute and c.influence > 0.0 and c.type not in clamps and
+                          not c.name.startswith(ragdoll.CONSTRAINT)
+                          for c in bones[n].constraints)]
+    if constrained:
+        shown = ", ".join(f"'{n}'" for n in constrained[:3])
+        more = f" and {len(constrained) - 3} more" if len(constrained) > 3 else ""
+        raise SceneError(
+            f"Physics check: bones of '{arm.name}' follow constraints ({shown}{more}), which "
+            "the check does not evaluate: it reads the bones' own keys. Make the ragdoll on "
+            "the metarig of a generated Rigify rig, or bake the motion onto the bones first "
+            "(Pose > Animation > Bake Action, Visual Keying and Clear Constraints on)")
 
 
 def _common_ancestor(arm, names, depth):
@@ -261,10 +414,28 @@ def stored_report(arm):
         return []
 
 
+# The last check of each armature, for the viewport's drawing: {session_uid: (frames,
+# Report, Settings)} (only figures are kept in the file; a drawing waits for a new check).
+# An ID's session_uid is never reused in a Blender session, even after loading a file.
+_checked = {}
+
+
+def _remember(arm, frames, report, settings):
+    _checked[arm.session_uid] = (frames, report, settings)
+
+
+def last_check(arm):
+    """(frames, Report, Settings) of the last check or fix of `arm` in this session, or
+    None."""
+    return _checked.get(arm.session_uid)
+
+
 def check_armature(scene, arm):
     """Check the keyed motion of `arm`; returns (frames, Report) and keeps the figures."""
-    frames, report = MotionRig(scene, arm).check()
+    rig = MotionRig(scene, arm)
+    frames, report = rig.check()
     store_report(arm, frames, report)
+    _remember(arm, frames, report, rig.settings)
     return frames, report
 
 
@@ -281,12 +452,16 @@ def keyed_action(arm):
     return current
 
 
-def fix_armature(scene, arm, flight=True, spin=True, balance=True):
+def fix_armature(scene, arm, flight=True, spin=True, balance=True, keep='TIMING'):
     """Make the fixed action of `arm` and play it: with `spin` the root's rotation re-timed
     in each flight to keep the angular momentum, with `flight` the flights moved onto
-    parabolas of g (timing kept), with `balance` the pelvis shifted in stance until the
-    centre of mass is over the support, the legs reaching the keyed feet. Returns (frames,
-    the keyed motion's Report, the fixed motion's Report)."""
+    parabolas of g (`keep` 'TIMING': take-off and landing where keyed, the height follows;
+    'HEIGHT': the keyed apex kept, the flight's length follows and the keys after it shift),
+    with `balance` the pelvis shifted in stance until the centre of mass is over the
+    support, the legs reaching the keyed feet. Returns (frames, the keyed motion's Report,
+    the fixed motion's Report)."""
+    if keep not in ('TIMING', 'HEIGHT'):
+        raise ValueError(f"Physics fix: keep must be 'TIMING' or 'HEIGHT', not {keep!r}")
     ad = arm.animation_data
     keyed = keyed_action(arm)
     if keyed is None:
@@ -295,20 +470,30 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True):
     slot = getattr(ad, "action_slot", None)
     slot_id = slot.identifier if slot is not None else ""
     playing = ad.action
-    if playing != keyed:
-        _assign(arm, keyed, slot_id)
+    fixed = None
     try:
-        frames, before, legs, values, root = _fixed_channels(scene, arm, flight, spin,
-                                                             balance)
+        _assign(arm, keyed, slot_id)
+        rig = MotionRig(scene, arm)
+        frames = rig.frames()
+        before = rig.check(frames=frames)[1]
+        fixed = keyed.copy()
+        _assign(arm, fixed, slot_id)
+        spans = []
+        if flight and keep == 'HEIGHT':
+            spans = fix.height_kept_spans(
+                before.com, _failing(before, "parabola_cm", 100.0 * arm.ligament_motion.tolerance),
+                frames, rig.settings)
+            _retime_action(arm, spans)
+        legs, values, root = _fixed_channels(scene, arm, frames, flight, spin, balance, spans)
     except Exception:
         _assign(arm, playing, slot_id)      # a fix that fails leaves the scene as it was
+        if fixed is not None:
+            bpy.data.actions.remove(fixed)
         raise
 
     motion = arm.ligament_motion
     old_fixed = motion.fixed_action
-    fixed = keyed.copy()
     keyed.use_fake_user = True
-    _assign(arm, fixed, slot_id)
     bag = _channelbag(fixed, getattr(arm.animation_data, "action_slot", None))
     ws = scene.ligament_world
     # the bake's Reduce Keys and tolerances, as a bake of the ragdoll writes its keys
@@ -323,18 +508,34 @@ def fix_armature(scene, arm, flight=True, spin=True, balance=True):
     fixed.name = keyed.name + FIX_SUFFIX
     arm.update_tag()
     cache.invalidate(scene)
-    after = MotionRig(scene, arm).check()[1]
+    rig = MotionRig(scene, arm)
+    after = rig.check()[1]
     store_report(arm, frames, after)
+    _remember(arm, frames, after, rig.settings)
     return frames, before, after
 
 
-def _fixed_channels(scene, arm, flight, spin, balance):
-    """(frames, the keyed Report, {leg bone: channels}, the root's channels, the root bone)
-    of the fix of the keyed action `arm` plays."""
+def _retime_action(arm, spans):
+    """Re-time every key of the action `arm` plays (its slot's F-curves, the handles with
+    them): each flight of `spans` stretched to its new length, the keys after it shifted."""
+    if not spans:
+        return
+    bag = _channelbag(arm.animation_data.action, getattr(arm.animation_data, "action_slot",
+                                                         None))
+    for fc in bag.fcurves:
+        for k in fc.keyframe_points:
+            k.co.x, k.handle_left.x, k.handle_right.x = fix.retime(
+                (k.co.x, k.handle_left.x, k.handle_right.x), spans)
+        fc.update()
+
+
+def _fixed_channels(scene, arm, frames, flight, spin, balance, spans=()):
+    """({leg bone: channels}, the root's channels, the root bone) of the fix of the action
+    `arm` plays (the keyed one, or with `spans` the keyed one re-timed so that those flights
+    keep their height: `height_kept_spans`)."""
     rig = MotionRig(scene, arm)
-    frames = rig.frames()
     matrices = rig.matrices(frames)
-    before = check.check(rig.character, rig.ground, rig.settings, matrices, frames)
+    before = rig.check(matrices, frames)[1]
     roots = _root_matrices(rig, frames)
     # flights that pass the check are left as keyed (a simulated jump, baked, is physical)
     motion = arm.ligament_motion
@@ -349,14 +550,36 @@ def _fixed_channels(scene, arm, flight, spin, balance):
             span = slice(ph.first, ph.last + 1)
             if ph.kind == 'FLIGHT' and np.abs(roots[span] - keyed_roots[span]).max() > 0.0:
                 turned[span] = True
+    airborne = np.zeros(len(frames), dtype=bool)      # frames put on a parabola
     if flight:
         com = check.dynamics(rig.character, matrices, rig.settings.dt)[0]
         flying = _failing(before, "parabola_cm", 100.0 * motion.tolerance) | turned
+        # the re-timed flights: on the parabola from the take-off to the landing key, now
+        # perhaps between frames (where the pose is read, the spin's re-timing aside)
+        for ta, tb, length in spans:
+            ta = float(fix.retime([ta], spans)[0])
+            tb = ta + length
+            inside = (frames > ta) & (frames < tb)
+            airborne |= inside
+            flying &= ~((frames >= np.floor(ta)) & (frames <= np.ceil(tb)))
+            ends = _coms(rig, np.array([ta, tb]))
+            roots[inside, :3, 3] += fix.parabola(
+                frames[inside] * rig.settings.dt, ta * rig.settings.dt, tb * rig.settings.dt,
+                ends[0], ends[1], rig.settings.gravity) - com[inside]
         roots[:, :3, 3] += fix.flight_displacements(com, flying, frames, rig.settings)
     legs = {}
     if balance:
-        legs = _balance(rig, frames, before, roots)
-    return frames, before, legs, _root_channels(rig, frames, roots), rig.root
+        legs = _balance(rig, frames, before, roots, airborne)
+    return legs, _root_channels(rig, frames, roots), rig.root
+
+
+def _coms(rig, frames):
+    """(n, 3) centres of mass of the motion `rig` plays at (perhaps fractional) `frames`."""
+    m = rig.character.masses
+    mats = rig.matrices(frames)
+    centres = np.einsum("fbij,bj->fbi", mats[..., :3, :3], rig.character.centres) + \
+        mats[..., :3, 3]
+    return (m[None, :, None] * centres).sum(axis=1) / m.sum()
 
 
 def _failing(report, figure, limit):
@@ -452,15 +675,18 @@ def _leg_pose(pose, root, root_moved, leg):
     return out
 
 
-def _balance(rig, frames, report, roots):
+def _balance(rig, frames, report, roots, airborne):
     """Shift the root in the stance frames where the centre of mass is outside the support
-    (the least shift, lowered where the legs could not reach), legs by IK. Updates `roots`
-    (world) and returns {leg bone: (F, 7) channels} (keyed where nothing moved)."""
+    (the least shift, lowered where the legs could not reach), legs by IK; not in the frames
+    of `airborne` (a re-timed flight's, put on its parabola: the check of the re-timed keys
+    may see its last frames touch). Updates `roots` (world) and returns {leg bone: (F, 7)
+    channels} (keyed where nothing moved)."""
     sk, arm, settings = rig.skeleton, rig.arm, rig.settings
     legs = _legs(rig)
     feet = [i for i, n in enumerate(rig.part_names) if n.startswith("foot")]
     shifts = fix.balance_shifts(report, settings,
                                 standing=np.isin(rig.character.sample_body, feet))
+    shifts[airborne] = 0.0
     if not legs or not np.abs(shifts).any():
         return {}
     rows = {b: [] for leg in legs for b in leg}

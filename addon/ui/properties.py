@@ -556,6 +556,19 @@ class LigamentRagdollSettings(BakeState, bpy.types.PropertyGroup):
 # cannot key one from the UI (no path from the armature to it).
 BONE_SIMULATED = dict(name="Simulated", default=True,
                       description="Simulate this bone's body; off, it follows the animation")
+# The physics check's contact rule of a bone's body (addon/motion): keyed, they switch a
+# part's rule over the shot (no update: the simulation does not read them)
+BONE_CONTACT_OVERRIDE = dict(
+    name="Own Contact Rule", default=False,
+    description="The physics check takes this body as touching by its own Contact Distance "
+                "and Speed instead of the armature's (key it to switch)")
+BONE_CONTACT_DISTANCE = dict(
+    name="Contact Distance", default=0.06, min=0.0, soft_max=2.0, unit='LENGTH',
+    description="With Own Contact Rule: this body touches within this distance of a Static "
+                "body (0: only when it reaches it)")
+BONE_CONTACT_SPEED = dict(
+    name="Contact Speed", default=0.3, min=0.0, soft_max=10.0, unit='VELOCITY',
+    description="With Own Contact Rule: this body touches only while slower than this")
 BONE_DRIVE_STRENGTH = dict(name="Drive Strength", default=1.0, min=0.0, max=1.0,
                            subtype='FACTOR',
                            description="Scales the ragdoll's pose-matching strength at this "
@@ -699,6 +712,20 @@ class LigamentMotionSettings(bpy.types.PropertyGroup):
     momentum_tolerance: FloatProperty(
         name="Momentum Tolerance", default=5.0, min=0.0, soft_max=100.0, subtype='PERCENTAGE',
         description="How much the angular momentum may change in a flight")
+    show_drawing: BoolProperty(
+        name="Draw in Viewport", default=True,
+        description="Draw the last check of the active armature in the viewport: the centre "
+                    "of mass path, the flights' parabolas, the contact points and support "
+                    "polygon at the current frame, red where they fail")
+    flight_keep: EnumProperty(
+        name="Flight Keeps", default='TIMING',
+        items=(('TIMING', "Timing", "Physics Fix puts a flight on the parabola of gravity "
+                                    "with take-off and landing where they were keyed; its "
+                                    "height follows"),
+               ('HEIGHT', "Height", "Physics Fix puts a flight on the parabola of gravity "
+                                    "with its keyed apex height; its length follows and the "
+                                    "keys after it shift in time")),
+        description="What Physics Fix keeps of a flight it puts on the parabola of gravity")
     # the last check's figures per phase (JSON, addon/motion/rig.py store_report)
     report: StringProperty(options={'HIDDEN'})
     keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
@@ -725,6 +752,12 @@ def register():
                                                          **BONE_SIMULATED)
     bpy.types.PoseBone.ligament_drive_strength = FloatProperty(
         update=_changed, override=OVERRIDABLE, **BONE_DRIVE_STRENGTH)
+    bpy.types.PoseBone.ligament_contact_override = BoolProperty(override=OVERRIDABLE,
+                                                                **BONE_CONTACT_OVERRIDE)
+    bpy.types.PoseBone.ligament_contact_distance = FloatProperty(override=OVERRIDABLE,
+                                                                 **BONE_CONTACT_DISTANCE)
+    bpy.types.PoseBone.ligament_contact_speed = FloatProperty(override=OVERRIDABLE,
+                                                              **BONE_CONTACT_SPEED)
     bpy.types.PoseBone.ligament_ragdoll = PointerProperty(type=LigamentRagdollBone)
     bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart,
                                                              override=OVERRIDABLE)
@@ -739,6 +772,9 @@ def unregister():
     del bpy.types.PoseBone.ligament_chain
     del bpy.types.Object.ligament_ragdoll_part
     del bpy.types.PoseBone.ligament_ragdoll
+    del bpy.types.PoseBone.ligament_contact_speed
+    del bpy.types.PoseBone.ligament_contact_distance
+    del bpy.types.PoseBone.ligament_contact_override
     del bpy.types.PoseBone.ligament_drive_strength
     del bpy.types.PoseBone.ligament_simulated
     del bpy.types.Object.ligament_ragdoll

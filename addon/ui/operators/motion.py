@@ -2,7 +2,7 @@
 between the keyed and the fixed action (addon/motion)."""
 
 import bpy
-from bpy.props import BoolProperty
+from bpy.props import BoolProperty, EnumProperty
 
 from ...motion import check, rig
 from ...scene.errors import SceneError
@@ -54,10 +54,18 @@ class LIGAMENT_OT_physics_fix(bpy.types.Operator):
     spin: BoolProperty(name="Spin", default=True,
                        description="Re-time the root's rotation in each flight so that the "
                                    "angular momentum stays constant, landing as keyed")
+    keep: EnumProperty(name="Flight Keeps", items=(
+        ('TIMING', "Timing", "Take-off and landing where they were keyed; the flight's height "
+                             "follows"),
+        ('HEIGHT', "Height", "The flight's keyed apex height; its length follows and the keys "
+                             "after it shift in time")),
+        default='TIMING', description="What a flight put on the parabola of gravity keeps "
+                                      "(the armature's Flight Keeps setting unless set here)")
     balance: BoolProperty(name="Balance", default=True,
                           description="Shift the pelvis in stance by the least that puts the "
                                       "centre of mass over the support polygon, the legs "
-                                      "reaching the keyed feet")
+                                      "reaching the keyed feet (not where it falls: "
+                                      "accelerating a quarter of gravity on average)")
 
     @classmethod
     def poll(cls, context):
@@ -65,9 +73,11 @@ class LIGAMENT_OT_physics_fix(bpy.types.Operator):
 
     def execute(self, context):
         arm = context.active_object
+        keep = self.keep if self.properties.is_property_set("keep") else \
+            arm.ligament_motion.flight_keep
         try:
             rig.fix_armature(context.scene, arm, flight=self.flight, spin=self.spin,
-                            balance=self.balance)
+                             balance=self.balance, keep=keep)
         except (SceneError, ValueError) as exc:
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}

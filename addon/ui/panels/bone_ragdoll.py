@@ -25,6 +25,11 @@ class BONE_PT_ligament_ragdoll(bpy.types.Panel):
         layout.active = not pb.id_data.ligament_ragdoll.baked
         layout.prop(pb, "ligament_simulated")
         layout.prop(pb, "ligament_drive_strength")
+        layout.prop(pb, "ligament_contact_override")
+        col = layout.column()
+        col.active = pb.ligament_contact_override
+        col.prop(pb, "ligament_contact_distance")
+        col.prop(pb, "ligament_contact_speed")
 
 
 class BONE_PT_ligament_chain(bpy.types.Panel):

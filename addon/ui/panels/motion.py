@@ -22,6 +22,8 @@ def draw_motion(layout, arm):
     col.prop(motion, "contact_speed")
     col.prop(motion, "tolerance")
     col.prop(motion, "momentum_tolerance")
+    col.prop(motion, "flight_keep")
+    col.prop(motion, "show_drawing")
     row = layout.row(align=True)
     row.operator("ligament.physics_check", icon='VIEWZOOM')
     row.operator("ligament.physics_fix", icon='MOD_PHYSICS')
