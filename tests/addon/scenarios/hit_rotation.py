@@ -41,8 +41,20 @@ def _board(mode, key_rotation=True):
     return board, block
 
 
+def _fcurves(obj):
+    """Every F-curve of the object's action for its slot, muted or not."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None:
+        return []
+    if hasattr(ad, "action_slot"):  # Blender 4.4+: slotted actions
+        from bpy_extras import anim_utils
+        bag = anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot)
+        return list(bag.fcurves) if bag is not None else []
+    return list(ad.action.fcurves)
+
+
 def _rotation_curves(obj):
-    fcurves = lig().addon.scene.animation._slot_fcurves(obj)
+    fcurves = _fcurves(obj)
     return [[fc.array_index, fc.mute] for fc in fcurves if fc.data_path.startswith("rotation")]
 
 
@@ -73,13 +85,12 @@ def play(mode, key_rotation=True):
     scene.frame_set(1)
     bpy.ops.ligament.reset()
     scene.frame_set(15)
-    animation = lig().addon.scene.animation
     out["after"] = {
         "curves": _rotation_curves(board),
         "props": sorted(k for k in board.keys() if k.startswith("ligament")),
         "axis_angle": list(board.rotation_axis_angle),
         "own_axis_angle": own,
-        "keys_at_15": [fc.evaluate(15) for fc in animation._slot_fcurves(board)
+        "keys_at_15": [fc.evaluate(15) for fc in _fcurves(board)
                        if fc.data_path == "rotation_axis_angle"],
         "sim_delta": board.ligament_body.sim_delta,
     }
