@@ -5,6 +5,8 @@ drivers, constraints, delta transforms, bone and vertex parents) from the depsgr
 at the frame (`evaluated_at`, once a frame for every object that needs it); and the
 conversions between rotation modes."""
 
+import math
+
 from mathutils import Euler, Matrix, Quaternion, Vector
 
 from .errors import SceneError
@@ -267,8 +269,13 @@ def quaternion_to_rotation(mode, q, previous=None):
             q = -q
         return tuple(q)
     if mode == 'AXIS_ANGLE':
-        axis, angle = q.to_axis_angle()
-        return (angle, *axis)
+        # the angle from the vector part: 2 acos(w) (Quaternion.to_axis_angle, in float32)
+        # loses small angles to w's rounding near 1 (0.001 rad comes out 7 % off)
+        w, x, y, z = (float(c) for c in q)
+        n = math.sqrt(x * x + y * y + z * z)
+        if n < 1e-30:
+            return (0.0, 0.0, 1.0, 0.0)    # Blender's own axis for no rotation
+        return (2.0 * math.atan2(n, w), x / n, y / n, z / n)   # 0..2 pi, as Blender's
     if previous is not None:
         e = q.to_euler(mode, Euler(previous[:3], mode))
     else:

@@ -97,3 +97,13 @@ def test_a_keyed_dynamic_axis_angle_body_simulates_as_an_euler_one(blender):
     for m, n in zip(aa["matrices"], xyz["matrices"]):
         assert m == [pytest.approx(r, abs=1e-4) for r in n]
     assert aa["curves"] == [[i, False] for i in range(4)] and aa["props"] == []
+
+
+def test_a_baked_axis_angle_board_plays_what_played_live(blender):
+    out = blender.call("hit_rotation.bake_after_play", 'AXIS_ANGLE')
+    for m, n in zip(out["baked"], out["live"]):
+        assert m == [pytest.approx(r, abs=1e-5) for r in n]
+    # it was knocked off its keys, and its baked rotation keys play (none muted)
+    assert min(m[2][3] for m in out["live"]) < 0.375 - 1e-3
+    assert out["curves"] and all(not muted for _, muted in out["curves"])
+    assert out["props"] == []

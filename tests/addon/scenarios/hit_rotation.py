@@ -144,3 +144,24 @@ def keyed_dynamic(mode):
     bpy.ops.ligament.reset()
     return {"error": error, "matrices": matrices, "curves": _rotation_curves(crate),
             "props": sorted(k for k in crate.keys() if k.startswith("ligament"))}
+
+
+def bake_after_play(mode):
+    """The board's world matrices played live over frames 1-30, then baked and played from
+    its keys; its rotation curves' mute flags after the bake."""
+    scene = bpy.context.scene
+    board, _ = _board(mode)
+    bpy.ops.ligament.reset()
+    live = []
+    for f in range(1, 31):
+        scene.frame_set(f)
+        live.append([list(r) for r in board.matrix_world])
+    scene.frame_set(1)
+    bpy.ops.ligament.bake()
+    baked = []
+    for f in range(1, 31):
+        scene.frame_set(f)
+        baked.append([list(r) for r in board.matrix_world])
+    return {"live": live, "baked": baked, "curves": _rotation_curves(board),
+            "props": sorted(k for k in board.keys() if k.startswith("ligament_own")
+                            or k.startswith("ligament_muted"))}
