@@ -45,3 +45,11 @@ def test_the_capsules_are_as_long_as_the_scaled_bones(run):
         c = run["capsules"][n]
         assert c["length"] == pytest.approx(0.2 * SCALE, rel=0.01)
         assert c["width"] == pytest.approx(2 * 0.15 * 0.2 * SCALE, rel=0.05)
+
+
+def test_a_new_radius_keeps_the_capsules_as_long_as_the_scaled_bones(run):
+    # the Radius is in the bones' rest units, as the preset's: the pose scales it too
+    for n in ("b1", "b2", "b3"):
+        c = run["capsules_after_radius"][n]
+        assert c["length"] == pytest.approx(0.2 * SCALE, rel=0.01)
+        assert c["width"] == pytest.approx(2 * 0.02 * SCALE, rel=0.05)

@@ -77,12 +77,21 @@ def chain_under_a_scaled_bone(scale, frames):
         scene.frame_set(f)
         after[f] = _world_bones(arm, names)
         gaps[f] = _body_gap(arm, names)
-    capsules = {}
+    capsules = _capsules(arm)
+    error = lig().addon.runtime.cache.error(scene)
+    scene.frame_set(1)
+    arm.pose.bones["mid"].ligament_chain.radius = 0.02     # the chain's Radius edited
+    return {"before": before, "after": after, "gaps": gaps, "capsules": capsules,
+            "error": error, "capsules_after_radius": _capsules(arm)}
+
+
+def _capsules(arm):
+    """The length and width of each chain body's capsule mesh, by bone."""
+    out = {}
     for o in bpy.data.objects:
         p = o.ligament_ragdoll_part
         if p.role == 'BODY' and p.armature == arm:
             zs = [v.co.z for v in o.data.vertices]
             xs = [v.co.x for v in o.data.vertices]
-            capsules[p.part] = {"length": max(zs) - min(zs), "width": max(xs) - min(xs)}
-    return {"before": before, "after": after, "gaps": gaps, "capsules": capsules,
-            "error": lig().addon.runtime.cache.error(scene)}
+            out[p.part] = {"length": max(zs) - min(zs), "width": max(xs) - min(xs)}
+    return out
