@@ -13,7 +13,8 @@ class SceneState:
     """Everything the add-on keeps at run time for one scene (never saved): its Simulation,
     the error that stopped the last build, the transforms last written to its objects (to
     tell the user's edits from ours) and the messages already printed."""
-    __slots__ = ("sim", "error", "written", "reported", "last_bake", "last_keys", "lookup")
+    __slots__ = ("sim", "error", "written", "reported", "last_bake", "last_keys", "lookup",
+                 "build_seconds")
 
     def __init__(self):
         self.sim = None          # Simulation, or None until the next frame change builds it
@@ -23,6 +24,7 @@ class SceneState:
         self.written = Written()  # transforms written to objects, to tell edits from ours
         self.reported = set()    # messages printed to the console (each is printed once)
         self.lookup = Lookup()   # rows of objects in the per-frame bulk reads
+        self.build_seconds = None   # how long the last build took, its scene check included
 
     def fail(self, message):
         """The simulation cannot run as the scene is: drop it and keep the message (panels
