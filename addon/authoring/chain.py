@@ -244,14 +244,8 @@ def _built_world(arm, helper):
     frame = Matrix([v[0:4], v[4:8], v[8:12], v[12:16]])
     p = helper.ligament_ragdoll_part
     if p.chain and p.part in arm.data.bones:
-        frame = _scaled_rest(arm, p.part) @ frame
+        frame = ragdolls.scaled_rest(arm, p.part) @ frame
     return ragdolls.rigid(arm.matrix_world @ frame)
-
-
-def _scaled_rest(arm, name):
-    """What carries a rest frame of bone `name` to the chain's build pose: the rest with the
-    pose's scale (`ragdolls.scaled_rest`)."""
-    return ragdolls.scaled_rest(arm, name) @ arm.data.bones[name].matrix_local.inverted()
 
 
 def _capsule(bone, radius, scale):
@@ -271,7 +265,7 @@ def _joint(coll, arm, name, root, parent, child, settings, scale):
     empty.matrix_parent_inverse = Matrix.Identity(4)
     # the joint where the simulation builds it: both bones at rest with the pose's scale
     empty.matrix_basis = _built_world(arm, parent).inverted() @ ragdolls.rigid(
-        arm.matrix_world @ _scaled_rest(arm, name) @ joint_frame(arm.data.bones[name]))
+        arm.matrix_world @ ragdolls.scaled_rest(arm, name) @ joint_frame(arm.data.bones[name]))
     js = empty.ligament_joint
     js.type = 'RAGDOLL'
     js.object_a, js.object_b = parent, child

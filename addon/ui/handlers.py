@@ -112,7 +112,8 @@ def prebuild():
     edits have not paused yet (then again later), the animation plays (the frame handler
     builds it), an object is being edited, its last build was too slow to hold the
     interface for (`PREBUILD_MAX`: the frame handler builds it), or the kernels are still
-    being prepared (then again once they are). Returns the seconds to the next try, or None when done."""
+    being prepared (then again once they are). Returns the seconds to the next try, or None
+    when done."""
     context = bpy.context
     scene = getattr(context, "scene", None)
     if scene is None or not scene.ligament_world.enabled or cache.get(scene) is not None \

@@ -496,9 +496,8 @@ def reference_matrix(obj, frame, known=None):
 
 
 def chain_rest(arm, name, frame):
-    """The bone's rest matrix in armature space carried to where a bone chain is built (its
-    scaled rest, `ragdolls.scaled_rest`, with the pose's scale at `frame`), as a matrix that
-    a rest frame of the bone is multiplied by."""
+    """What carries a rest frame of the bone to where a bone chain is built: the rest with
+    the pose's scale at `frame` (`ragdolls.scaled_rest`)."""
     fcurves = action_fcurves(arm)
 
     def scale_of(n):
@@ -509,7 +508,7 @@ def chain_rest(arm, name, frame):
             if fc is not None:
                 scale[i] = fc.evaluate(frame)
         return scale
-    return ragdolls.scaled_rest(arm, name, scale_of) @ arm.data.bones[name].matrix_local.inverted()
+    return ragdolls.scaled_rest(arm, name, scale_of)
 
 
 def is_body(obj):
