@@ -13,6 +13,11 @@ a strand on the head) instead of a root body of its own that follows the animati
 Frames: a bone's body frame is the bone's rest matrix in armature space moved to the bone's
 middle with Z along the bone (the capsule's axis); its joint empty sits at the bone's head with
 Y along the bone (the ragdoll joint's twist axis), X the bone's X axis.
+
+A chain is built where Blender shows the bones when it is made (their evaluated pose, scale
+included: a chain under a bone scaled 1.5 in the pose is 1.5 times as long): the helpers
+are placed at the posed frames, the capsules sized to the posed bones, and the target
+empties carry the bones' pose scale, so the bones copying them keep their size.
 """
 
 import math
@@ -180,15 +185,36 @@ def _build_chain(scene, arm, root, members, preset, radius, scale, made):
                           if o.ligament_ragdoll_part.role == 'TARGET')
 
 
+def _posed(arm, name):
+    """The bone's world matrix as Blender shows it now (its evaluated pose, scale included)."""
+    return arm.matrix_world @ arm.pose.bones[name].matrix
+
+
+def _posed_frame(arm, name, frame):
+    """`frame` (armature space, at rest) where the pose shows bone `name`, without scale."""
+    bone = arm.data.bones[name]
+    return ragdolls.rigid(_posed(arm, name) @ bone.matrix_local.inverted() @ frame)
+
+
+def _bone_scale(world):
+    """How many times its rest length a bone's world matrix shows it (along the bone): the
+    armature's scale times the pose's."""
+    return world.to_scale().y
+
+
 def _helper(coll, arm, bone_name, root, radius, scale, made):
-    """The helper body of one bone (its capsule) and the target empty the bone copies."""
+    """The helper body of one bone (its capsule) and the target empty the bone copies, at the
+    bone's pose and of its posed size (`scale`: the armature's, which the pose's scale of the
+    bone multiplies)."""
     bone = arm.data.bones[bone_name]
     frame = body_frame(bone)
+    posed = _posed(arm, bone_name)
+    scale = _bone_scale(posed)
     obj = bpy.data.objects.new(f"{arm.name} {bone_name} chain", _capsule(bone, radius, scale))
     made.append(obj)
     coll.objects.link(obj)
     obj.rotation_mode = 'QUATERNION'
-    obj.matrix_world = ragdolls.rigid(arm.matrix_world @ frame)
+    obj.matrix_world = _posed_frame(arm, bone_name, frame)
     obj.display_type = 'WIRE'
     obj.hide_render = True
     r, half = capsule_size(bone, radius)
@@ -201,19 +227,25 @@ def _helper(coll, arm, bone_name, root, radius, scale, made):
     p = obj.ligament_ragdoll_part
     p.armature, p.part, p.role, p.bone, p.chain = arm, bone_name, 'BODY', "", root
     p.rest_frame = [v for row in frame for v in row]
-    target = ragdoll.target_empty(f"{arm.name} {bone_name} chain target", coll, obj,
-                                  arm.matrix_world @ bone.matrix_local, 0.02 * scale)
+    # the target carries the bone's pose scale: the bone copying it keeps its size
+    target = ragdoll.target_empty(f"{arm.name} {bone_name} chain target", coll, obj, posed,
+                                  0.02 * scale)
     made.append(target)
     t = target.ligament_ragdoll_part
     t.armature, t.part, t.role, t.bone, t.chain = arm, bone_name, 'TARGET', bone_name, root
     return obj
 
 
-def _rest_world(arm, helper):
-    """A helper body's world matrix with the armature at rest (a ragdoll part may be posed
-    by the simulation now)."""
+def _built_world(arm, helper):
+    """A helper body's world matrix where the simulation builds it (world/ragdolls.py,
+    reference_matrix): its rest frame with the armature at rest, a chain's bones with the
+    pose's scale (a ragdoll part may be moved by the simulation now)."""
     v = helper.ligament_ragdoll_part.rest_frame
-    return ragdolls.rigid(arm.matrix_world @ Matrix([v[0:4], v[4:8], v[8:12], v[12:16]]))
+    frame = Matrix([v[0:4], v[4:8], v[8:12], v[12:16]])
+    p = helper.ligament_ragdoll_part
+    if p.chain and p.part in arm.data.bones:
+        frame = ragdolls.scaled_rest(arm, p.part) @ frame
+    return ragdolls.rigid(arm.matrix_world @ frame)
 
 
 def _capsule(bone, radius, scale):
@@ -231,8 +263,9 @@ def _joint(coll, arm, name, root, parent, child, settings, scale):
     empty.empty_display_size = 0.05 * scale
     empty.parent = parent
     empty.matrix_parent_inverse = Matrix.Identity(4)
-    empty.matrix_basis = _rest_world(arm, parent).inverted() @ ragdolls.rigid(
-        arm.matrix_world @ joint_frame(arm.data.bones[name]))
+    # the joint where the simulation builds it: both bones at rest with the pose's scale
+    empty.matrix_basis = _built_world(arm, parent).inverted() @ ragdolls.rigid(
+        arm.matrix_world @ ragdolls.scaled_rest(arm, name) @ joint_frame(arm.data.bones[name]))
     js = empty.ligament_joint
     js.type = 'RAGDOLL'
     js.object_a, js.object_b = parent, child
@@ -304,11 +337,16 @@ def _give_back_root(pb, own_root):
 def set_radius(arm, root):
     """Give the chain's capsules the radius of its settings (their meshes made again)."""
     radius = arm.pose.bones[root].ligament_chain.radius
-    scale = ragdoll.uniform_scale(arm)
+    ragdoll.uniform_scale(arm)
     for obj in ragdolls.bodies(arm):
         p = obj.ligament_ragdoll_part
         if p.chain != root or p.part not in arm.data.bones:
             continue
+        # the size the chain was made at: its target carries the bone's world scale
+        target = next((c for c in obj.children if c.ligament_ragdoll_part.role == 'TARGET'),
+                      None)
+        scale = _bone_scale(target.matrix_basis) if target is not None else \
+            ragdoll.uniform_scale(arm)
         old = obj.data
         obj.data = _capsule(arm.data.bones[p.part], radius, scale)
         if old.users == 0:

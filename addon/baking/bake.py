@@ -448,10 +448,10 @@ def write_keys(scene, objects, frames, poses, linear=True, tolerance=None):
     count = KeyCount()
     for obj in objects:
         s = obj.ligament_body
-        loc, rot = current_values(obj)
+        clear_delta(obj)   # a keyed body's simulated pose goes into its keys now
+        loc, rot = current_values(obj)   # its own (an Axis Angle body's given back first)
         s.pre_bake_location = loc
         s.pre_bake_rotation = rot
-        clear_delta(obj)   # a keyed body's simulated pose goes into its keys now
         bag = begin_bake(obj, s)
         values = np.array([[*p[obj.name][0], *p[obj.name][1]] for p in poses], dtype=np.float64)
         count += write_transform(bag, "", obj.rotation_mode, frames_arr, values,

@@ -93,14 +93,15 @@ def skipped_bodies(sim):
 
 
 def hit_axis_angle(bodies):
-    """A Hit Impulse on an Animated body in Axis Angle rotation mode: it follows its keys and
-    takes no hits (world/hits.py, `axis_angle_unarmed`)."""
+    """A Hit Impulse on an Animated body in Axis Angle rotation mode whose rotation an NLA
+    strip or a driver plays: it follows its animation and takes no hits (world/hits.py,
+    `axis_angle_unarmed`)."""
     return [Finding(WARNING, 'hit-axis-angle', (o.name,),
-                    f"'{o.name}' has a Hit Impulse but rotates in Axis Angle mode, whose delta "
-                    "rotation (through which a hit body leaves its keys) Blender does not "
-                    "expose: it follows its keys and takes no hits; set its Rotation Mode to "
-                    "Quaternion or an Euler order (Object Properties > Transform) and key its "
-                    "rotation again", select_fix([o]))
+                    f"'{o.name}' has a Hit Impulse but rotates in Axis Angle mode with its "
+                    "rotation played by an NLA strip or a driver, which would write over the "
+                    "rotation of a hit: it follows its animation and takes no hits; set its "
+                    "Rotation Mode to Quaternion or an Euler order (Object Properties > "
+                    "Transform), or key its rotation in its own action", select_fix([o]))
             for o in bodies if axis_angle_unarmed(o)]
 
 

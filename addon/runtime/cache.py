@@ -67,10 +67,12 @@ def ensure(scene, depsgraph=None):
     if st.sim is None:
         if kernels.blocking():       # a batch bake: prepare the kernels first, with progress
             kernels.prepare_blocking()
+        t = time.perf_counter()
         try:
             sim = Simulation(scene, depsgraph)
         except SceneError as exc:
             st.fail(str(exc))
+            st.build_seconds = time.perf_counter() - t
             raise
         st.sim, st.error = sim, None
         for name, message in sim.skipped_bodies.items():
@@ -78,6 +80,7 @@ def ensure(scene, depsgraph=None):
         for name, message in sim.skipped.items():
             st.report(f"joint '{name}' skipped: {message}")
         _run_build_checks(scene, st, sim)
+        st.build_seconds = time.perf_counter() - t
         sim.scan = None   # the scene may change from here on
     return st.sim
 

@@ -14,7 +14,7 @@ class SceneState:
     the error that stopped the last build, the transforms last written to its objects (to
     tell the user's edits from ours) and the messages already printed."""
     __slots__ = ("sim", "error", "written", "reported", "last_bake", "last_keys", "lookup",
-                 "live")
+                 "live", "build_seconds")
 
     def __init__(self):
         self.sim = None          # Simulation, or None until the next frame change builds it
@@ -28,6 +28,7 @@ class SceneState:
         # runs it writes the bodies' transforms, and the frame and edit handlers leave the
         # scene to it
         self.live = None
+        self.build_seconds = None   # how long the last build took, its scene check included
 
     def fail(self, message):
         """The simulation cannot run as the scene is: drop it and keep the message (panels

@@ -5,6 +5,8 @@ drivers, constraints, delta transforms, bone and vertex parents) from the depsgr
 at the frame (`evaluated_at`, once a frame for every object that needs it); and the
 conversions between rotation modes."""
 
+import math
+
 from mathutils import Euler, Matrix, Quaternion, Vector
 
 from .errors import SceneError
@@ -17,20 +19,85 @@ TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotatio
 
 EULER_MODES = {'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'}
 
+# An Axis Angle object moved off its keys by the simulation (a hit body, world/hits.py): Blender
+# has no delta rotation for Axis Angle in its API, so the simulation writes the rotation itself
+# and mutes the rotation's F-curves meanwhile (`hold_axis_angle`, `release_axis_angle`). The
+# object keeps its own values and which curves were muted for it in these properties.
+OWN_AXIS_ANGLE = "ligament_own_axis_angle"
+MUTED_FOR_SIM = "ligament_muted_for_sim"
 
-def action_fcurves(obj):
-    """{(data_path, index): FCurve} of the object's assigned action (its slot), unmuted."""
+
+def _slot_fcurves(obj):
+    """Every F-curve of the object's assigned action (its slot), muted or not."""
     ad = obj.animation_data
     if ad is None or ad.action is None:
-        return {}
+        return ()
     action = ad.action
     if hasattr(ad, "action_slot"):  # Blender 4.4+: slotted actions
         from bpy_extras import anim_utils
         bag = anim_utils.action_get_channelbag_for_slot(action, ad.action_slot)
-        fcurves = bag.fcurves if bag is not None else ()
-    else:  # Blender 4.2/4.3
-        fcurves = action.fcurves
-    return {(fc.data_path, fc.array_index): fc for fc in fcurves if not fc.mute}
+        return bag.fcurves if bag is not None else ()
+    return action.fcurves   # Blender 4.2/4.3
+
+
+def action_fcurves(obj):
+    """{(data_path, index): FCurve} of the object's assigned action (its slot), unmuted (a
+    curve the simulation muted is the user's: it counts as it was, `hold_axis_angle`)."""
+    fcurves = _slot_fcurves(obj)
+    if not fcurves:
+        return {}
+    held = obj.get(MUTED_FOR_SIM)
+    held = () if held is None else tuple(held)
+    return {(fc.data_path, fc.array_index): fc for fc in fcurves
+            if not fc.mute or (fc.array_index in held and fc.data_path == "rotation_axis_angle")}
+
+
+def hold_axis_angle(obj, values):
+    """Show the Axis Angle rotation `values` on `obj` in place of its own (its keys or its
+    still value): its own values are kept aside and its unmuted rotation F-curves muted, once,
+    until `release_axis_angle`."""
+    if OWN_AXIS_ANGLE not in obj:
+        obj[OWN_AXIS_ANGLE] = tuple(obj.rotation_axis_angle)
+        muted = []
+        for fc in _slot_fcurves(obj):
+            if fc.data_path == "rotation_axis_angle" and not fc.mute:
+                fc.mute = True
+                muted.append(fc.array_index)
+        obj[MUTED_FOR_SIM] = muted
+    obj.rotation_axis_angle = values
+
+
+def release_axis_angle(obj):
+    """The object's own Axis Angle rotation back: its curves unmuted, its values restored."""
+    if OWN_AXIS_ANGLE not in obj:
+        return
+    held = set(obj.get(MUTED_FOR_SIM, ()))
+    for fc in _slot_fcurves(obj):
+        if fc.data_path == "rotation_axis_angle" and fc.array_index in held:
+            fc.mute = False
+    obj.rotation_axis_angle = tuple(obj[OWN_AXIS_ANGLE])
+    del obj[OWN_AXIS_ANGLE]
+    if MUTED_FOR_SIM in obj:
+        del obj[MUTED_FOR_SIM]
+
+
+def axis_angle_played_elsewhere(obj):
+    """An Axis Angle object whose rotation NLA strips or drivers play: they would write over
+    a rotation `hold_axis_angle` shows."""
+    ad = obj.animation_data
+    if obj.rotation_mode != 'AXIS_ANGLE' or ad is None:
+        return False
+    return (ad.use_nla and any(not t.mute and len(t.strips) for t in ad.nla_tracks)) or \
+        any(d.data_path == "rotation_axis_angle" and not d.mute for d in ad.drivers)
+
+
+def own_rotation_values(obj):
+    """`rotation_values`, for an Axis Angle object the simulation holds its own values aside."""
+    if obj.rotation_mode == 'AXIS_ANGLE':
+        own = obj.get(OWN_AXIS_ANGLE)
+        if own is not None:
+            return tuple(own)
+    return rotation_values(obj)
 
 
 def strip_fcurves(strip):
@@ -155,7 +222,9 @@ def evaluated_at(scene, frame, objs):
         ev = o.evaluated_get(depsgraph)
         m = ev.matrix_world.copy()
         if o.ligament_body.sim_delta:
-            own = compose(ev.location, current_rotation(ev), ev.scale)
+            rot = current_rotation(ev) if o.rotation_mode != 'AXIS_ANGLE' else \
+                basis_at(o, frame)[1]   # its rotation curves are muted meanwhile
+            own = compose(ev.location, rot, ev.scale)
             m = m @ ev.matrix_basis.inverted_safe() @ own
         out[o.name] = m
     return out
@@ -200,8 +269,13 @@ def quaternion_to_rotation(mode, q, previous=None):
             q = -q
         return tuple(q)
     if mode == 'AXIS_ANGLE':
-        axis, angle = q.to_axis_angle()
-        return (angle, *axis)
+        # the angle from the vector part: 2 acos(w) (Quaternion.to_axis_angle, in float32)
+        # loses small angles to w's rounding near 1 (0.001 rad comes out 7 % off)
+        w, x, y, z = (float(c) for c in q)
+        n = math.sqrt(x * x + y * y + z * z)
+        if n < 1e-30:
+            return (0.0, 0.0, 1.0, 0.0)    # Blender's own axis for no rotation
+        return (2.0 * math.atan2(n, w), x / n, y / n, z / n)   # 0..2 pi, as Blender's
     if previous is not None:
         e = q.to_euler(mode, Euler(previous[:3], mode))
     else:
@@ -213,12 +287,14 @@ def basis_at(obj, frame, fcurves=None):
     """(location, rotation quaternion, scale) of the object's own channels at `frame`; a
     pose bone works too, given its fcurves keyed by the short path ("location", index)."""
     fcurves = transform_fcurves(obj) if fcurves is None else fcurves
+    mode = obj.rotation_mode
     if not fcurves:   # its channels as they are (read directly: a crowd has thousands)
-        return Vector(obj.location), current_rotation(obj), Vector(obj.scale)
+        q = current_rotation(obj) if mode != 'AXIS_ANGLE' else \
+            rotation_to_quaternion(mode, own_rotation_values(obj))
+        return Vector(obj.location), q, Vector(obj.scale)
     loc = list(obj.location)
     scale = list(obj.scale)
-    mode = obj.rotation_mode
-    rot = list(rotation_values(obj))
+    rot = list(own_rotation_values(obj))
     rot_path = {'QUATERNION': "rotation_quaternion", 'AXIS_ANGLE': "rotation_axis_angle"}.get(
         mode, "rotation_euler")
     for (path, index), fc in fcurves.items():

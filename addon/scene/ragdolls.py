@@ -11,6 +11,31 @@ def rigid(m):
     return Matrix.LocRotScale(loc, rot, None)
 
 
+def scaled_rest(arm, name, scale_of=None):
+    """What carries a rest frame of bone `name` (armature space) to the bone at rest with
+    the pose's scale (its own and its ancestors', inherited): where a bone chain is built,
+    so that its joints join bones of the size the pose shows while its joint angles still
+    count from the rest pose. `scale_of(bone name)`: the pose bone's scale channels (its
+    current ones if None). The identity when no bone up the chain is scaled."""
+    bones = arm.data.bones
+    pose = arm.pose.bones
+    scale_of = scale_of or (lambda n: pose[n].scale)
+    chain = []
+    b = bones[name]
+    while b is not None:
+        chain.append(b)
+        b = b.parent
+    scales = [tuple(scale_of(b.name)) for b in chain]
+    if all(abs(v - 1.0) < 1e-9 for sc in scales for v in sc):
+        return Matrix.Identity(4)
+    m = Matrix.Identity(4)
+    for b, sc in zip(reversed(chain), reversed(scales)):
+        link = b.parent.matrix_local.inverted() @ b.matrix_local if b.parent is not None \
+            else b.matrix_local
+        m = m @ link @ Matrix.Diagonal((*sc, 1.0))
+    return m @ bones[name].matrix_local.inverted()
+
+
 def members(arm, role=None):
     """The ragdoll's helper objects (all roles, or only 'BODY', 'TARGET' or 'JOINT')."""
     coll = arm.ligament_ragdoll.collection

@@ -92,8 +92,11 @@ def on_depsgraph_update_post(scene, depsgraph=None):
 # timer (the UI's idle time; timers do not run in background mode, where the batch command
 # builds before its first frame anyway), so pressing Play finds it built. A build runs on
 # Blender's main thread, so nothing edits the scene while it runs; an edit after it drops
-# it like any other simulation, and the timer builds again once the edits pause.
+# it like any other simulation, and the timer builds again once the edits pause. A scene whose
+# last build took longer than PREBUILD_MAX holds the interface too long to do it after every
+# edit: it is built when the animation plays (the frame asks for it) and not ahead.
 PREBUILD_DELAY = 0.5     # s
+PREBUILD_MAX = 0.2       # s
 PREBUILD_RETRY = 1.0     # s: while the kernels are being prepared
 _last_edit = [0.0]
 
@@ -108,8 +111,10 @@ def schedule_prebuild():
 def prebuild():
     """Timer: build the simulation of the scene in the window if it has none, unless the
     edits have not paused yet (then again later), the animation plays (the frame handler
-    builds it), an object is being edited, or the kernels are still being prepared (then
-    again once they are). Returns the seconds to the next try, or None when done."""
+    builds it), an object is being edited, its last build was too slow to hold the
+    interface for (`PREBUILD_MAX`: the frame handler builds it), or the kernels are still
+    being prepared (then again once they are). Returns the seconds to the next try, or None
+    when done."""
     context = bpy.context
     scene = getattr(context, "scene", None)
     if scene is None or not scene.ligament_world.enabled or cache.get(scene) is not None \
@@ -123,6 +128,11 @@ def prebuild():
             context.mode not in {'OBJECT', 'POSE'}:
         return None
     if not any(o.ligament_body.enabled for o in scene.objects):
+        return None
+    last = state(scene).build_seconds
+    if last is not None and last > PREBUILD_MAX:
+        state(scene).report(f"the simulation is built when you play: its last build took "
+                            f"{last:.1f} s, too long to hold the interface after every edit")
         return None
     if not kernels.ready():
         if kernels.failed():

@@ -40,7 +40,7 @@ the ragdoll's Pose Matching Stiffness (world/ragdolls.py)."""
 import numpy as np
 
 from ..kernels import solver as lg
-from ..scene.animation import is_moving
+from ..scene.animation import axis_angle_played_elsewhere, is_moving
 from .poses import shape_pose
 
 SPRING_LENGTH = 10.0    # m: long springs pull along a nearly fixed direction
@@ -52,20 +52,23 @@ MIN_HERTZ = 1e-6        # the springs at the hit frame: free (a spring needs som
 def is_armed(obj):
     """An Animated body that reacts to hits (baked bodies replay their keys): one that moves,
     by its keys or anything else that moves it in Blender (a parent, NLA, a constraint). Not
-    in Axis Angle rotation mode (`axis_angle_unarmed`)."""
+    one in Axis Angle rotation mode whose rotation something other than its action plays
+    (`axis_angle_unarmed`)."""
     s = obj.ligament_body
     return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and \
-        obj.rotation_mode != 'AXIS_ANGLE' and is_moving(obj)
+        is_moving(obj) and not axis_angle_played_elsewhere(obj)
 
 
 def axis_angle_unarmed(obj):
-    """A moving Animated body with a Hit Impulse in Axis Angle rotation mode: a hit body is
-    moved off its keys through its delta rotation, which Blender has for Euler and
-    Quaternion modes but does not expose for Axis Angle; so it follows its keys and takes no
-    hits (the scene check says so), and the rest of the scene simulates."""
+    """A moving Animated body with a Hit Impulse in Axis Angle rotation mode whose rotation an
+    NLA strip or a driver plays: a hit body leaves its keys through its delta rotation, which
+    Blender does not expose for Axis Angle, so the simulation writes an Axis Angle body's
+    rotation itself with its action's rotation curves muted (`poses.apply_delta`); a strip or
+    a driver would write over it. So it follows its animation and takes no hits (the scene
+    check says so), and the rest of the scene simulates."""
     s = obj.ligament_body
     return s.kind == 'ANIMATED' and s.hit_impulse > 0.0 and not s.baked and \
-        obj.rotation_mode == 'AXIS_ANGLE' and is_moving(obj)
+        is_moving(obj) and axis_angle_played_elsewhere(obj)
 
 
 def blend_hertz(frame, hit, blend, top):

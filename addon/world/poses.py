@@ -6,8 +6,8 @@ import math
 
 from mathutils import Matrix, Quaternion, Vector
 
-from ..scene.animation import basis_at, quaternion_to_rotation, rotation_to_quaternion, \
-    without_delta
+from ..scene.animation import axis_angle_played_elsewhere, basis_at, hold_axis_angle, \
+    quaternion_to_rotation, release_axis_angle, rotation_to_quaternion, without_delta
 from ..scene.errors import SceneError
 
 
@@ -55,10 +55,11 @@ def local_pose(obj, origin, q, scale, parent_world, previous, delta=False):
 def check_delta(obj):
     """Refuse a keyed dynamic body whose delta transform the simulation cannot own."""
     s = obj.ligament_body
-    if obj.rotation_mode == 'AXIS_ANGLE':
+    if axis_angle_played_elsewhere(obj) and s.kind == 'DYNAMIC':
         raise SceneError(f"Object '{obj.name}' is a keyed Dynamic body in Axis Angle rotation "
-                         "mode, whose delta rotation Blender does not expose: set its Rotation "
-                         "Mode to Quaternion or an Euler order, or its type to Animated")
+                         "mode whose rotation an NLA strip or a driver plays; Blender has no "
+                         "delta rotation for Axis Angle, so the simulated rotation would be "
+                         "written over: set its Rotation Mode to Quaternion or an Euler order")
     if s.sim_delta:
         return
     if Vector(obj.delta_location).length > 1e-9 or \
@@ -72,11 +73,17 @@ def check_delta(obj):
 
 def apply_delta(obj, frame, loc, rot):
     """Make the keyed object show the pose (location, rotation values in its mode) at
-    `frame` through its delta transform."""
+    `frame` through its delta transform (an Axis Angle one, which has none Blender lets us
+    set, through its rotation with the rotation's curves muted: `hold_axis_angle`)."""
     loc_k, q_k, _ = basis_at(obj, frame)
+    obj.delta_location = Vector(loc) - loc_k
+    if obj.rotation_mode == 'AXIS_ANGLE':    # no delta rotation: the rotation itself
+        hold_axis_angle(obj, rot)
+        if not obj.ligament_body.sim_delta:
+            obj.ligament_body.sim_delta = True
+        return
     q = rotation_to_quaternion(obj.rotation_mode, rot)
     turn = q @ q_k.inverted()
-    obj.delta_location = Vector(loc) - loc_k
     if obj.rotation_mode == 'QUATERNION':
         obj.delta_rotation_quaternion = turn
     else:
@@ -92,6 +99,7 @@ def clear_delta(obj):
     obj.delta_location = (0.0, 0.0, 0.0)
     obj.delta_rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
     obj.delta_rotation_euler = (0.0, 0.0, 0.0)
+    release_axis_angle(obj)
     obj.ligament_body.sim_delta = False
 
 

@@ -1,7 +1,6 @@
 """An Animated body with a Hit Impulse in each rotation mode (addon/world/hits.py): Euler and
-Quaternion bodies are hit and leave their keys; an Axis Angle body (whose delta rotation,
-through which a hit body is moved off its keys, Blender does not expose) follows its keys with
-a warning that names it and the fix, and the rest of the scene simulates."""
+Quaternion bodies are hit and leave their keys (Axis Angle ones too: test_hit_axis_angle.py),
+and the rest of the scene simulates."""
 
 import math
 
@@ -72,11 +71,3 @@ def test_euler_and_quaternion_boards_are_hit_and_leave_their_keys(runs, mode):
     # knocked off its keys (which hold it at 0.375 m): it sinks into its new rest on the ground
     assert min(run["board_z"][frame:]) < 0.375 - 1e-3
     assert not any("Board" in f and "Axis Angle" in f for f in run["findings"])
-
-
-def test_an_axis_angle_board_follows_its_keys_with_a_warning_naming_it(runs):
-    run = runs['AXIS_ANGLE']
-    assert [h for h in run["hits"] if h[1] == "Board"] == []
-    assert run["board_z"] == pytest.approx([0.375] * 30, abs=1e-6)
-    warning = [f for f in run["findings"] if "'Board'" in f and "Axis Angle" in f]
-    assert warning and "Quaternion" in warning[0]

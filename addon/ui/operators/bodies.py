@@ -166,6 +166,7 @@ class LIGAMENT_OT_split_convex_parts(bpy.types.Operator):
         return True
 
     def execute(self, context):
+        """From a script: the split runs here, and the call returns when it is done."""
         obj = context.active_object
         wm = context.window_manager
         wm.progress_begin(0, 100)
@@ -178,8 +179,66 @@ class LIGAMENT_OT_split_convex_parts(bpy.types.Operator):
             return {'CANCELLED'}
         finally:
             wm.progress_end()
+        return self._done(context, obj.name, parts, seconds)
+
+    def invoke(self, context, event):
+        """From the UI: the split runs in a process of its own (`convex_parts.SplitJob`); the
+        status bar says how far it is and Esc stops it, the scene left as it was."""
+        try:
+            self._job = convex_parts.SplitJob(context.active_object,
+                                              context.evaluated_depsgraph_get(),
+                                              self.threshold, self.max_parts).start()
+        except SceneError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.progress_begin(0, 100)
+        wm.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def modal(self, context, event):
+        job = self._job
+        if event.type == 'ESC':
+            job.cancel()
+            self._end(context)
+            self.report({'WARNING'}, f"Split of '{job.name}' cancelled; nothing changed")
+            return {'CANCELLED'}
+        if event.type != 'TIMER' or event.timer is not self._timer:
+            return {'PASS_THROUGH'}    # Blender stays usable while CoACD works
+        try:
+            running = job.poll() == 'RUNNING'
+        except SceneError as exc:
+            self._end(context)
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        if running:
+            context.window_manager.progress_update(int(100 * job.fraction))
+            context.workspace.status_text_set(job.status())
+            return {'RUNNING_MODAL'}
+        self._end(context)
+        try:
+            parts, seconds = job.finish()
+        except SceneError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        return self._done(context, job.name, parts, seconds)
+
+    def cancel(self, context):
+        """Blender ends the operator (the file closed, Blender quit): stop the process."""
+        self._job.cancel()
+        self._end(context)
+
+    def _end(self, context):
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        if context.workspace is not None:
+            context.workspace.status_text_set(None)
+
+    def _done(self, context, name, parts, seconds):
         cache.invalidate(context.scene)
-        self.report({'INFO'}, f"Split '{obj.name}' into {len(parts)} convex parts in "
+        self.report({'INFO'}, f"Split '{name}' into {len(parts)} convex parts in "
                               f"{seconds:.1f} s")
         return {'FINISHED'}
 
