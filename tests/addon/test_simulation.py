@@ -221,14 +221,3 @@ def test_a_crate_dropped_on_a_floor_plane_turned_over_rests_on_it(blender):
     # frames at 24 fps (the default linear damping takes about 3 %)
     t = 71 / 24
     assert z[-1, 1] < 2.0 - 0.9 * 0.5 * 9.81 * t * t, z[-1, 1]
-
-
-# The door of scenarios/simulation.py's door() as a string, for the test files whose
-# scenarios are still strings (blender.run); it goes when those are converted.
-DOOR = """
-    frame = box("Frame", (0.2, 0.2, 0.2), (0, -0.2, 2), kind='STATIC')
-    # A 2 m x 1 m door lying flat, hinged along its edge at y = 0 about the empty's local Z,
-    # which the empty's rotation turns onto world X: gravity swings the door down about X.
-    door = box("Door", (1.0, 2.0, 0.1), (0, 1.0, 2))
-    hinge = joint("Hinge", 'HINGE', frame, door, (0, 0, 2), rotation=(0, math.pi / 2, 0))
-"""
