@@ -3,7 +3,6 @@ its rest shape, stays connected, bakes to what played live; the gravity factor; 
 period against its stiffness; a chain below a ragdoll part. The scenarios:
 tests/addon/scenarios/bone_chain.py."""
 
-
 import numpy as np
 
 
