@@ -136,7 +136,8 @@ class Blender:
     use, in the file a fresh Blender starts with; a scenario that fails, crashes Blender or
     times out fails alone, and the next one gets a new Blender. `run_fresh` runs one in a
     Blender process of its own, for what is about a fresh process (an install, the first
-    run, the batch command). Both return what the scenario passed to result(), and keep what
+    run, the batch command), and `call_fresh` calls a scenario function there. All return
+    what the scenario passed to result() (or returned), and keep what
     Blender printed meanwhile in `stdout` and `stderr`."""
 
     def __init__(self, home, python=None):
@@ -175,6 +176,14 @@ class Blender:
                                  f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n"
                                  f"{proc.stderr[-6000:]}")
         return json.loads(lines[-1][len("RESULT:"):])
+
+    def call_fresh(self, function, *args, timeout=600, **kwargs):
+        """`call` in a fresh Blender: a function of tests/addon/scenarios run after PRELUDE in
+        a Blender process of its own; what it returned."""
+        module, _, name = function.rpartition(".")
+        return self.run_fresh(f"from scenarios.{module} import {name}\n"
+                              f"result({name}(*json.loads({json.dumps(list(args))!r}), "
+                              f"**json.loads({json.dumps(kwargs)!r})))", timeout=timeout)
 
     def stop(self):
         """End the long-lived Blender (the next `run` starts another)."""
