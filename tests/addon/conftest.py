@@ -96,6 +96,10 @@ def build_zip(out, *extra, python_line=None):
     return proc.stdout.strip().splitlines()[-1]
 
 
+# The folder of the scenario modules' package (tests/addon/scenarios): PRELUDE's box(),
+# joint() and transforms() are scenarios/helpers.py's, which scenario functions import too.
+SCENARIOS_PARENT = os.path.dirname(os.path.abspath(__file__))
+
 PRELUDE = textwrap.dedent(f"""
     import json, math, os, sys
     import bpy
@@ -107,34 +111,9 @@ PRELUDE = textwrap.dedent(f"""
     scene = bpy.context.scene
     scene.render.fps = 24
     scene.frame_start, scene.frame_end = 1, 250
-
-    def box(name, size, location, rotation=(0, 0, 0), kind='DYNAMIC', **settings):
-        # A unit cube scaled to `size`: the shape must come from the object's scale.
-        bpy.ops.mesh.primitive_cube_add(size=1, location=location, rotation=rotation)
-        obj = bpy.context.active_object
-        obj.name = name
-        obj.scale = size
-        s = obj.ligament_body
-        s.enabled = True
-        s.kind = kind
-        for key, value in settings.items():
-            setattr(s, key, value)
-        return obj
-
-    def joint(name, type, a, b, location, rotation=(0, 0, 0), **settings):
-        empty = bpy.data.objects.new(name, None)
-        scene.collection.objects.link(empty)
-        empty.location = location
-        empty.rotation_euler = rotation
-        j = empty.ligament_joint
-        j.enabled, j.type, j.object_a, j.object_b = True, type, a, b
-        for key, value in settings.items():
-            setattr(j, key, value)
-        bpy.context.view_layer.update()
-        return empty
-
-    def transforms(objs):
-        return [[list(v) for v in o.matrix_world] for o in objs]
+    if {SCENARIOS_PARENT!r} not in sys.path:
+        sys.path.insert(0, {SCENARIOS_PARENT!r})
+    from scenarios.helpers import box, joint, transforms
 
     def result(value):
         print("RESULT:" + json.dumps(value))
@@ -157,7 +136,8 @@ class Blender:
     use, in the file a fresh Blender starts with; a scenario that fails, crashes Blender or
     times out fails alone, and the next one gets a new Blender. `run_fresh` runs one in a
     Blender process of its own, for what is about a fresh process (an install, the first
-    run, the batch command). Both return what the scenario passed to result(), and keep what
+    run, the batch command), and `call_fresh` calls a scenario function there. All return
+    what the scenario passed to result() (or returned), and keep what
     Blender printed meanwhile in `stdout` and `stderr`."""
 
     def __init__(self, home, python=None):
@@ -180,7 +160,7 @@ class Blender:
         module, _, name = function.rpartition(".")
         return self._request({"op": "call", "module": "scenarios." + module, "function": name,
                               "args": list(args), "kwargs": kwargs,
-                              "path": os.path.dirname(os.path.abspath(__file__))}, timeout)
+                              "path": SCENARIOS_PARENT}, timeout)
 
     def run_fresh(self, *scripts, timeout=600):
         """Run `scripts` (after PRELUDE) in a fresh Blender; return what it passed to
@@ -196,6 +176,14 @@ class Blender:
                                  f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n"
                                  f"{proc.stderr[-6000:]}")
         return json.loads(lines[-1][len("RESULT:"):])
+
+    def call_fresh(self, function, *args, timeout=600, **kwargs):
+        """`call` in a fresh Blender: a function of tests/addon/scenarios run after PRELUDE in
+        a Blender process of its own; what it returned."""
+        module, _, name = function.rpartition(".")
+        return self.run_fresh(f"from scenarios.{module} import {name}\n"
+                              f"result({name}(*json.loads({json.dumps(list(args))!r}), "
+                              f"**json.loads({json.dumps(kwargs)!r})))", timeout=timeout)
 
     def stop(self):
         """End the long-lived Blender (the next `run` starts another)."""

@@ -1,49 +1,10 @@
 """Key reduction in the bake: as few keys as the motion needs, the curves as Blender evaluates
-them within the tolerance of the simulated motion at every frame, rotations continuous."""
+them within the tolerance of the simulated motion at every frame, rotations continuous.
+The scenarios: tests/addon/scenarios/bake_reduction.py (tools/demo.py's scene, a ragdoll)."""
 
 import math
 
 import numpy as np
-
-from test_ragdoll import GROUND, RIGIFY
-
-
-# tools/demo.py's scene: a stack and a pyramid that stand, a hinged door and a chain that swing
-# and settle, 96 frames.
-DEMO = """
-    scene.frame_start, scene.frame_end = 1, 96
-    box("Ground", (12, 12, 1), (0, 0, -0.5), kind='STATIC')
-    for i in range(5):
-        box(f"Crate.{i}", (0.5, 0.5, 0.5), (0.0, 0.0, 0.25 + 0.5 * i))
-    for r in range(5):
-        for i in range(5 - r):
-            box(f"Block.{r}.{i}", (0.5, 0.5, 0.5), (0.5 * (i - (5 - r - 1) / 2), -2.0, 0.25 + 0.5 * r))
-    post = box("DoorPost", (0.1, 0.1, 2.0), (2.0, 0.0, 1.0), kind='STATIC')
-    door = box("Door", (0.8, 0.05, 1.8), (2.45, 0.0, 1.0), rotation=(0, 0, 0.3))
-    joint("DoorHinge", 'HINGE', post, door, (2.0, 0.0, 1.0))
-    prev = box("Beam", (0.2, 0.2, 0.2), (-2.0, 2.0, 3.0), kind='STATIC')
-    for i in range(6):
-        link = box(f"Link.{i}", (0.4, 0.08, 0.08), (-2.0 + 0.4 * (i + 0.5), 2.0, 3.0))
-        joint(f"Pin.{i}", 'BALL', prev, link, (-2.0 + 0.4 * i, 2.0, 3.0))
-        prev = link
-    scene.ligament_world.frame_start, scene.ligament_world.frame_end = 1, 96
-"""
-
-CHANNELS = """
-    def channels(obj, frames, prefix=""):
-        # {(path, index): [value at each frame]} of the object's transform F-curves (or of one
-        # pose bone's, `prefix` 'pose.bones["x"].'), as Blender evaluates them; their key counts
-        out, keys = {}, {}
-        for fc in lig.addon.scene.animation.action_fcurves(obj).values():
-            path = fc.data_path
-            if not path.startswith(prefix) or path[len(prefix):] not in (
-                    "location", "rotation_euler", "rotation_quaternion"):
-                continue
-            name = f"{path[len(prefix):]}[{fc.array_index}]"
-            out[name] = [fc.evaluate(f) for f in frames]
-            keys[name] = [list(k.co) for k in fc.keyframe_points]
-        return out, keys
-"""
 
 
 def _errors(full, reduced, mode):
@@ -84,24 +45,7 @@ def _euler_xyz(e):
 def test_demo_scene_bakes_five_times_fewer_keys_within_1_mm_and_half_a_degree(blender, tmp_path):
     src, full, reduced = (str(tmp_path / n) for n in ("demo.blend", "full.blend", "reduced.blend"))
     report = str(tmp_path / "report.json")
-    out = blender.run(DEMO, CHANNELS, f"""
-        from importlib import import_module
-        cli = import_module(lig.__name__ + ".addon.cli")
-        bpy.ops.wm.save_as_mainfile(filepath={src!r})
-        frames = list(range(1, 97))
-        codes = [cli.main(["bake", {src!r}, "--output", {full!r}])]
-        bpy.ops.wm.open_mainfile(filepath={full!r})
-        bodies = sorted(o.name for o in bpy.data.objects if o.ligament_body.baked)
-        simulated = {{n: channels(bpy.data.objects[n], frames)[0] for n in bodies}}
-        codes.append(cli.main(["bake", {src!r}, "--tolerance", "0.001,0.5", "--output",
-                               {reduced!r}, "--report", {report!r}]))
-        bpy.ops.wm.open_mainfile(filepath={reduced!r})
-        played, keys = {{}}, {{}}
-        for n in bodies:
-            played[n], keys[n] = channels(bpy.data.objects[n], frames)
-        result({{"codes": codes, "simulated": simulated, "played": played, "keys": keys,
-                 "report": json.load(open({report!r}))}})
-    """)
+    out = blender.call("bake_reduction.demo_baked_full_and_reduced", src, full, reduced, report)
     assert out["codes"] == [0, 0]
     written = sum(len(k) for obj in out["keys"].values() for k in obj.values())
     full_count = 96 * 6 * len(out["keys"])
@@ -120,30 +64,7 @@ def test_demo_scene_bakes_five_times_fewer_keys_within_1_mm_and_half_a_degree(bl
 
 
 def test_ragdoll_pose_bones_bake_reduced_within_the_tolerance(blender):
-    out = blender.run(RIGIFY, GROUND, CHANNELS, """
-        arm = metarig(location=(0, 0, 1.0))
-        bpy.ops.ligament.ragdoll_from_armature()
-        scene.ligament_world.frame_start, scene.ligament_world.frame_end = 1, 96
-        frames = list(range(1, 97))
-
-        def bones():
-            names = sorted({path.split('"')[1] for path, _ in
-                            lig.addon.scene.animation.action_fcurves(arm) if '"' in path})
-            return {b: channels(arm, frames, f'pose.bones["{b}"].') for b in names}
-        assert bpy.ops.ligament.bake(frame_start=1, frame_end=96) == {'FINISHED'}
-        full = bones()
-        bpy.ops.ligament.clear_bake()
-        assert bpy.ops.ligament.bake(frame_start=1, frame_end=96, reduce_keys=True,
-                                     tolerance_location=0.001,
-                                     tolerance_rotation=math.radians(0.5)) == {'FINISHED'}
-        reduced = bones()
-        modes = {b: arm.pose.bones[b].rotation_mode for b in reduced}
-        count = lig.addon.baking.bake.last_key_count(scene)
-        result({"full": {b: v[0] for b, v in full.items()},
-                "played": {b: v[0] for b, v in reduced.items()},
-                "keys": {b: v[1] for b, v in reduced.items()}, "modes": modes,
-                "count": [count.written, count.full]})
-    """)
+    out = blender.call("bake_reduction.ragdoll_baked_full_and_reduced")
     assert out["full"].keys() == out["played"].keys() and out["full"]
     written = sum(len(k) for b in out["keys"].values() for k in b.values())
     assert out["count"][0] == written and out["count"][1] > 2 * written

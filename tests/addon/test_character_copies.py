@@ -9,7 +9,7 @@ import pytest
 
 @pytest.mark.parametrize("linked", [False, True], ids=["duplicate", "duplicate_linked"])
 def test_a_duplicated_character_collection_falls_where_it_was_put_on_its_own(blender, linked):
-    out = blender.call("characters.collection_duplicated", linked, 3.0, 60)
+    out = blender.call("character_pipeline.collection_duplicated", linked, 3.0, 60)
     original, copy = out["names"]
     print("found:", out["found"])
     assert out["again"] == [] and out["error"] is None
@@ -25,7 +25,7 @@ def test_a_duplicated_character_collection_falls_where_it_was_put_on_its_own(ble
 
 
 def test_a_body_moved_out_of_its_ragdoll_is_reported_and_the_rest_still_simulates(blender):
-    out = blender.call("characters.body_moved_out_of_its_ragdoll", "forearm.L", 30)
+    out = blender.call("character_pipeline.body_moved_out_of_its_ragdoll", "forearm.L", 30)
     print(out["found"])
     assert out["error"] is None and out["members"] == 15
     [(severity, code, objects, message)] = out["found"]

@@ -9,7 +9,7 @@ import pytest
 
 def test_a_bone_switched_to_animated_through_the_override_follows_its_keys(blender, tmp_path):
     char, shot = str(tmp_path / "char.blend"), str(tmp_path / "shot.blend")
-    out = blender.call("characters.bone_animated_through_the_override", char, shot,
+    out = blender.call("character_pipeline.bone_animated_through_the_override", char, shot,
                        "spine", 0.3, 40)
     assert out["override"] and out["error"] is None
     # the switches are the override's own, kept through the save, editable in the panels
@@ -40,7 +40,7 @@ def test_a_bone_switched_to_animated_through_the_override_follows_its_keys(blend
 def test_switches_a_file_kept_in_the_old_group_are_read_and_the_check_says_so(blender,
                                                                              tmp_path):
     char, shot = str(tmp_path / "char.blend"), str(tmp_path / "shot.blend")
-    out = blender.call("characters.switches_kept_in_the_old_group", char, shot, "spine", 40)
+    out = blender.call("character_pipeline.switches_kept_in_the_old_group", char, shot, "spine", 40)
     assert out["opened"] == [False, 0.5]       # moved onto the pose bone when opened
     old, saved = out["old"], out["saved"]
     for step in (old, saved):
@@ -63,7 +63,7 @@ def test_switches_a_file_kept_in_the_old_group_are_read_and_the_check_says_so(bl
 
 def test_the_panel_says_what_a_linked_character_takes_from_its_library(blender, tmp_path):
     char = str(tmp_path / "char.blend")
-    out = blender.call("characters.panels_of_a_linked_character", char)
+    out = blender.call("character_pipeline.panels_of_a_linked_character", char)
     local, linked, override = out["local"], out["linked"], out["override"]
     assert not any(t.startswith("Linked from") for t in local["labels"])
     assert out["library"].endswith("char.blend")
@@ -94,7 +94,7 @@ def test_the_panel_says_what_a_linked_character_takes_from_its_library(blender, 
 
 def test_the_batch_bake_of_a_shot_linking_a_character_without_override_warns(blender,
                                                                            tmp_path):
-    out = blender.call("characters.batch_bake_of_a_shot_linking_without_override",
+    out = blender.call("character_pipeline.batch_bake_of_a_shot_linking_without_override",
                        str(tmp_path / "char.blend"), str(tmp_path / "shot.blend"),
                        str(tmp_path / "report.json"))
     assert out["code"] == 0 and out["report"]["ok"]
@@ -105,7 +105,7 @@ def test_the_batch_bake_of_a_shot_linking_a_character_without_override_warns(ble
 
 @pytest.mark.parametrize("path", ["own", "group"])
 def test_a_bone_switch_keyed_in_the_shot_holds_the_bone_until_its_key(blender, tmp_path, path):
-    out = blender.call("characters.bone_switch_keyed_in_the_shot", str(tmp_path / "char.blend"),
+    out = blender.call("character_pipeline.bone_switch_keyed_in_the_shot", str(tmp_path / "char.blend"),
                        path, "spine", 20, 40)
     assert out["error"] is None and len(out["keyed"]) == 1
     assert out["keyed"][0].endswith("ligament_simulated" if path == "own"

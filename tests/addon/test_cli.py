@@ -1,31 +1,12 @@
 """The batch command at studio scale (addon/cli.py: check, info, bake with a report, several
-files at once)."""
+files at once), each in a Blender process of its own.
+The scenarios: tests/addon/scenarios/cli.py."""
 
 import hashlib
 import json
 import os
 
 import pytest
-
-# A pendulum released level: a 1 kg bob on a breakable ball joint 1 m from a static post.
-# The rod's tension grows as it swings down (3 m g sin(angle) for a point mass), so a
-# 20 N joint breaks part way down, some frames in, and the bob flies off.
-PENDULUM = """
-    box("Ground", (20, 20, 1), (0, 0, -0.5), kind='STATIC')
-    post = box("Post", (0.2, 0.2, 0.2), (0, 0, 3), kind='STATIC')
-    bob = box("Bob", (0.2, 0.2, 0.2), (1.0, 0, 3), mass=1.0)
-    link = joint("Link", 'BALL', post, bob, (0, 0, 3), breakable=True, break_threshold=20.0)
-    scene.ligament_world.frame_end = 40
-"""
-
-CLI = """
-    from importlib import import_module
-    cli = import_module(lig.__name__ + ".addon.cli")
-    doctor = import_module(lig.__name__ + ".addon.check.doctor")
-    def digest(path):
-        import hashlib
-        return hashlib.sha256(open(path, "rb").read()).hexdigest()
-"""
 
 
 def _sha(path):
@@ -36,37 +17,8 @@ def test_bake_writes_a_new_file_with_keys_and_a_report_and_never_touches_the_inp
         blender, tmp_path):
     src = tmp_path / "shot.blend"
     report = tmp_path / "shot.json"
-    out = blender.run_fresh(PENDULUM, CLI, f"""
-        # A body with nothing under it: the doctor's warning goes into the report.
-        box("Floater", (0.3, 0.3, 0.3), (40, 0, 5))
-        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
-        before = digest({str(src)!r})
-        # The live run: the frame at which the joint breaks.
-        live_broke = None
-        for f in range(1, 41):
-            scene.frame_set(f)
-            sim = lig.addon.runtime.cache.get(scene)
-            if live_broke is None and sim.world.joint_broken(dict(sim.joints)["Link"]):
-                live_broke = f
-        live_end = list(bpy.data.objects["Bob"].matrix_world.translation)
-        code = cli.main(["bake", {str(src)!r}, "--report", {str(report)!r}])
-        after = digest({str(src)!r})
-        baked_path = {str(tmp_path / "shot.baked.blend")!r}
-        bpy.ops.wm.open_mainfile(filepath=baked_path)
-        keys = {{}}
-        for name in ("Bob", "Floater"):
-            o = bpy.data.objects[name]
-            keys[name] = sorted(len(fc.keyframe_points)
-                                for fc in lig.addon.scene.animation.transform_fcurves(o).values())
-        bob = bpy.data.objects["Bob"]
-        scene = bpy.context.scene
-        scene.frame_set(40)
-        result({{"code": code, "before": before, "after": after, "live_broke": live_broke,
-                 "live_end": live_end,
-                 "keys": keys, "baked": bob.ligament_body.baked,
-                 "bob_end": list(bob.matrix_world.translation),
-                 "files": sorted(os.listdir({str(tmp_path)!r}))}})
-    """)
+    out = blender.call_fresh("cli.bake_with_a_report", str(src), str(report),
+                             str(tmp_path / "shot.baked.blend"), str(tmp_path))
     assert out["code"] == 0
     assert out["before"] == out["after"] == _sha(src), "the input file was written"
     assert sorted(out["files"]) == ["shot.baked.blend", "shot.blend", "shot.json"]
@@ -94,14 +46,7 @@ def test_bake_writes_a_new_file_with_keys_and_a_report_and_never_touches_the_inp
 
 def test_save_flag_bakes_into_the_input_file(blender, tmp_path):
     src = tmp_path / "shot.blend"
-    out = blender.run_fresh(PENDULUM, CLI, f"""
-        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
-        code = cli.main(["bake", {str(src)!r}, "--save"])
-        bpy.ops.wm.open_mainfile(filepath={str(src)!r})
-        result({{"code": code, "baked": bpy.data.objects["Bob"].ligament_body.baked,
-                 "files": sorted(f for f in os.listdir({str(tmp_path)!r})
-                                 if not f.endswith(".blend1"))}})
-    """)
+    out = blender.call_fresh("cli.bake_with_save", str(src), str(tmp_path))
     assert out["code"] == 0 and out["baked"] is True
     assert out["files"] == ["shot.blend"]
 
@@ -110,15 +55,8 @@ def test_several_files_bake_in_parallel_processes_and_a_missing_one_fails_alone(
         blender, tmp_path):
     files = [tmp_path / "a.blend", tmp_path / "b.blend"]
     reports, outputs = tmp_path / "reports", tmp_path / "baked"
-    out = blender.run_fresh(PENDULUM, CLI, f"""
-        bpy.ops.wm.save_as_mainfile(filepath={str(files[0])!r})
-        bpy.data.objects["Bob"].ligament_body.mass = 2.0   # the second shot differs
-        bpy.ops.wm.save_as_mainfile(filepath={str(files[1])!r})
-        code = cli.main(["bake", {str(files[0])!r}, {str(tmp_path / "missing.blend")!r},
-                         {str(files[1])!r}, "--jobs", "2", "--report", {str(reports)!r},
-                         "--output", {str(outputs)!r}])
-        result({{"code": code}})
-    """)
+    out = blender.call_fresh("cli.several_files", [str(f) for f in files],
+                             str(tmp_path / "missing.blend"), str(reports), str(outputs))
     assert out["code"] == 1, "one file of three failed"
     assert sorted(os.listdir(reports)) == ["a.json", "b.json"]
     assert sorted(f for f in os.listdir(outputs) if f.endswith(".blend")) == \
@@ -140,21 +78,8 @@ def test_several_files_bake_in_parallel_processes_and_a_missing_one_fails_alone(
 def test_batch_errors_exit_non_zero_with_a_clear_message(blender, tmp_path):
     src, empty = tmp_path / "shot.blend", tmp_path / "empty.blend"
     report = tmp_path / "missing.json"
-    out = blender.run_fresh(PENDULUM, CLI, f"""
-        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
-        for o in list(bpy.data.objects):
-            bpy.data.objects.remove(o)
-        bpy.ops.wm.save_as_mainfile(filepath={str(empty)!r})
-        codes = {{
-            "missing": cli.main(["bake", {str(tmp_path / "nope.blend")!r},
-                                 "--report", {str(report)!r}]),
-            "scene": cli.main(["bake", {str(src)!r}, "--scene", "Nope"]),
-            "no_bodies": cli.main(["bake", {str(empty)!r}]),
-            "bad_option": cli.main(["bake", "--frobnicate"]),
-            "check_missing": cli.main(["check", {str(tmp_path / "nope.blend")!r}]),
-        }}
-        result({{"codes": codes, "files": sorted(os.listdir({str(tmp_path)!r}))}})
-    """)
+    out = blender.call_fresh("cli.batch_errors", str(src), str(empty), str(tmp_path / "nope.blend"),
+                             str(report), str(tmp_path))
     assert out["codes"] == {"missing": 2, "scene": 2, "no_bodies": 1, "bad_option": 2,
                             "check_missing": 2}
     assert f"no file '{tmp_path / 'nope.blend'}'" in blender.stdout
@@ -169,20 +94,8 @@ def test_batch_errors_exit_non_zero_with_a_clear_message(blender, tmp_path):
 def test_info_and_check_commands_describe_the_scene(blender, tmp_path):
     src = tmp_path / "shot.blend"
     info_json, check_json = tmp_path / "info.json", tmp_path / "check.json"
-    out = blender.run_fresh(PENDULUM, CLI, f"""
-        scene.ligament_world.substeps = 12
-        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
-        codes = [cli.main(["info", {str(src)!r}, "--json", {str(info_json)!r}]),
-                 cli.main(["check", {str(src)!r}, "--json", {str(check_json)!r}]),
-                 cli.main(["info", {str(src)!r}])]
-        # an error: the joint's B deleted
-        bpy.data.objects["Link"].ligament_joint.object_b = None
-        codes.append(cli.main(["check"]))
-        bpy.data.objects["Link"].ligament_joint.object_b = bpy.data.objects["Bob"]
-        codes.append(cli.main(["bake", "--no-save", "--end", "5"]))
-        codes.append(cli.main(["info", "--json", {str(info_json) + "2"!r}]))
-        result({{"codes": codes}})
-    """)
+    out = blender.call_fresh("cli.info_and_check", str(src), str(info_json), str(check_json),
+                             str(info_json) + "2")
     assert out["codes"] == [0, 0, 0, 1, 0, 0]
     i = json.loads(info_json.read_text())
     assert (i["scene"], i["frame_start"], i["frame_end"], i["fps"], i["substeps"]) == \

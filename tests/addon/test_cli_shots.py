@@ -1,10 +1,9 @@
 """Several shots baked at once by the batch command (addon/cli.py, `bake A B --jobs N`), laid
-out as studios do: one folder per shot, the same file name in each."""
+out as studios do: one folder per shot, the same file name in each.
+The scenario: tests/addon/scenarios/cli.py."""
 
 import json
 import os
-
-from test_cli import CLI, PENDULUM
 
 
 def test_same_named_shots_in_their_own_folders_keep_their_own_baked_file_and_report(
@@ -13,31 +12,9 @@ def test_same_named_shots_in_their_own_folders_keep_their_own_baked_file_and_rep
     files = {s: tmp_path / "shots" / s / "anim.blend" for s in shots}
     out_dir, report_dir = tmp_path / "out" / "baked", tmp_path / "out" / "reports"
     merged = tmp_path / "out" / "all.json"
-    out = blender.run(PENDULUM, CLI, f"""
-        files = {({s: str(p) for s, p in files.items()})!r}
-        for shot, mass in {shots!r}.items():
-            os.makedirs(os.path.dirname(files[shot]), exist_ok=True)
-            bpy.data.objects["Bob"].ligament_body.mass = mass
-            bpy.ops.wm.save_as_mainfile(filepath=files[shot])
-        code = cli.main(["bake", files["sh010"], files["sh020"], "--jobs", "2",
-                         "--output", {str(out_dir)!r}, "--report", {str(report_dir)!r}])
-        merge = cli.main(["merge-reports", {str(report_dir)!r}, "--output", {str(merged)!r}])
-        # what each baked file holds: the mass of its bob tells the shot
-        baked = {{}}
-        for root, _, names in os.walk({str(out_dir)!r}):
-            for n in names:
-                if n.endswith(".blend"):
-                    path = os.path.join(root, n)
-                    bpy.ops.wm.open_mainfile(filepath=path)
-                    bob = bpy.data.objects["Bob"]
-                    baked[os.path.relpath(path, {str(out_dir)!r})] = {{
-                        "mass": bob.ligament_body.mass, "baked": bob.ligament_body.baked}}
-        # the same file twice would write one output twice: refused before anything runs
-        twice = cli.main(["bake", files["sh010"], files["sh010"], "--output",
-                          {str(tmp_path / "twice")!r}])
-        result({{"code": code, "merge": merge, "baked": baked, "twice": twice,
-                 "twice_made": os.path.exists({str(tmp_path / "twice")!r})}})
-    """)
+    out = blender.call("cli.shots_in_their_folders", {s: str(p) for s, p in files.items()},
+                       shots, str(out_dir), str(report_dir), str(merged),
+                       str(tmp_path / "twice"))
     assert out["code"] == 0 and out["merge"] == 0
     # one baked file per shot, under its shot's folder, each holding its own shot
     assert out["baked"] == {

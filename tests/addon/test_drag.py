@@ -1,131 +1,18 @@
 """Drag while it plays, through the session the 3D View's Drag tool drives
 (authoring/drag.py): the view's rays checked against Blender's own camera projection, and a
 drag of a box recorded as a Pin's keys that replay, re-simulate and bake to exactly what was
-seen."""
-
-VIEW = """
-    drag = lig.addon.authoring.drag
-
-    def camera(location, look_at, ortho=False):
-        cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-        scene.collection.objects.link(cam)
-        cam.location = location
-        cam.rotation_euler = (Vector(look_at) - Vector(location)).to_track_quat('-Z', 'Y').to_euler()
-        if ortho:
-            cam.data.type = 'ORTHO'
-            cam.data.ortho_scale = 6.0
-        bpy.context.view_layer.update()
-        return cam
-
-    SIZE = (640, 480)
-
-    def perspective(cam):
-        # projection x view, as Blender computes them for the camera
-        proj = cam.calc_matrix_camera(bpy.context.evaluated_depsgraph_get(), x=SIZE[0], y=SIZE[1])
-        return proj @ cam.matrix_world.inverted()
-
-    def pixel(persp, point):
-        clip = persp @ Vector((*point, 1.0))
-        return ((clip.x / clip.w + 1) / 2 * SIZE[0], (clip.y / clip.w + 1) / 2 * SIZE[1])
-"""
+seen. The scenarios: tests/addon/scenarios/drag.py."""
 
 
 def test_view_rays_pass_through_the_points_the_camera_shows_at_those_pixels(blender):
-    out = blender.run(VIEW, """
-        import random
-        random.seed(3)
-        worst, through_eye, ortho_parallel = 0.0, 0.0, 0.0
-        for ortho in (False, True):
-            cam = camera((4, -6, 3), (0, 0, 1), ortho)
-            persp = perspective(cam)
-            for _ in range(20):
-                p = Vector((random.uniform(-2, 2), random.uniform(-2, 2), random.uniform(0, 2)))
-                origin, direction = drag.view_ray(persp, SIZE, pixel(persp, p))
-                off = (p - origin) - direction * (p - origin).dot(direction)
-                worst = max(worst, off.length)
-                if ortho:   # every ray along the camera's view direction
-                    forward = -cam.matrix_world.col[2].xyz.normalized()
-                    ortho_parallel = max(ortho_parallel, (direction - forward).length)
-                else:       # every ray through the eye
-                    e = cam.matrix_world.translation - origin
-                    through_eye = max(through_eye, (e - direction * e.dot(direction)).length)
-            bpy.data.objects.remove(cam)
-        result({"worst": worst, "eye": through_eye, "parallel": ortho_parallel})
-    """)
+    out = blender.call("drag.view_rays")
     # the camera's matrices are float32: 1e-6 of the 7 m to the points
     assert out["worst"] < 1e-4, out
     assert out["eye"] < 1e-5 and out["parallel"] < 1e-6, out
 
 
 def test_drag_is_recorded_as_pin_keys_that_replay_and_bake_bit_for_bit(blender):
-    out = blender.run(VIEW, """
-        box("Ground", (10, 10, 1), (0, 0, -0.5), kind='STATIC')
-        b = box("Box", (0.4, 0.4, 0.4), (0, 0, 0.2), mass=2.0)
-        scene.ligament_world.frame_end = 40
-        cam = camera((0, -6, 2), (0, 0, 0.5))
-        persp = perspective(cam)
-        forward = -cam.matrix_world.col[2].xyz.normalized()
-        scene.frame_set(1)
-        for f in range(2, 6):
-            scene.frame_set(f)
-        # grab the box's front face: the next frame (6) is the first to read the drag
-        origin, direction = drag.view_ray(persp, SIZE, pixel(persp, (0.05, -0.2, 0.25)))
-        session = drag.DragSession(scene, hertz=4.0, max_force=200.0)
-        grabbed = session.grab(origin, direction, 6, forward)
-        pin = session.pin
-        grab_local = list(pin.ligament_joint.pin_offset)
-        seen, targets = {}, {}
-        for f in range(6, 31):
-            goal = (0.05 + 0.04 * (f - 5), -0.2, 0.25 + 0.03 * (f - 5))
-            targets[f] = list(session.move(*drag.view_ray(persp, SIZE, pixel(persp, goal)), f))
-            scene.frame_set(f)
-            seen[f] = (list(b.location), list(b.rotation_euler))
-        # how far the grabbed point trails the cursor's point at the last frame held
-        reach = (b.matrix_world @ Vector(grab_local) - Vector(targets[30])).length
-        session.release(31)
-        for f in range(31, 41):
-            scene.frame_set(f)
-            seen[f] = (list(b.location), list(b.rotation_euler))
-        keys = {fc.data_path: len(fc.keyframe_points) for fc in
-                lig.addon.scene.animation.action_fcurves(pin).values()}
-        enabled = {f: lig.addon.world.pins.is_on(pin, f) for f in (5, 6, 30, 31)}
-        # replay from the start, a re-simulation from an edited key, then the bake
-        lig.addon.runtime.cache.invalidate(scene)
-        replay = {}
-        for f in range(1, 41):
-            scene.frame_set(f)
-            replay[f] = (list(b.location), list(b.rotation_euler))
-        def set_key(value=None):
-            # set the drag's key at frame 20 (its handles follow: they are automatic) and
-            # return what it held; the key is looked up afresh, a keyframe kept across
-            # FCurve.update() may be stale
-            fc = lig.addon.scene.animation.action_fcurves(pin)[("location", 0)]
-            k = next(k for k in fc.keyframe_points if k.co.x == 20)
-            held = k.co.y
-            k.co.y = held + 0.5 if value is None else value
-            fc.update()
-            return held
-        held = set_key()
-        for f in range(1, 41):
-            scene.frame_set(f)
-        set_key(held)
-        again = {}
-        for f in range(1, 41):
-            scene.frame_set(f)
-            again[f] = (list(b.location), list(b.rotation_euler))
-        assert bpy.ops.ligament.bake(frame_start=1, frame_end=40) == {'FINISHED'}
-        baked = {f: [fc.evaluate(f) for fc in sorted(
-            (fc for (p, i), fc in lig.addon.scene.animation.action_fcurves(b).items()
-             if p == "location"), key=lambda fc: fc.array_index)] for f in range(6, 41)}
-        name = pin.name
-        removed = list(bpy.ops.ligament.remove_pin(name=name))
-        result({"removed": removed, "gone": name not in bpy.data.objects,
-                "grabbed": grabbed.name, "grab_local": grab_local, "keys": keys,
-                "enabled": {str(k): v for k, v in enabled.items()}, "reach": reach,
-                "moved": seen[30][0][0] - seen[6][0][0], "seen": seen, "replay": replay,
-                "again": again, "baked": baked,
-                "error": lig.addon.runtime.cache.error(scene)})
-    """)
+    out = blender.call("drag.drag_recorded")
     assert out["error"] is None
     assert out["removed"] == ["FINISHED"] and out["gone"]
     assert out["grabbed"] == "Box"

@@ -1,6 +1,7 @@
 """A farm's bake: the commands the Flamenco job type (tools/flamenco/ligament-bake.js) makes,
 run as a Worker runs them (Blender opens the task's file, then `-c ligament` runs the batch
-command), and the merged report of `ligament merge-reports`."""
+command), and the merged report of `ligament merge-reports`. The scenario:
+tests/addon/scenarios/farm.py."""
 
 import json
 import os
@@ -10,8 +11,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "farm"))
 from flamenco_job import compile_job, ligament_argv  # noqa: E402
 
-from test_cli import CLI, PENDULUM  # noqa: E402
-
 
 def test_the_job_types_commands_bake_each_shot_and_merge_their_reports(blender, tmp_path):
     shots, out_dir = tmp_path / "shots", tmp_path / "out"
@@ -19,25 +18,8 @@ def test_the_job_types_commands_bake_each_shot_and_merge_their_reports(blender, 
     job = compile_job({"files": ";".join(map(str, files)), "output_dir": str(out_dir),
                        "step": 1, "scene": "Scene"})
     runs = [ligament_argv(t["commands"][0]["commandLine"]) for t in job["tasks"]]
-    out = blender.run_fresh(PENDULUM, CLI, f"""
-        os.makedirs({str(shots)!r}); os.makedirs({str(out_dir)!r})
-        bpy.ops.wm.save_as_mainfile(filepath={str(files[0])!r})
-        bpy.data.objects["Bob"].ligament_body.mass = 2.0   # the second shot differs
-        bpy.ops.wm.save_as_mainfile(filepath={str(files[1])!r})
-        codes = []
-        for blend, argv in {runs!r}:
-            if blend:
-                bpy.ops.wm.open_mainfile(filepath=blend)
-            codes.append(cli.main(argv))
-        # a shot that failed and one that left no report: merged, and the exit code counts them
-        bad = os.path.join({str(tmp_path)!r}, "bad.report.json")
-        with open(bad, "w") as f:
-            json.dump({{"file": "/shots/bad.blend", "ok": False, "error": "no bodies"}}, f)
-        codes.append(cli.main(["merge-reports", {str(out_dir)!r}, bad,
-                               os.path.join({str(tmp_path)!r}, "gone.report.json"),
-                               "--output", os.path.join({str(tmp_path)!r}, "all.json")]))
-        result({{"codes": codes}})
-    """)
+    out = blender.call_fresh("farm.job_commands", str(shots), str(out_dir),
+                             [str(f) for f in files], runs, str(tmp_path))
     assert out["codes"] == [0, 0, 0, 2]
     assert sorted(os.listdir(out_dir)) == ["a.baked.blend", "a.report.json", "b.baked.blend",
                                            "b.report.json", "bake-report.json"]

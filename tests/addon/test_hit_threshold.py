@@ -7,51 +7,18 @@ Two keyed platforms with a Hit Impulse of 5 N s, at 24 and at 60 fps:
   start. The crate's weight alone is 20 * 9.81 / fps N s a frame: 8.2 at 24 fps, 3.3 at 60,
   one side and the other of the threshold; carrying it is no hit at either rate.
 * Anvil stands still and a 2 kg block dropped from 2 m above lands on it at about 6.3 m/s: a
-  real hit of about 2 * 6.3 = 12.5 N s (independent of the frame rate) at both."""
+  real hit of about 2 * 6.3 = 12.5 N s (independent of the frame rate) at both.
+
+The scenario: tests/addon/scenarios/hit_threshold.py."""
 
 import math
 
 import pytest
 
-SCENE = """
-    def play(fps):
-        for o in list(bpy.data.objects):
-            bpy.data.objects.remove(o)
-        scene.render.fps = fps
-        last = 1 + 2 * fps
-        ws = scene.ligament_world
-        ws.frame_start, ws.frame_end = 1, last
-        box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
-        # heights exact in binary: a crate a few 1e-8 m above a box falls for the first
-        # frame (the solver finds that contact a step late) and lands, a hit of its own
-        lift = box("Lift", (2, 2, 0.25), (0, 0, 0.375), kind='ANIMATED', hit_impulse=5.0)
-        lift.keyframe_insert("location", frame=1)
-        lift.location.z = 0.875
-        lift.keyframe_insert("location", frame=last)
-        crate = box("Crate", (0.5, 0.5, 0.5), (0, 0, 0.75), mass=20.0)
-        anvil = box("Anvil", (2, 2, 0.25), (6, 0, 0.375), kind='ANIMATED', hit_impulse=5.0)
-        anvil.keyframe_insert("location", frame=1)
-        anvil.keyframe_insert("location", frame=last)
-        block = box("Block", (0.25, 0.25, 0.25), (6, 0, 0.5 + 0.125 + 2.0), mass=2.0)
-        bpy.ops.ligament.reset()
-        lift_z, crate_z = [], []
-        for f in range(1, last + 1):
-            scene.frame_set(f)
-            lift_z.append(lift.matrix_world.translation.z)
-            crate_z.append(crate.matrix_world.translation.z)
-        sim = lig.addon.runtime.cache.get(scene)
-        return {"hits": sim.hit_list(), "lift_z": lift_z, "crate_z": crate_z,
-                "keys_z": [lift.animation_data.action and
-                           lig.addon.scene.animation.basis_at(lift, f)[0].z
-                           for f in range(1, last + 1)]}
-
-    result({"24": play(24), "60": play(60)})
-"""
-
 
 @pytest.fixture(scope="module")
 def runs(blender):
-    return blender.run(SCENE)
+    return blender.call("hit_threshold.platforms_at", [24, 60])
 
 
 @pytest.mark.parametrize("fps", [24, 60])

@@ -3,75 +3,19 @@ harder than that in one frame, then simulates, and with Blend Back returns onto 
 
 The scene: no gravity, a 2 kg frictionless box keyed to slide 2 m along X in a second and back,
 and a 20 kg frictionless ball floating in its way. Without gravity and friction the ball's
-momentum change over a frame is the contact's impulse, an independent measure of the hit."""
+momentum change over a frame is the contact's impulse, an independent measure of the hit.
+The scenarios: tests/addon/scenarios/hits.py."""
 
 import numpy as np
 import pytest
 
-from test_ragdoll import RIGIFY
 
 pytestmark = pytest.mark.usefixtures("blender")
-
-SCENE = """
-    scene.use_gravity = False
-    ws = scene.ligament_world
-    ws.enabled = True
-    ws.frame_start, ws.frame_end = 1, 60
-    target = box("Target", (0.5, 0.5, 0.5), (0, 0, 2), kind='ANIMATED', mass=2.0, friction=0.0,
-                 linear_damping=0.0, angular_damping=0.0)
-    target.rotation_mode = 'QUATERNION'
-    for f, x in ((1, 0.0), (25, 2.0), (49, 0.0)):
-        target.location.x = x
-        target.keyframe_insert("location", frame=f)
-    for fc in lig.addon.scene.animation.transform_fcurves(target).values():
-        for k in fc.keyframe_points:
-            k.interpolation = 'LINEAR'
-    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.25, location=(2.3, 0.05, 2))
-    ball = bpy.context.active_object
-    ball.name = "Ball"
-    ball.ligament_body.enabled = True
-    ball.ligament_body.shape = 'SPHERE'
-    ball.ligament_body.mass = 20.0
-    ball.ligament_body.friction = 0.0
-    ball.ligament_body.linear_damping = 0.0
-    ball.ligament_body.angular_damping = 0.0
-    cache = lig.addon.runtime.cache
-
-    def play(hit, blend, last=60):
-        target.ligament_body.hit_impulse = hit
-        target.ligament_body.blend_back = blend
-        bpy.ops.ligament.reset()
-        out = {"world": [], "keys": [], "ball": [], "rot": []}
-        for f in range(1, last + 1):
-            scene.frame_set(f)
-            if f == 1:
-                builds = lig.addon.runtime.simulation.stats["builds"]
-            out["world"].append(list(target.matrix_world.translation))
-            out["rot"].append(list(target.matrix_world.to_quaternion()))
-            out["keys"].append(list(target.location))     # the keyed channel itself
-            out["ball"].append(list(ball.matrix_world.translation))
-        out["builds"] = lig.addon.runtime.simulation.stats["builds"] - builds
-        sim = cache.get(scene)
-        ids = {b.name: b.id for b in sim.bodies}
-        vel = {"Target": [], "Ball": []}
-        for f in range(1, last + 1):
-            sim.world.load_state(sim.states[f])
-            for name in vel:
-                vel[name].append(sim.world.linear_velocities[ids[name]].tolist())
-        sim.world_frame = None      # the world no longer holds the last frame's state
-        out["vel"] = vel
-        out["hits"] = sim.hit_list()
-        out["shown"] = cache.hit_frames(scene, "Target")
-        return out
-"""
 
 
 @pytest.fixture(scope="module")
 def runs(blender):
-    return blender.run(SCENE, """
-        result({"off": play(0.0, 0), "stay": play(10.0, 0), "blend": play(10.0, 6),
-                "above": play(1000.0, 6)})
-    """)
+    return blender.call("hits.four_plays")
 
 
 def _hit_impulses(run):
@@ -150,27 +94,7 @@ def test_a_threshold_above_the_hit_changes_nothing(runs):
 
 
 def test_replaying_from_a_cached_frame_and_baking_give_the_live_hit(blender):
-    out = blender.run(SCENE, """
-        live = play(10.0, 6)
-        hit = live["hits"][0][0]
-        sim = cache.get(scene)
-        # scrub back before the hit and simulate again from there: the same frames
-        for f in [f for f in sim.states if f > hit - 3]:
-            del sim.states[f], sim.poses[f], sim.bulk_poses[f]
-        sim.world_frame = None
-        replay = []
-        for f in range(1, 61):
-            scene.frame_set(f)
-            replay.append(list(target.matrix_world.translation))
-        bpy.ops.ligament.bake()
-        baked = []
-        for f in range(1, 61):
-            scene.frame_set(f)
-            baked.append(list(target.matrix_world.translation))
-        result({"live": live["world"], "replay": replay, "baked": baked,
-                "hits": live["hits"], "replay_hits": cache.get(scene).hit_list()
-                if cache.get(scene) else None})
-    """)
+    out = blender.call("hits.replayed_and_baked")
     live = np.array(out["live"])
     assert np.array_equal(np.array(out["replay"]), live)
     assert np.abs(np.array(out["baked"]) - live).max() < 1e-5
@@ -178,14 +102,7 @@ def test_replaying_from_a_cached_frame_and_baking_give_the_live_hit(blender):
 
 def test_batch_report_lists_each_hit_with_its_frame_and_impulse(blender, tmp_path):
     src, report = tmp_path / "shot.blend", tmp_path / "shot.json"
-    out = blender.run(SCENE, f"""
-        live = play(10.0, 6)
-        bpy.ops.wm.save_as_mainfile(filepath={str(src)!r})
-        code = lig.addon.cli.main(["bake", {str(src)!r}, "--report", {str(report)!r},
-                                   "--no-save"])
-        result({{"code": code, "live": live["hits"],
-                 "report": json.load(open({str(report)!r}))}})
-    """)
+    out = blender.call("hits.batch_report", str(src), str(report))
     assert out["code"] == 0
     (frame, body, impulse), = out["live"]
     assert out["report"]["hits"] == [{"body": body, "frame": frame,
@@ -199,43 +116,7 @@ def test_ragdoll_hit_in_the_chest_goes_limp_there_and_blends_back(blender):
     hit it, the parts jointed to it and those beyond them (spine, head, arms, hands) simulate;
     the pelvis and legs follow the animation throughout; eight frames later every part is on
     the animation again."""
-    out = blender.run(RIGIFY, """
-        scene.use_gravity = False
-        arm = metarig(location=(0, 1.0, 0))
-        arm.keyframe_insert("location", frame=1)
-        arm.location.y = -3.0
-        arm.keyframe_insert("location", frame=49)
-        for fc in lig.addon.scene.animation.transform_fcurves(arm).values():
-            for k in fc.keyframe_points:
-                k.interpolation = 'LINEAR'
-        bpy.ops.ligament.ragdoll_from_armature()
-        arm.ligament_ragdoll.simulated = False
-        scene.ligament_world.frame_end = 40
-        parts = {o.ligament_ragdoll_part.part: o for o in ragdoll_bodies(arm)}
-        chest = parts["chest"]
-        chest.ligament_body.hit_impulse = 5.0
-        chest.ligament_body.blend_back = 8
-        bpy.context.view_layer.update()
-        at = chest.matrix_world.translation
-        bpy.ops.mesh.primitive_uv_sphere_add(radius=0.12, location=(at.x, at.y - 0.6, at.z))
-        ball = bpy.context.active_object
-        ball.ligament_body.enabled = True
-        ball.ligament_body.shape = 'SPHERE'
-        ball.ligament_body.mass = 5.0
-        ball.ligament_body.restitution = 0.8     # it bounces off, faster than the rig walks
-        names = {o.name: part for part, o in parts.items()}
-        off = {part: [] for part in parts}
-        for f in range(1, 41):
-            scene.frame_set(f)
-            sim = lig.addon.runtime.cache.get(scene)
-            animated = sim.ragdolls[0].animated_poses(f, {})
-            for p, m in zip(sim.ragdolls[0].parts, animated):
-                off[names[p.name]].append(
-                    (parts[names[p.name]].matrix_world.translation - m.translation).length)
-        result({"off": off, "hits": sim.hit_list(),
-                "shown": lig.addon.runtime.cache.hit_frames(scene, chest.name),
-                "chest": chest.name, "error": lig.addon.runtime.cache.error(scene)})
-    """)
+    out = blender.call("hits.ragdoll_chest_hit")
     assert out["error"] is None
     assert len(out["hits"]) >= 1
     hit, body, impulse = out["hits"][0]

@@ -1,39 +1,11 @@
 """Ragdoll presets that travel: a tuned ragdoll saved by body part, applied to a character of
 another rig type through the bone maps, and one side mirrored onto the other (limits mirrored
-as the joint frames mirror)."""
+as the joint frames mirror).
+The scenarios: tests/addon/scenarios/ragdoll_presets.py."""
 
 import math
 
 import pytest
-
-from test_ragdoll import GROUND, MIXAMO, RIGIFY
-
-TUNING = """
-    from importlib import import_module
-    tuning = import_module(lig.__name__ + ".addon.authoring.tuning")
-
-    def part(arm, role):
-        return tuning.parts(arm)[role]
-
-    def tune_left(arm):
-        # What an animator tunes on one side: a mass, a material, a shape, limits, a drive
-        ps = tuning.parts(arm)
-        ua, fa, th = ps["upper_arm.L"], ps["forearm.L"], ps["thigh.L"]
-        ua.body.ligament_body.mass = 4.2
-        ua.body.ligament_body.friction, ua.body.ligament_body.restitution = 0.9, 0.3
-        ua.joint.ligament_joint.limit_ang_lower = math.radians(10)
-        ua.joint.ligament_joint.limit_ang_upper = math.radians(40)
-        ua.joint.ligament_joint.swing_1 = math.radians(50)
-        fa.joint.ligament_joint.limit_ang_lower += math.radians(60)
-        fa.joint.ligament_joint.limit_ang_upper -= math.radians(40)
-        th.joint.ligament_joint.limit_ang_lower = math.radians(-5)
-        th.joint.ligament_joint.limit_ang_upper = math.radians(25)
-        th.body.scale = (1.3, 1.3, 1.0)          # a thicker thigh
-        for b in ua.bones:
-            arm.pose.bones[b].ligament_ragdoll.drive_strength = 0.4
-        arm.ligament_ragdoll.drive_strength = 0.6
-        arm.ligament_ragdoll.drive_stiffness = 25.0
-"""
 
 
 def _close(a, b, tol):
@@ -48,33 +20,7 @@ def _close(a, b, tol):
 
 
 def test_a_preset_saved_from_a_metarig_applies_by_role_to_a_mixamo_rig(blender):
-    out = blender.run(RIGIFY, MIXAMO, TUNING, """
-        rig = metarig()
-        bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0)
-        tune_left(rig)
-        assert bpy.ops.ligament.ragdoll_preset_save(name="Tuned hero") == {'FINISHED'}
-        path = tuning.user_presets()["Tuned hero"]
-        text = open(path).read()
-        source = tuning.read(rig)
-        mix = mixamo_rig()
-        mix.location.x = 3.0
-        for o in bpy.context.selected_objects:
-            o.select_set(False)
-        bpy.context.view_layer.objects.active = mix
-        bpy.ops.ligament.ragdoll_from_armature(total_mass=55.0)
-        before = tuning.read(mix)
-        res = bpy.ops.ligament.ragdoll_preset_apply(preset="Tuned hero")
-        after = tuning.read(mix)
-        ps = tuning.parts(mix)
-        result({"res": list(res), "dir": os.path.dirname(path), "text": text,
-                "source": source, "before": before, "after": after,
-                "rig": mix.ligament_ragdoll.bone_map,
-                "mass": ps["upper_arm.L"].body.ligament_body.mass,
-                "total": mix.ligament_ragdoll.total_mass,
-                "drive": [mix.pose.bones[b].ligament_ragdoll.drive_strength
-                          for b in ps["upper_arm.L"].bones],
-                "heights": [tuning.height(rig), tuning.height(mix)]})
-    """)
+    out = blender.call("ragdoll_presets.metarig_preset_onto_mixamo")
     assert out["res"] == ["FINISHED"] and out["rig"] == "mixamo"
     assert out["dir"].endswith("ragdoll_presets")
     assert '[parts."upper_arm.L"]' in out["text"] and "mass = 4.2" in out["text"]
@@ -103,20 +49,7 @@ def test_a_preset_saved_from_a_metarig_applies_by_role_to_a_mixamo_rig(blender):
 
 
 def test_mirror_gives_the_right_side_the_left_sides_settings_with_limits_mirrored(blender):
-    out = blender.run(RIGIFY, TUNING, """
-        rig = metarig()
-        bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0)
-        tune_left(rig)
-        ps = tuning.parts(rig)
-        reflect = tuning._mirror_matrix(ps)
-        signs = {r[:-2]: tuning.mirror_signs(ps[r], ps[r[:-2] + ".R"], ps, reflect)
-                 for r in ps if r.endswith(".L")}
-        res = bpy.ops.ligament.ragdoll_mirror(direction='L_TO_R')
-        d = tuning.read(rig)["parts"]
-        result({"res": list(res), "signs": signs, "parts": d,
-                "types": {r: p.joint.ligament_joint.type for r, p in tuning.parts(rig).items()
-                          if p.joint is not None}})
-    """)
+    out = blender.call("ragdoll_presets.mirrored_left_to_right")
     assert out["res"] == ["FINISHED"]
     # the derivation (authoring/tuning.py): cone frames mirror with their bend axis X turned
     # back, hinge frames with their hinge axis Z turned back
@@ -139,35 +72,7 @@ def test_a_mirrored_ragdoll_dropped_symmetrically_lands_as_its_mirror_image(blen
     # Dropped flat on its face from 0.5 m, a ragdoll comes to rest in a few frames: a drop
     # whose contacts do not amplify the solver's own small asymmetry (a tumbling fall would:
     # the untuned, symmetric ragdoll pitched 25 degrees ends 2-60 cm from its mirror image).
-    out = blender.run(RIGIFY, GROUND, TUNING, """
-        rig = metarig(location=(0, 0, 0.5))
-        rig.rotation_euler.x = math.radians(90)       # face down; x = 0 stays the mirror plane
-        bpy.context.view_layer.update()
-        bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0)
-        scene.ligament_world.frame_end = 60
-
-        def hands():
-            track = []
-            lig.addon.runtime.cache.invalidate(scene)
-            for f in range(1, 61):
-                scene.frame_set(f)
-                track.append([list(rig.matrix_world @ rig.pose.bones[b].head)
-                              for b in ("hand.L", "hand.R")])
-            return track
-        runs = {"untuned": hands()}
-        tune_left(rig)
-        runs["left_tuned"] = hands()
-        bpy.ops.ligament.ragdoll_mirror(direction='L_TO_R')
-        runs["mirrored"] = hands()
-        # the limits copied without mirroring them: what the sign rule is for
-        ps = tuning.parts(rig)
-        for role in ("upper_arm", "thigh"):
-            a, b = ps[role + ".L"].joint.ligament_joint, ps[role + ".R"].joint.ligament_joint
-            b.limit_ang_lower, b.limit_ang_upper = a.limit_ang_lower, a.limit_ang_upper
-        runs["copied"] = hands()
-        runs["error"] = lig.addon.runtime.cache.error(scene)
-        result(runs)
-    """)
+    out = blender.call("ragdoll_presets.mirrored_drop_face_down")
     assert out.pop("error") is None
 
     def asymmetry(track):
@@ -189,16 +94,6 @@ def test_a_mirrored_ragdoll_dropped_symmetrically_lands_as_its_mirror_image(blen
 def test_a_preset_file_with_an_unknown_part_is_refused_saying_which(blender, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('format = 1\n[parts."tail"]\nmass = 2.0\n')
-    out = blender.run(RIGIFY, TUNING, f"""
-        rig = metarig()
-        bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0)
-        before = tuning.read(rig)
-        try:
-            bpy.ops.ligament.ragdoll_preset_apply(filepath={str(bad)!r})
-            message = None
-        except RuntimeError as exc:
-            message = str(exc)
-        result({{"message": message, "same": tuning.read(rig) == before}})
-    """)
+    out = blender.call("ragdoll_presets.preset_file_applied", str(bad))
     assert "[parts.\"tail\"] is not a body part" in out["message"]
     assert out["same"]

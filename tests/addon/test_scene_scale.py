@@ -1,38 +1,12 @@
 """A scene built in centimetres (Unit Scale 0.01, every length x100, gravity -981) moves as the
 same scene built in metres: a metarig ragdoll dropped onto the ground falls the same and settles
-the same."""
-
-from test_ragdoll import RIGIFY
-
-DROP = """
-    s = {scale!r}
-    scene.unit_settings.scale_length = 1.0 / s
-    scene.gravity = (0.0, 0.0, -9.81 * s)
-    box("Ground", (30 * s, 30 * s, 1 * s), (0, 0, -0.5 * s), kind='STATIC')
-    arm = metarig(location=(0, 0, 1.0 * s))
-    arm.rotation_euler = (0.3, 0.0, 0.2)               # lands on a side, not on its feet
-    bpy.ops.object.transform_apply(location=False, rotation=False, scale=False)
-    arm.scale = (s, s, s)
-    bpy.context.view_layer.objects.active = arm
-    arm.select_set(True)
-    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
-    assert bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0) == {{'FINISHED'}}
-    scene.ligament_world.frame_end = 97
-    bodies = ragdoll_bodies(arm)
-    track = []
-    for f in range(1, 98):
-        scene.frame_set(f)
-        track.append([[c / s for c in o.matrix_world.translation] for o in bodies])
-    sim = lig.addon.runtime.cache.get(scene)
-    result({{"error": lig.addon.runtime.cache.error(scene), "track": track,
-             "names": [o.name for o in bodies], "unit": sim.world.length_unit,
-             "masses": sorted(float(o.ligament_body.mass) for o in bodies)}})
-"""
+the same. The scenario:
+tests/addon/scenarios/scene_scale.py."""
 
 
 def test_ragdoll_in_centimetres_falls_and_settles_as_in_metres(blender):
-    metres = blender.run(RIGIFY, DROP.format(scale=1.0))
-    centi = blender.run(RIGIFY, DROP.format(scale=100.0))
+    metres = blender.call("scene_scale.ragdoll_drop", 1.0)
+    centi = blender.call("scene_scale.ragdoll_drop", 100.0)
     assert metres["error"] is None and centi["error"] is None
     assert abs(centi["unit"] - 0.01) < 1e-9 and metres["unit"] == 1.0   # float32 in Blender
     assert centi["names"] == metres["names"]

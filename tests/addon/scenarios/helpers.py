@@ -1,5 +1,6 @@
-"""PRELUDE's helpers (tests/addon/conftest.py) for scenario functions: bodies from unit
-cubes, joints from empties, transforms as plain lists."""
+"""What scenarios build with: bodies from unit cubes, joints from empties, transforms as
+plain lists. tests/addon/conftest.py's PRELUDE imports box(), joint() and transforms() from
+here for the scenarios still in strings (blender.run, blender.run_fresh)."""
 
 import sys
 
@@ -28,6 +29,8 @@ def box(name, size, location, rotation=(0, 0, 0), kind='DYNAMIC', **settings):
 
 
 def joint(name, type, a, b, location, rotation=(0, 0, 0), **settings):
+    """An empty at `location` made a joint of `type` between `a` and `b` (either may be
+    None), with the joint settings given."""
     empty = bpy.data.objects.new(name, None)
     bpy.context.scene.collection.objects.link(empty)
     empty.location = location
@@ -41,4 +44,5 @@ def joint(name, type, a, b, location, rotation=(0, 0, 0), **settings):
 
 
 def transforms(objs):
+    """The objects' world matrices as lists of rows."""
     return [[list(v) for v in o.matrix_world] for o in objs]
