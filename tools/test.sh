@@ -106,11 +106,12 @@ wait "$prepare311" || { cat build/kernels-py311.log >&2; exit 1; }
 wait "$setup" || { cat build/setup.log >&2; exit 1; }
 cat build/setup.log
 # Two lanes of about equal length (build/durations/ has each run's seconds), the kernels of
-# .venv/py311 and .venv/py313 compiled before them: the three solver suites and the farm's in
-# one (about 2, 2, 4.5 and 0.1 minutes with the two lanes side by side: the newest numba's
-# suite compiles its own kernels first), the two add-on suites, each one long-lived Blender
-# at a time, in the other (about 5 and 4.5 minutes, 2.6 and 1.7 of them the first run's
-# compile in Blender, test_first_run.py).
+# .venv/py311 and .venv/py313 compiled before them. The 2026-11-29 fresh-clone run, less
+# the compiles the store now saves, gives: the three solver suites and the farm's in one
+# (about 2, 2, 4.5 and 0 minutes: the newest numba's suite compiles its own kernels first,
+# a compile nothing else can share), the two add-on suites, each one long-lived Blender at
+# a time, in the other (about 5 and 4.5 minutes, 2.6 and 1.7 of them the first run's
+# compile in Blender, test_first_run.py). Moving a solver suite across would unbalance them.
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 "tests/solver tests/addon_logic" \
     farm py311 5.0.1 tests/farm \
