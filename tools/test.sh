@@ -59,8 +59,22 @@ kernels() {  # ENV: the kernel store entry of these sources for .venv/ENV's Pyth
         tail -n 1
 }
 
+await_setup() {   # GROUP: until tools/setup.sh has made that line's other environments
+    until [ -s "build/setup-$1.rc" ]; do sleep 1; done
+    [ "$(cat "build/setup-$1.rc")" = 0 ]
+}
+
 run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
-    local name=$1 env=$2 blender=$3 rc=0 line store
+    local name=$1 env=$2 blender=$3 rc=0 line store group=
+    case "$env:$4" in          # the Blender environments, or the newest numba's
+        py313-numba-newest:*) group=py313 ;;
+        *:tests/addon*) group=$env ;;
+    esac
+    if [ -n "$group" ] && ! await_setup "$group"; then
+        { echo "--- $name: tools/setup.sh failed ---"; cat "build/setup-$group.log"; } |
+            tee "build/test-$name.log" >&2
+        return 1
+    fi
     line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     # a copy of the store's complete set, so kernels a run compiles beyond it (a signature
     # of a test's own) never land in what the zips ship; each run its own pytest cache, so
@@ -96,15 +110,23 @@ start=$(date +%s)
 # Each line's kernels compiled once, both lines side by side, before anything needs them:
 # the solver runs and the zips of the add-on runs (tools/build_extension.py) take them from
 # build/kernel-cache/. The newest numba's run compiles its own in lane 1 while lane 2 runs.
-# Meanwhile the other environments are made (pip waits on the disk about as much as on the
-# CPU, the compiles only on the CPU).
+# Meanwhile the other environments are made, one group per Python line side by side (pip
+# waits on the disk more than on the CPU, the compiles only on the CPU); a run that needs
+# one waits for its group (await_setup), the others start as soon as the kernels are ready.
 bash tools/setup.sh py311 py313
-bash tools/setup.sh >build/setup.log 2>&1 & setup=$!
+rm -f build/setup-*.rc
+for group in py311 py313; do
+    envs=()
+    while read -r version python _; do
+        [ "py${python/./}" = "$group" ] && envs+=("blender-$version")
+    done < <(grep -v '^\s*#' tools/blenders.txt | grep -v '^\s*$')
+    [ "$group" = py313 ] && envs+=(py313-numba-newest)
+    { rc=0; bash tools/setup.sh "${envs[@]}" >"build/setup-$group.log" 2>&1 || rc=$?
+      echo "$rc" >"build/setup-$group.rc"; } &
+done
 kernels py311 >build/kernels-py311.log 2>&1 & prepare311=$!
 kernels py313 >build/kernels-py313.log 2>&1 || { cat build/kernels-py313.log >&2; exit 1; }
 wait "$prepare311" || { cat build/kernels-py311.log >&2; exit 1; }
-wait "$setup" || { cat build/setup.log >&2; exit 1; }
-cat build/setup.log
 # Two lanes of about equal length (build/durations/ has each run's seconds), the kernels of
 # .venv/py311 and .venv/py313 compiled before them. The 2026-11-29 fresh-clone run, less
 # the compiles the store now saves, gives: the three solver suites and the farm's in one
@@ -123,6 +145,8 @@ lane build/test-lane-2.rc \
     addon-py311 py311 5.0.1 tests/addon \
     addon-py313 py313 5.3.0 tests/addon
 wait "$other_lane"
+wait      # the environments' groups (done by now: the runs waited for them)
+cat build/setup-py311.log build/setup-py313.log
 
 # One closing line for all six runs, from pytest's own summaries (a tier may leave a run
 # none of its tests: "N deselected").
