@@ -46,6 +46,12 @@ seconds per kernel):
   contents of every solver source file, and kept in a folder named by that hash: any edit
   anywhere recompiles everything, an identical copy of the sources (a reinstall, an upgrade
   that keeps the solver) reuses everything, and kernels built once can ship in the extension.
+* the package's name: numba records the module a kernel was compiled in and imports it by
+  that name when it loads the kernel. Tests and scripts import the solver as `solver`, the
+  extension as `_ligament_solver_<hash>` (addon/kernels.py), so each would have compiled
+  its own set. Cache files here record the package name they were written under and are
+  read relative to this process's (`_PortableCacheFile`): one compile per Python, numba,
+  llvmlite and NumPy serves the extension's zip, the test runs and headless users.
 
 Where kernels are cached, first match:
     $LIGAMENT_KERNEL_CACHE/<hash>/    if set
@@ -56,8 +62,10 @@ A cache folder elsewhere than beside the sources is seeded from the one beside t
 that one holds kernels of the same hash (the shipped kernels of an installed extension).
 """
 
+import io
 import linecache
 import os
+import pickle
 import shutil
 import tempfile
 import types as pytypes
@@ -65,7 +73,9 @@ import types as pytypes
 from numba.core import compiler, lowering, typed_passes
 from numba.core import config as _numba_config
 from numba.core import types
-from numba.core.caching import FunctionCache, _CacheLocator
+from numba.core.caching import FunctionCache, IndexDataCacheFile, _CacheLocator
+from numba.core.environment import _rebuild_env
+from numba.core.funcdesc import FunctionDescriptor
 from numba.core.compiler_machinery import PassManager, register_pass
 from numba.core.registry import CPUDispatcher, cpu_target
 
@@ -187,8 +197,94 @@ class _KernelCacheImpl(FunctionCache._impl_class):
     _locator_classes = [_SourceHashLocator]
 
 
+PACKAGE = __name__.rpartition(".")[0]     # "solver", or the extension's "_ligament_solver_..."
+
+
+def _here(modname, written_under):
+    """The name in this process of module `modname` of the package as it was imported when
+    a cache file was written (`written_under`); other modules keep their names."""
+    if modname == written_under or modname.startswith(written_under + "."):
+        return PACKAGE + modname[len(written_under):]
+    return modname
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads a cache file written with the package imported as `written_under`: its classes
+    (direct.Plan in a signature) and the module each Environment is rebuilt from (numba
+    imports that module by name, _rebuild_env) are this process's."""
+
+    def __init__(self, file, written_under):
+        super().__init__(file)
+        self.written_under = written_under
+
+    def find_class(self, module, name):
+        if (module, name) == ("numba.core.environment", "_rebuild_env"):
+            written_under = self.written_under
+            return lambda modname, consts, env_name: _rebuild_env(
+                _here(modname, written_under), consts, env_name)
+        return super().find_class(_here(module, self.written_under), name)
+
+
+class _PortableCacheFile(IndexDataCacheFile):
+    """numba's index and data files, each opened by the name of the package they were
+    written under (so a kernel compiled with the solver imported as `solver` loads in the
+    extension, which imports it as `_ligament_solver_<hash>`, and the other way round).
+
+    numba records a kernel's module by name: its Environment is rebuilt on load by importing
+    that module, and its function descriptor names it. Everything else that names it is a
+    symbol of the compiled code (the mangled names, env_name), which stays as it was: the
+    code is the same machine code whatever the package was called."""
+
+    def _dump(self, obj):
+        return pickle.dumps(PACKAGE, protocol=-1) + super()._dump(obj)
+
+    def _loads(self, data):
+        stream = io.BytesIO(data)
+        written_under = pickle.load(stream)
+        if not isinstance(written_under, str):      # not a file of this format: not ours
+            raise _Foreign()
+        obj = _Unpickler(stream, written_under).load()
+        for part in obj if isinstance(obj, tuple) else ():
+            if isinstance(part, FunctionDescriptor):
+                part.modname = _here(part.modname, written_under)
+        return obj
+
+    def _load_index(self):
+        try:
+            with open(self._index_path, "rb") as f:
+                version = pickle.load(f)
+                data = f.read()
+        except FileNotFoundError:
+            return {}
+        if version != self._version:     # another numba's: its pickles may not even load
+            return {}
+        try:
+            stamp, overloads = self._loads(data)
+        except _Foreign:
+            return {}
+        return overloads if stamp == self._source_stamp else {}
+
+    def _load_data(self, name):
+        with open(self._data_path(name), "rb") as f:
+            data = f.read()
+        try:
+            return self._loads(data)
+        except _Foreign:
+            raise OSError(f"{name}: not a kernel cache file of this format") from None
+
+
+class _Foreign(Exception):
+    pass
+
+
 class _KernelCache(FunctionCache):
     _impl_class = _KernelCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _PortableCacheFile(
+            cache_path=self._cache_path, filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp())
 
 
 SHORT_HELPER = 15     # lines; longer helpers inlined gained no frame time and cost compile time

@@ -198,8 +198,9 @@ def workers():
     return 1 if cores() >= 2 else 0
 
 
-# The worker imports this solver under the same package name from the same folder (numba's
-# cached kernels record their module) and reads and writes the same cache folder.
+# The worker imports this solver under the same package name from the same folder (a
+# kernel it compiles is linked into this process's step_frame from the cache) and reads and
+# writes the same cache folder.
 _WORKER = """
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location({name!r}, {init!r},

@@ -16,11 +16,15 @@ Kernels: the zip of the platform this runs on also carries the solver's compiled
 (solver/_kernels/), compiled by exactly the numba, llvmlite and Python that zip ships: an
 environment of their own (build/kernel-envs/py313-numba-0.65.1/) is made from the zip's own
 wheel files and the NumPy Blender bundles on that line, with the Python of that line (found
-as PYTHON313, python3.13 on PATH or in pyenv), and kept in build/kernel-cache/ for the next
-build of the same sources. The built zip is then unpacked and its kernels
-loaded in that environment: a zip in which any kernel would compile again is refused, as is
-a zip whose kernels cannot be built (no such Python here); `--no-kernels` builds zips without
-them (their users compile on first play, about a minute, in the background). Zips of other
+as PYTHON313, python3.13 on PATH or in pyenv). Compiled kernels are kept in the kernel store,
+build/kernel-cache/<py313-numba-...-llvmlite-...-numpy-...>/<source hash>/, one entry per set
+of versions and sources, filled once under a lock: the next build of the same sources and
+the test runs in an environment of the same versions (tools/test.sh) take them from there
+(`--prepare-kernels PYTHON` fills an entry without building). The built zip is then
+unpacked and its kernels loaded in that environment: a zip in which any kernel would compile
+again is refused, as is a zip whose kernels cannot be built (no such Python here);
+`--no-kernels` builds zips without them (their users compile on first play, about a minute,
+in the background). Zips of other
 platforms never carry kernels: numba compiles for the machine it runs on.
 
 Wheels are downloaded from PyPI with pip once and kept in build/wheels/ (git-ignored;
@@ -30,6 +34,7 @@ from `--blender` (runs `blender --command extension build`).
 """
 
 import argparse
+import contextlib
 import glob
 import importlib.util
 import os
@@ -248,14 +253,58 @@ def _clean_env():
                          "NUMBA_CPU_FEATURES", "LIGAMENT_CPU", "PYTHONPATH", "PYTHONHOME")}
 
 
-def compile_kernels(staging, python):
-    """Compile the solver's kernels into the staged copy (solver/_kernels/<source hash>/) with
-    `python` (the kernel environment), the way the installed extension's preparation would."""
+def store_name(python):
+    """The kernel store's folder for what `python` imports: kernels are the same bytes for
+    the same Python line, numba, llvmlite and NumPy, whichever environment compiled them
+    (the zip's kernel environment, or the test environment of the same versions)."""
+    proc = subprocess.run([python, "-c", "import sys, numba, llvmlite, numpy; print("
+                           "'py%d%d' % sys.version_info[:2], numba.__version__, "
+                           "llvmlite.__version__, numpy.__version__)"],
+                          capture_output=True, text=True, env=_clean_env())
+    if proc.returncode != 0:
+        raise SystemExit(f"build_extension: {python} cannot import numba:\n{proc.stderr[-2000:]}")
+    py, numba, llvmlite, numpy = proc.stdout.split()
+    return f"{py}-numba-{numba}-llvmlite-{llvmlite}-numpy-{numpy}"
+
+
+def _ready_name(store_dir, python):
+    proc = subprocess.run([python, "-c", "import sys, numba; print('READY-py%d%d-numba-%s' % "
+                           "(*sys.version_info[:2], numba.__version__))"],
+                          capture_output=True, text=True, env=_clean_env(), check=True)
+    return os.path.join(store_dir, proc.stdout.strip())
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """One process at a time fills a kernel store entry (builds of both lines, the test
+    lanes' preparation): numba rewrites a kernel's index whole, so two processes compiling
+    into one folder can each drop the other's entries."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a+b") as f:
+        if os.name == "nt":
+            import msvcrt
+            while True:
+                try:
+                    msvcrt.locking(f.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:
+                    pass
+        else:
+            import fcntl
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        yield
+
+
+def compile_kernels(sources, python, folder):
+    """Compile the solver's kernels of `sources` (a copy holding solver/ and addon/kernels.py)
+    with `python` into `folder` (the store entry), the way the installed extension's
+    preparation would."""
     print(f"build_extension: compiling the solver's kernels with {python} (about a minute on "
           "two cores)", flush=True)
-    proc = subprocess.Popen([python, os.path.join(staging, "addon", "kernels.py"), "--prepare"],
+    env = dict(_clean_env(), LIGAMENT_KERNEL_CACHE=os.path.dirname(folder))
+    proc = subprocess.Popen([python, os.path.join(sources, "addon", "kernels.py"), "--prepare"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=_clean_env())
+                            env=env)
     lines, shown = [], -10
     for line in proc.stdout:            # progress as it comes, every tenth percent
         lines.append(line.rstrip())
@@ -268,35 +317,49 @@ def compile_kernels(staging, python):
                          + "\n".join(lines[-40:]))
 
 
-def _kernel_store(staging, python):
-    """Where kernels compiled for these sources by this kernel environment are kept between
-    builds: build/kernel-cache/<environment>/<source hash>. Reusing them is safe because the
-    set is the same bytes the environment would compile again (same sources, same Python and
-    numba), and every built zip's kernels are loaded before the zip is accepted."""
+def _source_key(root):
     spec = importlib.util.spec_from_file_location(
-        "_ligament_stamp", os.path.join(staging, "solver", "stamp.py"))
+        "_ligament_stamp", os.path.join(root, "solver", "stamp.py"))
     stamp = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(stamp)
-    key = stamp.source_hash(os.path.join(staging, "solver"))[:16]
-    env = os.path.basename(os.path.dirname(os.path.dirname(python)))
-    return os.path.join(ROOT, "build", "kernel-cache", env, key), key
+    return stamp.source_hash(os.path.join(root, "solver"))[:16]
+
+
+def kernel_store(python, sources=ROOT):
+    """The complete kernel set of these sources for what `python` imports, compiled now unless
+    a build or a test run compiled it before: build/kernel-cache/<versions>/<source hash>.
+    Kernels load whatever the solver package was imported as (solver/jit.py), so one compile
+    serves the zip and the test runs of the same versions. Reusing them is safe because they
+    are the bytes the same Python, numba and sources would compile again, and every built
+    zip's kernels are loaded before the zip is accepted."""
+    key = _source_key(sources)
+    store = os.path.join(ROOT, "build", "kernel-cache", store_name(python), key)
+    with _locked(store + ".lock"):
+        if not os.path.exists(_ready_name(store, python)):
+            with tempfile.TemporaryDirectory(prefix="ligament-kernels-") as tmp:
+                # a copy of the solver without solver/_kernels: nothing seeds the entry
+                copy = os.path.join(tmp, "ligament")
+                shutil.copytree(os.path.join(sources, "solver"), os.path.join(copy, "solver"),
+                                ignore=shutil.ignore_patterns("_kernels", "__pycache__"))
+                os.makedirs(os.path.join(copy, "addon"))
+                shutil.copy2(os.path.join(sources, "addon", "kernels.py"),
+                             os.path.join(copy, "addon", "kernels.py"))
+                if _source_key(copy) != key:
+                    raise SystemExit("build_extension: the solver's sources changed while "
+                                     "its kernels were being prepared")
+                compile_kernels(copy, python, store)
+        else:
+            print(f"build_extension: kernels for these sources from "
+                  f"{os.path.relpath(store, ROOT)}", flush=True)
+    return store
 
 
 def kernels_for(staging, python):
-    """The staged solver's kernels: from the kernel store when this environment compiled
-    these sources before, else compiled now (and stored)."""
-    store, key = _kernel_store(staging, python)
-    target = os.path.join(staging, "solver", "_kernels", key)
-    if os.path.isdir(store):
-        print(f"build_extension: kernels for these sources from {os.path.relpath(store, ROOT)}",
-              flush=True)
-        shutil.copytree(store, target)
-        return
-    compile_kernels(staging, python)
-    tmp = store + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(target, tmp, ignore=shutil.ignore_patterns("__pycache__"))
-    os.replace(tmp, store)
+    """The staged solver's kernels, from the kernel store (compiled first if need be)."""
+    store = kernel_store(python, staging)
+    target = os.path.join(staging, "solver", "_kernels", os.path.basename(store))
+    with _locked(store + ".lock"):
+        shutil.copytree(store, target, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def verify_kernels(zip_path, python):
@@ -309,8 +372,7 @@ def verify_kernels(zip_path, python):
                               capture_output=True, text=True, env=_clean_env())
     if proc.returncode != 0:
         os.remove(zip_path)
-        shutil.rmtree(os.path.join(ROOT, "build", "kernel-cache",
-                                   os.path.basename(os.path.dirname(os.path.dirname(python)))),
+        shutil.rmtree(os.path.join(ROOT, "build", "kernel-cache", store_name(python)),
                       ignore_errors=True)     # a stored set that does not load goes too
         raise SystemExit(f"build_extension: {os.path.basename(zip_path)} refused, its kernels "
                          "do not load in the Python and numba it ships:\n"
@@ -416,7 +478,11 @@ def build(output_dir, platforms=None, lines=None, wheel_dir=None, blender=None, 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--output-dir", required=True, help="where the zips go")
+    p.add_argument("--output-dir", help="where the zips go")
+    p.add_argument("--prepare-kernels", metavar="PYTHON", action="append", default=[],
+                   help="instead of building: compile the kernels of these sources for this "
+                        "Python's numba into the kernel store unless they are there, and print "
+                        "the store entry (tools/test.sh does, once per environment)")
     p.add_argument("--platform", action="append", dest="platforms",
                    help="build only this platform (repeatable); default: every platform in "
                         "the manifest")
@@ -430,6 +496,12 @@ def main(argv=None):
                    help="leave the compiled kernels out of this platform's zips (the extension "
                         "then prepares them in the background on first use)")
     args = p.parse_args(argv)
+    if args.prepare_kernels:
+        for python in args.prepare_kernels:
+            print(kernel_store(os.path.abspath(python)))
+        return
+    if not args.output_dir:
+        p.error("--output-dir is required")
     for z in build(args.output_dir, args.platforms, args.lines, args.wheel_dir, args.blender,
                    kernels=not args.no_kernels):
         print(z)

@@ -10,6 +10,9 @@
 #   and tests/solver once more on the newest numba (.venv/py313-numba-newest), which the
 #   extension does not ship but headless users may have
 #
+# The solver's kernels are compiled once per environment and sources into the kernel store
+# (build/kernel-cache/, tools/build_extension.py --prepare-kernels) before the lanes start,
+# and each run and each zip takes them from there (docs/testing.md, "Kernels").
 # Two lanes side by side, so two cores finish in about half the time. Each run's output is
 # kept in build/test-NAME.log and printed when it ends, every test's seconds in
 # build/durations/NAME.txt; the last line counts all of them. Tiers (pytest.ini's markers,
@@ -26,12 +29,14 @@
 #   LIGAMENT_PYTHON=3.13 bash tools/test.sh tests/addon one run on the 3.13 line (Blender 5.3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
 tier=all
 case "${1:-}" in
     quick | full | release | all) tier=$1; shift ;;
 esac
 line=${LIGAMENT_PYTHON:-3.11}
+if [ "$tier" = quick ] || { [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; }; then
+    bash tools/setup.sh
+fi
 if [ "$tier" = quick ]; then      # its folders only: tests/addon's and tests/solver's
     quick=(tests/solver)           # test_compound.py would clash in one run
     [ -d tests/addon_logic ] && quick+=(tests/addon_logic)
@@ -48,12 +53,40 @@ esac
 options=("$@")
 mkdir -p build
 
+kernels() {  # ENV: the kernel store entry of these sources for .venv/ENV's Python and numba,
+             # compiled unless a test run or a zip build of the same versions compiled it
+    .venv/py311/bin/python tools/build_extension.py --prepare-kernels ".venv/$1/bin/python" |
+        tail -n 1
+}
+
+await_setup() {   # GROUP: until tools/setup.sh has made that line's other environments
+    until [ -s "build/setup-$1.rc" ]; do sleep 1; done
+    [ "$(cat "build/setup-$1.rc")" = 0 ]
+}
+
 run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
-    local name=$1 env=$2 blender=$3 rc=0 line
+    local name=$1 env=$2 blender=$3 rc=0 line store group=
+    case "$env:$4" in          # the Blender environments, or the newest numba's
+        py313-numba-newest:*) group=py313 ;;
+        *:tests/addon*) group=$env ;;
+    esac
+    if [ -n "$group" ] && ! await_setup "$group"; then
+        { echo "--- $name: tools/setup.sh failed ---"; cat "build/setup-$group.log"; } |
+            tee "build/test-$name.log" >&2
+        return 1
+    fi
     line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    # each numba keeps its own kernels (one folder for two numbas would recompile each time);
-    # each run its own pytest cache, so --lf finds that run's failures
-    LIGAMENT_BLENDER=$blender LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$env" \
+    # a copy of the store's complete set, so kernels a run compiles beyond it (a signature
+    # of a test's own) never land in what the zips ship; each run its own pytest cache, so
+    # --lf finds that run's failures
+    if ! store=$(kernels "$env" 2>"build/test-$name.log"); then
+        { echo "--- $name: no kernels ---"; cat "build/test-$name.log"; } >&2
+        return 1
+    fi
+    rm -rf "build/kernels-$name"
+    mkdir -p "build/kernels-$name"
+    cp -R "$store" "build/kernels-$name/"
+    LIGAMENT_BLENDER=$blender LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$name" \
         LIGAMENT_TEST_RUN=$name ".venv/$env/bin/python" -m pytest -q \
         -o cache_dir="build/pytest-cache/$name" --durations=15 --durations-min=1 \
         ${select[@]+"${select[@]}"} ${options[@]+"${options[@]}"} "${@:4}" \
@@ -74,12 +107,33 @@ lane() {     # run its arguments' runs in turn, the exit codes in build/test-lan
 }
 
 start=$(date +%s)
-# Two lanes of about equal length (build/durations/ has each run's seconds): the three
-# solver suites and the farm's in one (4, 4, 3 and 0.2 minutes on two idle cores), the
-# two add-on suites, each one long-lived Blender at a time, in the other (13 and 11.5
-# minutes when every scenario started a Blender, 4.6 and 4.1 since, 2.6 of them the first
-# run's compile). A solver suite's first minutes compile kernels on two processes, as the
-# first minute of an add-on suite builds its zip.
+# Each line's kernels compiled once, both lines side by side, before anything needs them:
+# the solver runs and the zips of the add-on runs (tools/build_extension.py) take them from
+# build/kernel-cache/. The newest numba's run compiles its own in lane 1 while lane 2 runs.
+# Meanwhile the other environments are made, one group per Python line side by side (pip
+# waits on the disk more than on the CPU, the compiles only on the CPU); a run that needs
+# one waits for its group (await_setup), the others start as soon as the kernels are ready.
+bash tools/setup.sh py311 py313
+rm -f build/setup-*.rc
+for group in py311 py313; do
+    envs=()
+    while read -r version python _; do
+        [ "py${python/./}" = "$group" ] && envs+=("blender-$version")
+    done < <(grep -v '^\s*#' tools/blenders.txt | grep -v '^\s*$')
+    [ "$group" = py313 ] && envs+=(py313-numba-newest)
+    { rc=0; bash tools/setup.sh "${envs[@]}" >"build/setup-$group.log" 2>&1 || rc=$?
+      echo "$rc" >"build/setup-$group.rc"; } &
+done
+kernels py311 >build/kernels-py311.log 2>&1 & prepare311=$!
+kernels py313 >build/kernels-py313.log 2>&1 || { cat build/kernels-py313.log >&2; exit 1; }
+wait "$prepare311" || { cat build/kernels-py311.log >&2; exit 1; }
+# Two lanes of about equal length (build/durations/ has each run's seconds), the kernels of
+# .venv/py311 and .venv/py313 compiled before them. The 2026-11-29 fresh-clone run, less
+# the compiles the store now saves, gives: the three solver suites and the farm's in one
+# (about 2, 2, 4.5 and 0 minutes: the newest numba's suite compiles its own kernels first,
+# a compile nothing else can share), the two add-on suites, each one long-lived Blender at
+# a time, in the other (about 5 and 4.5 minutes, 2.6 and 1.7 of them the first run's
+# compile in Blender, test_first_run.py). Moving a solver suite across would unbalance them.
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 "tests/solver tests/addon_logic" \
     farm py311 5.0.1 tests/farm \
@@ -91,6 +145,8 @@ lane build/test-lane-2.rc \
     addon-py311 py311 5.0.1 tests/addon \
     addon-py313 py313 5.3.0 tests/addon
 wait "$other_lane"
+wait      # the environments' groups (done by now: the runs waited for them)
+cat build/setup-py311.log build/setup-py313.log
 
 # One closing line for all six runs, from pytest's own summaries (a tier may leave a run
 # none of its tests: "N deselected").

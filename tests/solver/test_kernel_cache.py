@@ -164,3 +164,118 @@ def test_the_first_step_of_a_process_prepares_the_kernels(monkeypatch):
     other.add_body(lg.Box((1, 1, 1)), (0, 0, 2))
     other.step(1 / 60)                          # another world of the same process
     assert len(calls) == 1
+
+
+# Imports the solver from `folder` under the package name `name` (as the extension does,
+# addon/kernels.py) with the kernel folder `cache`, runs `what` and prints the solver
+# kernels numba compiled meanwhile (none when all of them loaded from the cache).
+_UNDER_ANOTHER_NAME = """
+import importlib, importlib.util, json, os, sys
+name, folder, what = sys.argv[1:4]
+spec = importlib.util.spec_from_file_location(name, os.path.join(folder, "__init__.py"),
+                                              submodule_search_locations=[folder])
+module = importlib.util.module_from_spec(spec)
+sys.modules[name] = module
+spec.loader.exec_module(module)
+warmup = importlib.import_module(name + ".warmup")
+from numba.core import event
+compiled = []
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith(name + "."):
+            compiled.append(f.__module__[len(name) + 1:] + "." + f.__qualname__)
+
+with event.install_listener("numba:compile", Listener()):
+    if what == "waking":
+        warmup._compile_waking()
+    else:
+        w = warmup.every_feature_world()
+        for _ in range(3):
+            w.step(1 / 60)
+        w.remove_joint(0)
+        w.step(1 / 60)
+        w.field_forces()
+        warmup._compile_waking()
+print(json.dumps({"cache": importlib.import_module(name + ".jit").CACHE_FOLDER,
+                  "compiled": compiled}))
+"""
+
+
+def _under_another_name(name, cache, what):
+    import json
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env["LIGAMENT_KERNEL_CACHE"] = str(cache)
+    proc = subprocess.run([sys.executable, "-c", _UNDER_ANOTHER_NAME, name, jit.SOLVER_DIR,
+                           what], capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["cache"] == os.path.join(str(cache), jit.STAMP[:16])
+    return out["compiled"]
+
+
+@pytest.mark.slow
+def test_kernels_load_whatever_name_the_solver_package_was_imported_under(tmp_path):
+    """numba records the module a kernel was compiled in and imports it by name on load;
+    the extension imports the solver as `_ligament_solver_<hash>`, tests and scripts as
+    `solver`. The kernel cache is read by package-relative names (jit._PortableCacheFile),
+    so one compile serves both: what one name compiled, the others load."""
+    first = _under_another_name("_ligament_solver_probe", tmp_path, "waking")
+    assert {"sleep.wake_marked", "contacts.awake_first"} <= set(first)
+    assert _under_another_name("solver", tmp_path, "waking") == []
+    assert _under_another_name("_ligament_solver_other", tmp_path, "waking") == []
+
+
+@pytest.mark.slow
+def test_every_kernel_this_process_prepared_loads_under_the_extensions_name():
+    """The complete set the session prepared as `solver` (conftest) serves a simulation of
+    every feature in a process that imports the solver as the extension does: nothing
+    compiles."""
+    from solver import warmup
+    warmup.prepare()
+    cache = os.path.dirname(jit.CACHE_FOLDER)
+    assert _under_another_name("_ligament_solver_" + jit.STAMP[:16], cache, "all") == []
+
+
+@pytest.mark.slow
+def test_the_zips_check_passes_kernels_compiled_as_solver_and_refuses_an_incomplete_set(
+        tmp_path):
+    """`addon/kernels.py --verify` (what tools/build_extension.py runs on every zip it builds)
+    loads the kernels beside the sources under the extension's package name: a complete set
+    this process compiled as `solver` passes; with one kernel's cache files gone that kernel
+    would compile on a user's first frame, and the check fails naming it."""
+    import subprocess
+    import sys
+    from solver import warmup
+    warmup.prepare()
+    root = tmp_path / "ligament"
+    shutil.copytree(jit.SOLVER_DIR, root / "solver",
+                    ignore=shutil.ignore_patterns("_kernels", "__pycache__"))
+    (root / "addon").mkdir()
+    shutil.copy2(os.path.join(os.path.dirname(jit.SOLVER_DIR), "addon", "kernels.py"),
+                 root / "addon" / "kernels.py")
+    kernels = root / "solver" / "_kernels" / jit.STAMP[:16]
+    shutil.copytree(jit.CACHE_FOLDER, kernels, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "PYTHONPATH")}
+
+    def verify():
+        return subprocess.run([sys.executable, str(root / "addon" / "kernels.py"), "--verify"],
+                              capture_output=True, text=True, env=env, timeout=900)
+
+    passed = verify()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "load without compiling" in passed.stdout
+    gone = list(kernels.glob("sleep.wake_marked-*"))
+    assert gone
+    for path in gone:
+        path.unlink()
+    refused = verify()
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "compiled instead of loading" in refused.stdout and "wake_marked" in refused.stdout
