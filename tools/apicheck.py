@@ -38,6 +38,7 @@ What the stubs cannot know is declared here, per line, and nothing is suppressed
 
 import argparse
 import ast
+import hashlib
 import json
 import os
 import re
@@ -76,8 +77,12 @@ def setup():
             continue
         shutil.rmtree(target, ignore_errors=True)
         print(f"setup: {package}=={version} into {os.path.relpath(target, ROOT)}")
-        subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                        "--no-deps", "--target", target, f"{package}=={version}"], check=True)
+        run = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                              "--no-deps", "--target", target, f"{package}=={version}"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print("".join(row for row in run.stdout.splitlines(True)
+                      if not row.startswith("WARNING: Location")), end="")
+        run.check_returncode()
 
 
 # --- what the stubs cannot know ---------------------------------------------------------------
@@ -204,10 +209,37 @@ def make_overlay(root, line, overlay):
             f.write("from typing import Any\n\ndef __getattr__(name: str) -> Any: ...\n")
 
 
+def inputs_digest(root, line):
+    """A digest of everything a line's findings depend on: addon/'s sources, this file, the
+    pins and the checker's version."""
+    h = hashlib.sha256(line.encode())
+    paths = [__file__, PINS]
+    for folder, dirs, files in os.walk(os.path.join(root, "addon")):
+        dirs.sort()
+        paths += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".py")]
+    for path in paths:
+        h.update(os.path.relpath(path, root).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
+    site = os.path.join(ENV, "lib")
+    h.update(" ".join(sorted(d for _, dirs, _ in os.walk(site) for d in dirs
+                             if d.startswith("basedpyright-"))).encode())
+    return h.hexdigest()
+
+
 def check_line(line, python, root, files, work):
-    """[finding] and seconds of one line: (path relative to root, line number, message)."""
+    """[finding] and seconds of one line: (path relative to root, line number, message).
+    A whole addon/ whose inputs are those of the last run is not read again: that run's
+    findings are kept in WORK/LINE/result.json."""
     t0 = time.perf_counter()
     folder = os.path.join(work, line)
+    kept = os.path.join(folder, "result.json")
+    digest = inputs_digest(root, line) if not files else None
+    if digest and os.path.exists(kept):
+        with open(kept) as f:
+            last = json.load(f)
+        if last["digest"] == digest:
+            return [tuple(x) for x in last["findings"]], time.perf_counter() - t0
     make_overlay(root, line, os.path.join(folder, "overlay"))
     config = {
         "include": files or [os.path.join(root, "addon")],
@@ -230,17 +262,22 @@ def check_line(line, python, root, files, work):
     findings = [(os.path.relpath(d["file"], root), d["range"]["start"]["line"] + 1,
                  d["message"].split("\n")[0] + f" ({d.get('rule', '')})")
                 for d in report["generalDiagnostics"] if d["severity"] == "error"]
-    return sorted(findings), time.perf_counter() - t0
+    findings.sort()
+    if digest:
+        with open(kept, "w") as f:
+            json.dump({"digest": digest, "findings": findings}, f)
+    return findings, time.perf_counter() - t0
 
 
-def check(lines=None, root=ROOT, files=None, work=None):
+def check(lines=None, root=ROOT, files=None, work=None, workers=None):
     """{line: ([finding], seconds)} of each line (all of tools/blender_stubs.txt when None),
-    as many at once as there are cores; `files`: only these (default: addon/)."""
+    `workers` at once (default: as many as there are cores); `files`: only these (default:
+    addon/)."""
     if not os.path.exists(os.path.join(ENV, "bin", "basedpyright")):
         raise RuntimeError(".venv/static has no basedpyright: run bash tools/setup.sh static")
     work = work or os.path.join(ROOT, "build", "apicheck")
     pinned = [p for p in lines_pinned() if lines is None or p[0] in lines]
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2) as pool:
         futures = {line: pool.submit(check_line, line, python, root, files, work)
                    for line, python, _, _ in pinned}
         return {line: future.result() for line, future in futures.items()}

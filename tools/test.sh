@@ -35,6 +35,7 @@ line=${LIGAMENT_PYTHON:-3.11}
 if [ "$tier" = quick ]; then      # its folders only: tests/addon's and tests/solver's
     quick=(tests/solver)           # test_compound.py would clash in one run
     [ -d tests/addon_logic ] && quick+=(tests/addon_logic)
+    quick+=(tests/static)          # addon/ against each Blender's API (tools/apicheck.py)
     exec ".venv/py${line/./}/bin/python" -m pytest -m quick "${quick[@]}" "$@"
 fi
 if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then      # a path first: one pytest run
@@ -82,7 +83,7 @@ start=$(date +%s)
 # first minute of an add-on suite builds its zip.
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 "tests/solver tests/addon_logic" \
-    farm py311 5.0.1 tests/farm \
+    farm py311 5.0.1 "tests/farm tests/static" \
     solver-py313 py313 5.3.0 "tests/solver tests/addon_logic" \
     solver-py313-numba-newest py313-numba-newest 5.3.0 "tests/solver tests/addon_logic" &
 other_lane=$!
