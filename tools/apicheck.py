@@ -27,11 +27,11 @@ What the stubs cannot know is declared here, per line, and nothing is suppressed
   helper comes from).
 * The third-party packages the add-on and the solver import (numpy, numba, coacd, sympy) are
   declared as `Any`: their typing is not what this check is about, and reading numpy's
-  stubs would double its time.
+  stubs made it half as long again.
 * fake-bpy-module's `Context` declares an attribute named `property`, which shadows the
-  builtin inside its class body, so that its `@property` accessors read as methods (4.2 to
-  5.1: `context.scene.objects` reported) or as `Any` (5.2, 5.3: nothing under `context`
-  checked); the copy of the stub says `@builtins.property`. Its `bpy.props` functions
+  builtin inside its class body, so that its `@property` accessors read as methods (4.2,
+  4.5, 5.0: `context.scene.objects` reported) or as `Any` (5.2, 5.3: nothing under
+  `context` checked), by the line; the copy of the stub says `@builtins.property`. Its `bpy.props` functions
   return None (4.2 to 5.2) or a `_PropertyDeferred` (5.3), which is not the type the
   registered attribute is declared with: the copy says Any.
 """
