@@ -31,9 +31,9 @@ What the stubs cannot know is declared here, per line, and nothing is suppressed
 * fake-bpy-module's `Context` declares an attribute named `property`, which shadows the
   builtin inside its class body, so that its `@property` accessors read as methods (4.2,
   4.5, 5.0: `context.scene.objects` reported) or as `Any` (5.2, 5.3: nothing under
-  `context` checked), by the line; the copy of the stub says `@builtins.property`. Its `bpy.props` functions
-  return None (4.2 to 5.2) or a `_PropertyDeferred` (5.3), which is not the type the
-  registered attribute is declared with: the copy says Any.
+  `context` checked), by the line; the copy of the stub says `@builtins.property`. Its
+  `bpy.props` functions return None (4.2 to 5.2) or a `_PropertyDeferred` (5.3), which is
+  not the type the registered attribute is declared with: the copy says Any.
 """
 
 import argparse
