@@ -174,7 +174,16 @@ def third_party(root, stubs):
                   and n not in ("addon", "solver"))
 
 
-def make_overlay(root, line, overlay):
+def declarations(root, line):
+    """What the check declares on `line`, read off the sources with `ast`. On the calling
+    thread only: Python 3.11's ast.parse is not thread-safe (two at once fail with
+    "AST constructor recursion depth mismatch")."""
+    return {"properties": registered_properties(root),
+            "constants": version_constants(root, line),
+            "third_party": third_party(root, os.path.join(STUBS, line))}
+
+
+def make_overlay(line, overlay, declared):
     """The line's `bpy` stubs with the add-on's declarations, and the Any modules."""
     stubs = os.path.join(STUBS, line)
     shutil.rmtree(overlay, ignore_errors=True)
@@ -184,7 +193,7 @@ def make_overlay(root, line, overlay):
         text = f.read()
     text = re.sub(r"^(\s+)@property\s*$", r"\1@builtins.property", text, flags=re.M)
     modules = set()
-    for cls, attr, kind in registered_properties(root):
+    for cls, attr, kind in declared["properties"]:
         head = re.search(rf"^class {cls}\(.*\):[^\n]*\n", text, flags=re.M)
         if head is None:
             raise ValueError(f"addon/ registers a property on bpy.types.{cls}, which Blender "
@@ -203,7 +212,7 @@ def make_overlay(root, line, overlay):
                   r"\1 -> typing.Any:", text)
     with open(path, "w") as f:
         f.write(text)
-    for name in third_party(root, stubs):
+    for name in declared["third_party"]:
         os.makedirs(os.path.join(overlay, name), exist_ok=True)
         with open(os.path.join(overlay, name, "__init__.pyi"), "w") as f:
             f.write("from typing import Any\n\ndef __getattr__(name: str) -> Any: ...\n")
@@ -227,7 +236,7 @@ def inputs_digest(root, line):
     return h.hexdigest()
 
 
-def check_line(line, python, root, files, work):
+def check_line(line, python, root, files, work, declared):
     """[finding] and seconds of one line: (path relative to root, line number, message).
     A whole addon/ whose inputs are those of the last run is not read again: that run's
     findings are kept in WORK/LINE/result.json."""
@@ -240,14 +249,14 @@ def check_line(line, python, root, files, work):
             last = json.load(f)
         if last["digest"] == digest:
             return [tuple(x) for x in last["findings"]], time.perf_counter() - t0
-    make_overlay(root, line, os.path.join(folder, "overlay"))
+    make_overlay(line, os.path.join(folder, "overlay"), declared)
     config = {
         "include": files or [os.path.join(root, "addon")],
         "extraPaths": [os.path.join(folder, "overlay"), os.path.join(STUBS, line), root],
         "venvPath": os.path.dirname(ENV), "venv": os.path.basename(ENV),
         "pythonVersion": python, "pythonPlatform": "Linux",
         "typeCheckingMode": "off", "reportMissingModuleSource": False,
-        "defineConstant": version_constants(root, line),
+        "defineConstant": declared["constants"],
         **{rule: "error" for rule in RULES},
     }
     with open(os.path.join(folder, "pyrightconfig.json"), "w") as f:
@@ -273,14 +282,22 @@ def check(lines=None, root=ROOT, files=None, work=None, workers=None):
     """{line: ([finding], seconds)} of each line (all of tools/blender_stubs.txt when None),
     `workers` at once (default: as many as there are cores); `files`: only these (default:
     addon/)."""
+    return start(lines, root, files, work, workers)()
+
+
+def start(lines=None, root=ROOT, files=None, work=None, workers=None):
+    """`check` begun: the sources read on the calling thread, the lines read by basedpyright
+    in threads of its own; returns the function that waits for `check`'s result."""
     if not os.path.exists(os.path.join(ENV, "bin", "basedpyright")):
         raise RuntimeError(".venv/static has no basedpyright: run bash tools/setup.sh static")
     work = work or os.path.join(ROOT, "build", "apicheck")
     pinned = [p for p in lines_pinned() if lines is None or p[0] in lines]
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2) as pool:
-        futures = {line: pool.submit(check_line, line, python, root, files, work)
-                   for line, python, _, _ in pinned}
-        return {line: future.result() for line, future in futures.items()}
+    declared = {line: declarations(root, line) for line, _, _, _ in pinned}
+    pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2)
+    futures = {line: pool.submit(check_line, line, python, root, files, work, declared[line])
+               for line, python, _, _ in pinned}
+    pool.shutdown(wait=False)
+    return lambda: {line: future.result() for line, future in futures.items()}
 
 
 def main(argv):

@@ -55,68 +55,76 @@ def _plant(path, code):
     return [first + i for i, row in enumerate(code.splitlines()) if row.endswith("# here")]
 
 
-def _check(root, path, lines, tmp_path):
-    results = apicheck.check(lines, root=str(root), files=[str(path)],
-                             work=str(tmp_path / "work"))
-    return {line: findings for line, (findings, _) in results.items()}
-
-
-def test_planted_channelbag_helper_is_reported_for_4_5_only(tmp_path):
+# Three uses planted in a copy of three modules, read once on 4.5 and 5.0 (basedpyright
+# reads the planted modules and what they import)
+CHANNELBAG = ("baking", "bake.py"), (
     # Blender 4.5 has slotted actions but not anim_utils.action_ensure_channelbag_for_slot
     # (5.0 added it): the bake that called it there failed in 4.5 only
-    root = _copy(tmp_path)
-    path = root / "addon" / "baking" / "bake.py"
-    planted = _plant(path, (
-        "def _planted_channelbag(action, slot):\n"
-        "    from bpy_extras import anim_utils\n"
-        "    return anim_utils.action_ensure_channelbag_for_slot(action, slot)  # here\n"))
-    found = _check(root, path, ["4.5", "5.0"], tmp_path)
-    assert [(p, n) for p, n, _ in found["4.5"]] == [(os.path.join("addon", "baking", "bake.py"),
-                                                     planted[0])]
-    assert "action_ensure_channelbag_for_slot" in found["4.5"][0][2]
-    assert found["5.0"] == []
-
-
-def test_planted_uses_are_reported_where_blender_lacks_them(tmp_path):
+    "def _planted_channelbag(action, slot):\n"
+    "    from bpy_extras import anim_utils\n"
+    "    return anim_utils.action_ensure_channelbag_for_slot(action, slot)  # here\n")
+USES = ("scene", "animation.py"), (
     # Action.fcurves: removed in 5.0; a module no Blender has; a misspelt registered
     # property; a keyword Object.evaluated_get does not take. Correct uses of the add-on's
     # registered properties are quiet on every line.
-    root = _copy(tmp_path)
-    path = root / "addon" / "scene" / "animation.py"
-    planted = _plant(path, (
-        "import bpy\n"
-        "def _planted(name):\n"
-        "    action = bpy.data.actions['Action']\n"
-        "    curves = action.fcurves  # here\n"
-        "    import bpy_extras.no_such_module  # here\n"
-        "    obj = bpy.data.objects['Cube']\n"
-        "    obj.ligament_body.mass = obj.ligament_joint.break_threshold\n"
-        "    obj.ligament_body.kind = bpy.context.scene.ligament_world.iterations\n"
-        "    return obj.ligament_body.mas, curves  # here\n"
-        "def _planted_call(name):\n"
-        "    obj = bpy.data.objects['Cube']\n"
-        "    return obj.evaluated_get(bpy.context.evaluated_depsgraph_get(), frame=1)  # here\n"))
-    found = _check(root, path, ["4.5", "5.0"], tmp_path)
-    for line, expected in (("4.5", planted[1:]), ("5.0", planted)):
-        assert sorted({n for _, n, _ in found[line]}) == expected, (line, found[line])
-
-
-def test_version_constant_hides_the_branch_that_does_not_run(tmp_path):
+    "import bpy\n"
+    "def _planted(name):\n"
+    "    action = bpy.data.actions['Action']\n"
+    "    curves = action.fcurves  # here\n"
+    "    import bpy_extras.no_such_module  # here\n"
+    "    obj = bpy.data.objects['Cube']\n"
+    "    obj.ligament_body.mass = obj.ligament_joint.break_threshold\n"
+    "    obj.ligament_body.kind = bpy.context.scene.ligament_world.iterations\n"
+    "    return obj.ligament_body.mas, curves  # here\n"
+    "def _planted_call(name):\n"
+    "    obj = bpy.data.objects['Cube']\n"
+    "    return obj.evaluated_get(bpy.context.evaluated_depsgraph_get(), frame=1)  # here\n")
+BRANCHES = ("baking", "controls.py"), (
     # A branch on a constant of addon/blender_version.py is read on the lines where it runs
     # only; hasattr on an object narrows that object, not the module a helper comes from.
+    "from ..blender_version import CHANNELBAG_HELPERS\n"
+    "def _planted(action, slot, ad):\n"
+    "    from bpy_extras import anim_utils\n"
+    "    if CHANNELBAG_HELPERS:\n"
+    "        return anim_utils.action_ensure_channelbag_for_slot(action, slot)\n"
+    "    if hasattr(ad, 'action_slot'):\n"
+    "        return anim_utils.action_ensure_channelbag_for_slot(action, slot)  # here\n")
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """{module's path: (the planted lines that end in '# here', {line: [finding]})}."""
+    tmp_path = tmp_path_factory.mktemp("planted")
     root = _copy(tmp_path)
     version = root / "addon" / "blender_version.py"
     version.write_text(version.read_text() +
                        "CHANNELBAG_HELPERS = bpy.app.version >= (5, 0, 0)\n")
-    path = root / "addon" / "baking" / "bake.py"
-    planted = _plant(path, (
-        "from ..blender_version import CHANNELBAG_HELPERS\n"
-        "def _planted(action, slot, ad):\n"
-        "    from bpy_extras import anim_utils\n"
-        "    if CHANNELBAG_HELPERS:\n"
-        "        return anim_utils.action_ensure_channelbag_for_slot(action, slot)\n"
-        "    if hasattr(ad, 'action_slot'):\n"
-        "        return anim_utils.action_ensure_channelbag_for_slot(action, slot)  # here\n"))
-    found = _check(root, path, ["4.5", "5.0"], tmp_path)
-    assert [n for _, n, _ in found["4.5"]] == planted
+    lines, paths = {}, []
+    for folders, code in (CHANNELBAG, USES, BRANCHES):
+        path = root.joinpath("addon", *folders)
+        lines[os.path.join("addon", *folders)] = _plant(path, code)
+        paths.append(str(path))
+    results = apicheck.check(["4.5", "5.0"], root=str(root), files=paths,
+                             work=str(tmp_path / "work"))
+    return {module: (here, {line: [f for f in findings if f[0] == module]
+                            for line, (findings, _) in results.items()})
+            for module, here in lines.items()}
+
+
+def test_planted_channelbag_helper_is_reported_for_4_5_only(planted):
+    here, found = planted[os.path.join("addon", *CHANNELBAG[0])]
+    assert [n for _, n, _ in found["4.5"]] == here
+    assert "action_ensure_channelbag_for_slot" in found["4.5"][0][2]
+    assert found["5.0"] == []
+
+
+def test_planted_uses_are_reported_where_blender_lacks_them(planted):
+    here, found = planted[os.path.join("addon", *USES[0])]
+    for line, expected in (("4.5", here[1:]), ("5.0", here)):
+        assert sorted({n for _, n, _ in found[line]}) == expected, (line, found[line])
+
+
+def test_version_constant_hides_the_branch_that_does_not_run(planted):
+    here, found = planted[os.path.join("addon", *BRANCHES[0])]
+    assert [n for _, n, _ in found["4.5"]] == here
     assert found["5.0"] == []
