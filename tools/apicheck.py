@@ -218,10 +218,11 @@ def make_overlay(line, overlay, declared):
             f.write("from typing import Any\n\ndef __getattr__(name: str) -> Any: ...\n")
 
 
-def inputs_digest(root, line):
-    """A digest of everything a line's findings depend on: addon/'s sources, this file, the
-    pins and the checker's version."""
+def inputs_digest(root, line, files):
+    """A digest of everything a line's findings depend on: addon/'s sources, the files read
+    (None: addon/), this file, the pins and the checker's version."""
     h = hashlib.sha256(line.encode())
+    h.update(repr(sorted(os.path.relpath(f, root) for f in files or ())).encode())
     paths = [__file__, PINS]
     for folder, dirs, files in os.walk(os.path.join(root, "addon")):
         dirs.sort()
@@ -238,13 +239,13 @@ def inputs_digest(root, line):
 
 def check_line(line, python, root, files, work, declared):
     """[finding] and seconds of one line: (path relative to root, line number, message).
-    A whole addon/ whose inputs are those of the last run is not read again: that run's
-    findings are kept in WORK/LINE/result.json."""
+    What has the inputs of the last run in `work` is not read again: that run's findings are
+    kept in WORK/LINE/result.json."""
     t0 = time.perf_counter()
     folder = os.path.join(work, line)
     kept = os.path.join(folder, "result.json")
-    digest = inputs_digest(root, line) if not files else None
-    if digest and os.path.exists(kept):
+    digest = inputs_digest(root, line, files)
+    if os.path.exists(kept):
         with open(kept) as f:
             last = json.load(f)
         if last["digest"] == digest:
@@ -272,9 +273,8 @@ def check_line(line, python, root, files, work, declared):
                  d["message"].split("\n")[0] + f" ({d.get('rule', '')})")
                 for d in report["generalDiagnostics"] if d["severity"] == "error"]
     findings.sort()
-    if digest:
-        with open(kept, "w") as f:
-            json.dump({"digest": digest, "findings": findings}, f)
+    with open(kept, "w") as f:
+        json.dump({"digest": digest, "findings": findings}, f)
     return findings, time.perf_counter() - t0
 
 

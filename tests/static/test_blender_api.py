@@ -104,8 +104,9 @@ def planted(tmp_path_factory):
         path = root.joinpath("addon", *folders)
         lines[os.path.join("addon", *folders)] = _plant(path, code)
         paths.append(str(path))
+    # kept in build/ as the whole check's are: read again when the add-on or the tool changed
     results = apicheck.check(["4.5", "5.0"], root=str(root), files=paths,
-                             work=str(tmp_path / "work"))
+                             work=os.path.join(ROOT, "build", "apicheck-planted"))
     return {module: (here, {line: [f for f in findings if f[0] == module]
                             for line, (findings, _) in results.items()})
             for module, here in lines.items()}
