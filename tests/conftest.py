@@ -13,7 +13,7 @@ if ROOT not in sys.path:
 
 # The quick tier (`-m quick`, pytest.ini): every test under these folders of tests/ that is
 # not marked slow or release.
-QUICK_FOLDERS = ("solver", "addon_logic")
+QUICK_FOLDERS = ("solver", "addon_logic", "static")
 
 
 def pytest_collection_modifyitems(config, items):

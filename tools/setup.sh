@@ -12,6 +12,9 @@
 #   .venv/py313-numba-newest     the solver on the newest numba (0.68.1), which the extension
 #                                does not ship: the solver suite runs on it too, and
 #                                bench/numba_versions.py compares it with the shipped one
+#   .venv/static                 basedpyright and one fake-bpy-module per Blender line
+#                                (tools/blender_stubs.txt): the static check of addon/ against
+#                                each line's API (tools/apicheck.py)
 #   .venv/bench                  Python 3.11: the solver, Blender 5.0.1 (whose Bullet world the
 #                                benchmarks run beside Ligament in one process), pybullet and
 #                                MuJoCo (requirements-bench.txt); made only when asked for
@@ -63,5 +66,9 @@ while read -r version python numpy role; do
 done < <(grep -v '^\s*#' tools/blenders.txt | grep -v '^\s*$')
 wanted py313-numba-newest && make_env py313-numba-newest 3.13 numpy==2.3.4 numba==0.68.1 \
     llvmlite==0.50.0 sympy==1.14.0 "pytest>=8"
+if wanted static; then
+    make_env static 3.11 basedpyright==1.40.2
+    .venv/static/bin/python tools/apicheck.py setup
+fi
 wanted bench && make_env bench 3.11 -r requirements-bench.txt
 exit 0

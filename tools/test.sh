@@ -40,6 +40,7 @@ fi
 if [ "$tier" = quick ]; then      # its folders only: tests/addon's and tests/solver's
     quick=(tests/solver)           # test_compound.py would clash in one run
     [ -d tests/addon_logic ] && quick+=(tests/addon_logic)
+    quick+=(tests/static)          # addon/ against each Blender's API (tools/apicheck.py)
     exec ".venv/py${line/./}/bin/python" -m pytest -m quick "${quick[@]}" "$@"
 fi
 if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then      # a path first: one pytest run
@@ -136,7 +137,7 @@ wait "$prepare311" || { cat build/kernels-py311.log >&2; exit 1; }
 # compile in Blender, test_first_run.py). Moving a solver suite across would unbalance them.
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 "tests/solver tests/addon_logic" \
-    farm py311 5.0.1 tests/farm \
+    farm py311 5.0.1 "tests/farm tests/static" \
     solver-py313 py313 5.3.0 "tests/solver tests/addon_logic" \
     solver-py313-numba-newest py313-numba-newest 5.3.0 "tests/solver tests/addon_logic" &
 other_lane=$!

@@ -85,12 +85,12 @@ class Simulation:
         self.skipped_bodies = {}  # body name -> why it was left out (zero scale)
         # the scene's bodies, joints and objects by name, for the build and the scene check
         # after it (`ensure` drops it then)
-        self.scan = SceneScan(scene)
+        self.scan: SceneScan | None = SceneScan(scene)
         # the objects whose world matrix only the depsgraph knows, read from it each frame
         self.evaluated = depsgraph_objects(scene, self.scan)
         # the world matrices the build evaluates at the start frame (the ragdolls' joint
         # frames reuse them; dropped after)
-        self.rest_matrices = self.frame_matrices(scene, start)
+        self.rest_matrices: dict = self.frame_matrices(scene, start)
         self.world, self.bodies, self.joints, self.start = build_world(
             scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices,
             self.skipped_bodies)
@@ -112,7 +112,7 @@ class Simulation:
     def _attach_ragdolls(self, scene):
         """The ragdolls' switches and drives; their parts' start poses join `self.rest`."""
         self.ragdolls, starts = attach(scene, self, lambda f: self.frame_matrices(scene, f))
-        self.rest_matrices = None
+        self.rest_matrices = {}
         for name, m in starts.items():
             loc, rot, _ = m.decompose()
             self.rest[name] = (tuple(loc), tuple(rot), 'QUATERNION')

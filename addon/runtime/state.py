@@ -2,6 +2,8 @@
 error, the transforms written to objects, the messages printed) and the frame's bulk reads of
 the file's objects (`Reads`, with `Lookup` memoising the rows of given objects)."""
 
+from typing import Any
+
 import bpy
 import numpy as np
 
@@ -17,9 +19,10 @@ class SceneState:
                  "live", "build_seconds")
 
     def __init__(self):
-        self.sim = None          # Simulation, or None until the next frame change builds it
-        self.last_bake = None    # the Simulation the last bake wrote (skipped/broken joints)
-        self.last_keys = None    # how many keys the last bake wrote (baking.bake.KeyCount)
+        # Simulation, or None until the next frame change builds it
+        self.sim: Any = None
+        self.last_bake: Any = None   # the Simulation the last bake wrote (skipped/broken joints)
+        self.last_keys: Any = None   # how many keys the last bake wrote (baking.bake.KeyCount)
         self.error = None        # message of the last failed build or run
         self.written = Written()  # transforms written to objects, to tell edits from ours
         self.reported = set()    # messages printed to the console (each is printed once)

@@ -9,6 +9,7 @@ import math
 
 from mathutils import Euler, Matrix, Quaternion, Vector
 
+from ..blender_version import SLOTTED_ACTIONS
 from .errors import SceneError
 from .frames import depsgraph_at
 
@@ -33,7 +34,7 @@ def _slot_fcurves(obj):
     if ad is None or ad.action is None:
         return ()
     action = ad.action
-    if hasattr(ad, "action_slot"):  # Blender 4.4+: slotted actions
+    if SLOTTED_ACTIONS:
         from bpy_extras import anim_utils
         bag = anim_utils.action_get_channelbag_for_slot(action, ad.action_slot)
         return bag.fcurves if bag is not None else ()
@@ -105,7 +106,7 @@ def strip_fcurves(strip):
     action = strip.action
     if action is None:
         return ()
-    if hasattr(strip, "action_slot"):  # Blender 4.4+: slotted actions
+    if SLOTTED_ACTIONS:
         from bpy_extras import anim_utils
         bag = anim_utils.action_get_channelbag_for_slot(action, strip.action_slot)
         return tuple(bag.fcurves) if bag is not None else ()

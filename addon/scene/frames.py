@@ -74,8 +74,9 @@ def depsgraph_at(scene, frame):
 # The kinds of data-block the depsgraph keeps update tags for (`Depsgraph.id_type_updated`),
 # but the UI's own (windows, screens, workspaces, paint tools), which the UI tags as it is used
 _UI_TYPES = {"WINDOWMANAGER", "SCREEN", "WORKSPACE", "BRUSH", "PALETTE", "PAINTCURVE"}
-_ID_TYPES = tuple(k for k in bpy.types.Depsgraph.bl_rna.functions["id_type_updated"]
-                  .parameters["id_type"].enum_items.keys() if k not in _UI_TYPES)
+_DEPSGRAPH: bpy.types.Struct = bpy.types.Depsgraph.bl_rna
+_ID_TYPE: bpy.types.EnumProperty = _DEPSGRAPH.functions["id_type_updated"].parameters["id_type"]
+_ID_TYPES = tuple(k for k in _ID_TYPE.enum_items.keys() if k not in _UI_TYPES)
 
 
 def tagged_since_evaluation(scene):

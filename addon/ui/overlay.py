@@ -173,7 +173,7 @@ def _draw():
             groups.append(([tuple(p) for p in np.concatenate(arrays).reshape(-1, 3)], color))
     if not any(coords for coords, _ in groups):
         return
-    shader = gpu.shader.from_builtin('POLYLINE_UNIFORM_COLOR')
+    shader: gpu.types.GPUShader = gpu.shader.from_builtin('POLYLINE_UNIFORM_COLOR')
     region = context.region
     shader.uniform_float("viewportSize", (region.width, region.height))
     shader.uniform_float("lineWidth", 2.0)

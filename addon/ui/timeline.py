@@ -42,7 +42,7 @@ def _draw():
     scale = context.preferences.system.ui_scale
     y0 = STRIP_BOTTOM * scale
     y1 = y0 + STRIP_HEIGHT * scale
-    shader = gpu.shader.from_builtin('UNIFORM_COLOR')
+    shader: gpu.types.GPUShader = gpu.shader.from_builtin('UNIFORM_COLOR')
     gpu.state.blend_set('ALPHA')
     for first, last, color in strips:
         x0 = view.view_to_region(first, 0, clip=False)[0]

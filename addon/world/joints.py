@@ -45,7 +45,7 @@ class JointBatch:
             return False
         a, b = joint_bodies(empty, self.ids)
         _, anchor, (x, y, z) = joint_frame(empty, self.start, self.known)
-        args = dict(anchor=anchor, **joint_common(js))
+        args: dict[str, object] = dict(anchor=anchor, **joint_common(js))
         if t == 'HINGE':
             lower, upper = angle_limits(js)
             args.update(axis=z, lower=lower, upper=upper)
@@ -57,7 +57,7 @@ class JointBatch:
     def flush(self):
         for t, rows in self.pending.items():
             empties, a, b, args = zip(*rows)
-            keys = set().union(*args)   # breaking is given for breakable joints only
+            keys: set[str] = set().union(*args)   # breaking is given for breakable joints only
             columns = {self.PLURAL.get(k, k): [row.get(k) for row in args] for k in keys}
             try:
                 ids = getattr(self.world, self.ADD[t])(list(a), list(b), **columns)

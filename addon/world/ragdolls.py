@@ -267,7 +267,7 @@ class RagdollRun:
         arm_world = matrix_world_at(self.arm, frame, known)
         pose = self.skeleton.pose(frame)
         if only is not None:
-            out = [None] * len(self.parts)
+            out: list = [None] * len(self.parts)
             for i in only:
                 p = self.parts[i]
                 out[i] = ragdolls.rigid(arm_world @ pose[p.bone] @ p.to_body)

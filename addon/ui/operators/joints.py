@@ -1,5 +1,7 @@
 """Create joint empties between bodies: one pair (`add_joint`) or a chain (`connect`)."""
 
+from typing import TYPE_CHECKING
+
 import bpy
 import numpy as np
 from bpy.props import EnumProperty
@@ -11,6 +13,9 @@ from ...runtime import cache
 from ...scene.shapes import local_vertices
 from ..properties import JOINT_TYPES
 
+if TYPE_CHECKING:      # the stubs' name of Object.empty_display_type's items
+    from bpy.stub_internal.rna_enums import ObjectEmptyDrawtypeItems
+
 
 PIVOTS = (
     ('CENTER', "Center", "Pivot halfway between the two objects"),
@@ -18,9 +23,10 @@ PIVOTS = (
     ('SELECTED', "Selected", "Pivot at the other selected object (A)"),
 )
 
-DISPLAY = {'BALL': 'SPHERE', 'FIXED': 'CUBE', 'DISTANCE': 'PLAIN_AXES', 'ROPE': 'PLAIN_AXES',
-           'GEAR': 'PLAIN_AXES', 'RACK_AND_PINION': 'PLAIN_AXES', 'PULLEY': 'PLAIN_AXES',
-           'PATH': 'SPHERE', 'CUSTOM': 'PLAIN_AXES'}
+DISPLAY: "dict[str, ObjectEmptyDrawtypeItems]" = {
+    'BALL': 'SPHERE', 'FIXED': 'CUBE', 'DISTANCE': 'PLAIN_AXES', 'ROPE': 'PLAIN_AXES',
+    'GEAR': 'PLAIN_AXES', 'RACK_AND_PINION': 'PLAIN_AXES', 'PULLEY': 'PLAIN_AXES',
+    'PATH': 'SPHERE', 'CUSTOM': 'PLAIN_AXES'}
 # What Add Joint wants selected for the types that do not join two bodies (A, then active B).
 SELECTION = {'GEAR': "Select two hinge joint empties; the active one becomes Hinge B",
              'RACK_AND_PINION': "Select a hinge empty (the pinion) and a slider empty (the rack)",

@@ -22,7 +22,8 @@ class BONE_PT_ligament_ragdoll(bpy.types.Panel):
         layout = self.layout
         layout.use_property_split = True
         pb = context.active_pose_bone
-        layout.active = not pb.id_data.ligament_ragdoll.baked
+        arm: bpy.types.Object = pb.id_data
+        layout.active = not arm.ligament_ragdoll.baked
         layout.prop(pb, "ligament_simulated")
         layout.prop(pb, "ligament_drive_strength")
         layout.prop(pb, "ligament_contact_override")
@@ -47,7 +48,7 @@ class BONE_PT_ligament_chain(bpy.types.Panel):
         layout = self.layout
         layout.use_property_split = True
         pb = context.active_pose_bone
-        arm = pb.id_data
+        arm: bpy.types.Object = pb.id_data
         root = chain.chain_of_bone(arm, pb.name)
         if root is None:
             layout.operator("ligament.add_bone_chain", icon='CON_SPLINEIK')
