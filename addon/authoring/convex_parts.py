@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Any
 
 import bpy
 import numpy as np
@@ -136,7 +137,7 @@ class SplitJob:
         self.process = None
         self.round, self.pieces, self.fraction = 0, 1, 0.0
         self.lines = []
-        self._dir = None
+        self._dir: Any = None
         self._t0 = None
 
     @property

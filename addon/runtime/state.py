@@ -30,8 +30,8 @@ class SceneState:
         # the Live Mode session running in the scene (live/session.py), or None: while it
         # runs it writes the bodies' transforms, and the frame and edit handlers leave the
         # scene to it
-        self.live = None
-        self.build_seconds = None   # how long the last build took, its scene check included
+        self.live: Any = None
+        self.build_seconds: Any = None   # how long the last build took, its scene check included
 
     def fail(self, message):
         """The simulation cannot run as the scene is: drop it and keep the message (panels

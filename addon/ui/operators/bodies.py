@@ -204,7 +204,7 @@ class LIGAMENT_OT_split_convex_parts(bpy.types.Operator):
             self._end(context)
             self.report({'WARNING'}, f"Split of '{job.name}' cancelled; nothing changed")
             return {'CANCELLED'}
-        if event.type != 'TIMER' or event.timer is not self._timer:
+        if event.type != 'TIMER':      # (an Event does not say which timer fired)
             return {'PASS_THROUGH'}    # Blender stays usable while CoACD works
         try:
             running = job.poll() == 'RUNNING'
