@@ -60,8 +60,11 @@ lower the LCP's energy. Contacts between two islands, those of islands holding r
 three or four bodies, and those of round bodies (spheres, capsules, cylinders: their patch
 rolls) stay with the sweep.
 
-Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks, and
-their limits stay with the sweep).
+Islands larger than MAX_DIRECT_ROWS rows are not factored. Those whose joints close loops
+(a grid of ball sockets, a welded slab or truss: at least as many joints as bodies) have their
+equality rows solved and projected by conjugate gradients on K to a tolerance
+(`_solve_loops`, docs/decisions/loops-by-conjugate-gradients.md); their limits and contacts
+stay with the sweep. Larger trees (a long chain) stay iterative, their rows keep their blocks.
 
 Rows over three or four bodies (rows.py: two slots, ACTIVE = WIDE) are one unknown here
 like any row: their K entries sum the couplings of both slots (`wide_coupling`), they link
