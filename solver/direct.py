@@ -113,7 +113,7 @@ REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than 
 LOOP_TOLERANCE = 1e-7       # m/s (projection: m; angular rows rad/s, rad): the largest row
                             # residual an island of many loops is solved to (`_solve_loops`)
 LOOP_RELATIVE = 1e-9        # ... or this fraction of its largest right-hand side, if larger
-LOOP_ITERATIONS = 500       # at most this many conjugate-gradient steps per solve
+LOOP_ITERATIONS = 1000      # at most this many conjugate-gradient steps per solve
 
 
 @helper
@@ -1254,15 +1254,18 @@ def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move):
 # --- islands whose joints close many loops -------------------------------------------------
 # A lattice (a grid of ball sockets, a welded slab or truss) is one island of hundreds of
 # joints whose elimination fills: its K is too large to factor densely, and the sweep left it
-# soft (a 10 x 10 grid of spheres opened 16 mm, a 10-bay welded truss sagged 34 cm). Such an
-# island's equality rows are solved to a tolerance by conjugate gradients on K itself,
-# never formed: K p = J M^-1 J^T p is one scatter of the rows' impulses onto their bodies and
-# one gather of the rows' velocities, and the preconditioner is a symmetric Gauss-Seidel
-# sweep over the rows (forward, then backward: the sequential-impulse sweep made symmetric).
-# Each iterate is the solve's best in a growing subspace, so it converges where the sweep
-# crawls, and a structure's redundant welds (K singular) cost nothing: the right-hand sides
-# lie in K's range, and the impulses found are the smallest in the preconditioner's norm.
-# The island's limits and contacts stay with the sweep, as they did.
+# soft (a 10 x 10 grid of spheres opened 7 mm, a 10-bay welded truss sagged 11 cm). Such an
+# island's equality rows are solved to a tolerance by conjugate gradients on K itself, never
+# formed: K p = J M^-1 J^T p is one scatter of the rows' impulses onto their bodies and one
+# gather of the rows' velocities. Each iterate is the best solution in a growing subspace, so
+# it converges where the sweep crawls. The preconditioner is K's diagonal D, and the steps
+# start from zero: every iterate lies in D^-1 range(K), so of the many impulses that solve a
+# structure with redundant welds (K singular) the one found is the smallest in D's norm,
+# whatever the rows' order. Loads statics fixes (what the supports carry in all, the load
+# on a lone pin) come out exact; how redundant welds share the rest is that choice, not an
+# elastic structure's (a truss welded to two piers pushes them apart by 40 % of its weight;
+# with a symmetric Gauss-Seidel preconditioner, which chose by the rows' order, by 42 %).
+# The island's limits and contacts stay with the sweep.
 
 @helper
 def _closes_loops(rows, rb, rp, bkind):
@@ -1315,26 +1318,22 @@ def _gather(r, rb, rj, u):
 
 
 @helper
-def _gauss_seidel(rows, n, rb, rj, rd, binv, dinv, r, z, u):
-    """z = P^-1 r for the symmetric Gauss-Seidel preconditioner P of K: a forward then a
-    backward sweep over the rows from z = 0; leaves u = M^-1 J^T z."""
+def _jacobi(rows, n, rb, rj, rd, binv, dinv, r, z, u):
+    """z = D^-1 r for K's diagonal D (each row's own inverse effective mass); leaves
+    u = M^-1 J^T z."""
     for i in range(n):
-        z[i] = 0.0
         for side in range(2):
             body = rb[rows[i], side]
             if body >= 0:
                 u[body, :] = 0.0
-    for i in range(2 * n):
-        k = i if i < n else 2 * n - 1 - i
-        row = rows[k]
-        d = (r[k] - _gather(row, rb, rj, u)) * dinv[k]
-        z[k] += d
-        _scatter(row, d, rb, rj, rd, binv, u)
+    for i in range(n):
+        z[i] = r[i] * dinv[i]
+        _scatter(rows[i], z[i], rb, rj, rd, binv, u)
 
 
 @helper(outline=True)
 def _solve_loops(rows, rb, rj, rd, binv, x, unit):
-    """x <- -K^-1 x for an island's equality rows (two-body rows), by preconditioned
+    """x <- -K^-1 x for an island's equality rows (two-body rows), by Jacobi-preconditioned
     conjugate gradients to LOOP_TOLERANCE (scaled to the world's unit) or LOOP_RELATIVE of
     the largest right-hand side."""
     n = rows.shape[0]
@@ -1350,7 +1349,8 @@ def _solve_loops(rows, rb, rj, rd, binv, x, unit):
             if body >= 0:
                 o = 6 * side
                 for k in range(3):
-                    kii += binv[body] * rj[row, o + k] ** 2 + rj[row, o + 3 + k] * rd[row, 3 * side + k]
+                    kii += binv[body] * rj[row, o + k] ** 2 \
+                        + rj[row, o + 3 + k] * rd[row, 3 * side + k]
         dinv[i] = 1.0 / kii if kii > 0.0 else 0.0
         b[i] = -x[i]
         x[i] = 0.0
@@ -1361,7 +1361,7 @@ def _solve_loops(rows, rb, rj, rd, binv, x, unit):
     z = np.empty(n)
     p = np.empty(n)
     kp = np.empty(n)
-    _gauss_seidel(rows, n, rb, rj, rd, binv, dinv, b, z, u)
+    _jacobi(rows, n, rb, rj, rd, binv, dinv, b, z, u)
     rz = 0.0
     for i in range(n):
         p[i] = z[i]
@@ -1381,7 +1381,7 @@ def _solve_loops(rows, rb, rj, rd, binv, x, unit):
             worst = max(worst, abs(b[i]))
         if worst <= tol:
             return
-        _gauss_seidel(rows, n, rb, rj, rd, binv, dinv, b, z, u)
+        _jacobi(rows, n, rb, rj, rd, binv, dinv, b, z, u)
         rz_next = 0.0
         for i in range(n):
             rz_next += b[i] * z[i]

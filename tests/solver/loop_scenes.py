@@ -39,11 +39,12 @@ def joint_grid(n, spacing=1.0, radius=0.4, mass=1.0, **world):
     return w, pairs, None
 
 
-def welded_slab(n, size=0.5, mass=10.0, **world):
+def welded_slab(n, size=0.5, mass=10.0, hangers=None, break_force=None, **world):
     """An n x n slab of boxes (10 kg, `size` apart, a 2 % gap between faces) in the x-z
-    plane, each welded to its right and lower neighbour at their faces' midpoint, hung from
-    its two top corners (ball sockets to the world at the corner boxes' centres). Rigid
-    welds leave it where it was built: the probe is the middle of the bottom row."""
+    plane, each welded to its right and lower neighbour at their faces' midpoint, hung by
+    ball sockets to the world at the centres of the top row's boxes `hangers` (default: the
+    two corners; the hangers' joints come last, breaking above `break_force`). Rigid welds
+    leave it where it was built: the probe is the middle of the bottom row."""
     w = lg.World(gravity=(0, 0, -G), **world)
     half = 0.49 * size
     ids = np.empty((n, n), dtype=int)
@@ -54,7 +55,10 @@ def welded_slab(n, size=0.5, mass=10.0, **world):
     pairs = []
 
     def join(a, b, p, weld=True):
-        (w.add_fixed if weld else w.add_ball_socket)(a, b, p)
+        if weld:
+            w.add_fixed(a, b, p)
+        else:
+            w.add_ball_socket(a, b, p, break_force=break_force)
         pairs.append((Anchor(w, a, p), Anchor(w, b, p)))
 
     for i in range(n):
@@ -63,7 +67,7 @@ def welded_slab(n, size=0.5, mass=10.0, **world):
                 join(ids[i, k], ids[i, k + 1], ((k + 0.5) * size, 0.0, -i * size))
             if i + 1 < n:
                 join(ids[i, k], ids[i + 1, k], (k * size, 0.0, -(i + 0.5) * size))
-    for k in (0, n - 1):
+    for k in (0, n - 1) if hangers is None else hangers:
         join(None, ids[0, k], (k * size, 0.0, 0.0), weld=False)
     return w, pairs, ids[n - 1, n // 2]
 
