@@ -222,7 +222,7 @@ def main():
             base = ms if engine is Bullet else base
             ratio = f"{ms / base:.2f}" if base and engine is not Bullet else "-"
             print(f"{name:10}{label:18}{ms:>10.2f}{ratio:>11}{cpu_ms:>9.2f}"
-                  f"{worst:>12.5f}{gap:>12.5f}{sag:>10.5f}", flush=True)
+                  f"{worst:>12.2e}{gap:>12.2e}{sag:>10.2e}", flush=True)
 
 
 if __name__ == "__main__":
