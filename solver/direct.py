@@ -60,8 +60,11 @@ lower the LCP's energy. Contacts between two islands, those of islands holding r
 three or four bodies, and those of round bodies (spheres, capsules, cylinders: their patch
 rolls) stay with the sweep.
 
-Islands larger than MAX_DIRECT_ROWS rows stay iterative (their rows keep their blocks, and
-their limits stay with the sweep).
+Islands larger than MAX_DIRECT_ROWS rows are not factored. Those whose joints close loops
+(a grid of ball sockets, a welded slab or truss: at least as many joints as bodies) have their
+equality rows solved and projected by conjugate gradients on K to a tolerance
+(`_solve_loops`, docs/decisions/loops-by-conjugate-gradients.md); their limits and contacts
+stay with the sweep. Larger trees (a long chain) stay iterative, their rows keep their blocks.
 
 Rows over three or four bodies (rows.py: two slots, ACTIVE = WIDE) are one unknown here
 like any row: their K entries sum the couplings of both slots (`wide_coupling`), they link
@@ -107,6 +110,10 @@ PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
 REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
+LOOP_TOLERANCE = 1e-7       # m/s (projection: m; angular rows rad/s, rad): the largest row
+                            # residual an island of many loops is solved to (`_solve_loops`)
+LOOP_RELATIVE = 1e-9        # ... or this fraction of its largest right-hand side, if larger
+LOOP_ITERATIONS = 1000      # at most this many conjugate-gradient steps per solve
 
 
 @helper
@@ -654,7 +661,7 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
 
 
 @helper(inline=True)
-def factor_islands(plan, R, binv, bs, bI, fpose, unit):
+def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
     """Factor each island's K for this substep and hand its rows to the direct solver.
     An island too large or singular stays with the iterative sweep.
 
@@ -672,7 +679,7 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit):
     reference-count update, see step.py.)"""
     order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
     _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                    *R, binv, bs, bI, fpose, unit)
+                    *R, binv, bs, bI, fpose, unit, bkind)
 
 
 @helper
@@ -738,17 +745,18 @@ def _remember_poses(rows, rb, rp, bs, bI, fpose):
 
 @helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                    rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit):
+                    rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
         rows = order[starts[s]:starts[s + 1]]
-        if ok[s] and _barely_moved(rows, rb, rp, bs, bI, fpose, REUSE_TURN,
-                                   REUSE_SHIFT * unit):
+        if ok[s] and n <= MAX_DIRECT_ROWS and _barely_moved(rows, rb, rp, bs, bI, fpose,
+                                                            REUSE_TURN, REUSE_SHIFT * unit):
             continue
         ok[s] = False
         if n > MAX_DIRECT_ROWS:
+            ok[s] = _closes_loops(rows, rb, rp, bkind) and not _has_wide(rows, rp)
             continue
         factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
         ok[s] = _factor_island(rows, pattern[starts[s]:starts[s + 1]], n, R, binv, factor)
@@ -1047,6 +1055,15 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
     for s in range(plan.n_islands):
         if not ok[s]:
             continue
+        if starts[s + 1] - starts[s] > MAX_DIRECT_ROWS:
+            rows = order[starts[s]:starts[s + 1]]
+            for i in range(len(rows)):
+                x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
+            _solve_loops(rows, rb, rj, rd, binv, x, unit)
+            for i in range(len(rows)):
+                acc[rows[i]] += x[i]
+                row_apply(rows[i], x[i], rb, rj, rd, rp, bs, binv)
+            continue
         rows, factor, pattern, limits = _island(plan, s)
         n = len(rows)
         nl = len(limits)
@@ -1168,14 +1185,14 @@ def project_positions(plan, R, bs, binv, W, C):
     CR = C[3]
     order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                       *R, bs, binv, *W, CR[0], CR[1], CR[2])
+                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8])
 
 
 @helper(outline=True)
 def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, crb, crj, crd):
+                       soft, live, crb, crj, crd, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
@@ -1185,8 +1202,15 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
     for s in range(plan.n_islands):
         if not ok[s]:
             continue
+        n = starts[s + 1] - starts[s]
+        if n > MAX_DIRECT_ROWS:
+            rows = order[starts[s]:starts[s + 1]]
+            for i in range(n):
+                x[i] = rp[rows[i], BIAS]
+            _solve_loops(rows, rb, rj, rd, binv, x, unit)
+            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
+            continue
         rows, factor, pattern, limits = _island(plan, s)
-        n = len(rows)
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
         m = 0
@@ -1200,21 +1224,169 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
         _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W)
-        # Newton's step is exact for small errors; a large one (a violent frame) is scaled
-        # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
-        # where the linearisation holds. Each body moves once, by its summed displacement.
+        _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move)
+
+
+@helper
+def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move):
+    """Move the island's bodies by the projection's displacements x (rows) and dl (the m
+    limit rows lims)."""
+    # Newton's step is exact for small errors; a large one (a violent frame) is scaled
+    # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
+    # where the linearisation holds. Each body moves once, by its summed displacement.
+    for i in range(n):
+        _add_displacement(rows[i], x[i], rb, rj, rd, rp, binv, move)
+    for a in range(m):
+        _add_displacement(lims[a], dl[a], rb, rj, rd, rp, binv, move)
+    worst = 0.0
+    for i in range(n):
+        worst = max(worst, _largest_turn2(rows[i], rp, rb, move))
+    for a in range(m):
+        worst = max(worst, _largest_turn2(lims[a], rp, rb, move))
+    worst = math.sqrt(worst)
+    step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
+    for i in range(n):
+        _move_bodies(rows[i], step, rp, rb, bs, move)
+    for a in range(m):
+        _move_bodies(lims[a], step, rp, rb, bs, move)
+
+
+# --- islands whose joints close many loops -------------------------------------------------
+# A lattice (a grid of ball sockets, a welded slab or truss) is one island of hundreds of
+# joints whose elimination fills: its K is too large to factor densely, and the sweep left it
+# soft (a 10 x 10 grid of spheres opened 7 mm, a 10-bay welded truss sagged 11 cm). Such an
+# island's equality rows are solved to a tolerance by conjugate gradients on K itself, never
+# formed: K p = J M^-1 J^T p is one scatter of the rows' impulses onto their bodies and one
+# gather of the rows' velocities. Each iterate is the best solution in a growing subspace, so
+# it converges where the sweep crawls. The preconditioner is K's diagonal D, and the steps
+# start from zero: every iterate lies in D^-1 range(K), so of the many impulses that solve a
+# structure with redundant welds (K singular) the one found is the smallest in D's norm,
+# whatever the rows' order. Loads statics fixes (what the supports carry in all, the load
+# on a lone pin) come out exact; how redundant welds share the rest is that choice, not an
+# elastic structure's (a truss welded to two piers pushes them apart by 40 % of its weight;
+# with a symmetric Gauss-Seidel preconditioner, which chose by the rows' order, by 42 %).
+# The island's limits and contacts stay with the sweep.
+
+@helper
+def _closes_loops(rows, rb, rp, bkind):
+    """Whether the island's joints close loops: at least as many joints as bodies, the
+    static world (every body that is not dynamic) counted as one body."""
+    joints = 0
+    last = -1
+    seen = np.zeros(bkind.shape[0], dtype=np.bool_)
+    bodies = 0
+    ground = 0
+    for r in rows:
+        j = r // MAX_ROWS
+        if j != last:
+            joints += 1
+            last = j
+        for side in range(2):
+            body = rb[r, side]
+            if body < 0 or bkind[body] != DYNAMIC:
+                ground = 1
+            elif not seen[body]:
+                seen[body] = True
+                bodies += 1
+    return joints >= bodies + ground
+
+
+@helper
+def _scatter(r, d, rb, rj, rd, binv, u):
+    """u += M^-1 J_r^T d for a two-body row (u[body, 0:3] velocity, 3:6 spin)."""
+    for side in range(2):
+        body = rb[r, side]
+        if body >= 0 and binv[body] != 0.0:
+            s = d * binv[body]
+            o = 6 * side
+            for k in range(3):
+                u[body, k] += rj[r, o + k] * s
+                u[body, 3 + k] += rd[r, 3 * side + k] * d
+
+
+@helper
+def _gather(r, rb, rj, u):
+    """J_r u."""
+    s = 0.0
+    for side in range(2):
+        body = rb[r, side]
+        if body >= 0:
+            o = 6 * side
+            for k in range(3):
+                s += rj[r, o + k] * u[body, k] + rj[r, o + 3 + k] * u[body, 3 + k]
+    return s
+
+
+@helper
+def _jacobi(rows, n, rb, rj, rd, binv, dinv, r, z, u):
+    """z = D^-1 r for K's diagonal D (each row's own inverse effective mass); leaves
+    u = M^-1 J^T z."""
+    for i in range(n):
+        for side in range(2):
+            body = rb[rows[i], side]
+            if body >= 0:
+                u[body, :] = 0.0
+    for i in range(n):
+        z[i] = r[i] * dinv[i]
+        _scatter(rows[i], z[i], rb, rj, rd, binv, u)
+
+
+@helper(outline=True)
+def _solve_loops(rows, rb, rj, rd, binv, x, unit):
+    """x <- -K^-1 x for an island's equality rows (two-body rows), by Jacobi-preconditioned
+    conjugate gradients to LOOP_TOLERANCE (scaled to the world's unit) or LOOP_RELATIVE of
+    the largest right-hand side."""
+    n = rows.shape[0]
+    u = np.zeros((binv.shape[0], 6))
+    dinv = np.empty(n)
+    b = np.empty(n)
+    big = 0.0
+    for i in range(n):
+        row = rows[i]
+        kii = 0.0
+        for side in range(2):
+            body = rb[row, side]
+            if body >= 0:
+                o = 6 * side
+                for k in range(3):
+                    kii += binv[body] * rj[row, o + k] ** 2 \
+                        + rj[row, o + 3 + k] * rd[row, 3 * side + k]
+        dinv[i] = 1.0 / kii if kii > 0.0 else 0.0
+        b[i] = -x[i]
+        x[i] = 0.0
+        big = max(big, abs(b[i]))
+    tol = max(LOOP_TOLERANCE * unit, LOOP_RELATIVE * big)
+    if big <= tol:
+        return
+    z = np.empty(n)
+    p = np.empty(n)
+    kp = np.empty(n)
+    _jacobi(rows, n, rb, rj, rd, binv, dinv, b, z, u)
+    rz = 0.0
+    for i in range(n):
+        p[i] = z[i]
+        kp[i] = _gather(rows[i], rb, rj, u)
+        rz += b[i] * z[i]
+    for _ in range(LOOP_ITERATIONS):
+        pkp = 0.0
         for i in range(n):
-            _add_displacement(rows[i], x[i], rb, rj, rd, rp, binv, move)
-        for a in range(m):
-            _add_displacement(lims[a], dl[a], rb, rj, rd, rp, binv, move)
+            pkp += p[i] * kp[i]
+        if pkp <= 0.0 or rz <= 0.0:
+            return
+        alpha = rz / pkp
         worst = 0.0
         for i in range(n):
-            worst = max(worst, _largest_turn2(rows[i], rp, rb, move))
-        for a in range(m):
-            worst = max(worst, _largest_turn2(lims[a], rp, rb, move))
-        worst = math.sqrt(worst)
-        step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
+            x[i] += alpha * p[i]
+            b[i] -= alpha * kp[i]
+            worst = max(worst, abs(b[i]))
+        if worst <= tol:
+            return
+        _jacobi(rows, n, rb, rj, rd, binv, dinv, b, z, u)
+        rz_next = 0.0
         for i in range(n):
-            _move_bodies(rows[i], step, rp, rb, bs, move)
-        for a in range(m):
-            _move_bodies(lims[a], step, rp, rb, bs, move)
+            rz_next += b[i] * z[i]
+        beta = rz_next / rz
+        rz = rz_next
+        for i in range(n):
+            p[i] = z[i] + beta * p[i]
+            kp[i] = _gather(rows[i], rb, rj, u) + beta * kp[i]

@@ -469,7 +469,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         if s > 0:
             begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
         update_stage(P, C, body)
-        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8])
+        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
@@ -483,7 +483,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         move_pins(joints, jt, jf, (s + 1) / substeps, dt)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
-        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8])
+        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         project_positions(plan, R, bs, binv, W, C)
         refresh_stage(P, C, SC, body)
