@@ -663,7 +663,9 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
 @helper(inline=True)
 def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
     """Factor each island's K for this substep and hand its rows to the direct solver.
-    An island too large or singular stays with the iterative sweep.
+    An island too large to factor whose joints close loops is solved by conjugate gradients
+    (`_solve_loops`); a larger tree or mechanism, or a singular island, stays with the
+    iterative sweep.
 
     An island factored before in this frame keeps its factor while K = J M^-1 J^T has
     barely changed since (`_barely_moved`): none of its bodies turned by REUSE_TURN or more,
