@@ -69,7 +69,8 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
     local name=$1 env=$2 blender=$3 rc=0 line store group=
     case "$env:$4" in          # the Blender environments, or the newest numba's
         py313-numba-newest:*) group=py313 ;;
-        *:tests/addon*) group=$env ;;
+        *:tests/addon* | *:tests/farm*) group=$env ;;   # the farm's run checks addon/ too:
+                                                         # tests/static, in .venv/static
     esac
     if [ -n "$group" ] && ! await_setup "$group"; then
         { echo "--- $name: tools/setup.sh failed ---"; cat "build/setup-$group.log"; } |
@@ -121,6 +122,7 @@ for group in py311 py313; do
     while read -r version python _; do
         [ "py${python/./}" = "$group" ] && envs+=("blender-$version")
     done < <(grep -v '^\s*#' tools/blenders.txt | grep -v '^\s*$')
+    [ "$group" = py311 ] && envs+=(static)
     [ "$group" = py313 ] && envs+=(py313-numba-newest)
     { rc=0; bash tools/setup.sh "${envs[@]}" >"build/setup-$group.log" 2>&1 || rc=$?
       echo "$rc" >"build/setup-$group.rc"; } &
