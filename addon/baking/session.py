@@ -22,14 +22,16 @@ class BakeSession:
         self.baked = []            # the objects baked, once FINISHED
         self.error = None          # the scene error, once FAILED
         self.started = time.perf_counter()
+        self.budget = 0.05         # seconds of baking per `advance` (the UI stays responsive)
         self._frames = bake.bake_iter(scene, frame_start, frame_end, step, tolerance)
 
-    def advance(self, budget=0.05):
-        """Bake frames for about `budget` seconds (at least one); the state after. A scene
-        the simulation cannot run (bad input, a blow-up) ends it FAILED with `error`."""
+    def advance(self, budget=None):
+        """Bake frames for about `budget` seconds (`self.budget` unless given; at least one
+        frame); the state after. A scene the simulation cannot run (bad input, a blow-up)
+        ends it FAILED with `error`."""
         if self.state != 'RUNNING':
             return self.state
-        deadline = time.perf_counter() + budget
+        deadline = time.perf_counter() + (self.budget if budget is None else budget)
         try:
             while True:
                 self.done, self.total = next(self._frames)

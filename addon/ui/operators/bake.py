@@ -131,7 +131,7 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
             if event.type == 'ESC':
                 session.cancel()
             elif event.type == 'TIMER':
-                session.advance(0.05)     # a slice, to keep the UI responsive
+                session.advance()     # a slice, to keep the UI responsive
         finally:
             if session.state != 'RUNNING':
                 context.window_manager.event_timer_remove(self._timer)

@@ -8,6 +8,8 @@ import sys
 import bpy
 from mathutils import Matrix, Vector
 
+from . import characters
+from .characters import link_override, new_shot
 from .helpers import box, lig
 
 SHOWN = ("spine", "spine.006", "hand.L", "foot.R")    # pelvis, head, a hand and a foot
@@ -18,59 +20,10 @@ def module(name):
     return sys.modules[lig().__name__ + ".addon." + name]
 
 
-def select_collection(coll):
-    """Make `coll` the view layer's active collection (new objects go in it)."""
-    stack = [bpy.context.view_layer.layer_collection]
-    while stack:
-        lc = stack.pop()
-        if lc.collection == coll:
-            bpy.context.view_layer.active_layer_collection = lc
-        stack.extend(lc.children)
-
-
 def character(name="Hero", collection="Char", location=(0, 0, 1.0)):
     """A human metarig given a ragdoll, in a new collection `collection` of the scene."""
     bpy.ops.preferences.addon_enable(module="rigify")
-    coll = bpy.data.collections.new(collection)
-    bpy.context.scene.collection.children.link(coll)
-    select_collection(coll)
-    bpy.ops.object.armature_human_metarig_add()
-    arm = bpy.context.active_object
-    arm.name = name
-    arm.location = location
-    bpy.context.view_layer.update()
-    assert bpy.ops.ligament.ragdoll_from_armature() == {'FINISHED'}
-    return arm
-
-
-def new_shot(frames=40):
-    """An empty file with a ground, 24 fps, simulated over `frames` frames."""
-    bpy.ops.wm.read_homefile(use_empty=True)
-    scene = bpy.context.scene
-    scene.render.fps = 24
-    scene.ligament_world.frame_end = frames
-    box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
-    return scene
-
-
-def link_override(path, collection="Char"):
-    """Blender's Make > Library Override on a collection instance of the character linked
-    from `path`; the override's armature."""
-    scene = bpy.context.scene
-    with bpy.data.libraries.load(path, link=True) as (_src, dst):
-        dst.collections = [collection]
-    inst = bpy.data.objects.new(collection, None)
-    inst.instance_type = 'COLLECTION'
-    inst.instance_collection = dst.collections[0]
-    scene.collection.objects.link(inst)
-    for o in bpy.context.view_layer.objects:
-        o.select_set(False)
-    bpy.context.view_layer.objects.active = inst
-    inst.select_set(True)
-    before = set(bpy.data.objects)
-    assert bpy.ops.object.make_override_library() == {'FINISHED'}
-    made = [o for o in bpy.data.objects if o not in before and o.override_library]
-    return next(o for o in made if o.type == 'ARMATURE')
+    return characters.character(name, collection, location=location)
 
 
 def heads(arm, names=SHOWN):

@@ -20,18 +20,22 @@ def doctor():
     return sys.modules[lig().__name__ + ".addon.check.doctor"]
 
 
-def character(name="Hero", collection="Char", parent=None, location=(0, 0, 1.0)):
-    """A metarig with a ragdoll in a collection of its own (inside `parent`, if given)."""
-    scene = bpy.context.scene
-    coll = bpy.data.collections.new(collection)
-    (bpy.data.collections[parent] if parent else scene.collection).children.link(coll)
-    layer = bpy.context.view_layer.layer_collection
-    stack = [layer]
+def select_collection(coll):
+    """Make `coll` the view layer's active collection (new objects go in it)."""
+    stack = [bpy.context.view_layer.layer_collection]
     while stack:
         lc = stack.pop()
         if lc.collection == coll:
             bpy.context.view_layer.active_layer_collection = lc
         stack.extend(lc.children)
+
+
+def character(name="Hero", collection="Char", parent=None, location=(0, 0, 1.0)):
+    """A metarig with a ragdoll in a collection of its own (inside `parent`, if given)."""
+    scene = bpy.context.scene
+    coll = bpy.data.collections.new(collection)
+    (bpy.data.collections[parent] if parent else scene.collection).children.link(coll)
+    select_collection(coll)
     bpy.ops.object.armature_human_metarig_add()
     arm = bpy.context.active_object
     arm.name = name
@@ -47,12 +51,12 @@ def save_character(path, **kw):
     return arm
 
 
-def new_shot():
-    """An empty file at 24 fps, 40 frames, with the ground: its scene."""
+def new_shot(frames=40):
+    """An empty file at 24 fps, simulated over `frames` frames, with the ground: its scene."""
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps = 24
-    scene.ligament_world.frame_end = 40
+    scene.ligament_world.frame_end = frames
     box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
     return scene
 
