@@ -82,6 +82,25 @@ def release_axis_angle(obj):
         del obj[MUTED_FOR_SIM]
 
 
+def release_all_axis_angles(objects):
+    """Every Axis Angle rotation `hold_axis_angle` shows among `objects` released (the user's
+    curves unmuted, values back): {object: the rotation shown}, for `hold_all_axis_angles` to
+    show it again. A file is saved this way, so one opened without the add-on (or before the
+    next frame change) holds the user's animation as keyed, not muted."""
+    shown = {}
+    for obj in objects:
+        if obj.library is None and OWN_AXIS_ANGLE in obj:
+            shown[obj] = tuple(obj.rotation_axis_angle)
+            release_axis_angle(obj)
+    return shown
+
+
+def hold_all_axis_angles(shown):
+    """Show again what `release_all_axis_angles` released."""
+    for obj, values in shown.items():
+        hold_axis_angle(obj, values)
+
+
 def axis_angle_played_elsewhere(obj):
     """An Axis Angle object whose rotation NLA strips or drivers play: they would write over
     a rotation `hold_axis_angle` shows."""

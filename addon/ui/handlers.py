@@ -12,6 +12,7 @@ from ..authoring import ragdoll
 from ..runtime import cache
 from ..runtime.changes import drop_if_changed
 from ..runtime.state import state
+from ..scene import animation
 from ..scene.errors import SceneError
 from ..scene.frames import evaluating
 
@@ -157,6 +158,29 @@ def on_load_post(*_args):
     schedule_prebuild()
 
 
+_released_for_save = {}    # {object: Axis Angle rotation shown} between save_pre and save_post
+
+
+@persistent
+def on_save_pre(*_args):
+    """The user's Axis Angle curves go into the file unmuted (world/poses.py mutes them while
+    a hit body is off its keys), shown again once it is written."""
+    try:
+        _released_for_save.update(animation.release_all_axis_angles(bpy.data.objects))
+    except Exception:        # a bug: never in the way of a save
+        traceback.print_exc()
+
+
+@persistent
+def on_save_post(*_args):
+    try:
+        animation.hold_all_axis_angles(_released_for_save)
+    except Exception:
+        traceback.print_exc()
+    finally:
+        _released_for_save.clear()
+
+
 @persistent
 def on_undo_redo(*_args):
     """Undo brings back older settings without running their update callbacks."""
@@ -167,6 +191,8 @@ def register():
     bpy.app.handlers.frame_change_pre.append(on_frame_change_pre)
     bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update_post)
     bpy.app.handlers.load_post.append(on_load_post)
+    bpy.app.handlers.save_pre.append(on_save_pre)
+    bpy.app.handlers.save_post.append(on_save_post)
     bpy.app.handlers.undo_post.append(on_undo_redo)
     bpy.app.handlers.redo_post.append(on_undo_redo)
 
@@ -175,10 +201,16 @@ def unregister():
     for handlers, fn in ((bpy.app.handlers.frame_change_pre, on_frame_change_pre),
                          (bpy.app.handlers.depsgraph_update_post, on_depsgraph_update_post),
                          (bpy.app.handlers.load_post, on_load_post),
+                         (bpy.app.handlers.save_pre, on_save_pre),
+                         (bpy.app.handlers.save_post, on_save_post),
                          (bpy.app.handlers.undo_post, on_undo_redo),
                          (bpy.app.handlers.redo_post, on_undo_redo)):
         while fn in handlers:
             handlers.remove(fn)
     if bpy.app.timers.is_registered(prebuild):
         bpy.app.timers.unregister(prebuild)
+    try:                     # the extension disabled: the user's Axis Angle curves unmuted
+        animation.release_all_axis_angles(bpy.data.objects)
+    except Exception:        # (bpy.data is out of reach while Blender quits)
+        pass
     cache.clear_all()

@@ -107,3 +107,18 @@ def test_a_baked_axis_angle_board_plays_what_played_live(blender):
     assert min(m[2][3] for m in out["live"]) < 0.375 - 1e-3
     assert out["curves"] and all(not muted for _, muted in out["curves"])
     assert out["props"] == []
+
+
+def test_a_file_saved_while_an_axis_angle_body_is_off_its_keys_keeps_its_curves_unmuted(
+        blender, tmp_path):
+    out = blender.call("hit_rotation.saved_while_off_its_keys", str(tmp_path / "shot.blend"))
+    # at the save the hit had taken the board off its keys: the session holds its curves muted
+    assert out["held_before"] and out["held_after"]
+    assert out["shown_after"] == out["shown_before"]
+    assert out["curves_after"] and all(mute for _, mute in out["curves_after"])
+    # the file holds the user's animation as keyed: every rotation curve unmuted, no trace of
+    # the simulation's hold (a file opened without the add-on plays its keys)
+    assert out["file_curves"] == [[i, False] for i, _ in out["curves_after"]]
+    assert out["file_props"] == []
+    # and the play goes on as if nothing was saved, bit for bit
+    assert out["saved_run"] == out["plain"]

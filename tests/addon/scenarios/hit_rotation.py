@@ -165,3 +165,36 @@ def bake_after_play(mode):
     return {"live": live, "baked": baked, "curves": _rotation_curves(board),
             "props": sorted(k for k in board.keys() if k.startswith("ligament_own")
                             or k.startswith("ligament_muted"))}
+
+
+def saved_while_off_its_keys(path, save_at=20, frames=30):
+    """The Axis Angle board played to `frames`, the file saved (a copy, at `path`) at frame
+    `save_at`, after the hit has taken the board off its keys: the board's matrices with and
+    without the save, what the session shows right after it, and the board of the saved file
+    (appended from it: no load handler runs on it)."""
+    def run(save):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        scene = bpy.context.scene
+        board, _block = _board('AXIS_ANGLE')
+        out, at_save = [], {}
+        for f in range(1, frames + 1):
+            scene.frame_set(f)
+            if save and f == save_at:
+                held = "ligament_own_axis_angle" in board
+                shown = list(board.rotation_axis_angle)
+                bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)
+                at_save = {"held_before": held,
+                           "held_after": "ligament_own_axis_angle" in board,
+                           "shown_before": shown, "shown_after": list(board.rotation_axis_angle),
+                           "curves_after": _rotation_curves(board)}
+            out.append([list(r) for r in board.matrix_world])
+        return out, at_save
+    plain, _ = run(False)
+    saved_run, at_save = run(True)
+    with bpy.data.libraries.load(path, link=False) as (_src, dst):
+        dst.objects = ["Board"]
+    board = dst.objects[0]
+    return {"plain": plain, "saved_run": saved_run, **at_save,
+            "file_curves": _rotation_curves(board),
+            "file_props": sorted(k for k in board.keys() if k.startswith("ligament_")),
+            "file_hits": board.ligament_body.hit_impulse}
