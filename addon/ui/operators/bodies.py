@@ -17,7 +17,7 @@ FIRST_MATERIAL = "flesh"   # the ragdoll default: grips enough that limp feet an
 
 
 def material_items(self, context):
-    """Material presets (presets/materials.toml) as enum items, flesh first."""
+    """The material presets of presets/materials.toml, flesh first."""
     material_items.cache = presets.enum_items(  # Blender needs the strings kept alive
         presets.materials, lambda m: f"Friction {m['friction']:g}, bounciness "
         f"{m['bounciness']:g}, density {m['density']:g} kg/m\u00b3", first=FIRST_MATERIAL)

@@ -17,6 +17,7 @@ from .bodies import material_items
 
 
 def _map_items(self, context):
+    """The bone maps of presets/ragdoll/maps, and Auto (the map that matches the most bones)."""
     _map_items.cache = presets.enum_items(  # Blender needs the strings kept alive
         presets.bone_maps, lambda m: m["description"],
         head=[('AUTO', "Auto", "Pick the bone map that matches the most bones", 0)])
@@ -289,6 +290,7 @@ class LIGAMENT_OT_override_character(bpy.types.Operator):
 
 
 def _user_preset_items(self, context):
+    """The ragdoll presets saved in your user folder (Save Ragdoll Preset)."""
     items = [(name, name, path, i) for i, (name, path) in
              enumerate(tuning.user_presets().items())]
     _user_preset_items.cache = items or [('NONE', "No Presets",

@@ -9,6 +9,7 @@ from ...runtime import cache
 
 
 def _quality_items(self, context):
+    """The quality levels of presets/quality.toml."""
     _quality_items.cache = presets.enum_items(  # Blender needs the strings kept alive
         presets.quality_levels, lambda level: f"{level.get('description', '')} ("
         f"{level['substeps']} substeps, {level['iterations']} iterations)")
