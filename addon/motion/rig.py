@@ -33,7 +33,7 @@ from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, scene_bodies, world_settings
 from ..world.build import body_shape
 from ..world.ragdolls import BoneDepths, Part, Skeleton, bone_path
-from . import check, fix
+from . import check, fix, rigify
 
 FIX_SUFFIX = "_PhysicsFix"
 
@@ -148,8 +148,13 @@ class MotionRig:
         self.parts = [Part(o, None, arm, list(o.children), depth) for o in helpers]
         self.part_names = [o.ligament_ragdoll_part.part for o in helpers]
         self.skeleton = Skeleton(arm, [p.bone for p in self.parts], depth)
-        _refuse_constrained(arm, self.skeleton.order)
-        self.root = _common_ancestor(arm, [p.bone for p in self.parts], depth)
+        # a generated Rigify rig is read as Blender evaluates it and fixed on its controls
+        self.rigify = rigify.is_generated(arm)
+        if not self.rigify:
+            _refuse_constrained(arm, self.skeleton.order)
+        # the bone the fix moves the whole character by (a generated rig's root control)
+        self.root = rigify.ROOT if self.rigify else \
+            _common_ancestor(arm, [p.bone for p in self.parts], depth)
         self.character = self._character(helpers, depsgraph)
         self.first = scene.frame_start
         self.ground = self._ground(depsgraph)
@@ -203,17 +208,20 @@ class MotionRig:
     def matrices(self, frames):
         """(F, B, 4, 4) world matrices of the bodies where the keys put their bones, in
         float64 (`Pose64`): velocities are differences over a frame, and mathutils' float32
-        would leave their momenta 1e-5 of their size apart from the same motion's."""
+        would leave their momenta 1e-5 of their size apart from the same motion's. On a
+        generated Rigify rig, where the pose Blender evaluates puts them (`rigify`)."""
+        if self.rigify:
+            return rigify.body_matrices(self.scene, self.arm, self.parts, frames)
         out = np.empty((len(frames), len(self.parts), 4, 4))
         self.skeleton = Skeleton(self.arm, [p.bone for p in self.parts])   # the action now
         pose64 = Pose64(self.arm, self.skeleton)
-        to_body = [rigid64(np.linalg.inv(_matrix_np(self.arm.data.bones[p.bone].matrix_local))
-                           @ _matrix_np(p.frame)) for p in self.parts]
+        to_body = [fix.rigid64(np.linalg.inv(_matrix_np(
+            self.arm.data.bones[p.bone].matrix_local)) @ _matrix_np(p.frame)) for p in self.parts]
         for i, f in enumerate(frames):
             arm_world = pose64.world(f)
             pose = pose64.pose(f)
             for j, p in enumerate(self.parts):
-                out[i, j] = rigid64(arm_world @ pose[p.bone] @ to_body[j])
+                out[i, j] = fix.rigid64(arm_world @ pose[p.bone] @ to_body[j])
         return out
 
     def contact_settings(self, frames):
@@ -258,15 +266,6 @@ class MotionRig:
 
 # --------------------------------------------------------------------------------------------
 # Forward kinematics in float64
-
-def rigid64(m):
-    """The 4x4 `m` with its 3x3 part made the nearest rotation (scale and round-off off)."""
-    u, _, vt = np.linalg.svd(m[:3, :3])
-    out = np.array(m, dtype=np.float64, copy=True)
-    out[:3, :3] = u @ vt
-    out[3] = (0.0, 0.0, 0.0, 1.0)
-    return out
-
 
 def _axis_rotation(axis, angle):
     c, s = np.cos(angle), np.sin(angle)
@@ -568,7 +567,9 @@ def _fixed_channels(scene, arm, frames, flight, spin, balance, spans=()):
                 ends[0], ends[1], rig.settings.gravity) - com[inside]
         roots[:, :3, 3] += fix.flight_displacements(com, flying, frames, rig.settings)
     legs = {}
-    if balance:
+    if balance and rig.rigify:
+        legs = rigify.balance(rig, frames, before, airborne)     # torso and IK feet keyed
+    elif balance:
         legs = _balance(rig, frames, before, roots, airborne)
     return legs, _root_channels(rig, frames, roots), rig.root
 
@@ -611,7 +612,10 @@ def _channel_space(rig, frame):
 
 
 def _root_matrices(rig, frames):
-    """(F, 4, 4) world matrices of the root bone where the keys put it."""
+    """(F, 4, 4) world matrices of the root bone where the keys put it (on a generated
+    Rigify rig, where its evaluated pose does)."""
+    if rig.rigify:
+        return rigify.bone_matrices(rig.scene, rig.arm, rig.root, frames)
     sk = rig.skeleton
     return np.array([_matrix_np(matrix_world_at(rig.arm, f, {}) @ sk.pose(f)[rig.root])
                      for f in frames])
@@ -731,19 +735,8 @@ def _balance(rig, frames, report, roots, airborne):
 def _drop(pose, legs, shift, up):
     """How far the root must go down (along `up`) after `shift` for every leg to reach its
     keyed foot with its knee a little bent."""
-    drop = 0.0
-    for thigh, shin, foot in legs:
-        hip = _vec(pose[thigh]) + shift
-        knee, ankle = _vec(pose[shin]), _vec(pose[foot])
-        reach = 0.999 * (np.linalg.norm(knee - _vec(pose[thigh])) + np.linalg.norm(ankle - knee))
-        v = hip - ankle
-        vz = v @ up
-        h2 = max(v @ v - vz * vz, 0.0)
-        if h2 >= reach * reach:
-            raise SceneError("Physics fix: the centre of mass is too far outside the feet "
-                             "for the legs to reach them; move the feet under the body")
-        drop = max(drop, vz - np.sqrt(reach * reach - h2))
-    return drop
+    hips, knees, ankles = (np.array([_vec(pose[leg[j]]) for leg in legs]) for j in range(3))
+    return fix.reach_drop(hips, knees, ankles, shift, up)
 
 
 def _com(rig, arm_world, pose):
