@@ -50,7 +50,8 @@ def test_a_jump_keyed_on_the_root_control_is_fixed_onto_a_parabola_of_g(jump):
     assert np.abs(air - com(keyed, masses)[FLIGHT]).max() > 0.02       # the flight moved
     # take-off (frame 10) and landing (frame 30) where they were keyed, the stance untouched
     assert np.abs(fixed[STANCE] - keyed[STANCE]).max() < 1e-5
-    # keyed on the root control only: flight moves the whole character
+    # keyed on the root control only: flight moves the whole character (the stance needs
+    # no balance)
     assert jump["fixed_bones"] == ["root"]
     assert jump["fixed_phases"][1]["parabola_cm"] < 0.5
 
@@ -99,8 +100,9 @@ def test_a_lean_is_balanced_by_the_torso_control_the_ik_feet_held_where_keyed(bl
     feet = [i for i, n in enumerate(out["names"]) if n.startswith("foot")]
     assert np.abs(fixed[:, feet, :3, 3] - keyed[:, feet, :3, 3]).max() < 0.002
     assert np.abs(fixed[:10] - keyed[:10]).max() < 1e-5          # balanced already: untouched
-    # keyed on the torso and the IK feet, as the issue asks of a generated rig
-    assert out["fixed_bones"] == ["foot_ik.L", "foot_ik.R", "torso"]
+    # keyed on the torso and the IK feet (and the root, as keyed), as the issue asks of a
+    # generated rig
+    assert out["fixed_bones"] == ["foot_ik.L", "foot_ik.R", "root", "torso"]
 
 
 def test_a_leg_in_fk_is_refused_with_the_property_to_set_and_the_scene_kept(blender):

@@ -172,14 +172,14 @@ def lean(fk=False):
     arm = rig.arm
     if fk:
         arm.pose.bones["thigh_parent.L"]["IK_FK"] = 1.0
-    for bone, angle in (("chest", 0.7), ("hips", 0.0)):
+    for bone, angle in (("chest", -0.6), ("hips", 0.0)):
         pb = arm.pose.bones[bone]
         pb.rotation_mode = 'XYZ'
         for f, a in ((1, 0.0), (10, 0.0), (20, angle), (40, angle)):
             pb.rotation_euler = (a, 0, 0)
             pb.keyframe_insert("rotation_euler", frame=f, group=bone)
     torso = arm.pose.bones["torso"]
-    for f, y in ((1, 0.0), (10, 0.0), (20, 0.12), (40, 0.12)):
+    for f, y in ((1, 0.0), (10, 0.0), (20, 0.09), (40, 0.09)):
         rig.key_location(torso, f, (0, y, 0))
     feet = rig.feet()
     if fk:
