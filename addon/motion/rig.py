@@ -237,7 +237,7 @@ class MotionRig:
             channels = {}
             for key in keys:
                 fc = curves.get((f"{bone_path(p.bone)}.ligament_{key}", 0))
-                channels[key] = np.array([fc.evaluate(f) for f in frames]) if fc is not None \
+                channels[key] = sample_fcurve(fc, frames) if fc is not None \
                     else np.full(len(frames), float(getattr(pb, "ligament_" + key)))
             own = channels["contact_override"] > 0.5
             any_own |= bool(own.any())
@@ -262,6 +262,70 @@ class MotionRig:
         matrices = self.matrices(frames) if matrices is None else matrices
         return frames, check.check(self.character, self.ground,
                                    self.contact_settings(frames), matrices, frames)
+
+
+# --------------------------------------------------------------------------------------------
+# F-curves read in bulk
+
+BISECTIONS = 52      # halvings of a Bezier segment's parameter: below float64's resolution
+_BULK_INTERPOLATIONS = {'CONSTANT', 'LINEAR', 'BEZIER'}
+
+
+def sample_fcurve(fc, frames):
+    """(F,) values of the F-curve `fc` at `frames`, its keys read at once (`foreach_get`) and
+    interpolated here as Blender does: constant, linear and Bezier keys (a Bezier segment's
+    handles shortened to the segment's length, as Blender's `BKE_fcurve_correct_bezpart`, its
+    parameter found by bisection), the end keys' values held outside them. A curve with
+    modifiers, linear extrapolation or easing keys (Sine, Back, Bounce...) is Blender's own
+    `evaluate`, frame by frame."""
+    frames = np.asarray(frames, dtype=np.float64)
+    keys = fc.keyframe_points
+    n = len(keys)
+    interpolation = [k.interpolation for k in keys] if n else []
+    if n == 0 or len(fc.modifiers) or fc.extrapolation != 'CONSTANT' or \
+            not set(interpolation) <= _BULK_INTERPOLATIONS:
+        return np.array([fc.evaluate(f) for f in frames], dtype=np.float64)
+    co, left, right = (np.empty(2 * n) for _ in range(3))
+    keys.foreach_get("co", co)
+    keys.foreach_get("handle_left", left)
+    keys.foreach_get("handle_right", right)
+    co, left, right = co.reshape(n, 2), left.reshape(n, 2), right.reshape(n, 2)
+    out = np.where(frames <= co[0, 0], co[0, 1], co[-1, 1])
+    if n == 1:
+        return out
+    seg = np.clip(np.searchsorted(co[:, 0], frames, side='right') - 1, 0, n - 2)
+    inside = (frames > co[0, 0]) & (frames < co[-1, 0])
+    kind = np.array(interpolation)[seg]
+    a, b = co[seg], co[seg + 1]
+    linear = a[:, 1] + (b[:, 1] - a[:, 1]) * (frames - a[:, 0]) / (b[:, 0] - a[:, 0])
+    value = np.where(kind == 'CONSTANT', a[:, 1], linear)
+    bezier = inside & (kind == 'BEZIER')
+    if bezier.any():
+        value[bezier] = _bezier(a[bezier], right[seg][bezier], left[seg + 1][bezier],
+                                b[bezier], frames[bezier])
+    return np.where(inside, value, out)
+
+
+def _bezier(v1, v2, v3, v4, x):
+    """Values at `x` of the Bezier segments from key `v1` (its right handle `v2`) to key `v4`
+    (its left handle `v3`), all (n, 2)."""
+    h1, h2 = v1 - v2, v4 - v3
+    length = (v4[:, 0] - v1[:, 0])[:, None]
+    # a handle longer than the segment is shortened to it, along itself
+    v2 = v1 - h1 * np.minimum(1.0, length / np.maximum(np.abs(h1[:, :1]), 1e-300))
+    v3 = v4 - h2 * np.minimum(1.0, length / np.maximum(np.abs(h2[:, :1]), 1e-300))
+
+    def cubic(t, k):
+        s = 1.0 - t
+        return s * s * s * v1[:, k] + 3 * s * s * t * v2[:, k] + 3 * s * t * t * v3[:, k] + \
+            t * t * t * v4[:, k]
+
+    lo, hi = np.zeros(len(x)), np.ones(len(x))
+    for _ in range(BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        below = cubic(mid, 0) < x
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return cubic(0.5 * (lo + hi), 1)
 
 
 # --------------------------------------------------------------------------------------------
