@@ -411,9 +411,10 @@ class Pose64:
 
 
 def _refuse_constrained(arm, names):
-    """Refuse an armature whose ragdoll bones (or bones above them) follow constraints (a
-    generated Rigify rig's deform bones, an IK leg): the check reads the bones' own keys, as
-    Pose Matching does, so its figures would be of another motion than the one shown.
+    """Refuse an armature whose ragdoll bones (or bones above them) follow constraints (an IK
+    leg) but a rig Rigify generated (`rigify`, read as Blender evaluates it): the check reads
+    the bones' own keys, as Pose Matching does, so its figures would be of another motion
+    than the one shown.
     Limit constraints pass: they only clamp keys (a ragdoll takes its joint limits from
     Limit Rotation)."""
     bones = arm.pose.bones
@@ -427,9 +428,9 @@ def _refuse_constrained(arm, names):
         more = f" and {len(constrained) - 3} more" if len(constrained) > 3 else ""
         raise SceneError(
             f"Physics check: bones of '{arm.name}' follow constraints ({shown}{more}), which "
-            "the check does not evaluate: it reads the bones' own keys. Make the ragdoll on "
-            "the metarig of a generated Rigify rig, or bake the motion onto the bones first "
-            "(Pose > Animation > Bake Action, Visual Keying and Clear Constraints on)")
+            "the check does not evaluate on a rig Rigify did not generate: it reads the bones' "
+            "own keys. Bake the motion onto the bones first (Pose > Animation > Bake Action, "
+            "Visual Keying and Clear Constraints on)")
 
 
 def _common_ancestor(arm, names, depth):

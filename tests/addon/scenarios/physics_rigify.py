@@ -221,3 +221,18 @@ def reduced_keys():
     keys = [len(fc.keyframe_points) for (path, i), fc in rig.fcurves().items()
             if path == 'pose.bones["root"].location']
     return {"full": full.tolist(), "reduced": reduced.tolist(), "keys": keys}
+
+
+def constrained_metarig():
+    """A metarig ragdoll whose left shin follows an IK constraint (not a rig Rigify
+    generated): what the physics check says, and the report after."""
+    rig = Rig()
+    ik = rig.arm.pose.bones["shin.L"].constraints.new('IK')
+    ik.chain_count = 2
+    rig.key_tent_jump()
+    rig.activate()
+    try:
+        message = list(bpy.ops.ligament.physics_check())
+    except RuntimeError as exc:
+        message = str(exc)
+    return {"message": message, "report": rig.arm.ligament_motion.report}
