@@ -62,6 +62,30 @@ def test_a_jump_keyed_on_the_root_control_is_fixed_onto_a_parabola_of_g(jump):
     assert jump["fixed_phases"][1]["parabola_cm"] < 0.5
 
 
+def test_the_jump_fixed_with_its_height_kept_keeps_the_keyed_apex_on_a_parabola_of_g(blender):
+    out = blender.call("physics_rigify.height_kept_jump")
+    keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
+    fps = out["fps"]
+    com_keyed, com_fixed = com(keyed, out["masses"]), com(fixed, out["masses"])
+    apex = com_keyed[FLIGHT, 2].max()
+    # the flight a parabola of g takes from the take-off's centre of mass (frame 10) up to
+    # the keyed apex and down to the landing's (frame 30), in frames
+    length = (np.sqrt(2 * (apex - com_keyed[9, 2]) / G) +
+              np.sqrt(2 * (apex - com_keyed[29, 2]) / G)) * fps
+    assert 12 < length < 19                       # shorter than the 20 frames keyed
+    span = np.arange(11, int(np.floor(10 + length)) + 1)          # frames in the air
+    air = com_fixed[span - 1]
+    print("height kept: length", length, "apex", air[:, 2].max() - apex, "parabola",
+          parabola_distance(span / fps, air))
+    # sampled at frames: below the apex by at most g (1/48 s)^2 / 2
+    assert abs(air[:, 2].max() - apex) < 0.005
+    assert parabola_distance(span / fps, air) < 0.005
+    assert 2 * np.polyfit(span / fps, air[:, 2], 2)[0] == pytest.approx(-G, rel=0.02)
+    assert np.abs(fixed[:10] - keyed[:10]).max() < 1e-5           # take-off as keyed
+    flights = [p for p in out["fixed_phases"] if p["kind"] == "FLIGHT"]
+    assert len(flights) == 1 and flights[0]["first"] == 11
+
+
 def test_the_fix_is_a_new_action_and_one_click_switches_back_to_the_keyed_one(jump):
     assert jump["playing"] == jump["keyed_name"] + "_PhysicsFix"
     assert jump["kept"]

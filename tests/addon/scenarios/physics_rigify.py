@@ -125,11 +125,9 @@ def _check_and_fix(rig, **options):
             "inertia": rig.inertias(), "names": rig.names(), "fps": rig.scene.render.fps}
 
 
-def jump():
-    """The generated rig's root control keyed to rise 0.5 m and fall in straight lines
-    (drifting 0.6 m forward) from frame 10 to 30, its IK feet swinging in the air; the check's
-    figures, what a computation of its own needs, then the fix."""
-    rig = Generated()
+def _key_jump(rig):
+    """The root control rises 0.5 m and falls in straight lines (drifting 0.6 m forward)
+    from frame 10 to 30, the IK feet swinging in the air."""
     root = rig.arm.pose.bones["root"]
     for f, (y, z) in ((1, (0, 0)), (10, (0, 0)), (20, (-0.3, 0.5)), (30, (-0.6, 0)),
                       (40, (-0.6, 0))):
@@ -139,6 +137,13 @@ def jump():
         for f, y in ((10, 0.0), (15, -0.25 * sign), (25, 0.2 * sign), (30, 0.0)):
             rig.key_location(foot, f, (0, y, 0.15 if 10 < f < 30 else 0.0))
     rig.linear_keys()
+
+
+def jump():
+    """The generated rig's jump (`_key_jump`): the check's figures, what a computation of
+    its own needs, then the fix."""
+    rig = Generated()
+    _key_jump(rig)
     data = rig.pose_data()
     frames, report = rig.rig_mod.MotionRig(rig.scene, rig.arm).check()
     out = _check_and_fix(rig)
@@ -236,3 +241,17 @@ def constrained_metarig():
     except RuntimeError as exc:
         message = str(exc)
     return {"message": message, "report": rig.arm.ligament_motion.report}
+
+
+def height_kept_jump():
+    """The generated rig's jump fixed with its height kept: the bodies keyed and fixed, the
+    phases after."""
+    rig = Generated()
+    _key_jump(rig)
+    rig.activate()
+    keyed = rig.bodies_at()
+    rig.scene.ligament_world.enabled = True
+    assert bpy.ops.ligament.physics_fix(keep='HEIGHT') == {'FINISHED'}
+    return {"keyed": keyed.tolist(), "fixed": rig.bodies_at().tolist(),
+            "fixed_phases": rig.report(), "masses": rig.masses(),
+            "fps": rig.scene.render.fps}
