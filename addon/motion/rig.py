@@ -14,6 +14,9 @@ ragdoll bone) has its location and rotation keyed on every frame of the range (i
 outside the range are not kept), moved and turned as `fix.py` asks, reduced to the bake's
 tolerances when the bake reduces keys; the keyed action is kept (with a fake user) and
 `switch` puts either back.
+
+A ragdoll on a rig Rigify generated is read and keyed through its controls (`rigify.py`): the
+pose Blender evaluates, the root control as the root bone, the torso and IK feet for balance.
 """
 
 import json

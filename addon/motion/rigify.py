@@ -161,7 +161,7 @@ def balance(rig, frames, report, airborne):
     where they were keyed; each frame's shift corrected until the centre of mass of the pose
     Blender evaluates is over the support. Returns {control: (F, 7) channels} (keyed where
     nothing moved), {} when nothing needs balance."""
-    arm, scene, settings = rig.arm, rig.scene, rig.settings
+    arm, settings = rig.arm, rig.settings
     feet = [i for i, n in enumerate(rig.part_names) if n.startswith("foot")]
     shifts = fix.balance_shifts(report, settings,
                                 standing=np.isin(rig.character.sample_body, feet))
@@ -174,67 +174,77 @@ def balance(rig, frames, report, airborne):
         raise SceneError(f"Physics fix: '{arm.name}' has no Rigify IK legs (thigh_parent, "
                          "foot_ik and the DEF leg bones) to balance on; fix with Balance off")
     controls = [TORSO] + [foot for _, foot, _ in sides]
-    to_body = [np.linalg.inv(_np(arm.data.bones[p.bone].matrix_local)) @ _np(p.frame)
-               for p in rig.parts]
-    masses = rig.character.masses
-    up_world = -np.asarray(settings.gravity) / np.linalg.norm(settings.gravity)
-    _, u, w = check.ground_axes(settings.gravity)
     rows = {b: [] for b in controls}
     previous = {}
-    with Evaluated(scene, arm) as ev:
+    with Evaluated(rig.scene, arm) as ev:
         keyed = []
         for i, f in enumerate(frames):
             a = ev.at(f)
             if moving[i]:
                 _refuse_fk(arm, a, sides, f)
-            keyed.append({b: (a.pose.bones[b].matrix_basis.copy(),
-                              a.pose.bones[b].matrix.copy()) for b in controls})
-            keyed[-1]["legs"] = [[_np(a.pose.bones[n].matrix)[:3, 3] for n in deform]
-                                 for _, _, deform in sides]
-            keyed[-1]["world"] = _np(a.matrix_world)
+            keyed.append(_Keyed(a, controls, sides))
         with _Held(arm, controls):
-            pbs = arm.pose.bones
             for i, f in enumerate(frames):
                 if moving[i]:
                     ev.at(f)
-                    k = keyed[i]
-                    for b in controls:
-                        pbs[b].matrix_basis = k[b][0]
-                    to_arm = np.linalg.inv(k["world"][:3, :3])
-                    up = to_arm @ up_world
-                    up /= np.linalg.norm(up)
-                    total = to_arm @ shifts[i]
                     hull, _ = check.support_polygon(report, i, settings.gravity)
-                    hips, knees, ankles = (np.array([leg[j] for leg in k["legs"]])
-                                           for j in range(3))
-                    for _ in range(BALANCE_PASSES):
-                        move = total - fix.reach_drop(hips, knees, ankles, total, up) * up
-                        torso = k[TORSO][1].copy()
-                        torso.translation = torso.translation + _vector(move)
-                        pbs[TORSO].matrix = torso
-                        ev.update()
-                        for _, foot, _ in sides:      # held where keyed, whatever they follow
-                            pbs[foot].matrix = k[foot][1]
-                        a = ev.update()
-                        bodies = np.array(_bodies(a, rig.parts, to_body))
-                        centres = np.einsum("bij,bj->bi", bodies[:, :3, :3],
-                                            rig.character.centres) + bodies[:, :3, 3]
-                        com = (masses[:, None] * centres).sum(axis=0) / masses.sum()
-                        dist, nearest = check.nearest_in_polygon((com @ u, com @ w), hull)
-                        if dist <= 0.0:
-                            break
-                        step = (nearest - (com @ u, com @ w)) * (1.0 + 0.005 / dist)
-                        total = total + to_arm @ (step[0] * u + step[1] * w)
-                    basis = {b: pbs[b].matrix_basis.copy() for b in controls}
+                    basis = _balanced(ev, rig, keyed[i], shifts[i], hull, sides)
                 else:
-                    basis = {b: keyed[i][b][0] for b in controls}
+                    basis = keyed[i].basis
                 for b in controls:
                     loc, q, _ = basis[b].decompose()
-                    mode = pbs[b].rotation_mode
+                    mode = arm.pose.bones[b].rotation_mode
                     previous[b] = quaternion_to_rotation(mode, q, previous.get(b))
                     rows[b].append([*loc, *previous[b]])
     return {b: np.array(v, dtype=np.float64) for b, v in rows.items()}
 
 
-def _vector(v):
-    return Vector(tuple(float(x) for x in v))
+class _Keyed:
+    """What the keys make of a frame: the controls' matrix_basis (`basis`) and armature-space
+    matrices (`pose`), the legs' hip, knee and ankle (`hips`, `knees`, `ankles`: (sides, 3),
+    armature space), the armature's world matrix (`world`)."""
+
+    def __init__(self, evaluated, controls, sides):
+        bones = evaluated.pose.bones
+        self.basis = {b: bones[b].matrix_basis.copy() for b in controls}
+        self.pose = {b: bones[b].matrix.copy() for b in controls}
+        self.hips, self.knees, self.ankles = (
+            np.array([_np(bones[deform[j]].matrix)[:3, 3] for _, _, deform in sides])
+            for j in range(3))
+        self.world = _np(evaluated.matrix_world)
+
+
+def _balanced(ev, rig, keyed, shift, hull, sides):
+    """{control: matrix_basis} of a frame balanced by the torso moved by the world `shift`
+    (and down where the legs could not reach), corrected by passes until the centre of mass
+    of the evaluated pose is over the support polygon `hull`, the IK feet held where keyed."""
+    settings, pbs = rig.settings, rig.arm.pose.bones
+    controls = list(keyed.basis)
+    for b in controls:
+        pbs[b].matrix_basis = keyed.basis[b]
+    to_body = [np.linalg.inv(_np(rig.arm.data.bones[p.bone].matrix_local)) @ _np(p.frame)
+               for p in rig.parts]
+    masses = rig.character.masses
+    _, u, w = check.ground_axes(settings.gravity)
+    to_arm = np.linalg.inv(keyed.world[:3, :3])
+    up = to_arm @ (-np.asarray(settings.gravity))
+    up /= np.linalg.norm(up)
+    total = to_arm @ shift
+    for _ in range(BALANCE_PASSES):
+        move = total - fix.reach_drop(keyed.hips, keyed.knees, keyed.ankles, total, up) * up
+        torso = keyed.pose[TORSO].copy()
+        torso.translation = torso.translation + Vector(tuple(float(x) for x in move))
+        pbs[TORSO].matrix = torso
+        ev.update()
+        for _, foot, _ in sides:      # held where keyed, whatever they follow
+            pbs[foot].matrix = keyed.pose[foot]
+        bodies = np.array(_bodies(ev.update(), rig.parts, to_body))
+        centres = np.einsum("bij,bj->bi", bodies[:, :3, :3], rig.character.centres) + \
+            bodies[:, :3, 3]
+        com = (masses[:, None] * centres).sum(axis=0) / masses.sum()
+        dist, nearest = check.nearest_in_polygon((com @ u, com @ w), hull)
+        if dist <= 0.0:
+            break
+        step = (nearest - (com @ u, com @ w)) * (1.0 + 0.005 / dist)
+        total = total + to_arm @ (step[0] * u + step[1] * w)
+    return {b: pbs[b].matrix_basis.copy() for b in controls}
