@@ -319,3 +319,32 @@ def _solve_taus(character, settings, roots, rel, quats, window, inside, a, b):
         if damping > 1e8 or r @ r < 1e-16:
             break
     return window_taus(x[:n + 1])
+
+
+# --------------------------------------------------------------------------------------------
+# Poses: rigid body matrices, legs reaching their feet
+
+def rigid64(m):
+    """The 4x4 `m` with its 3x3 part made the nearest rotation (scale and round-off off)."""
+    u, _, vt = np.linalg.svd(m[:3, :3])
+    out = np.array(m, dtype=np.float64, copy=True)
+    out[:3, :3] = u @ vt
+    out[3] = (0.0, 0.0, 0.0, 1.0)
+    return out
+
+
+def reach_drop(hips, knees, ankles, shift, up):
+    """How far a pelvis moved by `shift` must go down along the unit `up` for every leg (its
+    keyed hip, knee and ankle: rows of the (n, 3) arrays) to reach its keyed ankle with the
+    knee a little bent (0.999 of the leg's length); 0 when they reach already."""
+    drop = 0.0
+    for hip, knee, ankle in zip(hips, knees, ankles):
+        reach = 0.999 * (np.linalg.norm(knee - hip) + np.linalg.norm(ankle - knee))
+        v = hip + shift - ankle
+        vz = v @ up
+        h2 = max(v @ v - vz * vz, 0.0)
+        if h2 >= reach * reach:
+            raise ValueError("Physics fix: the centre of mass is too far outside the feet "
+                             "for the legs to reach them; move the feet under the body")
+        drop = max(drop, vz - np.sqrt(reach * reach - h2))
+    return drop

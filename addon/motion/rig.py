@@ -14,6 +14,9 @@ ragdoll bone) has its location and rotation keyed on every frame of the range (i
 outside the range are not kept), moved and turned as `fix.py` asks, reduced to the bake's
 tolerances when the bake reduces keys; the keyed action is kept (with a fake user) and
 `switch` puts either back.
+
+A ragdoll on a rig Rigify generated is read and keyed through its controls (`rigify.py`): the
+pose Blender evaluates, the root control as the root bone, the torso and IK feet for balance.
 """
 
 import json
@@ -33,7 +36,7 @@ from ..scene.errors import SceneError
 from ..scene.objects import effective_kind, scene_bodies, world_settings
 from ..world.build import body_shape
 from ..world.ragdolls import BoneDepths, Part, Skeleton, bone_path
-from . import check, fix
+from . import check, fix, rigify
 
 FIX_SUFFIX = "_PhysicsFix"
 
@@ -148,8 +151,13 @@ class MotionRig:
         self.parts = [Part(o, None, arm, list(o.children), depth) for o in helpers]
         self.part_names = [o.ligament_ragdoll_part.part for o in helpers]
         self.skeleton = Skeleton(arm, [p.bone for p in self.parts], depth)
-        _refuse_constrained(arm, self.skeleton.order)
-        self.root = _common_ancestor(arm, [p.bone for p in self.parts], depth)
+        # a generated Rigify rig is read as Blender evaluates it and fixed on its controls
+        self.rigify = rigify.is_generated(arm)
+        if not self.rigify:
+            _refuse_constrained(arm, self.skeleton.order)
+        # the bone the fix moves the whole character by (a generated rig's root control)
+        self.root = rigify.ROOT if self.rigify else \
+            _common_ancestor(arm, [p.bone for p in self.parts], depth)
         self.character = self._character(helpers, depsgraph)
         self.first = scene.frame_start
         self.ground = self._ground(depsgraph)
@@ -203,17 +211,20 @@ class MotionRig:
     def matrices(self, frames):
         """(F, B, 4, 4) world matrices of the bodies where the keys put their bones, in
         float64 (`Pose64`): velocities are differences over a frame, and mathutils' float32
-        would leave their momenta 1e-5 of their size apart from the same motion's."""
+        would leave their momenta 1e-5 of their size apart from the same motion's. On a
+        generated Rigify rig, where the pose Blender evaluates puts them (`rigify`)."""
+        if self.rigify:
+            return rigify.body_matrices(self.scene, self.arm, self.parts, frames)
         out = np.empty((len(frames), len(self.parts), 4, 4))
         self.skeleton = Skeleton(self.arm, [p.bone for p in self.parts])   # the action now
         pose64 = Pose64(self.arm, self.skeleton)
-        to_body = [rigid64(np.linalg.inv(_matrix_np(self.arm.data.bones[p.bone].matrix_local))
-                           @ _matrix_np(p.frame)) for p in self.parts]
+        to_body = [fix.rigid64(np.linalg.inv(_matrix_np(
+            self.arm.data.bones[p.bone].matrix_local)) @ _matrix_np(p.frame)) for p in self.parts]
         for i, f in enumerate(frames):
             arm_world = pose64.world(f)
             pose = pose64.pose(f)
             for j, p in enumerate(self.parts):
-                out[i, j] = rigid64(arm_world @ pose[p.bone] @ to_body[j])
+                out[i, j] = fix.rigid64(arm_world @ pose[p.bone] @ to_body[j])
         return out
 
     def contact_settings(self, frames):
@@ -229,7 +240,7 @@ class MotionRig:
             channels = {}
             for key in keys:
                 fc = curves.get((f"{bone_path(p.bone)}.ligament_{key}", 0))
-                channels[key] = np.array([fc.evaluate(f) for f in frames]) if fc is not None \
+                channels[key] = sample_fcurve(fc, frames) if fc is not None \
                     else np.full(len(frames), float(getattr(pb, "ligament_" + key)))
             own = channels["contact_override"] > 0.5
             any_own |= bool(own.any())
@@ -257,16 +268,71 @@ class MotionRig:
 
 
 # --------------------------------------------------------------------------------------------
+# F-curves read in bulk
+
+BISECTIONS = 52      # halvings of a Bezier segment's parameter: below float64's resolution
+_BULK_INTERPOLATIONS = {'CONSTANT', 'LINEAR', 'BEZIER'}
+
+
+def sample_fcurve(fc, frames):
+    """(F,) values of the F-curve `fc` at `frames`, its keys read at once (`foreach_get`) and
+    interpolated here as Blender does: constant, linear and Bezier keys (a Bezier segment's
+    handles shortened to the segment's length, as Blender's `BKE_fcurve_correct_bezpart`, its
+    parameter found by bisection), the end keys' values held outside them. A curve with
+    modifiers, linear extrapolation or easing keys (Sine, Back, Bounce...) is Blender's own
+    `evaluate`, frame by frame."""
+    frames = np.asarray(frames, dtype=np.float64)
+    keys = fc.keyframe_points
+    n = len(keys)
+    interpolation = [k.interpolation for k in keys] if n else []
+    if n == 0 or len(fc.modifiers) or fc.extrapolation != 'CONSTANT' or \
+            not set(interpolation) <= _BULK_INTERPOLATIONS:
+        return np.array([fc.evaluate(f) for f in frames], dtype=np.float64)
+    co, left, right = (np.empty(2 * n) for _ in range(3))
+    keys.foreach_get("co", co)
+    keys.foreach_get("handle_left", left)
+    keys.foreach_get("handle_right", right)
+    co, left, right = co.reshape(n, 2), left.reshape(n, 2), right.reshape(n, 2)
+    out = np.where(frames <= co[0, 0], co[0, 1], co[-1, 1])
+    if n == 1:
+        return out
+    seg = np.clip(np.searchsorted(co[:, 0], frames, side='right') - 1, 0, n - 2)
+    inside = (frames > co[0, 0]) & (frames < co[-1, 0])
+    kind = np.array(interpolation)[seg]
+    a, b = co[seg], co[seg + 1]
+    linear = a[:, 1] + (b[:, 1] - a[:, 1]) * (frames - a[:, 0]) / (b[:, 0] - a[:, 0])
+    value = np.where(kind == 'CONSTANT', a[:, 1], linear)
+    bezier = inside & (kind == 'BEZIER')
+    if bezier.any():
+        value[bezier] = _bezier(a[bezier], right[seg][bezier], left[seg + 1][bezier],
+                                b[bezier], frames[bezier])
+    return np.where(inside, value, out)
+
+
+def _bezier(v1, v2, v3, v4, x):
+    """Values at `x` of the Bezier segments from key `v1` (its right handle `v2`) to key `v4`
+    (its left handle `v3`), all (n, 2)."""
+    h1, h2 = v1 - v2, v4 - v3
+    length = (v4[:, 0] - v1[:, 0])[:, None]
+    # a handle longer than the segment is shortened to it, along itself
+    v2 = v1 - h1 * np.minimum(1.0, length / np.maximum(np.abs(h1[:, :1]), 1e-300))
+    v3 = v4 - h2 * np.minimum(1.0, length / np.maximum(np.abs(h2[:, :1]), 1e-300))
+
+    def cubic(t, k):
+        s = 1.0 - t
+        return s * s * s * v1[:, k] + 3 * s * s * t * v2[:, k] + 3 * s * t * t * v3[:, k] + \
+            t * t * t * v4[:, k]
+
+    lo, hi = np.zeros(len(x)), np.ones(len(x))
+    for _ in range(BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        below = cubic(mid, 0) < x
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return cubic(0.5 * (lo + hi), 1)
+
+
+# --------------------------------------------------------------------------------------------
 # Forward kinematics in float64
-
-def rigid64(m):
-    """The 4x4 `m` with its 3x3 part made the nearest rotation (scale and round-off off)."""
-    u, _, vt = np.linalg.svd(m[:3, :3])
-    out = np.array(m, dtype=np.float64, copy=True)
-    out[:3, :3] = u @ vt
-    out[3] = (0.0, 0.0, 0.0, 1.0)
-    return out
-
 
 def _axis_rotation(axis, angle):
     c, s = np.cos(angle), np.sin(angle)
@@ -348,9 +414,10 @@ class Pose64:
 
 
 def _refuse_constrained(arm, names):
-    """Refuse an armature whose ragdoll bones (or bones above them) follow constraints (a
-    generated Rigify rig's deform bones, an IK leg): the check reads the bones' own keys, as
-    Pose Matching does, so its figures would be of another motion than the one shown.
+    """Refuse an armature whose ragdoll bones (or bones above them) follow constraints (an IK
+    leg) but a rig Rigify generated (`rigify`, read as Blender evaluates it): the check reads
+    the bones' own keys, as Pose Matching does, so its figures would be of another motion
+    than the one shown.
     Limit constraints pass: they only clamp keys (a ragdoll takes its joint limits from
     Limit Rotation)."""
     bones = arm.pose.bones
@@ -364,9 +431,9 @@ def _refuse_constrained(arm, names):
         more = f" and {len(constrained) - 3} more" if len(constrained) > 3 else ""
         raise SceneError(
             f"Physics check: bones of '{arm.name}' follow constraints ({shown}{more}), which "
-            "the check does not evaluate: it reads the bones' own keys. Make the ragdoll on "
-            "the metarig of a generated Rigify rig, or bake the motion onto the bones first "
-            "(Pose > Animation > Bake Action, Visual Keying and Clear Constraints on)")
+            "the check does not evaluate on a rig Rigify did not generate: it reads the bones' "
+            "own keys. Bake the motion onto the bones first (Pose > Animation > Bake Action, "
+            "Visual Keying and Clear Constraints on)")
 
 
 def _common_ancestor(arm, names, depth):
@@ -568,7 +635,9 @@ def _fixed_channels(scene, arm, frames, flight, spin, balance, spans=()):
                 ends[0], ends[1], rig.settings.gravity) - com[inside]
         roots[:, :3, 3] += fix.flight_displacements(com, flying, frames, rig.settings)
     legs = {}
-    if balance:
+    if balance and rig.rigify:
+        legs = rigify.balance(rig, frames, before, airborne)     # torso and IK feet keyed
+    elif balance:
         legs = _balance(rig, frames, before, roots, airborne)
     return legs, _root_channels(rig, frames, roots), rig.root
 
@@ -611,7 +680,10 @@ def _channel_space(rig, frame):
 
 
 def _root_matrices(rig, frames):
-    """(F, 4, 4) world matrices of the root bone where the keys put it."""
+    """(F, 4, 4) world matrices of the root bone where the keys put it (on a generated
+    Rigify rig, where its evaluated pose does)."""
+    if rig.rigify:
+        return rigify.bone_matrices(rig.scene, rig.arm, rig.root, frames)
     sk = rig.skeleton
     return np.array([_matrix_np(matrix_world_at(rig.arm, f, {}) @ sk.pose(f)[rig.root])
                      for f in frames])
@@ -731,19 +803,8 @@ def _balance(rig, frames, report, roots, airborne):
 def _drop(pose, legs, shift, up):
     """How far the root must go down (along `up`) after `shift` for every leg to reach its
     keyed foot with its knee a little bent."""
-    drop = 0.0
-    for thigh, shin, foot in legs:
-        hip = _vec(pose[thigh]) + shift
-        knee, ankle = _vec(pose[shin]), _vec(pose[foot])
-        reach = 0.999 * (np.linalg.norm(knee - _vec(pose[thigh])) + np.linalg.norm(ankle - knee))
-        v = hip - ankle
-        vz = v @ up
-        h2 = max(v @ v - vz * vz, 0.0)
-        if h2 >= reach * reach:
-            raise SceneError("Physics fix: the centre of mass is too far outside the feet "
-                             "for the legs to reach them; move the feet under the body")
-        drop = max(drop, vz - np.sqrt(reach * reach - h2))
-    return drop
+    hips, knees, ankles = (np.array([_vec(pose[leg[j]]) for leg in legs]) for j in range(3))
+    return fix.reach_drop(hips, knees, ankles, shift, up)
 
 
 def _com(rig, arm_world, pose):

@@ -7,47 +7,10 @@ The scenarios: tests/addon/scenarios/physics_check.py."""
 import numpy as np
 import pytest
 
+from motion_reference import parabola_distance, reference
+
 G = 9.81
 FPS = 24
-
-
-def _reference(bodies, masses, inertia, dt):
-    """Centre of mass, linear and angular momentum about it per frame, computed here: central
-    differences of positions, and of rotations through their axis and angle."""
-    bodies, masses = np.asarray(bodies), np.asarray(masses)
-    inertia = np.asarray(inertia)
-    pos = bodies[:, :, :3, 3]
-    rot = bodies[:, :, :3, :3]
-    total = masses.sum()
-    com = np.einsum("b,fbi->fi", masses, pos) / total
-    n = len(bodies)
-    vel = np.empty_like(pos)
-    omega = np.empty_like(pos)
-    for i in range(n):
-        a, b = max(i - 1, 0), min(i + 1, n - 1)
-        vel[i] = (pos[b] - pos[a]) / ((b - a) * dt)
-        for j in range(bodies.shape[1]):
-            rel = rot[b, j] @ rot[a, j].T
-            angle = np.arccos(np.clip((np.trace(rel) - 1) / 2, -1, 1))
-            axis = np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
-            sin = np.linalg.norm(axis) / 2
-            omega[i, j] = axis / 2 * (angle / sin if sin > 1e-12 else 1.0) / ((b - a) * dt)
-    v_com = np.einsum("b,fbi->fi", masses, vel) / total
-    L = np.zeros((n, 3))
-    for i in range(n):
-        for j in range(bodies.shape[1]):
-            r = pos[i, j] - com[i]
-            L[i] += masses[j] * np.cross(r, vel[i, j] - v_com[i])
-            L[i] += rot[i, j] @ inertia[j] @ rot[i, j].T @ omega[i, j]
-    return com, total * v_com, L
-
-
-def _parabola_distance(t, points, g):
-    """Largest distance of `points` from their least-squares parabola of curvature g (down
-    Z): a line fitted to points + g t^2 / 2 with numpy's polyfit."""
-    lifted = points + 0.5 * g * np.outer(t * t, [0, 0, 1])
-    fitted = np.column_stack([np.polyval(np.polyfit(t, lifted[:, k], 1), t) for k in range(3)])
-    return float(np.linalg.norm(lifted - fitted, axis=1).max())
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +22,7 @@ def jump(blender):
 
 def test_check_figures_match_the_physics_computed_from_the_bones_and_masses(jump):
     keyed = np.array(jump["keyed"])
-    com, p, L = _reference(keyed, jump["masses"], jump["inertia"], 1.0 / FPS)
+    com, p, L = reference(keyed, jump["masses"], jump["inertia"], 1.0 / FPS)
     # Blender's pose matrices and mathutils are float32 (~1e-7 m here): positions agree to
     # 1e-6 m, velocities (differences over 1/24 s) to 1e-5 of their largest value
     assert np.abs(np.array(jump["com"]) - com).max() < 1e-6
@@ -71,7 +34,7 @@ def test_check_figures_match_the_physics_computed_from_the_bones_and_masses(jump
     flight = jump["phases"][1]
     span = slice(10, 29)
     t = np.arange(11, 30) / FPS
-    assert flight["parabola_cm"] == pytest.approx(100 * _parabola_distance(t, com[span], G),
+    assert flight["parabola_cm"] == pytest.approx(100 * parabola_distance(t, com[span], G),
                                                   abs=1e-4)        # 1e-6 m
     change = np.linalg.norm(L[span] - L[10], axis=1).max()
     assert flight["momentum_percent"] == pytest.approx(
@@ -86,7 +49,7 @@ def test_fixed_jump_follows_a_parabola_of_g_with_take_off_and_landing_kept(jump)
     com = np.einsum("b,fbi->fi", masses, fixed[:, :, :3, 3]) / masses.sum()
     span = slice(10, 29)                              # frames 11..29, in flight
     t = np.arange(11, 30) / FPS
-    assert _parabola_distance(t, com[span], G) < 0.005
+    assert parabola_distance(t, com[span], G) < 0.005
     curvature = 2 * np.polyfit(t, com[span, 2], 2)[0]
     assert curvature == pytest.approx(-G, rel=0.02)
     # take-off (frame 10) and landing (frame 30) where they were keyed; stance untouched,
@@ -132,8 +95,8 @@ def test_a_keyed_flip_that_speeds_up_keeps_its_angular_momentum_once_fixed(blend
         [("STANCE", 1, 10), ("FLIGHT", 11, 29), ("STANCE", 30, 40)]
     keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
     span = slice(10, 29)                               # frames 11..29
-    _, _, L_keyed = _reference(keyed, out["masses"], out["inertia"], 1.0 / FPS)
-    _, _, L = _reference(fixed, out["masses"], out["inertia"], 1.0 / FPS)
+    _, _, L_keyed = reference(keyed, out["masses"], out["inertia"], 1.0 / FPS)
+    _, _, L = reference(fixed, out["masses"], out["inertia"], 1.0 / FPS)
     change = lambda L: np.linalg.norm(L[span] - L[10], axis=1).max() / np.linalg.norm(L[10])
     assert change(L_keyed) > 0.5                       # keyed: the spin speeds up
     assert change(L) < 0.02
@@ -145,7 +108,7 @@ def test_a_keyed_flip_that_speeds_up_keeps_its_angular_momentum_once_fixed(blend
     # and flies on a parabola of g
     masses = np.array(out["masses"])
     com = np.einsum("b,fbi->fi", masses, fixed[:, :, :3, 3]) / masses.sum()
-    assert _parabola_distance(np.arange(11, 30) / FPS, com[span], G) < 0.005
+    assert parabola_distance(np.arange(11, 30) / FPS, com[span], G) < 0.005
 
 
 def test_a_standing_lean_outside_the_feet_is_balanced_by_the_pelvis_the_feet_kept(blender):

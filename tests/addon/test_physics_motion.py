@@ -5,27 +5,16 @@ the bodies Blender evaluates."""
 import numpy as np
 import pytest
 
+from motion_reference import com as centre_of_mass, orthonormal, parabola_distance, reference
+
 G = 9.81
-
-
-def _com(bodies, masses):
-    masses = np.asarray(masses)
-    return np.einsum("b,fbi->fi", masses, np.asarray(bodies)[:, :, :3, 3]) / masses.sum()
-
-
-def _parabola_distance(t, points, g):
-    """Largest distance of `points` from their least-squares parabola of curvature g (down
-    Z): a line fitted to points + g t^2 / 2 with numpy's polyfit."""
-    lifted = points + 0.5 * g * np.outer(t * t, [0, 0, 1])
-    fitted = np.column_stack([np.polyval(np.polyfit(t, lifted[:, k], 1), t) for k in range(3)])
-    return float(np.linalg.norm(lifted - fitted, axis=1).max())
 
 
 def test_a_jump_fixed_with_its_height_kept_keeps_the_apex_and_its_length_follows(blender):
     out = blender.call("physics_motion.height_kept_jump")
     fps = out["fps"]
     keyed, fixed = np.array(out["keyed"]), np.array(out["fixed"])
-    com_keyed, com = _com(keyed, out["masses"]), _com(fixed, out["masses"])
+    com_keyed, com = centre_of_mass(keyed, out["masses"]), centre_of_mass(fixed, out["masses"])
     assert [(p["kind"], p["first"], p["last"]) for p in out["phases"]] == \
         [("STANCE", 1, 10), ("FLIGHT", 11, 29), ("STANCE", 30, 40)]
     # the flight a parabola of g takes from the take-off's centre of mass (frame 10) up to
@@ -45,7 +34,7 @@ def test_a_jump_fixed_with_its_height_kept_keeps_the_apex_and_its_length_follows
     fixed_air = com[span - 1]
     # the apex height kept within 5 mm (sampled at frames: below it by at most g (1/48 s)^2/2)
     assert abs(fixed_air[:, 2].max() - apex) < 0.005
-    assert _parabola_distance(t, fixed_air, G) < 0.005
+    assert parabola_distance(t, fixed_air, G) < 0.005
     curvature = 2 * np.polyfit(t, fixed_air[:, 2], 2)[0]
     assert curvature == pytest.approx(-G, rel=0.02)
     # take-off as keyed; the keys after it shift: the thighs' keys at 15, 25 and 30 are
@@ -97,41 +86,6 @@ def _pose(bones, i):
     return out
 
 
-def _reference(bodies, masses, inertia, dt):
-    """Centre of mass, linear and angular momentum about it per frame: central differences
-    of positions, and of rotations through their axis and angle (one-sided at the ends)."""
-    masses, inertia = np.asarray(masses), np.asarray(inertia)
-    pos, rot = bodies[:, :, :3, 3], bodies[:, :, :3, :3]
-    total = masses.sum()
-    com = np.einsum("b,fbi->fi", masses, pos) / total
-    n = len(bodies)
-    vel, omega = np.empty_like(pos), np.empty_like(pos)
-    for i in range(n):
-        a, b = max(i - 1, 0), min(i + 1, n - 1)
-        vel[i] = (pos[b] - pos[a]) / ((b - a) * dt)
-        for j in range(bodies.shape[1]):
-            rel = rot[b, j] @ rot[a, j].T
-            angle = np.arccos(np.clip((np.trace(rel) - 1) / 2, -1, 1))
-            axis = np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
-            sin = np.linalg.norm(axis) / 2
-            omega[i, j] = axis / 2 * (angle / sin if sin > 1e-12 else 1.0) / ((b - a) * dt)
-    v_com = np.einsum("b,fbi->fi", masses, vel) / total
-    L = np.zeros((n, 3))
-    for i in range(n):
-        for j in range(bodies.shape[1]):
-            r = pos[i, j] - com[i]
-            L[i] += masses[j] * np.cross(r, vel[i, j] - v_com[i])
-            L[i] += rot[i, j] @ inertia[j] @ rot[i, j].T @ omega[i, j]
-    return com, total * v_com, L
-
-
-def _orthonormal(m):
-    u, _, vt = np.linalg.svd(m[:3, :3])
-    out = m.copy()
-    out[:3, :3] = u @ vt
-    return out
-
-
 def test_the_checks_momenta_match_a_float64_computation_from_rest_matrices_and_keys_to_1e6(
         blender):
     out = blender.call("physics_motion.jump_channels")
@@ -141,21 +95,21 @@ def test_the_checks_momenta_match_a_float64_computation_from_rest_matrices_and_k
     blender_pose = {k: np.array(v) for k, v in out["blender_pose"].items()}
     assert max(np.abs(poses[i][k] - blender_pose[k][i]).max()
                for k in bones for i in range(n)) < 2e-6
-    bodies = np.array([[_orthonormal(poses[i][b["bone"]] @ np.linalg.inv(
+    bodies = np.array([[orthonormal(poses[i][b["bone"]] @ np.linalg.inv(
         np.array(bones[b["bone"]]["rest"])) @ np.array(b["rest_frame"]).reshape(4, 4))
         for b in out["bodies"]] for i in range(n)])
     assert np.abs(bodies - np.array(out["blender_bodies"])).max() < 1e-5
     masses = [b["mass"] for b in out["bodies"]]
     inertia = [b["inertia"] for b in out["bodies"]]
     dt = 1.0 / out["fps"]
-    com, p, L = _reference(bodies, masses, inertia, dt)
+    com, p, L = reference(bodies, masses, inertia, dt)
     assert np.abs(L).max() > 1.0 and np.abs(p).max() > 10.0      # the jump moves and turns
     assert np.abs(np.array(out["com"]) - com).max() < 1e-6
     assert np.abs(np.array(out["p"]) - p).max() < 1e-6 * np.abs(p).max()
     assert np.abs(np.array(out["L"]) - L).max() < 1e-6 * np.abs(L).max()
     # the same from Blender's float32 body matrices: within 1e-5 only (velocities are
     # differences over 1/24 s of positions known to 1e-7 m)
-    _, p32, L32 = _reference(np.array(out["blender_bodies"]), masses, inertia, dt)
+    _, p32, L32 = reference(np.array(out["blender_bodies"]), masses, inertia, dt)
     assert np.abs(np.array(out["p"]) - p32).max() < 1e-5 * np.abs(p).max()
     assert np.abs(np.array(out["L"]) - L32).max() < 1e-5 * np.abs(L).max()
 
@@ -199,7 +153,7 @@ def test_a_keyed_contact_switch_makes_a_hand_a_support_from_its_key_on(blender):
     assert not contact[:19, part].any() and contact[19:, part].all()
     masses = np.array(out["masses"])
     bodies = np.array(out["bodies"])
-    com = _com(bodies, masses)[:, :2]
+    com = centre_of_mass(bodies, masses)[:, :2]
     corners = np.array(out["corners"])
     sole = corners[corners[:, 2] < 0.06][:, :2]
     # the hand's contact points: its shape's samples where Blender shows its body
@@ -246,7 +200,7 @@ def test_the_viewport_drawing_shows_the_path_arcs_contacts_and_support_red_where
     out = blender.call("physics_motion.drawing_of_a_jump_and_a_lean")
     colours, fps = out["colours"], out["fps"]
     assert out["before_check"] is None and out["hidden"] is None
-    com = _com(np.array(out["keyed"]), out["masses"])
+    com = centre_of_mass(np.array(out["keyed"]), out["masses"])
     jump_lines = _by_colour(out["jump"]["lines"], colours)
     # the centre of mass path: one segment per frame step, from the bodies Blender shows;
     # white in stance (frames 1-10 pass), red through the failing flight
@@ -283,7 +237,7 @@ def test_the_viewport_drawing_shows_the_path_arcs_contacts_and_support_red_where
     fixed_lines = _by_colour(out["fixed"]["lines"], colours)
     assert len(fixed_lines["OK_COLOR"]) >= len(expected_arc)
     # the lean at frame 30: the centre of mass behind the heels, its support polygon red
-    lean_com = _com(np.array(out["lean_bodies"]), out["masses"])
+    lean_com = centre_of_mass(np.array(out["lean_bodies"]), out["masses"])
     lean_points = _by_colour(out["lean"]["points"], colours)
     assert np.abs(lean_points["FAIL_COLOR"][0, :2] - lean_com[29, :2]).max() < 1e-6
     ring = _by_colour(out["lean"]["lines"], colours)["FAIL_COLOR"]
@@ -294,15 +248,3 @@ def test_the_viewport_drawing_shows_the_path_arcs_contacts_and_support_red_where
     # the red segment from the projected centre of mass to the polygon is that long
     lengths = np.linalg.norm(ring[:, 1] - ring[:, 0], axis=1)
     assert np.abs(lengths - outside).min() < 1e-6
-
-
-def test_a_generated_rigify_rig_is_refused_with_a_message_that_says_why_and_what_to_do(blender):
-    # its deform bones follow constraints (Copy Transforms, Stretch To) from its controls,
-    # which the check does not evaluate: it says so instead of checking another motion
-    out = blender.call("physics_motion.check_a_generated_rigify_rig")
-    for message in out["messages"]:
-        assert "bones of 'rig' follow constraints (" in message
-        assert "'DEF-spine'" in message and "Bake Action" in message
-    assert out["playing"] == out["action"]
-    assert not any(a.endswith("_PhysicsFix") for a in out["actions"])
-    assert out["report"] == ""

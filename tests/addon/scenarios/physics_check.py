@@ -14,9 +14,13 @@ from .helpers import box, lig
 from .rigs import enable_rigify
 
 
+FRAMES = np.arange(1, 41, dtype=float)
+
+
 class Rig:
     """A metarig "Rig" made a 70 kg ragdoll on the ground, frames 1-40; each helper body's
-    first bone and its frame relative to that bone at rest."""
+    first bone and its frame relative to that bone at rest. `armature` makes the armature
+    the ragdoll is made on (a subclass's: another rig)."""
 
     def __init__(self):
         enable_rigify()
@@ -27,12 +31,9 @@ class Rig:
         self.scene = scene = bpy.context.scene
         box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
         scene.frame_start, scene.frame_end = 1, 40
-
-        bpy.ops.object.armature_human_metarig_add()
-        arm = self.arm = bpy.context.active_object
-        arm.name = "Rig"
+        arm = self.arm = self.armature()
         bpy.context.view_layer.update()
-        bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0)
+        assert bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0) == {'FINISHED'}
         self.helpers = sorted(self.ragdolls.bodies(arm), key=lambda o: o.name)
         self.bones = {o.name: self.first_bone(o) for o in self.helpers}
         # at rest, each helper sits on its bone: the body's frame relative to the bone as
@@ -40,6 +41,12 @@ class Rig:
         self.to_body = {o.name: (arm.matrix_world @
                                  arm.pose.bones[self.bones[o.name]].matrix).inverted()
                         @ o.matrix_world for o in self.helpers}
+
+    def armature(self):
+        bpy.ops.object.armature_human_metarig_add()
+        arm = bpy.context.active_object
+        arm.name = "Rig"
+        return arm
 
     def first_bone(self, o):
         """The helper's bone nearest the root (its targets' bones)."""
@@ -54,27 +61,25 @@ class Rig:
             return d
         return min(names, key=depth)
 
-    def key_location(self, pb, frame, world_offset):
-        """Key the root bone at a world offset from its rest (the armature is unrotated)."""
+    def key_location(self, bone, frame, world_offset):
+        """Key `bone` (a pose bone or its name) at a world offset from its rest (the armature
+        is unrotated)."""
+        pb = self.arm.pose.bones[bone] if isinstance(bone, str) else bone
         rest = self.arm.data.bones[pb.name].matrix_local.to_3x3()
         pb.location = rest.inverted() @ Vector(world_offset)
         pb.keyframe_insert("location", frame=frame, group=pb.name)
 
+    def fcurves(self):
+        return self.anim.action_fcurves(self.arm)
+
     def linear_keys(self):
-        ad = self.arm.animation_data
-        slot = getattr(ad, "action_slot", None)
-        if slot is not None:
-            from bpy_extras import anim_utils
-            curves = anim_utils.action_get_channelbag_for_slot(ad.action, slot).fcurves
-        else:
-            curves = ad.action.fcurves
-        for fc in curves:
+        for fc in self.fcurves().values():
             for k in fc.keyframe_points:
                 k.interpolation = 'LINEAR'
 
-    def key_tent_jump(self, take_off=10, landing=30, peak=0.5, drift=0.6):
+    def key_tent_jump(self, take_off=10, landing=30, peak=0.5, drift=0.6, swing=True):
         """The root rises and falls in straight lines (and drifts forward), the thighs
-        swing."""
+        swing (with `swing`)."""
         arm = self.arm
         spine = arm.pose.bones["spine"]
         self.key_location(spine, 1, (0, 0, 0))
@@ -82,7 +87,7 @@ class Rig:
         self.key_location(spine, (take_off + landing) // 2, (0, -drift / 2, peak))
         self.key_location(spine, landing, (0, -drift, 0))
         self.key_location(spine, 40, (0, -drift, 0))
-        for side, sign in (("L", 1), ("R", -1)):
+        for side, sign in (("L", 1), ("R", -1)) if swing else ():
             pb = arm.pose.bones["thigh." + side]
             pb.rotation_mode = 'XYZ'
             for f, angle in ((take_off, 0.0), (15, 0.5 * sign), (25, -0.4 * sign),
@@ -91,10 +96,11 @@ class Rig:
                 pb.keyframe_insert("rotation_euler", frame=f, group=pb.name)
         self.linear_keys()
 
-    def bodies_at(self, frames):
+    def bodies_at(self, frames=FRAMES):
         """(F, B, 4, 4) body matrices from the pose Blender evaluates (world off: the bones
         play their keys)."""
         scene, arm = self.scene, self.arm
+        enabled = scene.ligament_world.enabled
         scene.ligament_world.enabled = False
         out = np.empty((len(frames), len(self.helpers), 4, 4))
         for i, f in enumerate(frames):
@@ -103,6 +109,7 @@ class Rig:
                 m = arm.matrix_world @ arm.pose.bones[self.bones[o.name]].matrix @ \
                     self.to_body[o.name]
                 out[i, j] = np.array(m)
+        scene.ligament_world.enabled = enabled
         return out
 
     def masses(self):
@@ -115,8 +122,19 @@ class Rig:
         feet = [o for o in self.helpers if o.ligament_ragdoll_part.part.startswith("foot")]
         return [list(o.matrix_world @ Vector(c)) for o in feet for c in o.bound_box]
 
+    def names(self):
+        return [o.ligament_ragdoll_part.part for o in self.helpers]
+
+    def key_frames(self, path):
+        """The frames of the keys of the F-curves whose path starts with `path`."""
+        return sorted({round(k.co.x, 6) for (p, i), fc in self.fcurves().items()
+                       if p.startswith(path) for k in fc.keyframe_points})
+
     def report(self):
         return json.loads(self.arm.ligament_motion.report)
+
+    def activate(self):
+        bpy.context.view_layer.objects.active = self.arm
 
 
 def inertia(o):

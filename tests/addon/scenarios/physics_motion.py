@@ -1,119 +1,17 @@
 """test_physics_motion.py's scenarios: the physics check and fix (addon/motion) on a metarig
 ragdoll, read back from what Blender evaluates."""
 
-import json
 import sys
 
 import bpy
-import numpy as np
 from mathutils import Vector
 
-from .helpers import box, lig
-
-FRAMES = np.arange(1, 41, dtype=float)
+from .helpers import lig
+from .physics_check import Rig as Metarig, inertia
 
 
 def module(name):
     return sys.modules[lig().__name__ + ".addon." + name]
-
-
-class Metarig:
-    """A human metarig with a 70 kg ragdoll standing on a static ground box, frames 1-40."""
-
-    def __init__(self):
-        self.scene = scene = bpy.context.scene
-        box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
-        scene.frame_start, scene.frame_end = 1, 40
-        bpy.ops.preferences.addon_enable(module="rigify")
-        bpy.ops.object.armature_human_metarig_add()
-        self.arm = arm = bpy.context.active_object
-        arm.name = "Rig"
-        bpy.context.view_layer.update()
-        bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0)
-        self.helpers = sorted(module("scene.ragdolls").bodies(arm), key=lambda o: o.name)
-        self.bones = {o.name: self._first_bone(o) for o in self.helpers}
-        # at rest, each helper sits on its bone: the body's frame relative to the bone as
-        # Blender shows both
-        self.to_body = {o.name: (arm.matrix_world @ arm.pose.bones[self.bones[o.name]].matrix)
-                        .inverted() @ o.matrix_world for o in self.helpers}
-
-    def _first_bone(self, o):
-        """The helper's bone nearest the root (of its targets' bones)."""
-        arm = self.arm
-        names = [c.ligament_ragdoll_part.bone for c in o.children
-                 if c.ligament_ragdoll_part.role == 'TARGET']
-
-        def depth(n):
-            b, d = arm.data.bones[n], 0
-            while b.parent is not None:
-                b, d = b.parent, d + 1
-            return d
-        return min(names, key=depth)
-
-    def key_location(self, bone, frame, world_offset):
-        """Key `bone` at a world offset from its rest (the armature is unrotated)."""
-        pb = self.arm.pose.bones[bone]
-        rest = self.arm.data.bones[bone].matrix_local.to_3x3()
-        pb.location = rest.inverted() @ Vector(world_offset)
-        pb.keyframe_insert("location", frame=frame, group=pb.name)
-
-    def fcurves(self):
-        return module("scene.animation").action_fcurves(self.arm)
-
-    def linear_keys(self):
-        for fc in self.fcurves().values():
-            for k in fc.keyframe_points:
-                k.interpolation = 'LINEAR'
-
-    def key_tent_jump(self, take_off=10, landing=30, peak=0.5, drift=0.6, swing=True):
-        """The root rises and falls in straight lines (and drifts forward), the thighs
-        swing (with `swing`)."""
-        self.key_location("spine", 1, (0, 0, 0))
-        self.key_location("spine", take_off, (0, 0, 0))
-        self.key_location("spine", (take_off + landing) // 2, (0, -drift / 2, peak))
-        self.key_location("spine", landing, (0, -drift, 0))
-        self.key_location("spine", 40, (0, -drift, 0))
-        for side, sign in (("L", 1), ("R", -1)) if swing else ():
-            pb = self.arm.pose.bones["thigh." + side]
-            pb.rotation_mode = 'XYZ'
-            for f, angle in ((take_off, 0.0), (15, 0.5 * sign), (25, -0.4 * sign),
-                             (landing, 0.0)):
-                pb.rotation_euler = (angle, 0, 0)
-                pb.keyframe_insert("rotation_euler", frame=f, group=pb.name)
-        self.linear_keys()
-
-    def bodies_at(self, frames=FRAMES):
-        """(F, B, 4, 4) body matrices from the pose Blender evaluates (world off: the bones
-        play their keys)."""
-        scene, arm = self.scene, self.arm
-        enabled = scene.ligament_world.enabled
-        scene.ligament_world.enabled = False
-        out = np.empty((len(frames), len(self.helpers), 4, 4))
-        for i, f in enumerate(frames):
-            scene.frame_set(int(f))
-            for j, o in enumerate(self.helpers):
-                m = arm.matrix_world @ arm.pose.bones[self.bones[o.name]].matrix @ \
-                    self.to_body[o.name]
-                out[i, j] = np.array(m)
-        scene.ligament_world.enabled = enabled
-        return out
-
-    def masses(self):
-        return [o.ligament_body.mass for o in self.helpers]
-
-    def names(self):
-        return [o.ligament_ragdoll_part.part for o in self.helpers]
-
-    def key_frames(self, path):
-        """The frames of the keys of the F-curves whose path starts with `path`."""
-        return sorted({round(k.co.x, 6) for (p, i), fc in self.fcurves().items()
-                       if p.startswith(path) for k in fc.keyframe_points})
-
-    def report(self):
-        return json.loads(self.arm.ligament_motion.report)
-
-    def activate(self):
-        bpy.context.view_layer.objects.active = self.arm
 
 
 def height_kept_jump():
@@ -133,24 +31,6 @@ def height_kept_jump():
             "fixed_phases": rig.report(), "thighs": thighs,
             "fixed_thighs": rig.key_frames('pose.bones["thigh.L"]'),
             "fps": bpy.context.scene.render.fps}
-
-
-def _inertia(o):
-    """A helper body's inertia in its frame from its shape (capsule or box) and mass."""
-    s = o.ligament_body
-    dx, dy, dz = o.dimensions
-    m = s.mass
-    if s.shape == 'BOX':
-        return m / 12.0 * np.diag([dy * dy + dz * dz, dx * dx + dz * dz, dx * dx + dy * dy])
-    r = max(dx, dy) / 2
-    h = dz / 2 - r
-    vc, vs = np.pi * r * r * 2 * h, 4.0 / 3.0 * np.pi * r ** 3
-    rho = m / (vc + vs)
-    mc, ms = rho * vc, rho * vs
-    izz = mc * r * r / 2 + ms * 2 * r * r / 5
-    # hemispheres: centroid 3r/8 from the flat face, parallel axes to the centre
-    ixx = mc * (3 * r * r + 4 * h * h) / 12 + ms * (83 * r * r / 320 + (h + 3 * r / 8) ** 2)
-    return np.diag([ixx, ixx, izz])
 
 
 def jump_channels():
@@ -201,7 +81,7 @@ def jump_channels():
             "bones": bones, "blender_pose": blender_pose,
             "bodies": [{"bone": rig.bones[o.name],
                         "rest_frame": list(o.ligament_ragdoll_part.rest_frame),
-                        "mass": o.ligament_body.mass, "inertia": _inertia(o).tolist()}
+                        "mass": o.ligament_body.mass, "inertia": inertia(o).tolist()}
                        for o in rig.helpers],
             "blender_bodies": rig.bodies_at(frames).tolist(),
             "fps": rig.scene.render.fps}
@@ -310,35 +190,3 @@ def drawing_of_a_jump_and_a_lean():
             "fixed_phases": fixed_phases, "arc_steps": draw.ARC_STEPS,
             "colours": {k: list(getattr(draw, k)) for k in
                         ("OK_COLOR", "FAIL_COLOR", "PATH_COLOR", "CONTACT_COLOR")}}
-
-
-def check_a_generated_rigify_rig():
-    """A rig Rigify generates from the metarig, ragdolled, its torso keyed up: what the
-    physics check and fix say of it, and the action it plays after."""
-    scene = bpy.context.scene
-    box("Ground", (30, 30, 1), (0, 0, -0.5), kind='STATIC')
-    bpy.ops.preferences.addon_enable(module="rigify")
-    bpy.ops.object.armature_human_metarig_add()
-    meta = bpy.context.active_object
-    bpy.ops.pose.rigify_generate()
-    rig = meta.data.rigify_target_rig
-    for o in bpy.context.view_layer.objects:
-        o.select_set(False)
-    bpy.context.view_layer.objects.active = rig
-    rig.select_set(True)
-    assert bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0) == {'FINISHED'}
-    torso = rig.pose.bones["torso"]
-    for f, z in ((1, 0.0), (20, 0.5), (40, 0.0)):
-        torso.location.z = z
-        torso.keyframe_insert("location", frame=f)
-    action = rig.animation_data.action.name
-    messages = []
-    for op in (bpy.ops.ligament.physics_check, bpy.ops.ligament.physics_fix):
-        try:
-            messages.append(list(op()))
-        except RuntimeError as exc:
-            messages.append(str(exc))
-    return {"messages": messages, "action": action,
-            "playing": rig.animation_data.action.name,
-            "actions": sorted(a.name for a in bpy.data.actions),
-            "report": rig.ligament_motion.report}
