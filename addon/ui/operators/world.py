@@ -1,5 +1,7 @@
 """Cache operators."""
 
+import traceback
+
 import bpy
 from bpy.props import EnumProperty
 
@@ -152,6 +154,14 @@ class LIGAMENT_OT_build_simulation(bpy.types.Operator):
         """A slice of the build on each timer event, Esc stops it; every event passes on (the
         animation plays, the view turns; an edit stops the build: it read the scene as it
         was)."""
+        try:
+            return self._modal(context, event)
+        except Exception:          # a bug, or the scene is gone: the progress is not left
+            self._end(context)
+            traceback.print_exc()
+            return {'CANCELLED', 'PASS_THROUGH'}
+
+    def _modal(self, context, event):
         scene = self._scene
         session = cache.building(scene)
         if event.type == 'ESC' and event.value == 'PRESS' and session is not None:
@@ -224,8 +234,10 @@ def _invoke_watch():
     if window is None or LIGAMENT_OT_build_simulation.running:
         return None
     try:
+        # the add-on's own operators are not in the stubs: looked up by name
+        build = getattr(bpy.ops, "ligament").build_simulation
         with context.temp_override(window=window, screen=window.screen):
-            bpy.ops.ligament.build_simulation('INVOKE_DEFAULT')
+            build('INVOKE_DEFAULT')
     except RuntimeError:      # no window to run in: the frames build it a slice at a time
         pass
     return None

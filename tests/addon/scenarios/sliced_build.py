@@ -189,7 +189,8 @@ def modal_build(hulls, events):
                                    "workspace": Recorder(calls, "workspace")})()
     op = type("Build", (), {"report": lambda _self, kind, text: reports.append(
         [sorted(kind), text]), "_timer": "the timer", "_scene": scene,
-        "_end": ops.LIGAMENT_OT_build_simulation._end})()
+        "_end": ops.LIGAMENT_OT_build_simulation._end,
+        "_modal": ops.LIGAMENT_OT_build_simulation._modal})()
     returned = []
     n = 0
     while n < 5000:
