@@ -117,3 +117,20 @@ def test_play_while_building_shows_the_animation_then_the_simulation(blender):
     simulated = np.array([p["hull"] for p in played[first:]])
     assert np.abs(simulated - whole[first:]).max() <= 1e-12
     assert simulated[-1][2] < waiting[0][2] - 0.05      # it fell
+
+
+def test_the_idle_build_of_an_opened_file_is_begun_not_run_in_one_piece(blender, tmp_path):
+    out = blender.call("sliced_build.idle_build_after_load", str(tmp_path / "big.blend"), 80)
+    begun = out["begun"]
+    # the timer began the build and came back: nothing built yet, no unit done in its call
+    assert begun["again"] is None and begun["session"] and not begun["built"]
+    assert begun["units"] == 0
+    # the slices (the Build Simulation modal's timer events) build it
+    assert out["advances"] > 80 and out["built"] and out["bodies"] == 80 + 3
+
+
+def test_an_edit_while_building_stops_the_build_and_puts_back_what_it_stored(blender):
+    out = blender.call("sliced_build.edit_while_building", 40)
+    assert out["state"] == "CANCELLED" and not out["building"] and not out["sim"]
+    assert out["middle"] != out["before"]        # half way it had stored rest poses
+    assert out["after"] == out["before"]

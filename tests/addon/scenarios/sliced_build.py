@@ -250,3 +250,52 @@ def play_while_building(hulls, frames):
         scene.frame_set(f)
         whole.append(list(hull.matrix_world.translation))
     return {"played": played, "whole": whole, "error": cache().error(scene)}
+
+
+def idle_build_after_load(path, hulls):
+    """The scene saved and opened again (the add-on's load handler asks for the idle-time
+    build), then the idle-time build's timer called as the interface calls it: how long it
+    held the caller, whether it built or began a build a slice at a time; then that build
+    advanced to its end."""
+    big_scene(hulls, 0)
+    bpy.context.scene.ligament_world.enabled = True
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    scene = bpy.context.scene
+    kernels = _module(".addon.kernels")
+    handlers = _module(".addon.ui.handlers")
+    blocking = kernels.blocking
+    kernels.blocking = lambda: False
+    try:
+        handlers._last_edit[0] -= 10.0        # the pause after the load
+        again = handlers.prebuild()
+        session = cache().building(scene)
+        begun = {"again": again, "built": cache().get(scene) is not None,
+                 "session": session is not None,
+                 "units": None if session is None else sum(session.slices)}
+        advances = 0
+        while session is not None and session.advance(0.0) == 'RUNNING':
+            advances += 1
+    finally:
+        kernels.blocking = blocking
+    return {"begun": begun, "advances": advances, "built": cache().get(scene) is not None,
+            "bodies": len(cache().get(scene).bodies) if cache().get(scene) else 0}
+
+
+def edit_while_building(hulls):
+    """A build begun a unit at a time, advanced half way, then a Ligament setting edited
+    (its update callback drops what was built): the build's state, the scene's rest poses
+    before the build and after the edit, and what a frame change then builds."""
+    scene = big_scene(hulls, 0)
+    scene.frame_set(2)
+    scene.ligament_world.enabled = True
+    before = scene_state(scene)
+    session = building().BuildSession(scene)
+    session.budget = 0.0
+    for _ in range(hulls // 2):
+        session.advance()
+    middle = scene_state(scene)
+    scene.objects["Hull001"].ligament_body.friction = 0.3
+    after = scene_state(scene)
+    return {"state": session.state, "before": before["rest"], "middle": middle["rest"],
+            "after": after["rest"], "building": after["building"], "sim": after["sim"]}
