@@ -16,6 +16,7 @@ from typing import Any
 
 import bpy
 
+from .. import kernels
 from ..scene.errors import SceneError
 from ..scene.frames import updates
 from .simulation import Simulation
@@ -40,7 +41,7 @@ class BuildSession:
     once FAILED the scene's error is the SceneError's message, as a build in one piece
     leaves them."""
 
-    def __init__(self, scene, depsgraph: Any = None):
+    def __init__(self, scene: bpy.types.Scene, depsgraph: Any = None):
         self.scene = scene
         self.state = 'RUNNING'       # then FINISHED, FAILED or CANCELLED
         self.budget = SLICE          # seconds of building per `advance` (at least one unit)
@@ -60,7 +61,7 @@ class BuildSession:
         st.building = self
 
     @property
-    def fraction(self):
+    def fraction(self) -> float:
         """How far the build is, 0 to 1."""
         if self.state == 'FINISHED':
             return 1.0
@@ -71,10 +72,10 @@ class BuildSession:
                                            self._check_units + 1)
         return min(done / total, 0.99)
 
-    def status(self):
+    def status(self) -> str:
         return f"Building simulation: {int(100 * self.fraction)} %"
 
-    def advance(self, budget: Any = None):
+    def advance(self, budget: float | None = None) -> str:
         """Build for about `budget` seconds (`self.budget` unless given; math.inf: to the
         end), at least one unit of work; the state after."""
         if self.state != 'RUNNING':
@@ -126,7 +127,7 @@ class BuildSession:
             pass
         self._drop()
 
-    def edited(self, depsgraph: "bpy.types.Depsgraph | None"):
+    def edited(self, depsgraph: bpy.types.Depsgraph | None) -> bool:
         """Whether a depsgraph update (not the build's own) changed what the build reads: an
         object's transform or geometry, another data-block than the scene and its objects
         (keys, meshes, collections), or the scene's gravity, frame rate or unit scale (the
@@ -137,10 +138,9 @@ class BuildSession:
     def _units_done(self):
         return self._sim_units + self._check_units
 
-    def _slice(self, deadline):
+    def _slice(self, deadline: float | None) -> None:
         scene = self.scene
         if self.sim is None:
-            from .. import kernels
             if kernels.blocking():   # a batch bake: prepare the kernels first, with progress
                 kernels.prepare_blocking()
             self.sim = Simulation(scene, self._depsgraph, sliced=True)
@@ -176,7 +176,7 @@ class BuildSession:
     def _past(deadline):
         return deadline is not None and time.perf_counter() >= deadline
 
-    def _run_checks(self, scene, sim):
+    def _run_checks(self, scene: bpy.types.Scene, sim: Simulation):
         """The checks of `build_checks` on the new simulation, a unit at a time: what they
         find is kept on it (printed once when the build ends); it does not stop it."""
         findings = []
@@ -217,14 +217,14 @@ class BuildSession:
         self.sim = None
 
 
-def _scene_settings(scene: "bpy.types.Scene"):
+def _scene_settings(scene: bpy.types.Scene) -> tuple:
     """What the build reads of the scene beyond its objects and the Ligament settings."""
     r = scene.render
     return (tuple(scene.gravity), scene.use_gravity, r.fps, r.fps_base,
             scene.unit_settings.scale_length)
 
 
-def edits(depsgraph: "bpy.types.Depsgraph | None"):
+def edits(depsgraph: bpy.types.Depsgraph | None) -> bool:
     """Whether a depsgraph update holds more than a selection: an object's transform or
     geometry, or another data-block than a scene or an object (keys, meshes, collections).
     Without the depsgraph: True."""

@@ -7,7 +7,8 @@ never saved."""
 from ..world.poses import apply_delta, apply_pose, clear_delta
 from ..scene.animation import has_transform_animation, quaternion_to_rotation, rotation_to_quaternion
 from ..scene.objects import scene_bodies
-from .building import BuildSession, build_checks  # noqa: F401 (the scene check joins build_checks here)
+# build_checks: where the scene check adds itself (check/doctor.py)
+from .building import BuildSession, build_checks  # noqa: F401
 from .changes import drop_if_changed
 from .simulation import stats
 from .state import Reads, Written, every_state, forget_all, state
@@ -61,12 +62,12 @@ def ensure(scene, depsgraph=None):
     return st.sim
 
 
-def building(scene):
+def building(scene) -> "BuildSession | None":
     """The build under way a slice at a time (`BuildSession`), or None."""
     return state(scene).building
 
 
-def stopped(scene):
+def stopped(scene) -> bool:
     """Whether the user stopped the scene's last build (Esc) and nothing built it since."""
     return state(scene).stopped
 

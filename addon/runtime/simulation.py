@@ -9,6 +9,7 @@ after an edit of keys the frames up to the first one that reads differently are 
 
 import time
 
+import bpy
 import numpy as np
 from mathutils import Matrix, Quaternion
 
@@ -45,7 +46,7 @@ HITS, HIT_LOG = "ligament_hits", "ligament_hit_log"
 
 
 class Simulation:
-    def __init__(self, scene, depsgraph=None, sliced=False):
+    def __init__(self, scene: bpy.types.Scene, depsgraph=None, sliced: bool = False):
         """The scene's Simulation, built at once; with `sliced` only begun: `advance_build`
         builds it a unit of work at a time (runtime/building.py's BuildSession)."""
         stats["builds"] += 1
@@ -61,7 +62,7 @@ class Simulation:
         if not sliced:
             self.advance_build(scene, None)
 
-    def advance_build(self, scene, deadline):
+    def advance_build(self, scene: bpy.types.Scene, deadline: float | None) -> bool:
         """Build for a slice of time: units of work until `time.perf_counter()` passes
         `deadline` (at least one; None: to the end). Returns whether the build is done.
 
@@ -87,7 +88,7 @@ class Simulation:
             self._at = scene.frame_current if scene.frame_current != kept.frame else None
         return False
 
-    def stop_build(self):
+    def stop_build(self) -> None:
         """A build stopped half way: the rest poses it stored on the bodies go back."""
         self._units.close()
         for s, values in reversed(self.rest_before):
@@ -98,12 +99,12 @@ class Simulation:
                 s.rest_valid = valid
         self.rest_before = []
 
-    def _go_home(self, scene):
+    def _go_home(self, scene: bpy.types.Scene) -> None:
         """The scene back on the user's frame (the end of what a build reads of others)."""
         if self.home is not None and scene.frame_current != self.home:
             depsgraph_at(scene, self.home)
 
-    def _build(self, scene, depsgraph):
+    def _build(self, scene: bpy.types.Scene, depsgraph):
         """The build, a generator of units of work (`advance_build` runs them)."""
         # the start frame and the one after it are read; then the scene goes back
         yield from self._build_world(scene, depsgraph)

@@ -59,7 +59,7 @@ def on_frame_change_pre(scene, depsgraph=None):
         st.report(st.error)
 
 
-def build_slice(scene, depsgraph=None):
+def build_slice(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> bool:
     """A slice of the scene's build (`BuildSession`, begun here unless one is under way or
     the user stopped the last one with Esc; the Build Simulation modal then shows its
     progress and takes Esc). Whether the Simulation is ready; raises SceneError when the
@@ -223,7 +223,7 @@ def on_save_post(*_args):
 
 
 @persistent
-def on_playback_pre(scene, *_args):
+def on_playback_pre(scene: bpy.types.Scene, *_args) -> None:
     """Play pressed: a build the user stopped with Esc (`SceneState.stopped`) starts again."""
     state(scene).stopped = False
 

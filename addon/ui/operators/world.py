@@ -161,7 +161,7 @@ class LIGAMENT_OT_build_simulation(bpy.types.Operator):
             traceback.print_exc()
             return {'CANCELLED', 'PASS_THROUGH'}
 
-    def _modal(self, context, event):
+    def _modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set:
         scene = self._scene
         session = cache.building(scene)
         if event.type == 'ESC' and event.value == 'PRESS' and session is not None:
@@ -196,7 +196,7 @@ class LIGAMENT_OT_build_simulation(bpy.types.Operator):
         """Blender ends the modal run (a file loaded, Blender quits)."""
         self._end(context)
 
-    def _end(self, context):
+    def _end(self, context: bpy.types.Context) -> None:
         type(self).running = False
         wm = context.window_manager
         if self._timer is not None:
@@ -211,13 +211,13 @@ class LIGAMENT_OT_build_simulation(bpy.types.Operator):
                 area.tag_redraw()
 
 
-def built_line(scene):
+def built_line(scene: bpy.types.Scene) -> str:
     """What the user is told once a build ended."""
     seconds = state(scene).build_seconds or 0.0
     return f"Simulation built in {seconds:.1f} s"
 
 
-def watch_build():
+def watch_build() -> None:
     """The scene's build was begun outside the operator (the first frame played, the
     idle-time build): the Build Simulation modal run shows its progress and takes Esc.
     Started from a timer, with a window (handlers have none), unless one runs already."""
@@ -227,7 +227,7 @@ def watch_build():
     bpy.app.timers.register(_invoke_watch, first_interval=0.0)
 
 
-def _invoke_watch():
+def _invoke_watch() -> None:
     context = bpy.context
     wm = context.window_manager
     window = context.window or (wm.windows[0] if wm is not None and len(wm.windows) else None)
