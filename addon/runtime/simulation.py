@@ -27,6 +27,7 @@ from ..scene.errors import SceneError
 from ..scene.fields import field_objects
 from ..scene.frames import depsgraph_at, evaluations, keep_frame
 from ..scene.objects import SceneScan, effective_kind, world_settings
+from ..scene.shapes import compound_parts
 from .changes import Watch
 from .digests import FrameReads
 from .rest import rest_values
@@ -161,7 +162,9 @@ class Simulation:
         # the world matrices the build evaluates at the start frame (the ragdolls' joint
         # frames reuse them; dropped after)
         self.rest_matrices: dict = self.frame_matrices(scene, start)
-        self.units_total = len(self.scan.bodies) + 5   # the units of `_build`
+        # the units of `_build`: one a body, and one a part of a Compound body
+        self.units_total = 5 + sum(1 + len(compound_parts(o)) if o.ligament_body.shape ==
+                                   'COMPOUND' else 1 for o in self.scan.bodies)
         self.world, self.bodies, self.joints, self.start = yield from build_world_units(
             scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices,
             self.skipped_bodies)

@@ -8,7 +8,7 @@ from ..kernels import solver as lg
 from ..scene.animation import compose, delta_matrix, has_delta, matrix_world_at, parent_link
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, effective_kind, world_settings
-from ..scene.shapes import fit_shape
+from ..scene.shapes import compound_shape_units, fit_shape
 from .bodies import Body, KIND, add_bodies, collision_filter
 from .hits import is_armed
 from .joints import JointBatch, add_joint
@@ -124,7 +124,7 @@ def body_rows_units(objs, start, known, depsgraph, skipped=None):
         m = matrix_world_at(o, start, known)
         loc, rot, scale = m.decompose()
         try:
-            shape, offset = body_shape(o, kind, scale, depsgraph)
+            shape, offset = yield from body_shape_units(o, kind, scale, depsgraph)
         except ZeroScale as exc:
             if skipped is None or o.ligament_ragdoll_part.role == 'BODY':
                 raise
@@ -150,17 +150,36 @@ def body_rows_units(objs, start, known, depsgraph, skipped=None):
         rows["collision_mask"].append(bits["collision_mask"])
         bodies.append(Body(o.name, len(bodies), kind, Vector(offset), scale.copy(),
                            kind == 'ANIMATED', o.rotation_mode))
+        prepare_collision(shape)
         yield
     return bodies, rows, kept
+
+
+def prepare_collision(shape):
+    """A convex hull's collision tables (its faces and edges), made with its body: the
+    world's first collide (the scene check's) would make every body's at once, the longest
+    unit of a build of hundreds of hulls. Cached on the shape, the same tables either way."""
+    parts = [p[0] for p in shape.parts] if isinstance(shape, lg.Compound) else [shape]
+    for part in parts:
+        if isinstance(part, lg.ConvexHull):
+            lg.collision.geometry.hull_tables(part)
 
 
 def body_shape(o, kind, scale, depsgraph):
     """`fit_shape` of the body `o` at world `scale`; SceneError naming it when it has none
     (ZeroScale when its scale is zero along an axis)."""
+    return drain(body_shape_units(o, kind, scale, depsgraph))
+
+
+def body_shape_units(o, kind, scale, depsgraph):
+    """`body_shape` as a generator: a Compound's parts yield one by one."""
     if min(abs(c) for c in scale) < MIN_SCALE:
         raise ZeroScale(f"Object '{o.name}' has zero scale (it is flat along an axis); "
                          "give it a non-zero scale")
     try:
+        if o.ligament_body.shape == 'COMPOUND':
+            shape = yield from compound_shape_units(o, scale, depsgraph)
+            return shape, None
         return fit_shape(o, o.ligament_body.shape, scale, depsgraph, kind,
                          o.ligament_body.one_sided)
     except ValueError as exc:

@@ -25,11 +25,12 @@ def cache():
     return _module(".addon.runtime.cache")
 
 
-def big_scene(hulls, ragdolls, frame_end=40):
+def big_scene(hulls, ragdolls, frame_end=40, parts=0):
     """`hulls` convex-hull bodies (random blobs of 24 points) on a grid over the ground,
     `ragdolls` metarig ragdolls riding an empty moved by an NLA strip (so the build reads the
-    depsgraph at the start frame and the one after), an Animated paddle moved by a driver
-    and a keyed Animated box. The simulation is left off: the caller turns it on."""
+    depsgraph at the start frame and the one after), an Animated paddle moved by a driver,
+    a keyed Animated box and, with `parts`, a Compound ring of that many convex parts. The
+    simulation is left off: the caller turns it on."""
     scene = bpy.context.scene
     ws = scene.ligament_world
     ws.enabled = False
@@ -45,6 +46,23 @@ def big_scene(hulls, ragdolls, frame_end=40):
         o.location = (-6 + (k % 20) * 0.6, -6 + (k // 20) * 0.6, 0.5 + 0.1 * (k % 3))
         o.ligament_body.enabled = True
         o.ligament_body.shape = 'CONVEX_HULL'
+    if parts:
+        ring = bpy.data.objects.new("Ring", None)
+        scene.collection.objects.link(ring)
+        ring.location = (0, -9, 1.0)
+        rs = ring.ligament_body
+        rs.enabled, rs.shape, rs.mass = True, 'COMPOUND', 20.0
+        for k in range(parts):
+            a = 2 * np.pi * k / parts
+            blob = rng.normal(size=(16, 3)) * (0.01, 0.02, 0.05)
+            me = bpy.data.meshes.new(f"Part{k:03d}")
+            me.from_pydata([tuple(p) for p in blob], [], [])
+            part = bpy.data.objects.new(f"Part{k:03d}", me)
+            scene.collection.objects.link(part)
+            part.parent = ring
+            part.location = (1.5 * np.cos(a), 1.5 * np.sin(a), 0.0)
+            part.rotation_euler = (0, 0, a)
+            part.ligament_body.shape = 'CONVEX_HULL'
     paddle = box("Paddle", (0.2, 1, 1), (8, 0, 1), kind='ANIMATED')
     paddle.driver_add("location", 0).driver.expression = "8 - frame / 6"
     keyed = box("Keyed", (0.5, 0.5, 0.5), (-8, 0, 1), kind='ANIMATED')
@@ -93,19 +111,21 @@ def _world_after(scene, frames):
     """The scene's Simulation stepped `frames` frames from its start: the solver's state
     (positions, orientations, velocities) and the scene check's findings."""
     sim = cache().get(scene)
-    sim.simulate_to(scene, sim.start + frames)
     w = sim.world
-    return {"positions": w.positions.tolist(), "orientations": w.orientations.tolist(),
+    start = w.positions.copy()
+    sim.simulate_to(scene, sim.start + frames)
+    return {"moved": float(np.abs(w.positions - start).max()),
+            "positions": w.positions.tolist(), "orientations": w.orientations.tolist(),
             "linear": w.linear_velocities.tolist(), "angular": w.angular_velocities.tolist(),
             "findings": [f.line() for f in sim.findings], "bodies": len(sim.bodies)}
 
 
-def sliced_and_whole(hulls, ragdolls, frames, user_frame):
+def sliced_and_whole(hulls, ragdolls, frames, user_frame, parts=0):
     """The scene built in one piece (`cache.ensure`, what background mode and scripts run)
     and again a unit of work per `advance` (slice budget 0), the user on `user_frame`: each
     world after `frames` frames, and per advance the units it did, the progress, the frame
     the scene was left on and where the depsgraph shows the driven paddle then."""
-    scene = big_scene(hulls, ragdolls)
+    scene = big_scene(hulls, ragdolls, parts=parts)
     scene.frame_set(user_frame)
     scene.ligament_world.enabled = True
     paddle = scene.objects["Paddle"]
@@ -120,8 +140,10 @@ def sliced_and_whole(hulls, ragdolls, frames, user_frame):
     session.budget = 0.0
     advances = []
     while session.state == 'RUNNING':
+        t = session.seconds
         session.advance()
         advances.append({"units": session.slices[-1], "fraction": session.fraction,
+                         "seconds": session.seconds - t,
                          "frame": scene.frame_current,
                          "paddle": paddle.matrix_world.translation.x})
         assert len(advances) < 5000
