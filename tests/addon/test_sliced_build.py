@@ -138,3 +138,9 @@ def test_an_edit_while_building_stops_the_build_and_puts_back_what_it_stored(ble
     assert out["state"] == "CANCELLED" and not out["building"] and not out["sim"]
     assert out["middle"] != out["before"]        # half way it had stored rest poses
     assert out["after"] == out["before"]
+
+
+def test_selecting_keeps_the_build_going_and_moving_a_body_stops_it(blender):
+    out = blender.call("sliced_build.select_then_move_while_building", 40)
+    assert out["selected"] == "RUNNING"
+    assert out["moved"] == "CANCELLED" and not out["building"] and not out["sim"]

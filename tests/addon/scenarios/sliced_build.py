@@ -321,3 +321,26 @@ def edit_while_building(hulls):
     after = scene_state(scene)
     return {"state": session.state, "before": before["rest"], "middle": middle["rest"],
             "after": after["rest"], "building": after["building"], "sim": after["sim"]}
+
+
+def select_then_move_while_building(hulls):
+    """A build begun a unit at a time; objects selected (Blender evaluates the depsgraph, its
+    update handlers run), then one moved: the build's state after each."""
+    scene = big_scene(hulls, 0)
+    scene.frame_set(2)
+    scene.ligament_world.enabled = True
+    session = building().BuildSession(scene)
+    session.budget = 0.0
+    for _ in range(5):
+        session.advance()
+    for o in scene.objects:
+        o.select_set(o.name.startswith("Hull01"))
+    bpy.context.view_layer.objects.active = scene.objects["Hull010"]
+    bpy.context.view_layer.update()
+    selected = session.state
+    for _ in range(5):
+        session.advance()
+    scene.objects["Hull020"].location.x += 0.5
+    bpy.context.view_layer.update()
+    return {"selected": selected, "moved": session.state,
+            "building": cache().building(scene) is not None, "sim": cache().get(scene) is not None}
