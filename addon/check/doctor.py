@@ -21,6 +21,7 @@ from ..runtime import cache
 from ..runtime.simulation import Simulation
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, scene_bodies, scene_joints
+from ..world.build import drain
 from .character_checks import character_findings
 from .body_checks import anchors, empty_bodies, falling, hit_axis_angle, mass_ratios, \
     mesh_shapes, one_sided_meshes, round_shapes, scales, shared_bodies, sizes, \
@@ -28,17 +29,20 @@ from .body_checks import anchors, empty_bodies, falling, hit_axis_angle, mass_ra
 from .findings import ERROR, INFO, SEVERITIES, WARNING, Finding
 from .joint_checks import custom_expressions, joint_objects, limit_order
 from .joint_list import JointList
-from .measured import animated_limits, overlaps, touching_mass_ratios
+from .measured import animated_limits, overlaps, start_contacts, touching_mass_ratios
 from .start_poses import start_matrices
 
 
 def check(scene, sim=None):
     """Findings for `scene`, errors first. `sim`: a freshly built `Simulation` of the
     scene to reuse (it is left as it was); by default the doctor builds its own."""
-    return _check(scene, sim)
+    return drain(check_units(scene, sim))
 
 
-def _check(scene, sim):
+def check_units(scene, sim):
+    """`check` as a generator that yields between groups of checks (what is read off the
+    scene, what is measured on the start poses, the overlaps) and returns the findings: a
+    build a slice at a time (runtime/building.py) runs it as units of its work."""
     scan = sim.scan if sim is not None and sim.scan is not None else SceneScan(scene)
     bodies = scan.bodies
     characters = character_findings(scene)
@@ -56,6 +60,7 @@ def _check(scene, sim):
     findings += empty_bodies(bodies)
     findings += hit_axis_angle(bodies)
     findings += shared_bodies(scene, bodies)
+    yield
     sim, built_here, note = _simulation(scene, sim, findings)
     if note is not None:
         findings.append(note)
@@ -71,8 +76,12 @@ def _check(scene, sim):
         findings += one_sided_meshes(scene, poses)
         if sim is not None:
             findings += animated_limits(scene, sim, scan.by_name)
-            findings += overlaps(sim, poses)
-            findings += touching_mass_ratios(sim)
+            yield
+            # the start frame's contacts, measured once (the solver's collide of a big
+            # scene is most of the check): both checks read them
+            contacts = start_contacts(sim)
+            findings += overlaps(sim, poses, contacts)
+            findings += touching_mass_ratios(sim, contacts)
     finally:
         if sim is not None and not built_here:
             sim.world.load_state(sim.states[sim.start])
@@ -113,9 +122,11 @@ def results(scene):
 
 
 def on_build(scene, sim):
-    """The check before a new simulation plays (the runtime calls it after each build): its
-    errors and warnings, kept for the sidebar's Scene Check panel."""
-    findings = preflight(scene, sim)
+    """The check before a new simulation plays (the runtime runs it after each build, a
+    group of checks at a time): its errors and warnings, kept for the sidebar's Scene Check
+    panel."""
+    findings = yield from check_units(scene, sim)
+    findings = [f for f in findings if f.severity != INFO]
     if findings:
         store(scene, findings)
     return findings

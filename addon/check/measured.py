@@ -16,11 +16,16 @@ TOUCHING = 0.005         # m: contacts closer than this at the start frame touch
 MASS_RATIO = 100.0       # heavier to lighter of two touching dynamic bodies
 
 
-def overlaps(sim, poses):
-    """Bodies overlapping at the start frame, and how deep (the solver's contacts)."""
-    world = sim.world
-    world.collide(PROBE_DT)
-    c = world.contacts()
+def start_contacts(sim):
+    """The solver's contacts where the bodies start (`World.collide`: nothing moves)."""
+    sim.world.collide(PROBE_DT)
+    return sim.world.contacts()
+
+
+def overlaps(sim, poses, contacts=None):
+    """Bodies overlapping at the start frame, and how deep (the solver's contacts;
+    `contacts`: `start_contacts` when measured already)."""
+    c = start_contacts(sim) if contacts is None else contacts
     names = {b.id: b.name for b in sim.bodies}
     deepest = {}
     for (i, j), sep in zip(c["bodies"].tolist(), c["separations"].tolist()):
@@ -41,15 +46,14 @@ def overlaps(sim, poses):
     return out
 
 
-def touching_mass_ratios(sim):
+def touching_mass_ratios(sim, contacts=None):
     """Dynamic bodies touching at the start frame (the solver's contacts) whose masses differ
     by more than 100:1. Soft contacts give way under a load many times their lighter body's
     weight, so the solver steps such a pile finer with stiffer contacts (up to 16 times:
     solver/islands.py), which costs time, and past about 25 000:1 the light body is
     squeezed out."""
     world = sim.world
-    world.collide(PROBE_DT)
-    c = world.contacts()
+    c = start_contacts(sim) if contacts is None else contacts
     masses = world.masses
     names = {b.id: b.name for b in sim.bodies if b.kind == 'DYNAMIC'}
     pairs = {}

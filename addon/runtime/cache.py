@@ -4,23 +4,14 @@ objects. Scrubbing back or jumping to a cached frame writes the stored transform
 the last cached frame steps forward from the nearest earlier state. The cache is runtime data,
 never saved."""
 
-import time
-import traceback
-
-from .. import kernels
 from ..world.poses import apply_delta, apply_pose, clear_delta
 from ..scene.animation import has_transform_animation, quaternion_to_rotation, rotation_to_quaternion
-from ..scene.errors import SceneError
 from ..scene.objects import scene_bodies
+# build_checks: where the scene check adds itself (check/doctor.py)
+from .building import BuildSession, build_checks  # noqa: F401
 from .changes import drop_if_changed
-from .simulation import Simulation, stats
+from .simulation import stats
 from .state import Reads, Written, every_state, forget_all, state
-
-
-# What runs on each new Simulation before it plays: fn(scene, sim) -> findings (objects with
-# a `line()`), printed once each. The scene check adds itself here when the add-on registers:
-# it builds Simulations of its own, so this layer cannot import it.
-build_checks = []
 
 
 def invalidate(scene):
@@ -60,52 +51,36 @@ def error(scene):
 
 
 def ensure(scene, depsgraph=None):
-    """The scene's Simulation, built if needed. Raises SceneError for bad input (and keeps
-    its message as the scene's error). Joints that cannot be built are skipped: the first
-    build reports each once, and so are bodies that have no shape (zero scale)."""
+    """The scene's Simulation, built if needed (in one piece: a build under way a slice at a
+    time is finished). Raises SceneError for bad input (and keeps its message as the scene's
+    error). Joints that cannot be built are skipped: the first build reports each once, and
+    so are bodies that have no shape (zero scale)."""
     st = state(scene)
     if st.sim is None:
-        if kernels.blocking():       # a batch bake: prepare the kernels first, with progress
-            kernels.prepare_blocking()
-        t = time.perf_counter()
-        try:
-            sim = Simulation(scene, depsgraph)
-        except SceneError as exc:
-            st.fail(str(exc))
-            st.build_seconds = time.perf_counter() - t
-            raise
-        st.sim, st.error = sim, None
-        for name, message in sim.skipped_bodies.items():
-            st.report(f"body '{name}' skipped: {message}")
-        for name, message in sim.skipped.items():
-            st.report(f"joint '{name}' skipped: {message}")
-        _run_build_checks(scene, st, sim)
-        st.build_seconds = time.perf_counter() - t
-        sim.scan = None   # the scene may change from here on
+        session = st.building if st.building is not None else BuildSession(scene, depsgraph)
+        session.build()
     return st.sim
 
 
-def _run_build_checks(scene, st, sim):
-    """The checks of `build_checks` on a new simulation: what they find is printed once and
-    kept on the simulation; it does not stop it."""
-    t = time.perf_counter()
-    findings = []
-    for check in build_checks:
-        try:
-            findings += check(scene, sim)
-        except Exception:      # a bug in a check must never stop playback
-            traceback.print_exc()
-    sim.findings, sim.check_seconds = findings, time.perf_counter() - t
-    for f in findings:
-        st.report(f.line())
+def building(scene) -> "BuildSession | None":
+    """The build under way a slice at a time (`BuildSession`), or None."""
+    return state(scene).building
 
 
-def apply_frame(scene, frame, depsgraph=None, full_check=False):
+def stopped(scene) -> bool:
+    """Whether the user stopped the scene's last build (Esc) and nothing built it since."""
+    return state(scene).stopped
+
+
+def apply_frame(scene, frame, depsgraph=None, full_check=False, sliced=False):
     """Put every dynamic body where the simulation has it at `frame`. The change check
     compares what only an edit changes when the depsgraph saw one (`drop_if_changed`), or
-    always with `full_check`."""
+    always with `full_check`. `sliced`: a scene without its Simulation is not built here
+    (the caller builds it a slice at a time, `BuildSession`): None then, nothing written."""
     reads = drop_if_changed(scene, playing=not full_check)
     before = state(scene).sim
+    if before is None and sliced:
+        return None
     sim = ensure(scene, depsgraph)
     if sim is not before:   # a build: read the file's objects again (rows for the write)
         reads = Reads(scene, state(scene).lookup)

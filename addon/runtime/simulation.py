@@ -7,6 +7,9 @@ kept and written as arrays. Each frame also keeps a digest of what it read (`rea
 after an edit of keys the frames up to the first one that reads differently are kept
 (`first_changed_frame`, `forget_from`)."""
 
+import time
+
+import bpy
 import numpy as np
 from mathutils import Matrix, Quaternion
 
@@ -16,14 +19,15 @@ from ..world.pins import Pins
 from ..world.poses import body_pose, check_delta, clear_delta, local_pose, shape_pose, \
     start_velocity
 from ..world.ragdolls import attach, is_body, reference_matrix
-from ..world.build import build_world
+from ..world.build import build_world_units
 from ..scene import ragdolls as scene_ragdolls
 from ..scene.animation import basis_at, evaluated_at, has_delta, has_transform_animation, \
     is_moving, matrix_world_at, needs_depsgraph, rotation_to_quaternion
 from ..scene.errors import SceneError
 from ..scene.fields import field_objects
-from ..scene.frames import evaluations, keep_frame
+from ..scene.frames import depsgraph_at, evaluations, keep_frame
 from ..scene.objects import SceneScan, effective_kind, world_settings
+from ..scene.shapes import compound_parts
 from .changes import Watch
 from .digests import FrameReads
 from .rest import rest_values
@@ -43,12 +47,75 @@ HITS, HIT_LOG = "ligament_hits", "ligament_hit_log"
 
 
 class Simulation:
-    def __init__(self, scene, depsgraph=None):
+    def __init__(self, scene: bpy.types.Scene, depsgraph=None, sliced: bool = False):
+        """The scene's Simulation, built at once; with `sliced` only begun: `advance_build`
+        builds it a unit of work at a time (runtime/building.py's BuildSession)."""
         stats["builds"] += 1
-        with keep_frame(scene):   # the start frame and the one after it are read
-            self._build_world(scene, depsgraph)
-            self._start_velocities(scene)
-            self._attach_ragdolls(scene)
+        self._units = self._build(scene, depsgraph)
+        self._at = None            # the frame the build left the scene on between slices
+        self.home = None           # the frame to put the scene back on (the user's)
+        self.units_done = 0
+        self.units_total = 8       # an estimate until the bodies are counted
+        self.built = False
+        # the rest poses the build stores on the bodies (`rest_values`), as they were
+        # before: a build stopped half way puts them back (`stop_build`)
+        self.rest_before = []
+        if not sliced:
+            self.advance_build(scene, None)
+
+    def advance_build(self, scene: bpy.types.Scene, deadline: float | None) -> bool:
+        """Build for a slice of time: units of work until `time.perf_counter()` passes
+        `deadline` (at least one; None: to the end). Returns whether the build is done.
+
+        The build reads other frames (the start frame, the one after it) through the
+        depsgraph: each slice starts on the frame the last one left the build on and ends
+        with the scene back on the user's frame (`keep_frame`), so the scene is never left
+        on another frame between slices and every unit sees the depsgraph as a build in
+        one piece does."""
+        with keep_frame(scene) as kept:
+            self.home = kept.frame
+            if self._at is not None and self._at != scene.frame_current:
+                depsgraph_at(scene, self._at)
+            while True:
+                try:
+                    next(self._units)
+                except StopIteration:
+                    self.built = True
+                    self._at = None
+                    return True
+                self.units_done += 1
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+            self._at = scene.frame_current if scene.frame_current != kept.frame else None
+        return False
+
+    def stop_build(self) -> None:
+        """A build stopped half way: the rest poses it stored on the bodies go back."""
+        self._units.close()
+        for s, values in reversed(self.rest_before):
+            valid, loc, rot, mode = values
+            if (s.rest_valid, tuple(s.rest_location), tuple(s.rest_rotation),
+                    s.rest_rotation_mode) != values:
+                s.rest_location, s.rest_rotation, s.rest_rotation_mode = loc, rot, mode
+                s.rest_valid = valid
+        self.rest_before = []
+
+    def _go_home(self, scene: bpy.types.Scene) -> None:
+        """The scene back on the user's frame (the end of what a build reads of others)."""
+        if self.home is not None and scene.frame_current != self.home:
+            depsgraph_at(scene, self.home)
+
+    def _build(self, scene: bpy.types.Scene, depsgraph):
+        """The build, a generator of units of work (`advance_build` runs them)."""
+        # the start frame and the one after it are read; then the scene goes back
+        yield from self._build_world(scene, depsgraph)
+        self._start_velocities(scene)
+        yield
+        self._attach_ragdolls(scene)
+        self._go_home(scene)
+        yield
+        # from here on the build writes to the scene (deltas it no longer owns): the last unit
+        self.rest_before = []
         self._sort_bodies(scene)
         # Animated bodies that react to hits: their ghosts and springs join the world
         self.hits = Hits(self.world, self.bodies, self.objects, 1.0 / self.dt, self.ragdolls)
@@ -63,6 +130,7 @@ class Simulation:
         self._gather_bulk(rest_poses)
         self.shown_simulated = None    # what the bodies' sim_pose flags say (None: unknown)
         self._keep_start(scene, rest_poses)
+        self._units = None
 
     def _build_world(self, scene, depsgraph):
         """The World at the start frame, dynamic bodies at their rest poses (kept in
@@ -75,6 +143,9 @@ class Simulation:
             if is_body(obj, scene):  # built at the rest pose, see attach
                 loc, rot, _ = reference_matrix(obj, start, armatures).decompose()
                 return loc, rot
+            s = obj.ligament_body
+            self.rest_before.append((s, (s.rest_valid, tuple(s.rest_location),
+                                         tuple(s.rest_rotation), s.rest_rotation_mode)))
             values = rest_values(scene, obj, start)
             self.rest[obj.name] = values
             return values[0], rotation_to_quaternion(values[2], values[1])
@@ -91,7 +162,10 @@ class Simulation:
         # the world matrices the build evaluates at the start frame (the ragdolls' joint
         # frames reuse them; dropped after)
         self.rest_matrices: dict = self.frame_matrices(scene, start)
-        self.world, self.bodies, self.joints, self.start = build_world(
+        # the units of `_build`: one a body, and one a part of a Compound body
+        self.units_total = 5 + sum(1 + len(compound_parts(o)) if o.ligament_body.shape ==
+                                   'COMPOUND' else 1 for o in self.scan.bodies)
+        self.world, self.bodies, self.joints, self.start = yield from build_world_units(
             scene, rest_pose, depsgraph, self.skipped, self.scan, self.rest_matrices,
             self.skipped_bodies)
         # animated path curves and steering, sent to the world every frame

@@ -16,7 +16,7 @@ class SceneState:
     the error that stopped the last build, the transforms last written to its objects (to
     tell the user's edits from ours) and the messages already printed."""
     __slots__ = ("sim", "error", "written", "reported", "last_bake", "last_keys", "lookup",
-                 "live", "build_seconds")
+                 "live", "build_seconds", "building", "stopped")
 
     def __init__(self):
         # Simulation, or None until the next frame change builds it
@@ -32,6 +32,11 @@ class SceneState:
         # scene to it
         self.live: Any = None
         self.build_seconds: Any = None   # how long the last build took, its scene check included
+        # the build under way a slice at a time (runtime/building.py's BuildSession), or None
+        self.building: Any = None
+        # the user stopped the last build (Esc): the frames show the animation, no build
+        # starts by itself until the scene is edited or Build Simulation is asked for
+        self.stopped = False
 
     def fail(self, message):
         """The simulation cannot run as the scene is: drop it and keep the message (panels
@@ -40,9 +45,13 @@ class SceneState:
         self.error = message
 
     def invalidate(self):
-        """The scene changed: the next frame change builds a new simulation."""
+        """The scene changed: the next frame change builds a new simulation (a build under
+        way stops: it read the scene as it was)."""
         self.sim = None
         self.error = None
+        self.stopped = False
+        if self.building is not None:
+            self.building.cancel()
 
     def report(self, message):
         """Print `message` to the console once per scene."""
@@ -217,4 +226,7 @@ def every_state():
 
 def forget_all():
     """Forget every scene's state (a file was loaded, the add-on is unregistered)."""
+    for st in _states.values():
+        if st.building is not None:
+            st.building.cancel()
     _states.clear()

@@ -50,6 +50,7 @@ class keep_frame:
 
     def __enter__(self):
         self.frame = self.scene.frame_current
+        return self
 
     def __exit__(self, *exc):
         if self.scene.frame_current != self.frame:

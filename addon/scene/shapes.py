@@ -186,6 +186,17 @@ def compound_shape(obj, scale, depsgraph=None):
     by its own Ligament Shape setting (Auto, Box, Sphere, Capsule, Cylinder, Convex Hull, or
     Compound for its own children), placed where it sits in `obj`'s scaled axes. The
     parent's own geometry is not a part."""
+    units = compound_shape_units(obj, scale, depsgraph)
+    while True:
+        try:
+            next(units)
+        except StopIteration as stop:
+            return stop.value
+
+
+def compound_shape_units(obj, scale, depsgraph=None):
+    """`compound_shape` as a generator that yields after each part's shape (a Compound of
+    hundreds of convex parts is built a slice at a time, runtime/building.py)."""
     parts = []
     frame = Matrix.Diagonal((*scale, 1.0))
     for child in compound_parts(obj):
@@ -201,6 +212,7 @@ def compound_shape(obj, scale, depsgraph=None):
         shape, offset = fit_shape(child, shape_type, child_scale, depsgraph)
         position = loc if offset is None else loc + rot @ Vector(tuple(offset))
         parts.append((shape, tuple(position), tuple(rot)))
+        yield
     if not parts:
         raise SceneError(f"Object '{obj.name}' has the Compound shape but no child objects "
                          "with geometry: parent the parts to it (each with its own Ligament "

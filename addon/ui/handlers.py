@@ -10,11 +10,13 @@ from bpy.app.handlers import persistent
 from .. import kernels
 from ..authoring import ragdoll
 from ..runtime import cache
+from ..runtime.building import BuildSession, edits
 from ..runtime.changes import drop_if_changed
 from ..runtime.state import state
 from ..scene import animation
 from ..scene.errors import SceneError
 from ..scene.frames import evaluating
+from .operators import world
 
 
 @persistent
@@ -37,8 +39,14 @@ def on_frame_change_pre(scene, depsgraph=None):
             cache.forget_reads(scene)
             return
     try:
-        cache.apply_frame(scene, scene.frame_current, depsgraph,
-                          full_check=_others_edit_in_frames())
+        full = _others_edit_in_frames()
+        # with a UI to keep responsive the simulation is built a slice at a time, one slice
+        # a frame (and on the Build Simulation modal's timer): meanwhile the frames play
+        # the animation, as Blender shows it without the simulation
+        sliced = not kernels.blocking()
+        if cache.apply_frame(scene, scene.frame_current, depsgraph, full_check=full,
+                             sliced=sliced) is None and build_slice(scene, depsgraph):
+            cache.apply_frame(scene, scene.frame_current, depsgraph, full_check=full)
     except SceneError as exc:
         st.fail(str(exc))
         st.report(str(exc))
@@ -49,6 +57,24 @@ def on_frame_change_pre(scene, depsgraph=None):
         traceback.print_exc()
         st.fail("internal error, see the system console")
         st.report(st.error)
+
+
+def build_slice(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> bool:
+    """A slice of the scene's build (`BuildSession`, begun here unless one is under way or
+    the user stopped the last one with Esc; the Build Simulation modal then shows its
+    progress and takes Esc). Whether the Simulation is ready; raises SceneError when the
+    build failed."""
+    st = state(scene)
+    session = st.building
+    if session is None:
+        if st.stopped:
+            return False
+        session = BuildSession(scene, depsgraph)
+        world.watch_build()
+    outcome = session.advance()
+    if outcome == 'FAILED':
+        raise SceneError(session.error)
+    return outcome == 'FINISHED'
 
 
 def _others_edit_in_frames():
@@ -72,6 +98,16 @@ def on_depsgraph_update_post(scene, depsgraph=None):
     differ."""
     cache.forget_reads(scene)   # this update cleared the tags the next frame would look at
     if evaluating() or state(scene).live is not None:   # our own frame reads, or Live Mode's
+        return
+    st = state(scene)
+    if st.stopped and edits(depsgraph):   # the build stopped with Esc: an edit builds again
+        st.stopped = False
+    session = cache.building(scene)
+    if session is not None:
+        # the build reads the scene as it was: an edit stops it, the next pause builds again
+        if session.edited(depsgraph):
+            session.cancel()
+            schedule_prebuild()
         return
     if cache.get(scene) is None:
         schedule_prebuild()
@@ -119,7 +155,8 @@ def prebuild():
     context = bpy.context
     scene = getattr(context, "scene", None)
     if scene is None or not scene.ligament_world.enabled or cache.get(scene) is not None \
-            or cache.error(scene) is not None:
+            or cache.error(scene) is not None or cache.building(scene) is not None \
+            or state(scene).stopped:
         return None
     wait = _last_edit[0] + PREBUILD_DELAY - time.monotonic()
     if wait > 0.0:
@@ -141,7 +178,11 @@ def prebuild():
         kernels.ensure_started()
         return PREBUILD_RETRY
     try:
-        cache.ensure(scene)
+        if kernels.blocking():
+            cache.ensure(scene)
+        else:                # a slice at a time on the Build Simulation modal's timer
+            BuildSession(scene)
+            world.watch_build()
     except SceneError:
         pass                 # kept as the scene's error: the panels show it before Play
     except Exception:        # a bug: never in the user's way
@@ -182,6 +223,12 @@ def on_save_post(*_args):
 
 
 @persistent
+def on_playback_pre(scene: bpy.types.Scene, *_args) -> None:
+    """Play pressed: a build the user stopped with Esc (`SceneState.stopped`) starts again."""
+    state(scene).stopped = False
+
+
+@persistent
 def on_undo_redo(*_args):
     """Undo brings back older settings without running their update callbacks."""
     cache.drop_simulations()
@@ -194,6 +241,7 @@ def register():
     bpy.app.handlers.save_pre.append(on_save_pre)
     bpy.app.handlers.save_post.append(on_save_post)
     bpy.app.handlers.undo_post.append(on_undo_redo)
+    bpy.app.handlers.animation_playback_pre.append(on_playback_pre)
     bpy.app.handlers.redo_post.append(on_undo_redo)
 
 
@@ -204,6 +252,7 @@ def unregister():
                          (bpy.app.handlers.save_pre, on_save_pre),
                          (bpy.app.handlers.save_post, on_save_post),
                          (bpy.app.handlers.undo_post, on_undo_redo),
+                         (bpy.app.handlers.animation_playback_pre, on_playback_pre),
                          (bpy.app.handlers.redo_post, on_undo_redo)):
         while fn in handlers:
             handlers.remove(fn)

@@ -8,7 +8,7 @@ from ..kernels import solver as lg
 from ..scene.animation import compose, delta_matrix, has_delta, matrix_world_at, parent_link
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, effective_kind, world_settings
-from ..scene.shapes import fit_shape
+from ..scene.shapes import compound_shape_units, fit_shape
 from .bodies import Body, KIND, add_bodies, collision_filter
 from .hits import is_armed
 from .joints import JointBatch, add_joint
@@ -34,16 +34,38 @@ def build_world(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known
     by object name. `skipped_bodies`: a dict that takes the bodies flattened to zero scale by
     object name, with the reason, instead of an error (a ragdoll's part still stops the
     build: its ragdoll needs every part); the joints on them are then skipped too."""
+    return drain(build_world_units(scene, rest_pose, depsgraph, skipped, scan, known,
+                                   skipped_bodies))
+
+
+def build_world_units(scene, rest_pose, depsgraph=None, skipped=None, scan=None, known=None,
+                      skipped_bodies=None):
+    """`build_world` a unit of work at a time: a generator that yields after the start
+    matrices, after each body's shape (the shapes are most of a big scene's build) and
+    after the joints, and returns what `build_world` returns. Nothing it does between two
+    units depends on the time between them (runtime/building.py slices a build there)."""
     scan = SceneScan(scene) if scan is None else scan
     start = scene.ligament_world.frame_start
     world = new_world(scene)
     known = {} if known is None else known
     start_matrices(scan.bodies, rest_pose, start, known)
-    bodies, rows, objs = body_rows(scan.bodies, start, known, depsgraph, skipped_bodies)
+    yield
+    bodies, rows, objs = yield from body_rows_units(scan.bodies, start, known, depsgraph,
+                                                    skipped_bodies)
     add_bodies(world, objs, rows)
     joints = add_joints(world, scan.joints, {b.name: b.id for b in bodies}, start, known,
                         bodies, skipped)
+    yield
     return world, bodies, joints, start
+
+
+def drain(units):
+    """Run a generator of units of work to its end; what it returns."""
+    while True:
+        try:
+            next(units)
+        except StopIteration as stop:
+            return stop.value
 
 
 def new_world(scene):
@@ -86,6 +108,11 @@ def body_rows(objs, start, known, depsgraph, skipped=None):
     fitted to its evaluated geometry, placed at its centre of mass at the start frame. An
     object whose shape cannot be made raises SceneError; with a `skipped` dict one of zero
     scale (not a ragdoll's part) is left out instead, its message stored there by name."""
+    return drain(body_rows_units(objs, start, known, depsgraph, skipped))
+
+
+def body_rows_units(objs, start, known, depsgraph, skipped=None):
+    """`body_rows` as a generator that yields after each object's shape."""
     bodies = []
     rows = {key: [] for key in ("shapes", "positions", "orientations", "mass", "kind", "friction",
                                 "restitution", "linear_damping", "angular_damping",
@@ -97,7 +124,7 @@ def body_rows(objs, start, known, depsgraph, skipped=None):
         m = matrix_world_at(o, start, known)
         loc, rot, scale = m.decompose()
         try:
-            shape, offset = body_shape(o, kind, scale, depsgraph)
+            shape, offset = yield from body_shape_units(o, kind, scale, depsgraph)
         except ZeroScale as exc:
             if skipped is None or o.ligament_ragdoll_part.role == 'BODY':
                 raise
@@ -123,16 +150,36 @@ def body_rows(objs, start, known, depsgraph, skipped=None):
         rows["collision_mask"].append(bits["collision_mask"])
         bodies.append(Body(o.name, len(bodies), kind, Vector(offset), scale.copy(),
                            kind == 'ANIMATED', o.rotation_mode))
+        prepare_collision(shape)
+        yield
     return bodies, rows, kept
+
+
+def prepare_collision(shape):
+    """A convex hull's collision tables (its faces and edges), made with its body: the
+    world's first collide (the scene check's) would make every body's at once, the longest
+    unit of a build of hundreds of hulls. Cached on the shape, the same tables either way."""
+    parts = [p[0] for p in shape.parts] if isinstance(shape, lg.Compound) else [shape]
+    for part in parts:
+        if isinstance(part, lg.ConvexHull):
+            lg.collision.geometry.hull_tables(part)
 
 
 def body_shape(o, kind, scale, depsgraph):
     """`fit_shape` of the body `o` at world `scale`; SceneError naming it when it has none
     (ZeroScale when its scale is zero along an axis)."""
+    return drain(body_shape_units(o, kind, scale, depsgraph))
+
+
+def body_shape_units(o, kind, scale, depsgraph):
+    """`body_shape` as a generator: a Compound's parts yield one by one."""
     if min(abs(c) for c in scale) < MIN_SCALE:
         raise ZeroScale(f"Object '{o.name}' has zero scale (it is flat along an axis); "
                          "give it a non-zero scale")
     try:
+        if o.ligament_body.shape == 'COMPOUND':
+            shape = yield from compound_shape_units(o, scale, depsgraph)
+            return shape, None
         return fit_shape(o, o.ligament_body.shape, scale, depsgraph, kind,
                          o.ligament_body.one_sided)
     except ValueError as exc:

@@ -1,11 +1,16 @@
 """Cache operators."""
 
+import traceback
+
 import bpy
 from bpy.props import EnumProperty
 
 from ... import kernels
 from ...authoring import presets
 from ...runtime import cache
+from ...runtime.building import BuildSession
+from ...runtime.state import state
+from ...scene.errors import SceneError
 
 
 def _quality_items(self, context):
@@ -94,6 +99,151 @@ class LIGAMENT_OT_prepare_solver(bpy.types.Operator):
         return result
 
 
+class LIGAMENT_OT_build_simulation(bpy.types.Operator):
+    """Build the scene's simulation now, a slice at a time (the status bar shows how far it
+    is; Esc stops it and leaves the scene as it was). Playing a scene whose simulation is not
+    built starts the same build"""
+    bl_idname = "ligament.build_simulation"
+    bl_label = "Build Simulation"
+
+    running = False    # a modal run watches the scene's build (one at a time)
+    _timer = None
+    _scene = None
+
+    @classmethod
+    def poll(cls, context):
+        scene = context.scene
+        if scene is None or not scene.ligament_world.enabled:
+            cls.poll_message_set("The Ligament simulation is off (Scene > Ligament World)")
+            return False
+        return True
+
+    def execute(self, context):
+        """In one piece (scripts, background mode)."""
+        scene = context.scene
+        state(scene).stopped = False
+        try:
+            cache.ensure(scene)
+        except SceneError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        self.report({'INFO'}, built_line(scene))
+        return {'FINISHED'}
+
+    def invoke(self, context, event):
+        if bpy.app.background:
+            return self.execute(context)
+        scene = context.scene
+        state(scene).stopped = False
+        if cache.get(scene) is None and cache.building(scene) is None:
+            if not kernels.ready():
+                kernels.ensure_started()
+                self.report({'WARNING'}, kernels.status() or "The solver is not ready")
+                return {'CANCELLED'}
+            BuildSession(scene)
+        if cache.building(scene) is None or type(self).running:
+            return {'FINISHED'}       # built already, or watched by the modal run under way
+        self._scene = scene
+        wm = context.window_manager
+        wm.progress_begin(0, 100)
+        self._timer = wm.event_timer_add(0.01, window=context.window)
+        wm.modal_handler_add(self)
+        type(self).running = True
+        return {'RUNNING_MODAL'}
+
+    def modal(self, context, event):
+        """A slice of the build on each timer event, Esc stops it; every event passes on (the
+        animation plays, the view turns; an edit stops the build: it read the scene as it
+        was)."""
+        try:
+            return self._modal(context, event)
+        except Exception:          # a bug, or the scene is gone: the progress is not left
+            self._end(context)
+            traceback.print_exc()
+            return {'CANCELLED', 'PASS_THROUGH'}
+
+    def _modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set:
+        scene = self._scene
+        session = cache.building(scene)
+        if event.type == 'ESC' and event.value == 'PRESS' and session is not None:
+            session.cancel()
+            state(scene).stopped = True
+            self._end(context)
+            self.report({'WARNING'}, "Simulation build stopped, nothing was changed: the "
+                                     "frames play the animation until you play again, edit "
+                                     "the scene or press Build Simulation")
+            return {'CANCELLED', 'PASS_THROUGH'}    # Esc stops the playback too
+        if event.type != 'TIMER':
+            return {'PASS_THROUGH'}
+        if session is not None and session.state == 'RUNNING' and \
+                context.mode in {'OBJECT', 'POSE'}:      # (edit modes: the mesh is not synced)
+            if session.advance() == 'FAILED':
+                state(scene).report(session.error)
+                cache.restore_rest(scene)
+        if cache.building(scene) is not None:
+            context.window_manager.progress_update(int(100 * cache.building(scene).fraction))
+            context.workspace.status_text_set(cache.building(scene).status() +
+                                              "  (Esc to stop)")
+            return {'PASS_THROUGH'}
+        self._end(context)
+        if cache.get(scene) is not None:
+            self.report({'INFO'}, built_line(scene))
+            return {'FINISHED', 'PASS_THROUGH'}
+        if cache.error(scene) is not None:
+            self.report({'ERROR'}, cache.error(scene))
+        return {'CANCELLED', 'PASS_THROUGH'}     # stopped by an edit: built again after it
+
+    def cancel(self, context):
+        """Blender ends the modal run (a file loaded, Blender quits)."""
+        self._end(context)
+
+    def _end(self, context: bpy.types.Context) -> None:
+        type(self).running = False
+        wm = context.window_manager
+        if self._timer is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        workspace = getattr(context, "workspace", None)
+        if workspace is not None:
+            workspace.status_text_set(None)
+        for area in context.screen.areas if context.screen is not None else ():
+            if area.type in {'VIEW_3D', 'PROPERTIES', 'DOPESHEET_EDITOR'}:
+                area.tag_redraw()
+
+
+def built_line(scene: bpy.types.Scene) -> str:
+    """What the user is told once a build ended."""
+    seconds = state(scene).build_seconds or 0.0
+    return f"Simulation built in {seconds:.1f} s"
+
+
+def watch_build() -> None:
+    """The scene's build was begun outside the operator (the first frame played, the
+    idle-time build): the Build Simulation modal run shows its progress and takes Esc.
+    Started from a timer, with a window (handlers have none), unless one runs already."""
+    if bpy.app.background or LIGAMENT_OT_build_simulation.running or \
+            bpy.app.timers.is_registered(_invoke_watch):
+        return
+    bpy.app.timers.register(_invoke_watch, first_interval=0.0)
+
+
+def _invoke_watch() -> None:
+    context = bpy.context
+    wm = context.window_manager
+    window = context.window or (wm.windows[0] if wm is not None and len(wm.windows) else None)
+    if window is None or LIGAMENT_OT_build_simulation.running:
+        return None
+    try:
+        # the add-on's own operators are not in the stubs: looked up by name
+        build = getattr(bpy.ops, "ligament").build_simulation
+        with context.temp_override(window=window, screen=window.screen):
+            build('INVOKE_DEFAULT')
+    except RuntimeError:      # no window to run in: the frames build it a slice at a time
+        pass
+    return None
+
+
 class LigamentPreferences(bpy.types.AddonPreferences):
     bl_idname = __package__.rpartition(".addon.")[0]   # the extension's package
 
@@ -106,5 +256,5 @@ class LigamentPreferences(bpy.types.AddonPreferences):
 
 
 classes = (LIGAMENT_OT_reset, LIGAMENT_OT_quality_preset, LIGAMENT_OT_prepare_solver,
-           LigamentPreferences)
+           LIGAMENT_OT_build_simulation, LigamentPreferences)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -52,8 +52,13 @@ class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
         info = cache.frame_info(scene)
         err = cache.error(scene)
         preparing = kernels.status()
+        building = cache.building(scene)
         if preparing:
             layout.label(text=preparing, icon='TIME')
+        elif building is not None:
+            layout.label(text=building.status(), icon='TIME')
+        elif scene.ligament_world.enabled and cache.stopped(scene):
+            layout.label(text="Build stopped (Esc): the frames play the animation", icon='INFO')
         elif err:
             box = layout.box()
             box.alert = True
@@ -67,6 +72,8 @@ class VIEW3D_PT_ligament_cache(View3DLigamentPanel, bpy.types.Panel):
         layout.use_property_split = False
         row = layout.row(align=True)
         row.operator("ligament.reset", icon='FILE_REFRESH')
+        if info is None:
+            row.operator("ligament.build_simulation", text="Build", icon='PLAY')
         draw_bake(layout, scene)
         row = layout.row(align=True)
         row.operator("ligament.bake", icon='REC')
