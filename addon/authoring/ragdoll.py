@@ -750,15 +750,13 @@ def copy_ragdoll(scene, src, arm):
 
 
 def adopt_stored_switches(arm):
-    """Give the pose bones of `arm` (local, or a library override) the switches a file made
-    before kept in their `ligament_ragdoll` group, so that the panels show them; one set
-    through the override or by hand is kept. Returns how many were moved."""
+    """Give the pose bones of `arm` (local, or a library override) the settings a file made
+    before kept in their property groups (each bone's switches, a bone chain's spring and
+    gravity: `ragdolls.MOVED_TO_POSE_BONE`), so that the panels show them; one set through
+    the override or by hand is kept. Returns how many were moved."""
     moved = 0
     for pb in arm.pose.bones:
-        old = ragdolls.stored_group(pb, "ligament_ragdoll")
-        for key in ragdolls.BONE_SWITCHES:
-            own = "ligament_" + key
-            if key in old and not pb.is_property_set(own):
-                setattr(pb, own, type(getattr(pb, own))(old[key]))
-                moved += 1
+        for own, value in ragdolls.stored_before(pb).items():
+            setattr(pb, own, value)
+            moved += 1
     return moved

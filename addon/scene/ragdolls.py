@@ -88,6 +88,12 @@ def at_home(scene, arm):
 
 
 BONE_SWITCHES = ("simulated", "drive_strength")
+# A bone chain's settings a shot tunes, `PoseBone.ligament_chain_<key>` on its root bone
+CHAIN_SETTINGS = ("stiffness", "damping", "gravity_factor")
+# Settings that are properties of the pose bone itself (a library override keeps them) and
+# the property group files made before kept each in: {own name: (group, key in the group)}
+MOVED_TO_POSE_BONE = {**{"ligament_" + k: ("ligament_ragdoll", k) for k in BONE_SWITCHES},
+                      **{"ligament_chain_" + k: ("ligament_chain", k) for k in CHAIN_SETTINGS}}
 
 
 def stored_group(owner, name):
@@ -100,16 +106,39 @@ def stored_group(owner, name):
     return group.to_dict() if hasattr(group, "to_dict") else {}
 
 
-def bone_switch(pb, key):
-    """A ragdoll bone's switch ("simulated" or "drive_strength"): the pose bone's own
-    `ligament_<key>`, or, while that is unset, what a file made before kept in the pose bone's
-    `ligament_ragdoll` group (a character linked from such a file keeps its switches)."""
-    own = "ligament_" + key
+def stored_before(pb):
+    """{own name: value} of the settings of `MOVED_TO_POSE_BONE` a file made before kept in
+    the pose bone's groups and the pose bone's own property does not hold (unset)."""
+    groups = {}
+    out = {}
+    for own, (group, key) in MOVED_TO_POSE_BONE.items():
+        if group not in groups:
+            groups[group] = stored_group(pb, group)
+        if key in groups[group] and not pb.is_property_set(own):
+            out[own] = type(getattr(pb, own))(groups[group][key])
+    return out
+
+
+def bone_setting(pb, own):
+    """A setting of `MOVED_TO_POSE_BONE` of pose bone `pb`: its own property `own`, or, while
+    that is unset, what a file made before kept in the pose bone's group (a character linked
+    from such a file keeps its settings)."""
     if not pb.is_property_set(own):
-        old = stored_group(pb, "ligament_ragdoll")
+        group, key = MOVED_TO_POSE_BONE[own]
+        old = stored_group(pb, group)
         if key in old:
             return type(getattr(pb, own))(old[key])
     return getattr(pb, own)
+
+
+def bone_switch(pb, key):
+    """A ragdoll bone's switch ("simulated" or "drive_strength"), `bone_setting`."""
+    return bone_setting(pb, "ligament_" + key)
+
+
+def chain_setting(pb, key):
+    """A bone chain's setting of `CHAIN_SETTINGS` on its root pose bone, `bone_setting`."""
+    return bone_setting(pb, "ligament_chain_" + key)
 
 
 def library_of(obj):

@@ -407,8 +407,7 @@ def _chain_spring(arm, root):
     if pb is None:
         raise SceneError(f"Bone chain of '{arm.name}': its root bone '{root}' is gone "
                          "(renamed or deleted); remove the chain and add it again")
-    c = pb.ligament_chain
-    return c.stiffness, c.damping
+    return ragdolls.chain_setting(pb, "stiffness"), ragdolls.chain_setting(pb, "damping")
 
 
 def chain_scales(run, world):
@@ -471,7 +470,8 @@ def lift_chains(world, run):
         if not part.chain or part.bone == part.chain:
             continue    # a ragdoll part, or the chain's (animated) root
         if part.chain not in factors:
-            factors[part.chain] = run.arm.pose.bones[part.chain].ligament_chain.gravity_factor
+            factors[part.chain] = ragdolls.chain_setting(run.arm.pose.bones[part.chain],
+                                                         "gravity_factor")
         lift = (1.0 - factors[part.chain]) * float(masses[part.body.id]) * weight
         if lift <= 0.0:
             continue
