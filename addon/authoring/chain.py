@@ -238,14 +238,11 @@ def _helper(coll, arm, bone_name, root, radius, scale, made):
 
 def _built_world(arm, helper):
     """A helper body's world matrix where the simulation builds it (world/ragdolls.py,
-    reference_matrix): its rest frame with the armature at rest, a chain's bones with the
-    pose's scale (a ragdoll part may be moved by the simulation now)."""
+    reference_matrix): its rest frame with the armature at rest and the pose's scale (a
+    ragdoll part may be moved by the simulation now)."""
     v = helper.ligament_ragdoll_part.rest_frame
     frame = Matrix([v[0:4], v[4:8], v[8:12], v[12:16]])
-    p = helper.ligament_ragdoll_part
-    if p.chain and p.part in arm.data.bones:
-        frame = ragdolls.scaled_rest(arm, p.part) @ frame
-    return ragdolls.rigid(arm.matrix_world @ frame)
+    return ragdolls.rigid(arm.matrix_world @ ragdolls.body_carry(arm, helper) @ frame)
 
 
 def _capsule(bone, radius, scale):

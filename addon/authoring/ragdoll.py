@@ -22,7 +22,9 @@ simulation starts from.
 
 Frames: `rest_frame` is a part's frame in armature space (Z along the part, X the bend axis,
 origin at the shape's centre); world matrices of helpers are ragdolls.rigid (no scale), the armature's
-scale goes into the shapes and the target empties.
+scale goes into the shapes and the target empties. A ragdoll is built from the bones at rest
+with the pose's scale (`ragdolls.scaled_rest`: a bone scaled 1.5 in the pose gets a body 1.5
+times as big, and its target carries the scale, so the bone keeps its size).
 """
 
 import math
@@ -355,7 +357,8 @@ def part_mesh(part, scale):
         radius = max(part.size[0] * scale, MIN_SIZE)
         verts, faces = capsule_mesh(radius, max(length / 2 - radius, MIN_SIZE))
     else:
-        verts, faces = box_mesh([max(s * scale / 2, MIN_SIZE) for s in (*part.size[:2], length)])
+        verts, faces = box_mesh([max(s / 2, MIN_SIZE) for s in
+                                 (part.size[0] * scale, part.size[1] * scale, length)])
     mesh = bpy.data.meshes.new(part.name)
     mesh.from_pydata(verts, [], faces)
     return mesh
@@ -519,11 +522,15 @@ def _build(scene, arm, mapping, parts, scale, material, made):
     world = arm.matrix_world
     helpers, targets = {}, {}
     for part in parts.values():
-        obj = bpy.data.objects.new(f"{arm.name} {part.name}", part_mesh(part, scale))
+        # built where the pose shows the part's bones at rest, their pose scale included
+        # (`ragdolls.body_carry`: the simulation builds the world there too)
+        carry = ragdolls.scaled_rest(arm, part.bones[0])
+        posed = scale * (carry @ arm.data.bones[part.bones[0]].matrix_local).to_scale().y
+        obj = bpy.data.objects.new(f"{arm.name} {part.name}", part_mesh(part, posed))
         made.append(obj)
         coll.objects.link(obj)
         obj.rotation_mode = 'QUATERNION'
-        obj.matrix_world = ragdolls.rigid(world @ part.frame)
+        obj.matrix_world = ragdolls.rigid(world @ carry @ part.frame)
         obj.display_type = 'WIRE'
         obj.hide_render = True
         s = obj.ligament_body
@@ -533,14 +540,17 @@ def _build(scene, arm, mapping, parts, scale, material, made):
         if material is not None:
             s.friction, s.restitution = material["friction"], material["bounciness"]
         s.enabled = True
-        _tag(obj, arm, part.name, 'BODY')
+        _tag(obj, arm, part.name, 'BODY', part.bones[0])
         obj.ligament_ragdoll_part.mass_share = part.mass / max(
             sum(p.mass for p in parts.values()), 1e-12)
         obj.ligament_ragdoll_part.rest_frame = [v for row in part.frame for v in row]
         helpers[part.name] = obj
         for bone in part.bones:
-            target = target_empty(f"{arm.name} {bone} target", coll, obj,
-                                  world @ arm.data.bones[bone].matrix_local, 0.05 * scale)
+            # the target carries the bone's pose scale: the bone copying it keeps its size
+            target = target_empty(
+                f"{arm.name} {bone} target", coll, obj,
+                world @ ragdolls.scaled_rest(arm, bone) @ arm.data.bones[bone].matrix_local,
+                0.05 * scale)
             made.append(target)
             _tag(target, arm, part.name, 'TARGET', bone)
             targets[bone] = target
@@ -577,7 +587,8 @@ def _joint_empty(coll, arm, part, helpers, scale):
     parent = helpers[part.parent]
     empty.parent = parent
     empty.matrix_parent_inverse = Matrix.Identity(4)
-    empty.matrix_basis = parent.matrix_world.inverted() @ ragdolls.rigid(arm.matrix_world @ j["frame"])
+    empty.matrix_basis = parent.matrix_world.inverted() @ ragdolls.rigid(
+        arm.matrix_world @ ragdolls.scaled_rest(arm, part.bones[0]) @ j["frame"])
     js = empty.ligament_joint
     js.type = j["type"]
     js.object_a, js.object_b = parent, helpers[part.name]
@@ -732,8 +743,9 @@ def copy_ragdoll(scene, src, arm):
             s.rest_valid = s.sim_pose = s.baked = False
             if c.parent is None and c.ligament_ragdoll_part.role == 'BODY':
                 v = c.ligament_ragdoll_part.rest_frame
-                c.matrix_world = ragdolls.rigid(arm.matrix_world @ Matrix(
-                    [v[0:4], v[4:8], v[8:12], v[12:16]]))
+                c.matrix_world = ragdolls.rigid(
+                    arm.matrix_world @ ragdolls.body_carry(arm, c) @
+                    Matrix([v[0:4], v[4:8], v[8:12], v[12:16]]))
         for pb in arm.pose.bones:
             for con in pb.constraints:
                 if con.name.startswith(CONSTRAINT) and con.target in copies:

@@ -36,6 +36,18 @@ def scaled_rest(arm, name, scale_of=None):
     return m @ bones[name].matrix_local.inverted()
 
 
+def body_carry(arm, body, scale_of=None):
+    """What carries the rest frame of the helper `body` (its `rest_frame`) to where the
+    simulation builds it: `scaled_rest` of its bone (a chain body's own bone, a ragdoll
+    part's first bone), so that bodies, joints and targets have the size the pose shows. The
+    identity for a ragdoll body that does not name its bone (made before: built at rest)."""
+    p = body.ligament_ragdoll_part
+    bone = p.part if p.chain else p.bone
+    if bone and bone in arm.data.bones:
+        return scaled_rest(arm, bone, scale_of)
+    return Matrix.Identity(4)
+
+
 def members(arm, role=None):
     """The ragdoll's helper objects (all roles, or only 'BODY', 'TARGET' or 'JOINT')."""
     coll = arm.ligament_ragdoll.collection

@@ -502,22 +502,19 @@ def _freed_by_hit(i, joints):
 
 def reference_matrix(obj, frame, known=None):
     """World matrix of a ragdoll body's helper with its armature at the rest pose (where the
-    solver world is built, so that joint angles count from the rest pose; a bone chain's
-    with the pose's scale, `chain_rest`). `known`: a
-    `matrix_world_at` memo of `frame` (the armature's matrix is read once for all
-    its helpers)."""
+    solver world is built, so that joint angles count from the rest pose), with the pose's
+    scale at `frame` (`ragdolls.body_carry`). `known`: a `matrix_world_at` memo of `frame`
+    (the armature's matrix is read once for all its helpers)."""
     p = obj.ligament_ragdoll_part
     arm = p.armature
     arm_world = matrix_world_at(arm, frame, {} if known is None else known)
-    if p.chain and p.part in arm.data.bones:   # a bone chain's: with the pose's scale
-        return ragdolls.rigid(arm_world @ chain_rest(arm, p.part, frame) @
-                              _matrix16(p.rest_frame))
-    return ragdolls.rigid(arm_world @ _matrix16(p.rest_frame))
+    return ragdolls.rigid(arm_world @ ragdolls.body_carry(arm, obj, scale_at(arm, frame)) @
+                          _matrix16(p.rest_frame))
 
 
-def chain_rest(arm, name, frame):
-    """What carries a rest frame of the bone to where a bone chain is built: the rest with
-    the pose's scale at `frame` (`ragdolls.scaled_rest`)."""
+def scale_at(arm, frame):
+    """`scale_of(bone name)` for `ragdolls.scaled_rest`: the pose bone's scale channels at
+    `frame` (keyed, or its current ones)."""
     fcurves = action_fcurves(arm)
 
     def scale_of(n):
@@ -528,7 +525,7 @@ def chain_rest(arm, name, frame):
             if fc is not None:
                 scale[i] = fc.evaluate(frame)
         return scale
-    return ragdolls.scaled_rest(arm, name, scale_of)
+    return scale_of
 
 
 def is_body(obj, scene=None):
