@@ -525,7 +525,8 @@ def _build(scene, arm, mapping, parts, scale, material, made):
         # built where the pose shows the part's bones at rest, their pose scale included
         # (`ragdolls.body_carry`: the simulation builds the world there too)
         carry = ragdolls.scaled_rest(arm, part.bones[0])
-        posed = scale * (carry @ arm.data.bones[part.bones[0]].matrix_local).to_scale().y
+        posed = scale if carry == Matrix.Identity(4) else \
+            scale * (carry @ arm.data.bones[part.bones[0]].matrix_local).to_scale().y
         obj = bpy.data.objects.new(f"{arm.name} {part.name}", part_mesh(part, posed))
         made.append(obj)
         coll.objects.link(obj)
