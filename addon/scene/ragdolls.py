@@ -153,6 +153,32 @@ def chain_setting(pb, key):
     return bone_setting(pb, "ligament_chain_" + key)
 
 
+def group_missing_in_library(obj, name):
+    """The library file of `obj`, a library override, when the object it overrides was saved
+    without the property group `name` (by an older Ligament): the override cannot keep a
+    change to it (Blender stores an override as differences from the library's properties,
+    and a group the library lacks as a whole, which it cannot load). None otherwise."""
+    ov = obj.override_library
+    ref = ov.reference if ov is not None else None
+    if ref is None or ref.library is None:
+        return None
+    system = getattr(ref, "bl_system_properties_get", None)
+    props = system() if system is not None else ref
+    if props is not None and name in props:
+        return None
+    return ref.library.filepath
+
+
+def keep_groups(arm):
+    """Store the property groups a library override of `arm` may change (see
+    `group_missing_in_library`) in the file `arm` is saved in."""
+    system = getattr(arm, "bl_system_properties_get", None)
+    props = system() if system is not None else arm
+    if props is None or "ligament_motion" not in props:
+        motion = arm.ligament_motion
+        motion.show_drawing = motion.show_drawing      # a write creates the group
+
+
 def library_of(obj):
     """The file `obj` comes from when it is linked or a library override of a linked object
     (its library's path as the file names it), else None."""

@@ -724,29 +724,32 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
 
 
 class LigamentMotionSettings(bpy.types.PropertyGroup):
-    """The physics check and fix of a ragdolled armature's keyed motion (addon/motion)."""
+    """The physics check and fix of a ragdolled armature's keyed motion (addon/motion); all
+    of it overridable: a shot checks and fixes a linked character's motion in its override,
+    and the override keeps the actions it switches between."""
     # A ragdoll's foot is a box along the foot bone, tilted: on a standing metarig its heel
     # corners are 5 cm above the toes' (6 cm keeps the whole sole in the support polygon)
     contact_distance: FloatProperty(
         name="Contact Distance", default=0.06, min=0.0, soft_max=0.2, unit='LENGTH',
         description="A part within this distance of a Static body (and slower than Contact "
-                    "Speed) touches it")
+                    "Speed) touches it", override=OVERRIDABLE)
     contact_speed: FloatProperty(
         name="Contact Speed", default=0.3, min=0.0, soft_max=5.0, unit='VELOCITY',
         description="A part near a Static body touches it only while slower than this "
-                    "(before or after the frame)")
+                    "(before or after the frame)", override=OVERRIDABLE)
     tolerance: FloatProperty(
         name="Tolerance", default=0.01, min=0.0, soft_max=0.1, unit='LENGTH',
         description="Distances the check lets pass: from the flight's parabola, outside "
-                    "the support polygon, contacts sliding")
+                    "the support polygon, contacts sliding", override=OVERRIDABLE)
     momentum_tolerance: FloatProperty(
         name="Momentum Tolerance", default=5.0, min=0.0, soft_max=100.0, subtype='PERCENTAGE',
-        description="How much the angular momentum may change in a flight")
+        description="How much the angular momentum may change in a flight",
+        override=OVERRIDABLE)
     show_drawing: BoolProperty(
         name="Draw in Viewport", default=True,
         description="Draw the last check of the active armature in the viewport: the centre "
                     "of mass path, the flights' parabolas, the contact points and support "
-                    "polygon at the current frame, red where they fail")
+                    "polygon at the current frame, red where they fail", override=OVERRIDABLE)
     flight_keep: EnumProperty(
         name="Flight Keeps", default='TIMING',
         items=(('TIMING', "Timing", "Physics Fix puts a flight on the parabola of gravity "
@@ -755,11 +758,14 @@ class LigamentMotionSettings(bpy.types.PropertyGroup):
                ('HEIGHT', "Height", "Physics Fix puts a flight on the parabola of gravity "
                                     "with its keyed apex height; its length follows and the "
                                     "keys after it shift in time")),
-        description="What Physics Fix keeps of a flight it puts on the parabola of gravity")
+        description="What Physics Fix keeps of a flight it puts on the parabola of gravity",
+        override=OVERRIDABLE)
     # the last check's figures per phase (JSON, addon/motion/rig.py store_report)
-    report: StringProperty(options={'HIDDEN'})
-    keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
-    fixed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+    report: StringProperty(options={'HIDDEN'}, override=OVERRIDABLE)
+    keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'},
+                                  override=OVERRIDABLE)
+    fixed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'},
+                                  override=OVERRIDABLE)
 
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,
@@ -799,7 +805,8 @@ def register():
     bpy.types.PoseBone.ligament_chain_gravity_factor = FloatProperty(
         update=_changed, override=OVERRIDABLE, options=set(), **CHAIN_GRAVITY)
     bpy.types.Scene.ligament_overlay = PointerProperty(type=LigamentOverlaySettings)
-    bpy.types.Object.ligament_motion = PointerProperty(type=LigamentMotionSettings)
+    bpy.types.Object.ligament_motion = PointerProperty(type=LigamentMotionSettings,
+                                                       override=OVERRIDABLE)
 
 
 def unregister():
