@@ -16,22 +16,23 @@ HEADER = ("Drag: press on a body and pull (wheel: depth), release to let go, Ctr
 _keymaps = []
 
 
+def view_3d_poll(cls, context):
+    """The Drag tool and Live Mode run in a 3D View."""
+    if context.area is None or context.area.type != 'VIEW_3D':
+        cls.poll_message_set("Use it in a 3D View")
+        return False
+    return True
+
+
 class ViewPull:
-    """What the Drag tool and Live Mode share: the pull's settings, the 3D View they run in,
-    the cursor's ray and the view's forward direction, the wheel's steps."""
+    """What the Drag tool and Live Mode share: the pull's settings, the cursor's ray and the
+    view's forward direction, the wheel's steps."""
     max_force: FloatProperty(name="Max Force", default=500.0, min=0.0, soft_max=10000.0,
                              description="The most force (N) a drag pulls with (0: no "
                                          "limit)")
     hertz: FloatProperty(name="Stiffness", default=3.0, min=0.1, soft_max=20.0,
                          description="Frequency (Hz) of the spring that pulls what is "
                                      "dragged to the cursor")
-
-    @classmethod
-    def poll(cls, context):
-        if context.area is None or context.area.type != 'VIEW_3D':
-            cls.poll_message_set("Use it in a 3D View")
-            return False
-        return True
 
     @staticmethod
     def ray(context, event):
@@ -57,6 +58,10 @@ class LIGAMENT_OT_drag(ViewPull, bpy.types.Operator):
     bl_idname = "ligament.drag"
     bl_label = "Drag Bodies"
     bl_options = {'REGISTER'}
+
+    @classmethod
+    def poll(cls, context):
+        return view_3d_poll(cls, context)
 
     def invoke(self, context, event):
         self.session = DragSession(context.scene, hertz=self.hertz, max_force=self.max_force)

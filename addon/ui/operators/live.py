@@ -13,7 +13,7 @@ import bpy
 
 from ...live.session import LiveSession
 from ...scene.errors import SceneError
-from .drag import ViewPull
+from .drag import ViewPull, view_3d_poll
 
 KEYS = ("drag a part, Ctrl+click pin/unpin, D drop, T tense, R relax, G gravity, "
         "Ctrl+Z back, Enter transfer pose, Esc leave")
@@ -29,7 +29,7 @@ class LIGAMENT_OT_live_mode(ViewPull, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if not super().poll(context):
+        if not view_3d_poll(cls, context):
             return False
         screen = context.screen
         if screen is not None and screen.is_animation_playing:
