@@ -114,6 +114,7 @@ def _part_of_bone(arm, bone):
 def create(scene, arm, bones, preset='HAIR', radius=None):
     """Make a chain for each selected chain of `bones` (names) of `arm` (see `chains_of`).
     Returns [(root, bone count)]. On any error everything made is removed again."""
+    ragdoll.refuse_from_library(arm, "Add Bone Chain")
     if arm.mode == 'EDIT':
         raise ValueError(f"Armature '{arm.name}' is in Edit Mode; leave it first")
     scale = ragdoll.uniform_scale(arm)

@@ -464,10 +464,23 @@ def target_empty(name, coll, body, world, size):
     return target
 
 
+def refuse_from_library(arm, what):
+    """Refuse `what` on a linked armature or a library override of one: it would change the
+    ragdoll's bodies, joints or collection, which are the character file's (Blender does not
+    add objects to an overridden collection, and an override does not keep a body's shape or
+    a joint's limits: an edit would be lost when the shot is saved)."""
+    library = ragdolls.library_of(arm)
+    if library is not None:
+        raise ValueError(f"Armature '{arm.name}' comes from '{library}': {what} changes its "
+                         "ragdoll's bodies and joints, which are read from there. Do it in "
+                         "that file and save it; this file gets it when it is opened again")
+
+
 def create(scene, arm, mapping, total_mass, material=None, meshes=None):
     """Build the ragdoll of `arm` for `mapping`. Returns the PartPlans. On any error every
     object made so far is removed again and the error re-raised. `meshes`: the meshes `arm`
     deforms, when the caller has them (`deformed_meshes_by_armature`)."""
+    refuse_from_library(arm, "Ragdoll from Armature")
     scale = uniform_scale(arm)
     parts = plan_parts(scene, arm, mapping, total_mass, meshes)
     _refuse_over_chains(arm, parts)

@@ -62,3 +62,15 @@ def test_physics_check_of_a_character_an_older_ligament_saved_says_to_save_it_ag
         print(said)
         assert "'Hero'" in said and "char.blend" in said and "save it once" in said
     assert out["playing"] == "HeroAction" and out["library_unchanged"]
+
+
+def test_edits_of_an_override_s_ragdoll_are_refused_naming_the_character_file(blender,
+                                                                             tmp_path):
+    out = blender.call("override_tools.ragdoll_edits_of_an_override",
+                       str(tmp_path / "char.blend"), str(tmp_path / "hero.toml"))
+    for what, said in out["said"].items():
+        print(what, said)
+        assert isinstance(said, str) and "'Hero'" in said and out["library"] in said
+        assert "Do it in that file" in said and "Traceback" not in said
+    # nothing made, nothing written that the override would drop on a save
+    assert out["after"] == out["before"]

@@ -223,3 +223,54 @@ def split_of_an_override(char_path):
                                ring.ligament_body.shape]}
     out["library"] = addon.scene.ragdolls.library_of(ring)
     return out
+
+
+def _select_bones(arm, names):
+    for pb in arm.pose.bones:
+        on = pb.name in names
+        if hasattr(pb, "select"):     # 5.0: a pose bone's own selection
+            pb.select = on
+        else:
+            pb.bone.select = on
+
+
+def ragdoll_edits_of_an_override(char_path, preset_path):
+    """The character (its tuning saved as a preset to `preset_path` first) linked and
+    overridden in a shot; there: Add Bone Chain on the left index finger, Mirror Left to
+    Right, Apply Preset. What each says, and the file's objects and the right forearm joint's
+    upper limit before and after."""
+    bpy.ops.preferences.addon_enable(module="rigify")
+    arm = character()
+    _select_only(arm)
+    assert bpy.ops.ligament.ragdoll_preset_save(filepath=preset_path) == {'FINISHED'}
+    bpy.ops.wm.save_as_mainfile(filepath=char_path)
+    new_shot(FRAMES)
+    arm = link_override(char_path)
+    joint = next(o for o in bpy.data.objects
+                 if o.name == "Hero forearm.L joint" and o.override_library)
+    # a tuning the mirror would copy over, as the panel cannot but a script can make it
+    joint.ligament_joint.limit_ang_upper = 0.5
+    other = next(o for o in bpy.data.objects
+                 if o.name == "Hero forearm.R joint" and o.override_library)
+
+    def state():
+        return [len(bpy.data.objects), len(bpy.data.collections),
+                other.ligament_joint.limit_ang_upper]
+    out = {"before": state(), "said": {}}
+    _select_only(arm)
+    bpy.ops.object.mode_set(mode='POSE')
+    _select_bones(arm, {"f_index.01.L", "f_index.02.L", "f_index.03.L"})
+    arm.data.bones.active = arm.data.bones["f_index.01.L"]
+    calls = {"chain": lambda: bpy.ops.ligament.add_bone_chain(),
+             "mirror": lambda: bpy.ops.ligament.ragdoll_mirror(direction='L_TO_R'),
+             "preset": lambda: bpy.ops.ligament.ragdoll_preset_apply(filepath=preset_path)}
+    for name, call in calls.items():
+        try:
+            out["said"][name] = list(call())
+        except RuntimeError as exc:
+            out["said"][name] = str(exc)
+        if name == "chain":
+            bpy.ops.object.mode_set(mode='OBJECT')
+    out["after"] = state()
+    out["library"] = _addon().scene.ragdolls.library_of(arm)
+    return out
