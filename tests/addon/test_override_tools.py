@@ -3,6 +3,7 @@ its armature playing the character file's action: what they write lands in the s
 kept through a save, or they refuse, naming the object and what to do; the character file is
 never written. The scenarios: tests/addon/scenarios/override_tools.py."""
 
+import numpy as np
 import pytest
 
 FRAME = 20
@@ -74,3 +75,18 @@ def test_edits_of_an_override_s_ragdoll_are_refused_naming_the_character_file(bl
         assert "Do it in that file" in said and "Traceback" not in said
     # nothing made, nothing written that the override would drop on a save
     assert out["after"] == out["before"]
+
+
+def test_a_drag_on_an_override_is_kept_through_a_save(blender, tmp_path):
+    # tried as an animator would: works on main too (the pin is the shot's own object)
+    out = blender.call("override_tools.drag_on_an_override", str(tmp_path / "char.blend"),
+                       str(tmp_path / "shot.blend"))
+    fell, dragged, reopened = (np.array(out[k]) for k in ("fell", "dragged", "reopened"))
+    assert out["pins"] == [["Drag Hero hand.L", "Hero hand.L", True]]
+    # the drag holds the hand up while the character falls...
+    print("hand raised by the drag at frame 20:", dragged[19, 2] - fell[19, 2])
+    assert dragged[19, 2] - fell[19, 2] > 0.3
+    # ...and the shot plays it the same once saved and opened again
+    print("replay after reopening:", np.abs(reopened - dragged).max())
+    assert np.abs(reopened - dragged).max() < 1e-6
+    assert out["library_unchanged"]

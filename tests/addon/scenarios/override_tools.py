@@ -274,3 +274,46 @@ def ragdoll_edits_of_an_override(char_path, preset_path):
     out["after"] = state()
     out["library"] = _addon().scene.ragdolls.library_of(arm)
     return out
+
+
+def _hand_heads(arm, frames):
+    scene = bpy.context.scene
+    out = []
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+        out.append(list(arm.matrix_world @ arm.pose.bones["hand.L"].head))
+    return out
+
+
+def drag_on_an_override(char_path, shot_path, lift=0.6):
+    """The character linked and overridden in a shot, its left hand played as it falls;
+    then dragged by the Drag tool's session (grabbed at frame 5, pulled `lift` m up over
+    frames 5-20, released at 21), played, the shot saved and opened again and played: the
+    hand's heads each time, the drag's pin and the body it holds after reopening."""
+    before = _character_file(char_path)
+    scene = new_shot(FRAMES)
+    arm = link_override(char_path)
+    addon = _addon()
+    out = {"fell": _hand_heads(arm, FRAMES)}
+    body = next(o for o in addon.scene.ragdolls.bodies(arm)
+                if o.ligament_ragdoll_part.part == "hand.L")
+    scene.frame_set(4)
+    session = addon.authoring.drag.DragSession(scene, hertz=4.0, max_force=300.0)
+    start = body.matrix_world.translation.copy()
+    eye = Vector((0, -6, 0))
+    assert session.grab(start + eye, -eye.normalized(), 5, -eye.normalized()) == body
+    for f in range(5, 21):
+        goal = start + Vector((0, 0, lift * (f - 4) / 16))
+        session.move(goal + eye, -eye.normalized(), f)
+        scene.frame_set(f)
+    session.release(21)
+    out["dragged"] = _hand_heads(arm, FRAMES)
+    bpy.ops.wm.save_as_mainfile(filepath=shot_path)
+    bpy.ops.wm.open_mainfile(filepath=shot_path)
+    arm = next(o for o in bpy.context.scene.objects if o.type == 'ARMATURE')
+    out["reopened"] = _hand_heads(arm, FRAMES)
+    pins = [o for o in bpy.data.objects if o.ligament_joint.type == 'PIN']
+    out["pins"] = [[p.name, getattr(p.ligament_joint.object_b, "name", None),
+                    p.library is None and p.override_library is None] for p in pins]
+    out["library_unchanged"] = _file_state(char_path) == before
+    return out
