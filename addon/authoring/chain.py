@@ -308,6 +308,7 @@ def _remove_chain_constraints(arm, names):
 def remove(scene, arm, root):
     """Delete the chain rooted at `root`: its helpers, joints and bone constraints. The
     armature's ragdoll container goes too when nothing else is left in it."""
+    ragdoll.refuse_from_library(arm, "Remove Bone Chain")
     objs = [o for o in ragdolls.members(arm) if o.ligament_ragdoll_part.chain == root]
     bones = [o.ligament_ragdoll_part.bone for o in objs
              if o.ligament_ragdoll_part.role == 'TARGET']

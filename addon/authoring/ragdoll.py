@@ -641,6 +641,12 @@ def remove(scene, arm):
     ragdoll keeps its bake as the armature's animation, and so does its control rig; the
     actions from before the bake get a fake user (`scene.bakes.keep_bake`). Returns
     [(armature name, kept action name or None)] of the baked ones."""
+    library = ragdolls.library_of(arm)
+    if library is not None:
+        raise ValueError(f"Armature '{arm.name}' comes from '{library}': its ragdoll is read "
+                         "from there, and a library override cannot keep it removed. To "
+                         "stop simulating it here, switch off its Simulated; to remove it, "
+                         "do it in that file")
     kept = []
     for obj in dict.fromkeys((arm, arm.ligament_ragdoll.control_rig)):
         if obj is not None and obj.type == 'ARMATURE' and obj.ligament_ragdoll.baked:

@@ -237,8 +237,9 @@ def _select_bones(arm, names):
 def ragdoll_edits_of_an_override(char_path, preset_path):
     """The character (its tuning saved as a preset to `preset_path` first) linked and
     overridden in a shot; there: Add Bone Chain on the left index finger, Mirror Left to
-    Right, Apply Preset. What each says, and the file's objects and the right forearm joint's
-    upper limit before and after."""
+    Right, Apply Preset, Remove Ragdoll. What each says, and the file's objects and
+    collections, the right forearm joint's upper limit and the ragdoll's switch before and
+    after."""
     bpy.ops.preferences.addon_enable(module="rigify")
     arm = character()
     _select_only(arm)
@@ -255,7 +256,7 @@ def ragdoll_edits_of_an_override(char_path, preset_path):
 
     def state():
         return [len(bpy.data.objects), len(bpy.data.collections),
-                other.ligament_joint.limit_ang_upper]
+                other.ligament_joint.limit_ang_upper, arm.ligament_ragdoll.enabled]
     out = {"before": state(), "said": {}}
     _select_only(arm)
     bpy.ops.object.mode_set(mode='POSE')
@@ -263,7 +264,8 @@ def ragdoll_edits_of_an_override(char_path, preset_path):
     arm.data.bones.active = arm.data.bones["f_index.01.L"]
     calls = {"chain": lambda: bpy.ops.ligament.add_bone_chain(),
              "mirror": lambda: bpy.ops.ligament.ragdoll_mirror(direction='L_TO_R'),
-             "preset": lambda: bpy.ops.ligament.ragdoll_preset_apply(filepath=preset_path)}
+             "preset": lambda: bpy.ops.ligament.ragdoll_preset_apply(filepath=preset_path),
+             "remove": lambda: bpy.ops.ligament.remove_ragdoll()}
     for name, call in calls.items():
         try:
             out["said"][name] = list(call())
