@@ -114,6 +114,7 @@ def _part_of_bone(arm, bone):
 def create(scene, arm, bones, preset='HAIR', radius=None):
     """Make a chain for each selected chain of `bones` (names) of `arm` (see `chains_of`).
     Returns [(root, bone count)]. On any error everything made is removed again."""
+    ragdoll.refuse_from_library(arm, "Add Bone Chain")
     if arm.mode == 'EDIT':
         raise ValueError(f"Armature '{arm.name}' is in Edit Mode; leave it first")
     scale = ragdoll.uniform_scale(arm)
@@ -238,14 +239,11 @@ def _helper(coll, arm, bone_name, root, radius, scale, made):
 
 def _built_world(arm, helper):
     """A helper body's world matrix where the simulation builds it (world/ragdolls.py,
-    reference_matrix): its rest frame with the armature at rest, a chain's bones with the
-    pose's scale (a ragdoll part may be moved by the simulation now)."""
+    reference_matrix): its rest frame with the armature at rest and the pose's scale (a
+    ragdoll part may be moved by the simulation now)."""
     v = helper.ligament_ragdoll_part.rest_frame
     frame = Matrix([v[0:4], v[4:8], v[8:12], v[12:16]])
-    p = helper.ligament_ragdoll_part
-    if p.chain and p.part in arm.data.bones:
-        frame = ragdolls.scaled_rest(arm, p.part) @ frame
-    return ragdolls.rigid(arm.matrix_world @ frame)
+    return ragdolls.rigid(arm.matrix_world @ ragdolls.body_carry(arm, helper) @ frame)
 
 
 def _capsule(bone, radius, scale):
@@ -310,6 +308,7 @@ def _remove_chain_constraints(arm, names):
 def remove(scene, arm, root):
     """Delete the chain rooted at `root`: its helpers, joints and bone constraints. The
     armature's ragdoll container goes too when nothing else is left in it."""
+    ragdoll.refuse_from_library(arm, "Remove Bone Chain")
     objs = [o for o in ragdolls.members(arm) if o.ligament_ragdoll_part.chain == root]
     bones = [o.ligament_ragdoll_part.bone for o in objs
              if o.ligament_ragdoll_part.role == 'TARGET']

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import coacd_worker
 from ..scene.errors import SceneError
+from ..scene.ragdolls import library_of
 from ..scene.shapes import local_vertices
 
 PART_OF = "ligament_convex_part_of"     # custom property on the parts made here: the parent
@@ -61,9 +62,23 @@ def remove_parts(obj):
             bpy.data.meshes.remove(mesh)
 
 
+def refuse_linked(obj):
+    """Refuse a linked object or a library override of one: its shape and its collection's
+    objects are the library file's, and Blender refuses to add the parts to an overridden
+    collection."""
+    library = library_of(obj)
+    if library is None:
+        return
+    how = "a library override of an object linked" if obj.library is None else "linked"
+    raise SceneError(f"Object '{obj.name}' is {how} from '{library}': its shape and the "
+                     "objects of its collection come from there. Split it in that file and "
+                     "save it; this file gets the parts when it is opened again")
+
+
 def _mesh_of(obj, depsgraph):
     """The evaluated mesh of `obj` in its local frame, (vertices, triangles), refused when
     it cannot be split."""
+    refuse_linked(obj)
     if obj.type != 'MESH':
         raise SceneError(f"Object '{obj.name}' is not a mesh; Split into Convex Parts works "
                          "on mesh objects")
@@ -94,25 +109,34 @@ def split_into_parts(obj, depsgraph, threshold=DEFAULT_THRESHOLD, max_parts=0,
 def make_parts(obj, pieces, progress=None):
     """The part objects of `pieces` ((vertices, triangles) in `obj`'s local frame) in place of
     those an earlier split made; `obj` gets the Compound shape."""
+    refuse_linked(obj)
     remove_parts(obj)
     collection = obj.users_collection[0] if obj.users_collection else \
         bpy.context.scene.collection
     made = []
-    for k, (v, t) in enumerate(pieces):
-        mesh = bpy.data.meshes.new(f"{obj.name}.part.{k:03d}")
-        mesh.from_pydata([tuple(p) for p in v], [], [tuple(int(i) for i in f) for f in t])
-        mesh.update()
-        part = bpy.data.objects.new(mesh.name, mesh)
-        collection.objects.link(part)
-        part.parent = obj
-        part.matrix_parent_inverse.identity()      # vertices are in obj's local frame
-        part.display_type = 'WIRE'
-        part.hide_render = True
-        part[PART_OF] = obj.name
-        part.ligament_body.shape = 'CONVEX_HULL'
-        made.append(part)
-        if progress is not None:
-            progress((k + 1) / len(pieces))
+    try:
+        for k, (v, t) in enumerate(pieces):
+            mesh = bpy.data.meshes.new(f"{obj.name}.part.{k:03d}")
+            mesh.from_pydata([tuple(p) for p in v], [], [tuple(int(i) for i in f) for f in t])
+            mesh.update()
+            part = bpy.data.objects.new(mesh.name, mesh)
+            made.append(part)
+            collection.objects.link(part)
+            part.parent = obj
+            part.matrix_parent_inverse.identity()      # vertices are in obj's local frame
+            part.display_type = 'WIRE'
+            part.hide_render = True
+            part[PART_OF] = obj.name
+            part.ligament_body.shape = 'CONVEX_HULL'
+            if progress is not None:
+                progress((k + 1) / len(pieces))
+    except Exception:        # nothing half made is left behind
+        for part in made:
+            mesh = part.data
+            bpy.data.objects.remove(part)
+            if mesh.users == 0:
+                bpy.data.meshes.remove(mesh)
+        raise
     s = obj.ligament_body
     s.shape = 'COMPOUND'
     s.enabled = True

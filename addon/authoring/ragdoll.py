@@ -22,7 +22,9 @@ simulation starts from.
 
 Frames: `rest_frame` is a part's frame in armature space (Z along the part, X the bend axis,
 origin at the shape's centre); world matrices of helpers are ragdolls.rigid (no scale), the armature's
-scale goes into the shapes and the target empties.
+scale goes into the shapes and the target empties. A ragdoll is built from the bones at rest
+with the pose's scale (`ragdolls.scaled_rest`: a bone scaled 1.5 in the pose gets a body 1.5
+times as big, and its target carries the scale, so the bone keeps its size).
 """
 
 import math
@@ -355,7 +357,8 @@ def part_mesh(part, scale):
         radius = max(part.size[0] * scale, MIN_SIZE)
         verts, faces = capsule_mesh(radius, max(length / 2 - radius, MIN_SIZE))
     else:
-        verts, faces = box_mesh([max(s * scale / 2, MIN_SIZE) for s in (*part.size[:2], length)])
+        verts, faces = box_mesh([max(s / 2, MIN_SIZE) for s in
+                                 (part.size[0] * scale, part.size[1] * scale, length)])
     mesh = bpy.data.meshes.new(part.name)
     mesh.from_pydata(verts, [], faces)
     return mesh
@@ -461,10 +464,23 @@ def target_empty(name, coll, body, world, size):
     return target
 
 
+def refuse_from_library(arm, what):
+    """Refuse `what` on a linked armature or a library override of one: it would change the
+    ragdoll's bodies, joints or collection, which are the character file's (Blender does not
+    add objects to an overridden collection, and an override does not keep a body's shape or
+    a joint's limits: an edit would be lost when the shot is saved)."""
+    library = ragdolls.library_of(arm)
+    if library is not None:
+        raise ValueError(f"Armature '{arm.name}' comes from '{library}': {what} changes its "
+                         "ragdoll's bodies and joints, which are read from there. Do it in "
+                         "that file and save it; this file gets it when it is opened again")
+
+
 def create(scene, arm, mapping, total_mass, material=None, meshes=None):
     """Build the ragdoll of `arm` for `mapping`. Returns the PartPlans. On any error every
     object made so far is removed again and the error re-raised. `meshes`: the meshes `arm`
     deforms, when the caller has them (`deformed_meshes_by_armature`)."""
+    refuse_from_library(arm, "Ragdoll from Armature")
     scale = uniform_scale(arm)
     parts = plan_parts(scene, arm, mapping, total_mass, meshes)
     _refuse_over_chains(arm, parts)
@@ -519,11 +535,16 @@ def _build(scene, arm, mapping, parts, scale, material, made):
     world = arm.matrix_world
     helpers, targets = {}, {}
     for part in parts.values():
-        obj = bpy.data.objects.new(f"{arm.name} {part.name}", part_mesh(part, scale))
+        # built where the pose shows the part's bones at rest, their pose scale included
+        # (`ragdolls.body_carry`: the simulation builds the world there too)
+        carry = ragdolls.scaled_rest(arm, part.bones[0])
+        posed = scale if carry == Matrix.Identity(4) else \
+            scale * (carry @ arm.data.bones[part.bones[0]].matrix_local).to_scale().y
+        obj = bpy.data.objects.new(f"{arm.name} {part.name}", part_mesh(part, posed))
         made.append(obj)
         coll.objects.link(obj)
         obj.rotation_mode = 'QUATERNION'
-        obj.matrix_world = ragdolls.rigid(world @ part.frame)
+        obj.matrix_world = ragdolls.rigid(world @ carry @ part.frame)
         obj.display_type = 'WIRE'
         obj.hide_render = True
         s = obj.ligament_body
@@ -533,14 +554,17 @@ def _build(scene, arm, mapping, parts, scale, material, made):
         if material is not None:
             s.friction, s.restitution = material["friction"], material["bounciness"]
         s.enabled = True
-        _tag(obj, arm, part.name, 'BODY')
+        _tag(obj, arm, part.name, 'BODY', part.bones[0])
         obj.ligament_ragdoll_part.mass_share = part.mass / max(
             sum(p.mass for p in parts.values()), 1e-12)
         obj.ligament_ragdoll_part.rest_frame = [v for row in part.frame for v in row]
         helpers[part.name] = obj
         for bone in part.bones:
-            target = target_empty(f"{arm.name} {bone} target", coll, obj,
-                                  world @ arm.data.bones[bone].matrix_local, 0.05 * scale)
+            # the target carries the bone's pose scale: the bone copying it keeps its size
+            target = target_empty(
+                f"{arm.name} {bone} target", coll, obj,
+                world @ ragdolls.scaled_rest(arm, bone) @ arm.data.bones[bone].matrix_local,
+                0.05 * scale)
             made.append(target)
             _tag(target, arm, part.name, 'TARGET', bone)
             targets[bone] = target
@@ -577,7 +601,8 @@ def _joint_empty(coll, arm, part, helpers, scale):
     parent = helpers[part.parent]
     empty.parent = parent
     empty.matrix_parent_inverse = Matrix.Identity(4)
-    empty.matrix_basis = parent.matrix_world.inverted() @ ragdolls.rigid(arm.matrix_world @ j["frame"])
+    empty.matrix_basis = parent.matrix_world.inverted() @ ragdolls.rigid(
+        arm.matrix_world @ ragdolls.scaled_rest(arm, part.bones[0]) @ j["frame"])
     js = empty.ligament_joint
     js.type = j["type"]
     js.object_a, js.object_b = parent, helpers[part.name]
@@ -616,6 +641,12 @@ def remove(scene, arm):
     ragdoll keeps its bake as the armature's animation, and so does its control rig; the
     actions from before the bake get a fake user (`scene.bakes.keep_bake`). Returns
     [(armature name, kept action name or None)] of the baked ones."""
+    library = ragdolls.library_of(arm)
+    if library is not None:
+        raise ValueError(f"Armature '{arm.name}' comes from '{library}': its ragdoll is read "
+                         "from there, and a library override cannot keep it removed. To "
+                         "stop simulating it here, switch off its Simulated; to remove it, "
+                         "do it in that file")
     kept = []
     for obj in dict.fromkeys((arm, arm.ligament_ragdoll.control_rig)):
         if obj is not None and obj.type == 'ARMATURE' and obj.ligament_ragdoll.baked:
@@ -732,8 +763,9 @@ def copy_ragdoll(scene, src, arm):
             s.rest_valid = s.sim_pose = s.baked = False
             if c.parent is None and c.ligament_ragdoll_part.role == 'BODY':
                 v = c.ligament_ragdoll_part.rest_frame
-                c.matrix_world = ragdolls.rigid(arm.matrix_world @ Matrix(
-                    [v[0:4], v[4:8], v[8:12], v[12:16]]))
+                c.matrix_world = ragdolls.rigid(
+                    arm.matrix_world @ ragdolls.body_carry(arm, c) @
+                    Matrix([v[0:4], v[4:8], v[8:12], v[12:16]]))
         for pb in arm.pose.bones:
             for con in pb.constraints:
                 if con.name.startswith(CONSTRAINT) and con.target in copies:
@@ -750,15 +782,13 @@ def copy_ragdoll(scene, src, arm):
 
 
 def adopt_stored_switches(arm):
-    """Give the pose bones of `arm` (local, or a library override) the switches a file made
-    before kept in their `ligament_ragdoll` group, so that the panels show them; one set
-    through the override or by hand is kept. Returns how many were moved."""
+    """Give the pose bones of `arm` (local, or a library override) the settings a file made
+    before kept in their property groups (each bone's switches, a bone chain's spring and
+    gravity: `ragdolls.MOVED_TO_POSE_BONE`), so that the panels show them; one set through
+    the override or by hand is kept. Returns how many were moved."""
     moved = 0
     for pb in arm.pose.bones:
-        old = ragdolls.stored_group(pb, "ligament_ragdoll")
-        for key in ragdolls.BONE_SWITCHES:
-            own = "ligament_" + key
-            if key in old and not pb.is_property_set(own):
-                setattr(pb, own, type(getattr(pb, own))(old[key]))
-                moved += 1
+        for own, value in ragdolls.stored_before(pb).items():
+            setattr(pb, own, value)
+            moved += 1
     return moved

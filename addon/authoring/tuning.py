@@ -39,7 +39,7 @@ from mathutils import Matrix, Vector
 from . import bonemap
 from . import controls
 from . import presets
-from .ragdoll import MIN_SIZE, box_mesh, capsule_mesh
+from .ragdoll import MIN_SIZE, box_mesh, capsule_mesh, refuse_from_library
 from ..scene import ragdolls
 
 
@@ -228,6 +228,7 @@ def read(arm):
 def apply(arm, doc):
     """Write preset data onto the ragdoll of `arm`, role by role. Returns (roles applied,
     roles in the preset this ragdoll lacks)."""
+    refuse_from_library(arm, "a ragdoll preset")
     all_parts = parts(arm)
     h = height(arm, all_parts)
     rd = arm.ligament_ragdoll
@@ -315,6 +316,7 @@ def mirror(arm, source='L'):
     joint limits mirrored. Returns the roles written."""
     if source not in SIDE_OF:
         raise ValueError(f"mirror from 'L' or 'R', not {source!r}")
+    refuse_from_library(arm, "Mirror")
     src_side, dst_side = SIDE_OF[source], SIDE_OF['R' if source == 'L' else 'L']
     all_parts = parts(arm)
     reflect = _mirror_matrix(all_parts)

@@ -12,6 +12,7 @@ from ..runtime import cache
 from ..runtime.changes import drop_if_changed
 from ..scene.animation import matrix_world_at, quaternion_to_rotation, rotation_values
 from ..scene.errors import SceneError
+from ..scene.ragdolls import library_of
 from ..world.ragdolls import Skeleton, bone_poses
 from . import controls as retarget
 from .bake import control_pairs, world_pose
@@ -72,6 +73,7 @@ def key_pose(scene, runs, poses, frame, bones=None):
             arm_world = matrix_world_at(run.arm, frame, {})
             values = retarget.solve_frames(run.arm, rig, pairs, arm_world, [frame],
                                            lambda i: sources)
+            own_action(rig)          # before anything is written on it
             controls.use_fk(rig)
             keyed[rig.name] = _key(rig, {t: v[0] for t, v in values.items()}, frame)
         else:
@@ -90,8 +92,35 @@ def _channels(pose_bone, m):
     return [*loc, *quaternion_to_rotation(mode, q, rotation_values(pose_bone))]
 
 
+def own_action(obj):
+    """Make the keys inserted on `obj` land in this file. A linked object is refused (its
+    pose is the library's); a library override playing an action linked with it (the
+    character file's) gets a copy of that action in this file to play, the override keeping
+    it through a save: keys inserted into the linked action itself would be lost without a
+    word. Returns the copy, or None when there was nothing to copy."""
+    library = library_of(obj)
+    if obj.library is not None:
+        raise SceneError(f"'{obj.name}' is linked from '{library}' and cannot be keyed in "
+                         "this file; make a library override of it (Object > Library "
+                         "Override > Make)")
+    ad = obj.animation_data
+    action = ad.action if ad is not None else None
+    if action is None or action.library is None:
+        return None
+    slot = getattr(ad, "action_slot", None)
+    identifier = slot.identifier if slot is not None else ""
+    copy = action.copy()
+    copy.name = f"{action.name} {obj.name}"
+    ad.action = copy
+    slots = getattr(copy, "slots", None)
+    if slots is not None and identifier and slots.get(identifier) is not None:
+        ad.action_slot = slots.get(identifier)
+    return copy
+
+
 def _key(arm, channels, frame):
     """Set and key each bone's location and rotation at `frame`; returns the bones."""
+    own_action(arm)
     for bone, values in channels.items():
         pb = arm.pose.bones[bone]
         pb.location = values[:3]

@@ -149,10 +149,11 @@ def instances(scene):
 
 
 def old_switches(scene):
-    """A character linked from a file an older Ligament saved, which kept its bones'
-    switches in a property group: they are read from there (`ragdolls.bone_switch`), but a
-    library override stores only what differs from the library's own properties, so a bone
-    set back to the default (Simulated, full strength) in the shot would not be kept."""
+    """A character linked from a file an older Ligament saved, which kept its bones' switches
+    and its bone chains' settings in property groups: they are read from there
+    (`ragdolls.bone_setting`), but a library override stores only what differs from the
+    library's own properties, so a setting set back to its default in the shot would not be
+    kept."""
     out = []
     for arm in ragdolls.armatures(scene):
         ov = arm.override_library
@@ -160,18 +161,16 @@ def old_switches(scene):
             ov.reference if ov is not None and ov.reference is not None else None
         if source is None or source.library is None:
             continue
-        bones = sorted(pb.name for pb in source.pose.bones
-                       if any(not pb.is_property_set("ligament_" + key) for key in
-                              ragdolls.BONE_SWITCHES
-                              if key in ragdolls.stored_group(pb, "ligament_ragdoll")))
+        bones = sorted(pb.name for pb in source.pose.bones if ragdolls.stored_before(pb))
         if bones:
             lib = source.library.filepath
             out.append(Finding(
                 WARNING, 'ragdoll-old-switches', (arm.name,),
                 f"'{arm.name}' comes from '{lib}', saved by an older Ligament: the "
-                f"Simulated and Drive Strength switches of {len(bones)} bones ('{bones[0]}', "
-                "...) are read from there, but one set back to its default in this file would "
-                f"not be kept by the override. Open '{lib}' and save it once to update it",
+                f"Simulated and Drive Strength switches or bone chain settings of {len(bones)} "
+                f"bones ('{bones[0]}', ...) are read from there, but one set back to its "
+                f"default in this file would not be kept by the override. Open '{lib}' and "
+                "save it once to update it",
                 None, {"library": lib, "bones": bones}))
     return out
 

@@ -36,6 +36,18 @@ def scaled_rest(arm, name, scale_of=None):
     return m @ bones[name].matrix_local.inverted()
 
 
+def body_carry(arm, body, scale_of=None):
+    """What carries the rest frame of the helper `body` (its `rest_frame`) to where the
+    simulation builds it: `scaled_rest` of its bone (a chain body's own bone, a ragdoll
+    part's first bone), so that bodies, joints and targets have the size the pose shows. The
+    identity for a ragdoll body that does not name its bone (made before: built at rest)."""
+    p = body.ligament_ragdoll_part
+    bone = p.part if p.chain else p.bone
+    if bone and bone in arm.data.bones:
+        return scaled_rest(arm, bone, scale_of)
+    return Matrix.Identity(4)
+
+
 def members(arm, role=None):
     """The ragdoll's helper objects (all roles, or only 'BODY', 'TARGET' or 'JOINT')."""
     coll = arm.ligament_ragdoll.collection
@@ -88,6 +100,12 @@ def at_home(scene, arm):
 
 
 BONE_SWITCHES = ("simulated", "drive_strength")
+# A bone chain's settings a shot tunes, `PoseBone.ligament_chain_<key>` on its root bone
+CHAIN_SETTINGS = ("stiffness", "damping", "gravity_factor")
+# Settings that are properties of the pose bone itself (a library override keeps them) and
+# the property group files made before kept each in: {own name: (group, key in the group)}
+MOVED_TO_POSE_BONE = {**{"ligament_" + k: ("ligament_ragdoll", k) for k in BONE_SWITCHES},
+                      **{"ligament_chain_" + k: ("ligament_chain", k) for k in CHAIN_SETTINGS}}
 
 
 def stored_group(owner, name):
@@ -100,16 +118,65 @@ def stored_group(owner, name):
     return group.to_dict() if hasattr(group, "to_dict") else {}
 
 
-def bone_switch(pb, key):
-    """A ragdoll bone's switch ("simulated" or "drive_strength"): the pose bone's own
-    `ligament_<key>`, or, while that is unset, what a file made before kept in the pose bone's
-    `ligament_ragdoll` group (a character linked from such a file keeps its switches)."""
-    own = "ligament_" + key
+def stored_before(pb):
+    """{own name: value} of the settings of `MOVED_TO_POSE_BONE` a file made before kept in
+    the pose bone's groups and the pose bone's own property does not hold (unset)."""
+    groups = {}
+    out = {}
+    for own, (group, key) in MOVED_TO_POSE_BONE.items():
+        if group not in groups:
+            groups[group] = stored_group(pb, group)
+        if key in groups[group] and not pb.is_property_set(own):
+            out[own] = type(getattr(pb, own))(groups[group][key])
+    return out
+
+
+def bone_setting(pb, own):
+    """A setting of `MOVED_TO_POSE_BONE` of pose bone `pb`: its own property `own`, or, while
+    that is unset, what a file made before kept in the pose bone's group (a character linked
+    from such a file keeps its settings)."""
     if not pb.is_property_set(own):
-        old = stored_group(pb, "ligament_ragdoll")
+        group, key = MOVED_TO_POSE_BONE[own]
+        old = stored_group(pb, group)
         if key in old:
             return type(getattr(pb, own))(old[key])
     return getattr(pb, own)
+
+
+def bone_switch(pb, key):
+    """A ragdoll bone's switch ("simulated" or "drive_strength"), `bone_setting`."""
+    return bone_setting(pb, "ligament_" + key)
+
+
+def chain_setting(pb, key):
+    """A bone chain's setting of `CHAIN_SETTINGS` on its root pose bone, `bone_setting`."""
+    return bone_setting(pb, "ligament_chain_" + key)
+
+
+def group_missing_in_library(obj, name):
+    """The library file of `obj`, a library override, when the object it overrides was saved
+    without the property group `name` (by an older Ligament): the override cannot keep a
+    change to it (Blender stores an override as differences from the library's properties,
+    and a group the library lacks as a whole, which it cannot load). None otherwise."""
+    ov = obj.override_library
+    ref = ov.reference if ov is not None else None
+    if ref is None or ref.library is None:
+        return None
+    system = getattr(ref, "bl_system_properties_get", None)
+    props = system() if system is not None else ref
+    if props is not None and name in props:
+        return None
+    return ref.library.filepath
+
+
+def keep_groups(arm):
+    """Store the property groups a library override of `arm` may change (see
+    `group_missing_in_library`) in the file `arm` is saved in."""
+    system = getattr(arm, "bl_system_properties_get", None)
+    props = system() if system is not None else arm
+    if props is None or "ligament_motion" not in props:
+        motion = arm.ligament_motion
+        motion.show_drawing = motion.show_drawing      # a write creates the group
 
 
 def library_of(obj):

@@ -13,7 +13,7 @@ from ..runtime import cache
 from ..runtime.building import BuildSession, edits
 from ..runtime.changes import drop_if_changed
 from ..runtime.state import state
-from ..scene import animation
+from ..scene import animation, ragdolls
 from ..scene.errors import SceneError
 from ..scene.frames import evaluating
 from .operators import world
@@ -205,9 +205,14 @@ _released_for_save = {}    # {object: Axis Angle rotation shown} between save_pr
 @persistent
 def on_save_pre(*_args):
     """The user's Axis Angle curves go into the file unmuted (world/poses.py mutes them while
-    a hit body is off its keys), shown again once it is written."""
+    a hit body is off its keys), shown again once it is written; a ragdolled armature's
+    settings groups go in even when unset, so that a library override can keep changes."""
     try:
         _released_for_save.update(animation.release_all_axis_angles(bpy.data.objects))
+        for obj in bpy.data.objects:    # a character file: what its overrides may change
+            if obj.type == 'ARMATURE' and obj.library is None and \
+                    obj.override_library is None and obj.ligament_ragdoll.enabled:
+                ragdolls.keep_groups(obj)
     except Exception:        # a bug: never in the way of a save
         traceback.print_exc()
 

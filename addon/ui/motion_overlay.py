@@ -4,6 +4,7 @@ lines and points; this hands them to the GPU). Not drawn in background mode (no 
 import bpy
 
 from ..motion import draw, rig
+from .overlay import draw_lines
 
 _handle = None
 
@@ -32,12 +33,8 @@ def _draw():
     if not shapes:
         return
     gpu.state.blend_set('ALPHA')
-    lines: gpu.types.GPUShader = gpu.shader.from_builtin('POLYLINE_UNIFORM_COLOR')
-    lines.uniform_float("viewportSize", (context.region.width, context.region.height))
-    lines.uniform_float("lineWidth", 2.0)
-    for colour, segments in shapes["lines"]:
-        lines.uniform_float("color", colour)
-        batch_for_shader(lines, 'LINES', {"pos": segments.reshape(-1, 3).tolist()}).draw(lines)
+    draw_lines(context.region, [(colour, segments.reshape(-1, 3))
+                                for colour, segments in shapes["lines"]])
     points: gpu.types.GPUShader = gpu.shader.from_builtin('UNIFORM_COLOR')
     gpu.state.point_size_set(8.0)
     for colour, pts in shapes["points"]:

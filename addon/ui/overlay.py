@@ -137,9 +137,22 @@ def _extras(context, scene):
     return out
 
 
-def _draw():
+def draw_lines(region, groups, width=2.0):
+    """Draw `groups` ([(colour RGBA, segment end points: a flat list of points or an (n, 3)
+    array)]) as lines `width` pixels wide, from a draw handler of `region`."""
     import gpu
     from gpu_extras.batch import batch_for_shader
+    shader: gpu.types.GPUShader = gpu.shader.from_builtin('POLYLINE_UNIFORM_COLOR')
+    shader.uniform_float("viewportSize", (region.width, region.height))
+    shader.uniform_float("lineWidth", width)
+    for colour, coords in groups:
+        if len(coords):
+            shader.uniform_float("color", colour)
+            batch_for_shader(shader, 'LINES', {"pos": [tuple(c) for c in coords]}).draw(shader)
+
+
+def _draw():
+    import gpu
 
     context = bpy.context
     scene = context.scene
@@ -166,22 +179,15 @@ def _draw():
                 ok += [p, obj.matrix_world @ Vector(j.pin_offset)]
             else:
                 ok += [p, obj.matrix_world.translation]
-    groups = [(ok, JOINT_COLOR), (bad, PROBLEM_COLOR)]
+    groups = [(JOINT_COLOR, ok), (PROBLEM_COLOR, bad)]
     for color, arrays in _extras(context, scene).items():
         arrays = [a for a in arrays if len(a)]
         if arrays:
-            groups.append(([tuple(p) for p in np.concatenate(arrays).reshape(-1, 3)], color))
-    if not any(coords for coords, _ in groups):
+            groups.append((color, np.concatenate(arrays).reshape(-1, 3)))
+    if not any(len(coords) for _, coords in groups):
         return
-    shader: gpu.types.GPUShader = gpu.shader.from_builtin('POLYLINE_UNIFORM_COLOR')
-    region = context.region
-    shader.uniform_float("viewportSize", (region.width, region.height))
-    shader.uniform_float("lineWidth", 2.0)
     gpu.state.blend_set('ALPHA')
-    for coords, color in groups:
-        if coords:
-            shader.uniform_float("color", color)
-            batch_for_shader(shader, 'LINES', {"pos": [tuple(c) for c in coords]}).draw(shader)
+    draw_lines(context.region, groups)
     gpu.state.blend_set('NONE')
 
 

@@ -3,9 +3,10 @@
 `PoseBone.ligament_simulated` and `PoseBone.ligament_drive_strength` (per bone; also as
 `PoseBone.ligament_ragdoll.simulated` and `.drive_strength`) and
 `Object.ligament_ragdoll_part` (bookkeeping on the helper objects); `PoseBone.ligament_chain`
-on a bone chain's root bone; `Scene.ligament_overlay` (what the viewport overlay draws);
-`Object.ligament_motion` (the physics check and fix of a ragdolled armature's keys). The
-property names are a contract (scripts and tests use them).
+on a bone chain's root bone (its spring and gravity also as the root pose bone's own
+`ligament_chain_stiffness`, `_damping`, `_gravity_factor`); `Scene.ligament_overlay` (what
+the viewport overlay draws); `Object.ligament_motion` (the physics check and fix of a
+ragdolled armature's keys). The property names are a contract (scripts and tests use them).
 
 Every setting that changes the simulation invalidates the scene's cache through `_changed`;
 the cache itself also checks a signature of the scene (runtime/changes.py: the watched
@@ -639,25 +640,54 @@ CHAIN_PRESETS = (
 )
 
 
+# A chain's spring and gravity are properties of its root pose bone itself
+# (`ligament_chain_stiffness`, `_damping`, `_gravity_factor`), for the same reasons as a
+# bone's switches: a shot's library override keeps them. Not animatable: a chain's spring is
+# set when the simulation is built, so keys would not be followed.
+CHAIN_STIFFNESS = dict(name="Stiffness", default=1.5, min=0.0, soft_max=20.0,
+                       description="Frequency (Hz) each bone swings back toward its rest (or "
+                                   "animated) pose at, as hung")
+CHAIN_DAMPING = dict(name="Damping", default=1.0, min=0.0, soft_max=2.0,
+                     description="Damping ratio of the spring (1: no overshoot)")
+CHAIN_GRAVITY = dict(name="Gravity", default=1.0, min=0.0, max=1.0, subtype='FACTOR',
+                     description="How much of the world's gravity pulls the chain (0: it "
+                                 "keeps its shape, 1: it droops)")
+
+
+def _chain_bone(self):
+    arm, root = _chain_root(self)
+    return arm.pose.bones[root]
+
+
+def _chain_get(key):
+    return lambda self: ragdolls.chain_setting(_chain_bone(self), key)
+
+
+def _chain_set(key):
+    def set_value(self, value):
+        setattr(_chain_bone(self), "ligament_chain_" + key, value)
+    return set_value
+
+
 class LigamentChainSettings(bpy.types.PropertyGroup):
-    """On the root pose bone of a dynamic bone chain: the chain's spring and shape."""
+    """On the root pose bone of a dynamic bone chain: the chain's shape and preset. Its
+    `stiffness`, `damping` and `gravity_factor` read and write the root pose bone's own
+    `ligament_chain_stiffness`, `_damping` and `_gravity_factor` (what a file made before
+    stored in the group is read while the pose bone's own is unset,
+    `scene.ragdolls.chain_setting`)."""
     enabled: BoolProperty(name="Bone Chain", default=False, options={'HIDDEN'},
                           description="A dynamic bone chain hangs from this bone")
     preset: EnumProperty(name="Preset", items=CHAIN_PRESETS, default='HAIR',
                          update=_chain_preset,
                          description="Stiffness, damping, gravity and limits for a kind of "
                                      "chain")
-    stiffness: FloatProperty(name="Stiffness", default=1.5, min=0.0, soft_max=20.0,
-                             update=_changed,
-                             description="Frequency (Hz) each bone swings back toward its "
-                                         "rest (or animated) pose at, as hung")
-    damping: FloatProperty(name="Damping", default=1.0, min=0.0, soft_max=2.0,
-                           update=_changed,
-                           description="Damping ratio of the spring (1: no overshoot)")
-    gravity_factor: FloatProperty(name="Gravity", default=1.0, min=0.0, max=1.0,
-                                  subtype='FACTOR', update=_changed,
-                                  description="How much of the world's gravity pulls the "
-                                              "chain (0: it keeps its shape, 1: it droops)")
+    stiffness: FloatProperty(get=_chain_get("stiffness"), set=_chain_set("stiffness"),
+                             update=_changed, options=set(), **CHAIN_STIFFNESS)
+    damping: FloatProperty(get=_chain_get("damping"), set=_chain_set("damping"),
+                           update=_changed, options=set(), **CHAIN_DAMPING)
+    gravity_factor: FloatProperty(get=_chain_get("gravity_factor"),
+                                  set=_chain_set("gravity_factor"), update=_changed,
+                                  options=set(), **CHAIN_GRAVITY)
     radius: FloatProperty(name="Radius", default=0.01, min=0.0005, soft_max=0.2, unit='LENGTH',
                           update=_chain_radius,
                           description="Collision radius of the chain's capsules")
@@ -694,29 +724,32 @@ class LigamentRagdollPart(bpy.types.PropertyGroup):
 
 
 class LigamentMotionSettings(bpy.types.PropertyGroup):
-    """The physics check and fix of a ragdolled armature's keyed motion (addon/motion)."""
+    """The physics check and fix of a ragdolled armature's keyed motion (addon/motion); all
+    of it overridable: a shot checks and fixes a linked character's motion in its override,
+    and the override keeps the actions it switches between."""
     # A ragdoll's foot is a box along the foot bone, tilted: on a standing metarig its heel
     # corners are 5 cm above the toes' (6 cm keeps the whole sole in the support polygon)
     contact_distance: FloatProperty(
         name="Contact Distance", default=0.06, min=0.0, soft_max=0.2, unit='LENGTH',
         description="A part within this distance of a Static body (and slower than Contact "
-                    "Speed) touches it")
+                    "Speed) touches it", override=OVERRIDABLE)
     contact_speed: FloatProperty(
         name="Contact Speed", default=0.3, min=0.0, soft_max=5.0, unit='VELOCITY',
         description="A part near a Static body touches it only while slower than this "
-                    "(before or after the frame)")
+                    "(before or after the frame)", override=OVERRIDABLE)
     tolerance: FloatProperty(
         name="Tolerance", default=0.01, min=0.0, soft_max=0.1, unit='LENGTH',
         description="Distances the check lets pass: from the flight's parabola, outside "
-                    "the support polygon, contacts sliding")
+                    "the support polygon, contacts sliding", override=OVERRIDABLE)
     momentum_tolerance: FloatProperty(
         name="Momentum Tolerance", default=5.0, min=0.0, soft_max=100.0, subtype='PERCENTAGE',
-        description="How much the angular momentum may change in a flight")
+        description="How much the angular momentum may change in a flight",
+        override=OVERRIDABLE)
     show_drawing: BoolProperty(
         name="Draw in Viewport", default=True,
         description="Draw the last check of the active armature in the viewport: the centre "
                     "of mass path, the flights' parabolas, the contact points and support "
-                    "polygon at the current frame, red where they fail")
+                    "polygon at the current frame, red where they fail", override=OVERRIDABLE)
     flight_keep: EnumProperty(
         name="Flight Keeps", default='TIMING',
         items=(('TIMING', "Timing", "Physics Fix puts a flight on the parabola of gravity "
@@ -725,11 +758,14 @@ class LigamentMotionSettings(bpy.types.PropertyGroup):
                ('HEIGHT', "Height", "Physics Fix puts a flight on the parabola of gravity "
                                     "with its keyed apex height; its length follows and the "
                                     "keys after it shift in time")),
-        description="What Physics Fix keeps of a flight it puts on the parabola of gravity")
+        description="What Physics Fix keeps of a flight it puts on the parabola of gravity",
+        override=OVERRIDABLE)
     # the last check's figures per phase (JSON, addon/motion/rig.py store_report)
-    report: StringProperty(options={'HIDDEN'})
-    keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
-    fixed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+    report: StringProperty(options={'HIDDEN'}, override=OVERRIDABLE)
+    keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'},
+                                  override=OVERRIDABLE)
+    fixed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'},
+                                  override=OVERRIDABLE)
 
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,
@@ -762,13 +798,23 @@ def register():
     bpy.types.Object.ligament_ragdoll_part = PointerProperty(type=LigamentRagdollPart,
                                                              override=OVERRIDABLE)
     bpy.types.PoseBone.ligament_chain = PointerProperty(type=LigamentChainSettings)
+    bpy.types.PoseBone.ligament_chain_stiffness = FloatProperty(
+        update=_changed, override=OVERRIDABLE, options=set(), **CHAIN_STIFFNESS)
+    bpy.types.PoseBone.ligament_chain_damping = FloatProperty(
+        update=_changed, override=OVERRIDABLE, options=set(), **CHAIN_DAMPING)
+    bpy.types.PoseBone.ligament_chain_gravity_factor = FloatProperty(
+        update=_changed, override=OVERRIDABLE, options=set(), **CHAIN_GRAVITY)
     bpy.types.Scene.ligament_overlay = PointerProperty(type=LigamentOverlaySettings)
-    bpy.types.Object.ligament_motion = PointerProperty(type=LigamentMotionSettings)
+    bpy.types.Object.ligament_motion = PointerProperty(type=LigamentMotionSettings,
+                                                       override=OVERRIDABLE)
 
 
 def unregister():
     del bpy.types.Object.ligament_motion
     del bpy.types.Scene.ligament_overlay
+    del bpy.types.PoseBone.ligament_chain_gravity_factor
+    del bpy.types.PoseBone.ligament_chain_damping
+    del bpy.types.PoseBone.ligament_chain_stiffness
     del bpy.types.PoseBone.ligament_chain
     del bpy.types.Object.ligament_ragdoll_part
     del bpy.types.PoseBone.ligament_ragdoll

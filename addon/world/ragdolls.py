@@ -407,8 +407,7 @@ def _chain_spring(arm, root):
     if pb is None:
         raise SceneError(f"Bone chain of '{arm.name}': its root bone '{root}' is gone "
                          "(renamed or deleted); remove the chain and add it again")
-    c = pb.ligament_chain
-    return c.stiffness, c.damping
+    return ragdolls.chain_setting(pb, "stiffness"), ragdolls.chain_setting(pb, "damping")
 
 
 def chain_scales(run, world):
@@ -471,7 +470,8 @@ def lift_chains(world, run):
         if not part.chain or part.bone == part.chain:
             continue    # a ragdoll part, or the chain's (animated) root
         if part.chain not in factors:
-            factors[part.chain] = run.arm.pose.bones[part.chain].ligament_chain.gravity_factor
+            factors[part.chain] = ragdolls.chain_setting(run.arm.pose.bones[part.chain],
+                                                         "gravity_factor")
         lift = (1.0 - factors[part.chain]) * float(masses[part.body.id]) * weight
         if lift <= 0.0:
             continue
@@ -502,22 +502,19 @@ def _freed_by_hit(i, joints):
 
 def reference_matrix(obj, frame, known=None):
     """World matrix of a ragdoll body's helper with its armature at the rest pose (where the
-    solver world is built, so that joint angles count from the rest pose; a bone chain's
-    with the pose's scale, `chain_rest`). `known`: a
-    `matrix_world_at` memo of `frame` (the armature's matrix is read once for all
-    its helpers)."""
+    solver world is built, so that joint angles count from the rest pose), with the pose's
+    scale at `frame` (`ragdolls.body_carry`). `known`: a `matrix_world_at` memo of `frame`
+    (the armature's matrix is read once for all its helpers)."""
     p = obj.ligament_ragdoll_part
     arm = p.armature
     arm_world = matrix_world_at(arm, frame, {} if known is None else known)
-    if p.chain and p.part in arm.data.bones:   # a bone chain's: with the pose's scale
-        return ragdolls.rigid(arm_world @ chain_rest(arm, p.part, frame) @
-                              _matrix16(p.rest_frame))
-    return ragdolls.rigid(arm_world @ _matrix16(p.rest_frame))
+    return ragdolls.rigid(arm_world @ ragdolls.body_carry(arm, obj, scale_at(arm, frame)) @
+                          _matrix16(p.rest_frame))
 
 
-def chain_rest(arm, name, frame):
-    """What carries a rest frame of the bone to where a bone chain is built: the rest with
-    the pose's scale at `frame` (`ragdolls.scaled_rest`)."""
+def scale_at(arm, frame):
+    """`scale_of(bone name)` for `ragdolls.scaled_rest`: the pose bone's scale channels at
+    `frame` (keyed, or its current ones)."""
     fcurves = action_fcurves(arm)
 
     def scale_of(n):
@@ -528,7 +525,7 @@ def chain_rest(arm, name, frame):
             if fc is not None:
                 scale[i] = fc.evaluate(frame)
         return scale
-    return ragdolls.scaled_rest(arm, name, scale_of)
+    return scale_of
 
 
 def is_body(obj, scene=None):

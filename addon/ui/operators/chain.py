@@ -74,7 +74,11 @@ class LIGAMENT_OT_remove_bone_chain(bpy.types.Operator):
     def execute(self, context):
         arm = context.active_object
         root = chain.chain_of_bone(arm, context.active_pose_bone.name)
-        chain.remove(context.scene, arm, root)
+        try:
+            chain.remove(context.scene, arm, root)
+        except ValueError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
         cache.invalidate(context.scene)
         self.report({'INFO'}, f"Removed the bone chain of '{root}'")
         return {'FINISHED'}

@@ -10,17 +10,16 @@ frame (Transfer Pose); Esc or right-click leaves, the scene as it was but for th
 transferred keys."""
 
 import bpy
-from bpy.props import FloatProperty
 
-from ...authoring.drag import view_ray
 from ...live.session import LiveSession
 from ...scene.errors import SceneError
+from .drag import ViewPull, view_3d_poll
 
 KEYS = ("drag a part, Ctrl+click pin/unpin, D drop, T tense, R relax, G gravity, "
         "Ctrl+Z back, Enter transfer pose, Esc leave")
 
 
-class LIGAMENT_OT_live_mode(bpy.types.Operator):
+class LIGAMENT_OT_live_mode(ViewPull, bpy.types.Operator):
     """Run the simulation in place at the current frame from the character's pose, the
     timeline standing still: drag and pin parts, drop, tense or relax the character, switch
     gravity, step back, and key the pose you like at this frame (Transfer Pose)"""
@@ -28,17 +27,9 @@ class LIGAMENT_OT_live_mode(bpy.types.Operator):
     bl_label = "Live Mode"
     bl_options = {'REGISTER'}
 
-    max_force: FloatProperty(name="Max Force", default=500.0, min=0.0, soft_max=10000.0,
-                             description="The most force (N) a drag pulls with (0: no "
-                                         "limit)")
-    hertz: FloatProperty(name="Stiffness", default=3.0, min=0.1, soft_max=20.0,
-                         description="Frequency (Hz) of the spring that pulls a part to the "
-                                     "cursor")
-
     @classmethod
     def poll(cls, context):
-        if context.area is None or context.area.type != 'VIEW_3D':
-            cls.poll_message_set("Use it in a 3D View")
+        if not view_3d_poll(cls, context):
             return False
         screen = context.screen
         if screen is not None and screen.is_animation_playing:
@@ -63,11 +54,6 @@ class LIGAMENT_OT_live_mode(bpy.types.Operator):
     def _header(self, context, note=None):
         text = f"{self.session.status()}: {KEYS}"
         context.area.header_text_set(f"{note}. {text}" if note else text)
-
-    def _ray(self, context, event):
-        region, rv3d = context.region, context.region_data
-        return view_ray(rv3d.perspective_matrix, (region.width, region.height),
-                        (event.mouse_region_x, event.mouse_region_y))
 
     def _finish(self, context):
         context.window_manager.event_timer_remove(self.timer)
@@ -103,21 +89,20 @@ class LIGAMENT_OT_live_mode(bpy.types.Operator):
         if kind in {'ESC', 'RIGHTMOUSE'} and press and s.drag is None:
             return self._finish(context)
         if kind == 'LEFTMOUSE' and press:
-            origin, direction = self._ray(context, event)
+            origin, direction = self.ray(context, event)
             if event.ctrl:
                 done = s.pin(origin, direction)
                 if done is not None:
                     self._header(context, f"{done[0].title()} {done[1].name}")
                 return {'RUNNING_MODAL'} if done else {'PASS_THROUGH'}
-            forward = -context.region_data.view_matrix.inverted().col[2].xyz
-            return {'RUNNING_MODAL'} if s.grab(origin, direction, forward) else \
-                {'PASS_THROUGH'}
+            return {'RUNNING_MODAL'} if s.grab(origin, direction, self.forward(context)) \
+                else {'PASS_THROUGH'}
         if s.drag is not None:
             if kind == 'MOUSEMOVE':
-                s.move(*self._ray(context, event))
-            elif kind in {'WHEELUPMOUSE', 'WHEELDOWNMOUSE'}:
-                origin, direction = self._ray(context, event)
-                s.wheel(1 if kind == 'WHEELUPMOUSE' else -1, origin)
+                s.move(*self.ray(context, event))
+            elif self.wheel_step(event):
+                origin, direction = self.ray(context, event)
+                s.wheel(self.wheel_step(event), origin)
                 s.move(origin, direction)
             elif kind == 'LEFTMOUSE' and event.value == 'RELEASE':
                 s.release(pin=event.ctrl)

@@ -6,6 +6,7 @@ from bpy.props import BoolProperty, EnumProperty
 
 from ...motion import check, rig
 from ...scene.errors import SceneError
+from ...scene.ragdolls import group_missing_in_library
 from .ragdoll import armature_poll
 
 
@@ -14,6 +15,17 @@ def _describe(phases, motion):
     failing = [p for p in phases
                if check.failures(p, motion.tolerance, motion.momentum_tolerance)]
     return f"{len(phases)} phases, {len(failing)} beyond the tolerances"
+
+
+def refuse_unkept(arm):
+    """A library override whose character file was saved without the physics check's
+    settings could not keep the check's results and the fix's actions through a save."""
+    library = group_missing_in_library(arm, "ligament_motion")
+    if library is not None:
+        raise SceneError(f"'{arm.name}' comes from '{library}', saved by an older Ligament "
+                         "without the physics check's settings: this file's library override "
+                         f"could not keep the check and the fix. Open '{library}' and save "
+                         "it once, then check here")
 
 
 class LIGAMENT_OT_physics_check(bpy.types.Operator):
@@ -30,6 +42,7 @@ class LIGAMENT_OT_physics_check(bpy.types.Operator):
     def execute(self, context):
         arm = context.active_object
         try:
+            refuse_unkept(arm)
             frames, report = rig.check_armature(context.scene, arm)
         except (SceneError, ValueError) as exc:
             self.report({'ERROR'}, str(exc))
@@ -76,6 +89,7 @@ class LIGAMENT_OT_physics_fix(bpy.types.Operator):
         keep = self.keep if self.properties.is_property_set("keep") else \
             arm.ligament_motion.flight_keep
         try:
+            refuse_unkept(arm)
             rig.fix_armature(context.scene, arm, flight=self.flight, spin=self.spin,
                              balance=self.balance, keep=keep)
         except (SceneError, ValueError) as exc:

@@ -127,7 +127,11 @@ class LIGAMENT_OT_remove_ragdoll(bpy.types.Operator):
 
     def execute(self, context):
         arm = context.active_object
-        kept = ragdoll.remove(context.scene, arm)
+        try:
+            kept = ragdoll.remove(context.scene, arm)
+        except ValueError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
         cache.invalidate(context.scene)
         self.report({'INFO'}, f"Removed the ragdoll of '{arm.name}'" + bakes.kept_line(kept))
         return {'FINISHED'}

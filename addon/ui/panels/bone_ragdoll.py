@@ -53,14 +53,16 @@ class BONE_PT_ligament_chain(bpy.types.Panel):
         if root is None:
             layout.operator("ligament.add_bone_chain", icon='CON_SPLINEIK')
             return
-        settings = arm.pose.bones[root].ligament_chain
+        root_bone = arm.pose.bones[root]
+        settings = root_bone.ligament_chain
         layout.label(text=f"Chain from '{root}'")
         layout.active = not arm.ligament_ragdoll.baked
         layout.prop(settings, "preset")
+        # the spring and gravity are the root pose bone's own (a library override keeps them)
         col = layout.column(align=True)
-        col.prop(settings, "stiffness")
-        col.prop(settings, "damping")
-        layout.prop(settings, "gravity_factor")
+        col.prop(root_bone, "ligament_chain_stiffness")
+        col.prop(root_bone, "ligament_chain_damping")
+        layout.prop(root_bone, "ligament_chain_gravity_factor")
         layout.prop(settings, "radius")
         col = layout.column(align=True)
         col.prop(settings, "swing_limit")

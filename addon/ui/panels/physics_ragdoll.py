@@ -40,11 +40,12 @@ def draw_ragdoll(layout, arm):
             box.label(text="Make a library override to simulate it in this file")
         else:
             box.label(text="Editable here: Simulated, Total Mass, Pose Matching, each "
-                           "bone's Simulated and Drive Strength")
+                           "bone's Simulated and Drive Strength, bone chains' Stiffness, "
+                           "Damping and Gravity")
             box.label(text="A body's own mass once the body is made editable (Outliner: "
                            "Library Override > Make Editable)")
             box.label(text="Read from the library: bodies' shapes, joints and limits, "
-                           "bone chains")
+                           "bone chains' presets, radius and limits")
     if rd.baked:
         layout.label(text="Baked: the armature plays its keys", icon='KEYINGSET')
     col = layout.column()
@@ -116,12 +117,12 @@ class PHYSICS_PT_ligament_bone_chains(RagdollSubpanel, bpy.types.Panel):
         layout = self.layout
         arm = context.object
         for root in chain.chain_roots(arm):
-            c = arm.pose.bones[root].ligament_chain
+            pb = arm.pose.bones[root]
             row = layout.row(align=True)
             row.label(text=root, icon='CON_SPLINEIK')
-            row.prop(c, "preset", text="")
-            row.prop(c, "stiffness", text="Hz")
-            row.prop(c, "gravity_factor", text="Gravity")
+            row.prop(pb.ligament_chain, "preset", text="")
+            row.prop(pb, "ligament_chain_stiffness", text="Hz")
+            row.prop(pb, "ligament_chain_gravity_factor", text="Gravity")
 
 
 class PHYSICS_PT_ligament_ragdoll_presets(RagdollSubpanel, bpy.types.Panel):

@@ -4,6 +4,7 @@ pose (not in Edit Mode), as an animator scales a tail or a strand bigger."""
 import bpy
 from mathutils import Vector
 
+from .bone_chain import body_gap
 from .helpers import lig
 
 
@@ -42,23 +43,6 @@ def _world_bones(arm, names):
     return out
 
 
-def _body_gap(arm, names):
-    """The largest distance between where a bone's helper body puts the bone's head and
-    where its parent's body puts the parent's tail (the chain's joints' error)."""
-    targets = {o.ligament_ragdoll_part.bone: o for o in bpy.data.objects
-               if o.ligament_ragdoll_part.role == 'TARGET'
-               and o.ligament_ragdoll_part.armature == arm}
-
-    def placed(n):
-        t = targets[n]
-        return t.parent.matrix_world @ t.matrix_basis
-    worst = 0.0
-    for parent, child in zip(names, names[1:]):
-        tail = placed(parent) @ Vector((0, arm.data.bones[parent].length, 0))
-        worst = max(worst, (placed(child).translation - tail).length)
-    return worst
-
-
 def chain_under_a_scaled_bone(scale, frames):
     """'mid' scaled by `scale` in the pose, a chain added on 'mid' and its children at frame
     1 (the start): what Blender showed before the chain, and for each of `frames` after it;
@@ -76,7 +60,7 @@ def chain_under_a_scaled_bone(scale, frames):
     for f in frames:
         scene.frame_set(f)
         after[f] = _world_bones(arm, names)
-        gaps[f] = _body_gap(arm, names)
+        gaps[f] = body_gap(arm, names)
     capsules = _capsules(arm)
     error = lig().addon.runtime.cache.error(scene)
     scene.frame_set(1)

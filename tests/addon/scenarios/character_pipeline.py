@@ -218,7 +218,7 @@ def panels_of_a_linked_character(char_path):
         "body shape": body.ligament_body.is_property_readonly("shape"),
         "joint limits": joint.ligament_joint.is_property_readonly("limit_ang_lower"),
         "joint type": joint.ligament_joint.is_property_readonly("type"),
-        "bone chain": arm.pose.bones["spine"].ligament_chain.is_property_readonly("stiffness"),
+        "bone chain": arm.pose.bones["spine"].ligament_chain.is_property_readonly("radius"),
         "body mass": body.ligament_body.is_property_readonly("mass")}
     out["library"] = ragdolls.library_of(arm)
     return out

@@ -1,5 +1,5 @@
 """test_hit_axis_angle.py's scenarios: a keyed board with a Hit Impulse, in each rotation
-mode, hit by a block dropped onto it."""
+mode, hit by a block dropped onto it (the set-up scenarios/hit_rotation_modes.py plays too)."""
 
 import sys
 
@@ -11,7 +11,7 @@ from .helpers import box, lig
 ROTATION_PATHS = {'QUATERNION': "rotation_quaternion", 'AXIS_ANGLE': "rotation_axis_angle"}
 
 
-def _board(mode, key_rotation=True):
+def board_and_block(mode, key_rotation=True):
     """The ground, a board keyed from x 0 to 0 (so it moves) and turning 0.3 rad about Z over
     frames 1-30 (or, with `key_rotation` False, standing turned 0.3 rad), and a 2 kg block
     2 m above it."""
@@ -63,7 +63,7 @@ def play(mode, key_rotation=True):
     (quaternion) each frame, the hits, the scene check's findings; then frame 1 again and a
     reset: the board's rotation channels, curves and properties as the user left them."""
     scene = bpy.context.scene
-    board, block = _board(mode, key_rotation)
+    board, block = board_and_block(mode, key_rotation)
     own = list(board.rotation_axis_angle) if mode == 'AXIS_ANGLE' else None
     bpy.ops.ligament.reset()
     cache = lig().addon.runtime.cache
@@ -101,7 +101,7 @@ def play_with_rotation_on_a_driver():
     """An Axis Angle board whose angle a driver plays (frame / 100): the scene check's
     findings and the board's hits."""
     scene = bpy.context.scene
-    board, block = _board('AXIS_ANGLE', key_rotation=False)
+    board, block = board_and_block('AXIS_ANGLE', key_rotation=False)
     d = board.driver_add("rotation_axis_angle", 0).driver
     d.expression = "frame / 100"
     bpy.ops.ligament.reset()
@@ -150,7 +150,7 @@ def bake_after_play(mode):
     """The board's world matrices played live over frames 1-30, then baked and played from
     its keys; its rotation curves' mute flags after the bake."""
     scene = bpy.context.scene
-    board, _ = _board(mode)
+    board, _ = board_and_block(mode)
     bpy.ops.ligament.reset()
     live = []
     for f in range(1, 31):
@@ -175,7 +175,7 @@ def saved_while_off_its_keys(path, save_at=20, frames=30):
     def run(save):
         bpy.ops.wm.read_homefile(use_empty=True)
         scene = bpy.context.scene
-        board, _block = _board('AXIS_ANGLE')
+        board, _block = board_and_block('AXIS_ANGLE')
         out, at_save = [], {}
         for f in range(1, frames + 1):
             scene.frame_set(f)
