@@ -2,11 +2,12 @@
 # The test suite on both Python lines Blender runs (tools/setup.sh makes the environments
 # first):
 #
-#   3.11: tests/solver in .venv/py311, then tests/farm (the Flamenco job type, run by Node);
-#         tests/addon in Blender 5.0.1, with the install, play and bake check in Blender
-#         4.2 LTS and 4.5 LTS (the py311 zip)
+#   3.11: tests/solver in .venv/py311; tests/farm (the Flamenco job type, run by Node) with
+#         tests/static (addon/ against each Blender's API); tests/addon in Blender 5.0.1,
+#         with the install, play and bake check in Blender 4.2 LTS and 4.5 LTS (the py311
+#         zip), its first-run test in a run of its own before the others
 #   3.13: tests/solver in .venv/py313; tests/addon in Blender 5.3.0, with the same check in
-#         Blender 5.2 LTS (the py313 zip)
+#         Blender 5.2 LTS (the py313 zip), its first-run test likewise
 #   and tests/solver once more on the newest numba (.venv/py313-numba-newest), which the
 #   extension does not ship but headless users may have
 #
