@@ -20,7 +20,9 @@ as PYTHON313, python3.13 on PATH or in pyenv). Compiled kernels are kept in the 
 build/kernel-cache/<py313-numba-...-llvmlite-...-numpy-...>/<source hash>/, one entry per set
 of versions and sources, filled once under a lock: the next build of the same sources and
 the test runs in an environment of the same versions (tools/test.sh) take them from there
-(`--prepare-kernels PYTHON` fills an entry without building). The built zip is then
+(`--prepare-kernels PYTHON` fills an entry without building; `--adopt-kernels FOLDER NAME`
+makes the set a first run of a zip without kernels compiled in Blender the entry, which is
+how tools/test.sh fills it: tests/addon/test_first_run.py). The built zip is then
 unpacked and its kernels loaded in that environment: a zip in which any kernel would compile
 again is refused, as is a zip whose kernels cannot be built (no such Python here);
 `--no-kernels` builds zips without them (their users compile on first play, about a minute,
