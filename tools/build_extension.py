@@ -359,7 +359,7 @@ def kernel_store(python, sources=ROOT):
 STORE_NAME = re.compile(r"py\d+-numba-[\w.]+-llvmlite-[\w.]+-numpy-[\w.]+")
 
 
-def adopt_kernels(folder, name):
+def adopt_kernels(folder, name, store_root=None):
     """Make `folder`, a complete kernel set that a first run compiled (the background
     preparation of a zip without kernels, installed in Blender: tests/addon/test_first_run.py),
     the kernel store's entry `name` (a store_name(): the versions that Blender's Python
@@ -368,7 +368,8 @@ def adopt_kernels(folder, name):
     Python, numba, llvmlite and NumPy on the same sources, so each line's cold compile is done
     once, by the test that is about it. A set of other sources, or whose READY names other
     versions, is refused; the zips built from the entry are still loaded before they are
-    accepted (verify_kernels). Returns the entry."""
+    accepted (verify_kernels). Returns the entry (in `store_root`, default
+    build/kernel-cache/)."""
     key = os.path.basename(os.path.normpath(folder))
     if not STORE_NAME.fullmatch(name):
         raise SystemExit(f"build_extension: {name!r} is not a kernel store name")
@@ -379,11 +380,10 @@ def adopt_kernels(folder, name):
     if len(ready) != 1 or not name.startswith(ready[0][len("READY-"):] + "-llvmlite-"):
         raise SystemExit(f"build_extension: {folder} is no complete set compiled by {name} "
                          f"(READY files: {ready})")
-    store = os.path.join(ROOT, "build", "kernel-cache", name, key)
+    store = os.path.join(store_root or os.path.join(ROOT, "build", "kernel-cache"), name, key)
     with _locked(store + ".lock"):
         if os.path.exists(os.path.join(store, ready[0])):
-            print(f"build_extension: kernels for these sources in "
-                  f"{os.path.relpath(store, ROOT)} already", flush=True)
+            print(f"build_extension: kernels for these sources in {store} already", flush=True)
             return store
         tmp = tempfile.mkdtemp(prefix=".adopt-", dir=os.path.dirname(store))
         try:
@@ -393,8 +393,8 @@ def adopt_kernels(folder, name):
             os.replace(os.path.join(tmp, key), store)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    print(f"build_extension: kernels for these sources into {os.path.relpath(store, ROOT)}, "
-          f"from {folder}", flush=True)
+    print(f"build_extension: kernels for these sources into {store}, from {folder}",
+          flush=True)
     return store
 
 
