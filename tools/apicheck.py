@@ -45,6 +45,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -287,17 +288,39 @@ def check(lines=None, root=ROOT, files=None, work=None, workers=None):
 
 def start(lines=None, root=ROOT, files=None, work=None, workers=None):
     """`check` begun: the sources read on the calling thread, the lines read by basedpyright
-    in threads of its own; returns the function that waits for `check`'s result."""
+    in threads of its own, `workers` at once; returns the function that waits for `check`'s
+    result, and from that call on the lines not begun yet run as many at once as there are
+    cores (the caller waits: its own work is done)."""
     if not os.path.exists(os.path.join(ENV, "bin", "basedpyright")):
         raise RuntimeError(".venv/static has no basedpyright: run bash tools/setup.sh static")
     work = work or os.path.join(ROOT, "build", "apicheck")
     pinned = [p for p in lines_pinned() if lines is None or p[0] in lines]
     declared = {line: declarations(root, line) for line, _, _, _ in pinned}
-    pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2)
-    futures = {line: pool.submit(check_line, line, python, root, files, work, declared[line])
-               for line, python, _, _ in pinned}
+    cores = os.cpu_count() or 2
+    gate = {"limit": workers or cores, "running": 0}
+    turn = threading.Condition()
+
+    def one(line, python):
+        with turn:
+            turn.wait_for(lambda: gate["running"] < gate["limit"])
+            gate["running"] += 1
+        try:
+            return check_line(line, python, root, files, work, declared[line])
+        finally:
+            with turn:
+                gate["running"] -= 1
+                turn.notify_all()
+
+    pool = ThreadPoolExecutor(max_workers=max(cores, workers or 0, 1))
+    futures = {line: pool.submit(one, line, python) for line, python, _, _ in pinned}
     pool.shutdown(wait=False)
-    return lambda: {line: future.result() for line, future in futures.items()}
+
+    def wait():
+        with turn:
+            gate["limit"] = max(gate["limit"], cores)
+            turn.notify_all()
+        return {line: future.result() for line, future in futures.items()}
+    return wait
 
 
 def main(argv):

@@ -20,7 +20,9 @@ as PYTHON313, python3.13 on PATH or in pyenv). Compiled kernels are kept in the 
 build/kernel-cache/<py313-numba-...-llvmlite-...-numpy-...>/<source hash>/, one entry per set
 of versions and sources, filled once under a lock: the next build of the same sources and
 the test runs in an environment of the same versions (tools/test.sh) take them from there
-(`--prepare-kernels PYTHON` fills an entry without building). The built zip is then
+(`--prepare-kernels PYTHON` fills an entry without building; `--adopt-kernels FOLDER NAME`
+makes the set a first run of a zip without kernels compiled in Blender the entry, which is
+how tools/test.sh fills it: tests/addon/test_first_run.py). The built zip is then
 unpacked and its kernels loaded in that environment: a zip in which any kernel would compile
 again is refused, as is a zip whose kernels cannot be built (no such Python here);
 `--no-kernels` builds zips without them (their users compile on first play, about a minute,
@@ -354,6 +356,48 @@ def kernel_store(python, sources=ROOT):
     return store
 
 
+STORE_NAME = re.compile(r"py\d+-numba-[\w.]+-llvmlite-[\w.]+-numpy-[\w.]+")
+
+
+def adopt_kernels(folder, name, store_root=None):
+    """Make `folder`, a complete kernel set that a first run compiled (the background
+    preparation of a zip without kernels, installed in Blender: tests/addon/test_first_run.py),
+    the kernel store's entry `name` (a store_name(): the versions that Blender's Python
+    imported) for these sources, unless that entry is complete already. It is what
+    kernel_store() would compile: the same program (addon/kernels.py --prepare) with the same
+    Python, numba, llvmlite and NumPy on the same sources, so each line's cold compile is done
+    once, by the test that is about it. A set of other sources, or whose READY names other
+    versions, is refused; the zips built from the entry are still loaded before they are
+    accepted (verify_kernels). Returns the entry (in `store_root`, default
+    build/kernel-cache/)."""
+    key = os.path.basename(os.path.normpath(folder))
+    if not STORE_NAME.fullmatch(name):
+        raise SystemExit(f"build_extension: {name!r} is not a kernel store name")
+    if key != _source_key(ROOT):
+        raise SystemExit(f"build_extension: {folder} holds the kernels of other sources "
+                         f"({key}, these are {_source_key(ROOT)})")
+    ready = [n for n in os.listdir(folder) if n.startswith("READY-")]
+    if len(ready) != 1 or not name.startswith(ready[0][len("READY-"):] + "-llvmlite-"):
+        raise SystemExit(f"build_extension: {folder} is no complete set compiled by {name} "
+                         f"(READY files: {ready})")
+    store = os.path.join(store_root or os.path.join(ROOT, "build", "kernel-cache"), name, key)
+    with _locked(store + ".lock"):
+        if os.path.exists(os.path.join(store, ready[0])):
+            print(f"build_extension: kernels for these sources in {store} already", flush=True)
+            return store
+        tmp = tempfile.mkdtemp(prefix=".adopt-", dir=os.path.dirname(store))
+        try:
+            shutil.copytree(folder, os.path.join(tmp, key),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.rmtree(store, ignore_errors=True)     # a stopped compile's part of a set
+            os.replace(os.path.join(tmp, key), store)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"build_extension: kernels for these sources into {store}, from {folder}",
+          flush=True)
+    return store
+
+
 def kernels_for(staging, python):
     """The staged solver's kernels, from the kernel store (compiled first if need be)."""
     store = kernel_store(python, staging)
@@ -453,9 +497,12 @@ def build(output_dir, platforms=None, lines=None, wheel_dir=None, blender=None, 
             if not any(wheel_python(w) for w in mine):
                 raise SystemExit(f"build_extension: the manifest lists no wheels for {p}, "
                                  f"Python {line}")
-            for name in mine:
-                if not os.path.exists(os.path.join(wheel_dir, name)):
-                    download_wheel(name, wheel_dir)
+            # one download at a time: both lines' builds may run at once (tools/test.sh),
+            # and their pure wheels are the same files
+            with _locked(os.path.join(wheel_dir, ".download.lock")):
+                for name in mine:
+                    if not os.path.exists(os.path.join(wheel_dir, name)):
+                        download_wheel(name, wheel_dir)
             wheels = [os.path.join(wheel_dir, name) for name in mine]
             kernel_python = kernel_env(line, wheels) if kernels and p == native_platform() \
                 else None
@@ -483,6 +530,11 @@ def main(argv=None):
                    help="instead of building: compile the kernels of these sources for this "
                         "Python's numba into the kernel store unless they are there, and print "
                         "the store entry (tools/test.sh does, once per environment)")
+    p.add_argument("--adopt-kernels", nargs=2, metavar=("FOLDER", "STORE_NAME"),
+                   help="instead of building: make FOLDER, a complete kernel set a first run "
+                        "compiled, the kernel store's entry STORE_NAME "
+                        "(py311-numba-V-llvmlite-V-numpy-V) for these sources unless it is "
+                        "complete (tests/addon/test_first_run.py does), and print the entry")
     p.add_argument("--platform", action="append", dest="platforms",
                    help="build only this platform (repeatable); default: every platform in "
                         "the manifest")
@@ -496,6 +548,9 @@ def main(argv=None):
                    help="leave the compiled kernels out of this platform's zips (the extension "
                         "then prepares them in the background on first use)")
     args = p.parse_args(argv)
+    if args.adopt_kernels:
+        print(adopt_kernels(*args.adopt_kernels))
+        return
     if args.prepare_kernels:
         for python in args.prepare_kernels:
             print(kernel_store(os.path.abspath(python)))

@@ -28,8 +28,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/pythons.sh
 
-pip_install() {   # ENV ARGS...: quiet pip, without the index warnings some machines print
-    "$1/bin/python" -m pip install -q --disable-pip-version-check "${@:2}" 2>&1 |
+pip_install() {   # ENV ARGS...: quiet pip, without the index warnings some machines print;
+                  # no bytecode compiled ahead: Python compiles what is imported, the first
+                  # time (most of bpy's scripts and sympy never are, and compiling all of
+                  # them was a third of the CPU time of making a Blender environment)
+    "$1/bin/python" -m pip install -q --disable-pip-version-check --no-compile "${@:2}" 2>&1 |
         { grep -v "^WARNING: Location .* is ignored" || true; }
     return "${PIPESTATUS[0]}"
 }

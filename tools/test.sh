@@ -2,17 +2,21 @@
 # The test suite on both Python lines Blender runs (tools/setup.sh makes the environments
 # first):
 #
-#   3.11: tests/solver in .venv/py311, then tests/farm (the Flamenco job type, run by Node);
-#         tests/addon in Blender 5.0.1, with the install, play and bake check in Blender
-#         4.2 LTS and 4.5 LTS (the py311 zip)
+#   3.11: tests/solver in .venv/py311; tests/farm (the Flamenco job type, run by Node) with
+#         tests/static (addon/ against each Blender's API); tests/addon in Blender 5.0.1,
+#         with the install, play and bake check in Blender 4.2 LTS and 4.5 LTS (the py311
+#         zip), its first-run test in a run of its own before the others
 #   3.13: tests/solver in .venv/py313; tests/addon in Blender 5.3.0, with the same check in
-#         Blender 5.2 LTS (the py313 zip)
+#         Blender 5.2 LTS (the py313 zip), its first-run test likewise
 #   and tests/solver once more on the newest numba (.venv/py313-numba-newest), which the
 #   extension does not ship but headless users may have
 #
 # The solver's kernels are compiled once per environment and sources into the kernel store
-# (build/kernel-cache/, tools/build_extension.py --prepare-kernels) before the lanes start,
-# and each run and each zip takes them from there (docs/testing.md, "Kernels").
+# (build/kernel-cache/) before the lanes start: on each Python line by the first-run test
+# (tests/addon/test_first_run.py: a zip without kernels in Blender compiles them in the
+# background; the set becomes the store's entry), the newest numba's by
+# tools/build_extension.py --prepare-kernels; each run and each zip takes them from there
+# (docs/testing.md, "Kernels").
 # Two lanes side by side, so two cores finish in about half the time. Each run's output is
 # kept in build/test-NAME.log and printed when it ends, every test's seconds in
 # build/durations/NAME.txt; the last line counts all of them. Tiers (pytest.ini's markers,
@@ -55,8 +59,9 @@ options=("$@")
 mkdir -p build
 
 kernels() {  # ENV: the kernel store entry of these sources for .venv/ENV's Python and numba,
-             # compiled unless a test run or a zip build of the same versions compiled it
-    .venv/py311/bin/python tools/build_extension.py --prepare-kernels ".venv/$1/bin/python" |
+             # compiled unless the first-run test, a test run or a zip build of the same
+             # versions filled it
+    ".venv/$1/bin/python" tools/build_extension.py --prepare-kernels ".venv/$1/bin/python" |
         tail -n 1
 }
 
@@ -66,9 +71,9 @@ await_setup() {   # GROUP: until tools/setup.sh has made that line's other envir
 }
 
 run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
-    local name=$1 env=$2 blender=$3 rc=0 line store group=
+    local name=$1 env=$2 store group=
     case "$env:$4" in          # the Blender environments, or the newest numba's
-        py313-numba-newest:*) group=py313 ;;
+        py313-numba-newest:*) group=newest ;;
         *:tests/addon* | *:tests/farm*) group=$env ;;   # the farm's run checks addon/ too:
                                                          # tests/static, in .venv/static
     esac
@@ -77,10 +82,8 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
             tee "build/test-$name.log" >&2
         return 1
     fi
-    line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     # a copy of the store's complete set, so kernels a run compiles beyond it (a signature
-    # of a test's own) never land in what the zips ship; each run its own pytest cache, so
-    # --lf finds that run's failures
+    # of a test's own) never land in what the zips ship
     if ! store=$(kernels "$env" 2>"build/test-$name.log"); then
         { echo "--- $name: no kernels ---"; cat "build/test-$name.log"; } >&2
         return 1
@@ -88,7 +91,14 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
     rm -rf "build/kernels-$name"
     mkdir -p "build/kernels-$name"
     cp -R "$store" "build/kernels-$name/"
-    LIGAMENT_BLENDER=$blender LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$name" \
+    pytest_run "$@"
+}
+
+pytest_run() {  # NAME ENV BLENDER PATHS...: pytest in .venv/ENV with build/kernels-NAME as its
+                # kernel cache, each run its own pytest cache (so --lf finds that run's failures)
+    local name=$1 env=$2 rc=0 line
+    line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    LIGAMENT_BLENDER=$3 LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$name" \
         LIGAMENT_TEST_RUN=$name ".venv/$env/bin/python" -m pytest -q \
         -o cache_dir="build/pytest-cache/$name" --durations=15 --durations-min=1 \
         ${select[@]+"${select[@]}"} ${options[@]+"${options[@]}"} "${@:4}" \
@@ -96,6 +106,23 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
     [ "$rc" = 5 ] && rc=0      # a tier with none of this run's tests
     { echo "--- $name (Python $line) ---"; cat "build/test-$name.log"; } >&2
     return "$rc"
+}
+
+# The first run of a zip without kernels (tests/addon/test_first_run.py): a fresh install in
+# the line's suite Blender prepares the kernels in the background, and once that test has
+# seen it play without blocking and then simulate, compiling nothing in Blender, the set it
+# compiled becomes the line's kernel store entry (tools/build_extension.py --adopt-kernels).
+FIRST_RUN=tests/addon/test_first_run.py::test_playback_before_the_kernels_are_ready_reports_progress_and_does_not_block
+
+first_run() {   # ENV BLENDER: that test in .venv/ENV and the Blender (its exit code in
+                # build/test-first-run-ENV.rc), then the store entry of .venv/ENV: the test's,
+                # or compiled now if the tier or the options left the test out or it failed
+    local name=first-run-$1 rc=0
+    rm -rf "build/kernels-$name"
+    mkdir -p "build/kernels-$name"     # empty: this run compiles nothing of its own
+    pytest_run "$name" "$1" "$2" "$FIRST_RUN" || rc=$?
+    echo "$rc" >"build/test-$name.rc"
+    kernels "$1" >"build/kernels-$1.log" 2>&1 || { cat "build/kernels-$1.log" >&2; return 1; }
 }
 
 lane() {     # run its arguments' runs in turn, the exit codes in build/test-lane-N.rc
@@ -109,56 +136,62 @@ lane() {     # run its arguments' runs in turn, the exit codes in build/test-lan
 }
 
 start=$(date +%s)
-# Each line's kernels compiled once, both lines side by side, before anything needs them:
-# the solver runs and the zips of the add-on runs (tools/build_extension.py) take them from
-# build/kernel-cache/. The newest numba's run compiles its own in lane 1 while lane 2 runs.
-# Meanwhile the other environments are made, one group per Python line side by side (pip
-# waits on the disk more than on the CPU, the compiles only on the CPU); a run that needs
-# one waits for its group (await_setup), the others start as soon as the kernels are ready.
-bash tools/setup.sh py311 py313
-rm -f build/setup-*.rc
+rm -f build/setup-*.rc build/test-first-run-*.rc
+# Before the lanes: each line's kernels compiled once, by the first run of a zip without
+# kernels in that line's suite Blender (first_run, both lines side by side), and the newest
+# numba's in its own environment (a compile nothing else shares: it starts at once, beside the
+# pip of the others, which waits on the network and the disk more than on the CPU). Meanwhile
+# the other environments are made, one group per Python line side by side; a run that needs
+# one waits for its group (await_setup).
+{ rc=0; { bash tools/setup.sh py313-numba-newest && kernels py313-numba-newest; } \
+      >"build/setup-newest.log" 2>&1 || rc=$?
+  echo "$rc" >"build/setup-newest.rc"; } &
+suites=()
 for group in py311 py313; do
     envs=()
-    while read -r version python _; do
-        [ "py${python/./}" = "$group" ] && envs+=("blender-$version")
+    while read -r version python _ role; do
+        [ "py${python/./}" = "$group" ] || continue
+        if [ "$role" = suite ]; then suites+=("$group" "$version"); else envs+=("blender-$version"); fi
     done < <(grep -v '^\s*#' tools/blenders.txt | grep -v '^\s*$')
     [ "$group" = py311 ] && envs+=(static)
-    [ "$group" = py313 ] && envs+=(py313-numba-newest)
     { rc=0; bash tools/setup.sh "${envs[@]}" >"build/setup-$group.log" 2>&1 || rc=$?
       echo "$rc" >"build/setup-$group.rc"; } &
 done
-kernels py311 >build/kernels-py311.log 2>&1 & prepare311=$!
-kernels py313 >build/kernels-py313.log 2>&1 || { cat build/kernels-py313.log >&2; exit 1; }
-wait "$prepare311" || { cat build/kernels-py311.log >&2; exit 1; }
-# Two lanes of about equal length (build/durations/ has each run's seconds), the kernels of
-# .venv/py311 and .venv/py313 compiled before them. The 2026-11-29 fresh-clone run, less
-# the compiles the store now saves, gives: the three solver suites and the farm's in one
-# (about 2, 2, 4.5 and 0 minutes: the newest numba's suite compiles its own kernels first,
-# a compile nothing else can share), the two add-on suites, each one long-lived Blender at
-# a time, in the other (about 5 and 4.5 minutes, 2.6 and 1.7 of them the first run's
-# compile in Blender, test_first_run.py). Moving a solver suite across would unbalance them.
+# the suite Blenders before either first run builds its zip: the builder is taken from the
+# newest Blender environment (tools/build_extension.py), which must not be half made
+bash tools/setup.sh py311 "blender-${suites[1]}" & setup311=$!
+bash tools/setup.sh py313 "blender-${suites[3]}"
+wait "$setup311"
+first_run "${suites[0]}" "${suites[1]}" & first311=$!
+first_run "${suites[2]}" "${suites[3]}" || exit 1
+wait "$first311" || exit 1
+# Two lanes of about equal length (build/durations/ has each run's seconds). The 2026-11-29
+# fresh-clone run, less the compiles now done before the lanes, gives: the three solver
+# suites in one (about 2, 2.5 and 2.5 minutes), the two add-on suites, each one long-lived
+# Blender at a time, and the farm's run with the static check of addon/ in the other (about
+# 3, 3.5 and 2 minutes).
 lane build/test-lane-1.rc \
     solver-py311 py311 5.0.1 "tests/solver tests/addon_logic" \
-    farm py311 5.0.1 "tests/farm tests/static" \
     solver-py313 py313 5.3.0 "tests/solver tests/addon_logic" \
     solver-py313-numba-newest py313-numba-newest 5.3.0 "tests/solver tests/addon_logic" &
 other_lane=$!
 trap 'kill "$other_lane" 2>/dev/null || true' INT TERM
 lane build/test-lane-2.rc \
-    addon-py311 py311 5.0.1 tests/addon \
-    addon-py313 py313 5.3.0 tests/addon
+    addon-py311 py311 5.0.1 "tests/addon --deselect $FIRST_RUN" \
+    farm py311 5.0.1 "tests/farm tests/static" \
+    addon-py313 py313 5.3.0 "tests/addon --deselect $FIRST_RUN"
 wait "$other_lane"
 wait      # the environments' groups (done by now: the runs waited for them)
-cat build/setup-py311.log build/setup-py313.log
+cat build/setup-py311.log build/setup-py313.log build/setup-newest.log
 
-# One closing line for all six runs, from pytest's own summaries (a tier may leave a run
+# One closing line for all eight runs, from pytest's own summaries (a tier may leave a run
 # none of its tests: "N deselected").
 echo "tools/test.sh: $(( $(date +%s) - start )) s"
 python3 - <<'EOF'
 import re
 totals = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
-for name in ("solver-py311", "farm", "solver-py313", "solver-py313-numba-newest",
-             "addon-py311", "addon-py313"):
+for name in ("first-run-py311", "first-run-py313", "solver-py311", "farm", "solver-py313",
+             "solver-py313-numba-newest", "addon-py311", "addon-py313"):
     text = open(f"build/test-{name}.log", errors="replace").read().strip().splitlines()
     last = text[-1] if text else ""
     if not re.search(r"\d+ (passed|failed|error|deselected)|no tests ran", last):
@@ -168,4 +201,6 @@ for name in ("solver-py311", "farm", "solver-py313", "solver-py313-numba-newest"
 print(f"total: {totals['passed']} passed, {totals['failed'] + totals['errors']} failed, "
       f"{totals['skipped']} skipped")
 EOF
-[ "$(cat build/test-lane-1.rc)" = 0 ] && [ "$(cat build/test-lane-2.rc)" = 0 ]
+for rc in build/test-lane-1.rc build/test-lane-2.rc build/test-first-run-*.rc; do
+    [ "$(cat "$rc")" = 0 ] || exit 1
+done

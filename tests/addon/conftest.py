@@ -96,6 +96,18 @@ def build_zip(out, *extra, python_line=None):
     return proc.stdout.strip().splitlines()[-1]
 
 
+def adopt_kernels(folder, versions):
+    """Give the kernel store a complete kernel set a first run compiled in Blender (`folder`,
+    compiled by the Python, numba, llvmlite and NumPy `versions` name): it becomes the store's
+    entry for these sources unless that entry is complete (tools/build_extension.py
+    --adopt-kernels)."""
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
+                           "--adopt-kernels", folder, versions],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
 # The folder of the scenario modules' package (tests/addon/scenarios): PRELUDE's box(),
 # joint() and transforms() are scenarios/helpers.py's, which scenario functions import too.
 SCENARIOS_PARENT = os.path.dirname(os.path.abspath(__file__))
