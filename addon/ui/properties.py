@@ -730,6 +730,8 @@ class LigamentMotionSettings(bpy.types.PropertyGroup):
     report: StringProperty(options={'HIDDEN'})
     keyed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
     fixed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
+    # the simulated pass's bake of the fixed action (addon/motion/simulate.py)
+    simulated_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'})
 
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,
