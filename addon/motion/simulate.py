@@ -35,6 +35,11 @@ from ..scene.frames import keep_frame
 from . import check, rig
 
 SIM_SUFFIX = "_PhysicsSim"
+# The assist's stiffness in units of the standing pendulum's own g / h: the pose drives pull
+# the body back toward the fixed pose, whose centre of mass the fix leaves 5 mm inside the
+# feet as the check sees them; 8 holds a metarig leaning on its heels within them (3 leaves
+# it 6 cm behind its heels, held there)
+ASSIST_GAIN = 8.0
 
 
 def take_off_velocities(report, frames, settings):
@@ -171,7 +176,8 @@ class SimulatedPass:
             # the feet stand on the floor, whose friction would take their share of the push
             carried = [p.body.id for p, name in zip(run.parts, _part_names(run))
                        if not name.startswith("foot")]
-            self.assist = balance.BalanceAssist(sim.world, carried, gain=8.0, max_share=1.0)
+            self.assist = balance.BalanceAssist(sim.world, carried, gain=ASSIST_GAIN,
+                                                 max_share=1.0)
             self.launcher = balance.BalanceAssist(sim.world, run.ids)    # every body
             self.support = Support(motion_rig, run)
             sim.pushes.append(self._push)
