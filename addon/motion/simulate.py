@@ -97,12 +97,6 @@ class Support:
         return pts[gap <= self.distance]
 
 
-def _part_names(run):
-    """The ragdoll part ('foot.L', 'pelvis', ...) of each of `run`'s parts."""
-    return [run.arm.ligament_ragdoll.collection.all_objects[p.name].ligament_ragdoll_part.part
-            if run.arm.ligament_ragdoll.collection is not None else "" for p in run.parts]
-
-
 def _ragdoll_run(sim, arm):
     for run in sim.ragdolls:
         if run.arm == arm:
@@ -174,8 +168,9 @@ class SimulatedPass:
         run = _ragdoll_run(sim, arm)
         if self.assist_on:
             # the feet stand on the floor, whose friction would take their share of the push
-            carried = [p.body.id for p, name in zip(run.parts, _part_names(run))
-                       if not name.startswith("foot")]
+            part = dict(zip(motion_rig.character.names, motion_rig.part_names))
+            carried = [p.body.id for p in run.parts
+                       if not part.get(p.name, "").startswith("foot")]
             self.assist = balance.BalanceAssist(sim.world, carried, gain=ASSIST_GAIN,
                                                  max_share=1.0)
             self.launcher = balance.BalanceAssist(sim.world, run.ids)    # every body
