@@ -161,3 +161,7 @@ def test_a_cancelled_or_failed_pass_leaves_the_scene_as_it_was(blender):
     assert out["plays"] == [before["keyed"], before["fixed"], sim, before["fixed"]]
     cleared = out["cleared"]
     assert not cleared["baked"] and cleared["simulated"] == sim     # kept for later
+    refixed = out["refixed"]
+    assert refixed["keyed"] == before["keyed"]
+    assert refixed["keys"][before["keyed"]] == before["keys"][before["keyed"]]
+    assert refixed["playing"] == refixed["fixed"] != sim

@@ -192,4 +192,8 @@ def cancelled_and_failed():
     plays.append(arm.animation_data.action.name)
     out["plays"] = plays
     out["cleared"] = _state(rig)
+    # a fix run again while the simulated action plays starts from the keyed one
+    bpy.ops.ligament.physics_switch(to='SIMULATED')
+    assert bpy.ops.ligament.physics_fix() == {'FINISHED'}
+    out["refixed"] = _state(rig)
     return out
