@@ -61,6 +61,7 @@ def load_solver():
 solver = load_solver()
 warmup = importlib.import_module(MODULE_NAME + ".warmup")
 vectors = importlib.import_module(MODULE_NAME + ".vectors")     # the Python-side math
+balance = importlib.import_module(MODULE_NAME + ".balance")     # the balance assist
 
 
 class _Preparation:

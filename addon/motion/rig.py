@@ -514,7 +514,9 @@ def keyed_action(arm):
     motion = arm.ligament_motion
     ad = arm.animation_data
     current = ad.action if ad is not None else None
-    if current is not None and current == motion.fixed_action and motion.keyed_action:
+    # the simulated pass's action (motion/simulate.py) is made from the fixed one too
+    if current is not None and current in (motion.fixed_action, motion.simulated_action) \
+            and motion.keyed_action:
         return motion.keyed_action
     return current
 

@@ -123,6 +123,9 @@ class Simulation:
         for name in self.hits.keyed:
             check_delta(self.objects[name])
         self.broken = {}         # joint name -> frame it broke
+        # fn(world, frame) called just before each step, after the frame's inputs: pushes a
+        # pass adds of its own (motion/simulate.py's balance assist); not part of the state
+        self.pushes = []
         self.findings = []       # the scene check's errors and warnings when it was built
         self.check_seconds = 0.0
         rest_poses = {b.name: (tuple(self.rest[b.name][0]), tuple(self.rest[b.name][1]))
@@ -424,6 +427,10 @@ class Simulation:
         self.broken = {name: f for name, f in self.broken.items() if f < frame}
         self.world_frame = None
 
+    def _push(self, frame):
+        for push in self.pushes:
+            push(self.world, frame)
+
     def _step(self, frame):
         """One frame of the world; a blow-up (the solver's FloatingPointError: a body's state
         went non-finite) becomes a SceneError that names the bodies and what to change."""
@@ -460,6 +467,7 @@ class Simulation:
         # what the frame read of the animation before any hit: a later check reads the same
         self.reads[frame] = reads.digest()
         stats["steps"] += 1
+        self._push(frame)
         self._step(frame)
         hit = self.hits.hit_by(self.world, off) if self.hits else None
         if hit:
@@ -474,6 +482,7 @@ class Simulation:
             freed = np.flatnonzero(np.isfinite(world.masses) & ~was_dynamic)
             world.linear_velocities[freed] = moving[0][freed]
             world.angular_velocities[freed] = moving[1][freed]
+            self._push(frame)
             self._step(frame)
         self.world_frame = frame
         positions, orientations = self.world.positions, self.world.orientations

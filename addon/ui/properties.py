@@ -766,6 +766,9 @@ class LigamentMotionSettings(bpy.types.PropertyGroup):
                                   override=OVERRIDABLE)
     fixed_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'},
                                   override=OVERRIDABLE)
+    # the simulated pass's bake of the fixed action (addon/motion/simulate.py)
+    simulated_action: PointerProperty(type=bpy.types.Action, options={'HIDDEN'},
+                                      override=OVERRIDABLE)
 
 
 classes = (LigamentBodySettings, LigamentJointSettings, LigamentEffectorWeights,

@@ -2,9 +2,9 @@
 between the keyed and the fixed action (addon/motion)."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty
 
-from ...motion import check, rig
+from ...motion import check, rig, simulate
 from ...scene.errors import SceneError
 from ...scene.ragdolls import group_missing_in_library
 from .ragdoll import armature_poll
@@ -109,6 +109,12 @@ class LIGAMENT_OT_physics_switch(bpy.types.Operator):
     bl_label = "Switch Keyed / Fixed"
     bl_options = {'REGISTER', 'UNDO'}
 
+    to: EnumProperty(name="Play", default='TOGGLE', items=(
+        ('TOGGLE', "Toggle", "The keyed action if the fixed one plays, else the fixed one"),
+        ('KEYED', "Keyed", "The keyed action"),
+        ('FIXED', "Fixed", "The fixed action"),
+        ('SIMULATED', "Simulated", "The simulated pass's action (Simulate Fixed)")))
+
     @classmethod
     def poll(cls, context):
         if not armature_poll(cls, context, has_ragdoll=True):
@@ -122,7 +128,8 @@ class LIGAMENT_OT_physics_switch(bpy.types.Operator):
     def execute(self, context):
         arm = context.active_object
         try:
-            action = rig.switch(context.scene, arm)
+            action = rig.switch(context.scene, arm) if self.to == 'TOGGLE' else \
+                simulate.play(context.scene, arm, self.to)
         except SceneError as exc:
             self.report({'ERROR'}, str(exc))
             return {'CANCELLED'}
@@ -130,5 +137,109 @@ class LIGAMENT_OT_physics_switch(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (LIGAMENT_OT_physics_check, LIGAMENT_OT_physics_fix, LIGAMENT_OT_physics_switch)
+# --------------------------------------------------------------------------------------------
+# The simulated pass: a shell over motion.simulate.SimulatedPass
+
+class LIGAMENT_OT_physics_simulate(bpy.types.Operator):
+    """Play the fixed action through the ragdoll's pose matching with a balance assist (a
+    force at the centre of mass toward the feet, fading as balance returns), so contacts
+    and collisions come out physical, and bake it into a new action (the keyed and the
+    fixed action are kept; Clear Bake gives the fixed one back). Esc cancels"""
+    bl_idname = "ligament.physics_simulate"
+    bl_label = "Simulate Fixed"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    assist: BoolProperty(name="Balance Assist", default=True,
+                         description="Push the centre of mass toward the support polygon "
+                                     "while it is outside (fading as balance returns) and "
+                                     "give each take-off the fixed flight's velocity; off: "
+                                     "the pose drives alone")
+    strength: FloatProperty(name="Drive Strength", default=1.0, min=0.0, max=1.0,
+                            subtype='FACTOR',
+                            description="Pose Matching Strength during the pass (the "
+                                        "ragdoll's own where it is keyed)")
+
+    _timer = None
+    _session = None
+
+    @classmethod
+    def poll(cls, context):
+        if not armature_poll(cls, context, has_ragdoll=True):
+            return False
+        if context.active_object.ligament_motion.fixed_action is None:
+            cls.poll_message_set("No fixed action yet: run Physics Fix")
+            return False
+        return True
+
+    def _pass(self, context, progress):
+        ws = context.scene.ligament_world
+        tolerance = (ws.bake_tolerance_location, ws.bake_tolerance_rotation) \
+            if ws.bake_reduce else None
+        return simulate.SimulatedPass(context.scene, context.active_object, progress,
+                                      self.assist, self.strength, tolerance)
+
+    def execute(self, context):
+        session = self._pass(context, simulate.NoProgress())
+        session.run()
+        return self._finish(context, session)
+
+    def invoke(self, context, event):
+        if bpy.app.background:
+            return self.execute(context)
+        self._session = session = self._pass(context, PassProgress(context))
+        if session.state != 'RUNNING':
+            return self._finish(context, session)
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.001, window=context.window)
+        wm.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def modal(self, context, event):
+        session = self._session
+        try:
+            if event.type == 'ESC':
+                session.cancel()
+            elif event.type == 'TIMER':
+                session.advance()
+        finally:
+            if session.state != 'RUNNING':
+                context.window_manager.event_timer_remove(self._timer)
+        if session.state == 'RUNNING':
+            return {'RUNNING_MODAL'}
+        return self._finish(context, session)
+
+    def _finish(self, context, session):
+        if session.state == 'CANCELLED':
+            self.report({'WARNING'}, "Simulated pass cancelled; nothing was changed")
+            return {'CANCELLED'}
+        if session.state == 'FAILED':
+            self.report({'ERROR'}, session.error)
+            return {'CANCELLED'}
+        scene = context.scene
+        scene.frame_set(scene.frame_current)
+        self.report({'INFO'}, f"'{session.arm.name}' plays '{session.action.name}' "
+                              f"({len(session.frames)} frames simulated in "
+                              f"{session.seconds():.1f} s)")
+        return {'FINISHED'}
+
+
+class PassProgress:
+    """The window's progress bar and the status bar's text, for a SimulatedPass."""
+
+    def __init__(self, context):
+        self.wm, self.workspace = context.window_manager, context.workspace
+        self.wm.progress_begin(0, 100)
+
+    def update(self, done, total):
+        self.wm.progress_update(int(100 * done / total))
+        self.workspace.status_text_set(f"Ligament: simulated pass, frame {done}/{total}  "
+                                       "(Esc to cancel)")
+
+    def end(self):
+        self.wm.progress_end()
+        self.workspace.status_text_set(None)
+
+
+classes = (LIGAMENT_OT_physics_check, LIGAMENT_OT_physics_fix, LIGAMENT_OT_physics_switch,
+           LIGAMENT_OT_physics_simulate)
 register, unregister = bpy.utils.register_classes_factory(classes)

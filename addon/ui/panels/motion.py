@@ -33,6 +33,7 @@ def draw_motion(layout, arm):
         layout.operator("ligament.physics_switch",
                         text="Play Keyed Action" if fixed else "Play Fixed Action",
                         icon='ACTION_TWEAK')
+        draw_simulated(layout, arm)
     for phase in rig.stored_report(arm):
         failing = check.failures(phase, motion.tolerance, motion.momentum_tolerance)
         box = layout.box()
@@ -43,6 +44,18 @@ def draw_motion(layout, arm):
                 row = box.row()
                 row.alert = key in failing
                 row.label(text=f"{text}: {phase[key]:.2f} {unit}")
+
+
+def draw_simulated(layout, arm):
+    """Simulate Fixed, and Play Simulated Action while the pass's bake is on and another
+    action plays."""
+    motion = arm.ligament_motion
+    ad = arm.animation_data
+    layout.operator("ligament.physics_simulate", icon='PLAY')
+    if motion.simulated_action is not None and arm.ligament_ragdoll.baked and \
+            (ad is None or ad.action != motion.simulated_action):
+        layout.operator("ligament.physics_switch", text="Play Simulated Action",
+                        icon='ACTION_TWEAK').to = 'SIMULATED'
 
 
 class PHYSICS_PT_ligament_ragdoll_motion(PhysicsButtonsPanel, bpy.types.Panel):
