@@ -92,10 +92,12 @@ from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, 
 MAX_DIRECT_ROWS = 192
 # The plan of a frame's islands (plan_islands): rows ordered by island, island start
 # offsets, number of islands, the islands' Cholesky factors with their offsets, per island
-# whether its factor is valid, each row's factor pattern (`island_pattern`), and the
-# islands' limit rows with their start offsets. The kernels take its arrays one by one (an array taken out of a
+# whether its factor is valid, each row's factor pattern (`island_pattern`), the
+# islands' limit rows with their start offsets, and per body the rows acting on it
+# (`_body_rows`). The kernels take its arrays one by one (an array taken out of a
 # tuple costs reference counting) and name them again with Plan(...).
-Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts")
+Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts "
+                           "bfirst brows")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
@@ -594,7 +596,37 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
     pattern = island_pattern(order, starts, n_islands, rb, rp, bkind)
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
                                     mi, mf)
-    return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+    bfirst, brows = _body_rows(order, n_bodies, rb)
+    return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
+
+
+@helper
+def _body_rows(order, n_bodies, rb):
+    """Per body, the rows acting on it: their positions in `order`, increasing, at
+    brows[bfirst[b]:bfirst[b + 1]] for body b (its first two slots; a row over three or
+    four bodies is found by a scan, `_limit_column`). A limit or contact couples only with
+    the rows at its two bodies: its column of K_el is read from these lists instead of
+    asking every row of its island."""
+    bfirst = np.zeros(n_bodies + 1, dtype=np.int64)
+    for i in range(order.shape[0]):
+        r = order[i]
+        for side in range(2):
+            b = rb[r, side]
+            if b >= 0 and (side == 0 or b != rb[r, 0]):
+                bfirst[b + 1] += 1
+    for b in range(n_bodies):
+        bfirst[b + 1] += bfirst[b]
+    brows = np.empty(bfirst[n_bodies], dtype=np.int64)
+    fill = bfirst[:n_bodies].copy()
+    for i in range(order.shape[0]):
+        r = order[i]
+        for side in range(2):
+            b = rb[r, side]
+            if b >= 0 and (side == 0 or b != rb[r, 0]):
+                brows[fill[b]] = i
+                fill[b] += 1
+    return bfirst, brows
 
 
 @helper
@@ -679,8 +711,10 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
-    _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
+    _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                    lstarts, bfirst, brows,
                     *R, binv, bs, bI, fpose, unit, bkind)
 
 
@@ -746,9 +780,11 @@ def _remember_poses(rows, rb, rp, bs, bI, fpose):
 
 
 @helper(outline=True)
-def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                    lstarts, bfirst, brows,
                     rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
@@ -771,7 +807,8 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lor
 def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
@@ -781,7 +818,8 @@ def mark_direct(plan, rp):
 @helper
 def _island(plan, s):
     """(rows, Cholesky factor, its pattern, limit rows) of island s of the plan."""
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
     n = starts[s + 1] - starts[s]
     return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
             pattern[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
@@ -964,7 +1002,43 @@ def _limit_bodies(r, rb, rp, crb):
 
 
 @helper
-def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W):
+def _limit_column(rows, lim, wide, R, CR, binv, bfirst, brows, s0, ga):
+    """ga <- K_el's column of limit row lim (the island's rows `rows`, at positions s0... of
+    the plan's order); returns the first row it couples with (len(rows): none). Only the
+    rows at the limit's two bodies couple with it, listed per body in (bfirst, brows): the
+    others are zero, as `_limit_coupling` would find them, at the cost of the two bodies'
+    rows instead of the island's (an island with rows over three or four bodies asks every
+    row)."""
+    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    crb, crj, crd = CR[0], CR[1], CR[2]
+    n = rows.shape[0]
+    la, lb = _limit_bodies(lim, rb, rp, crb)
+    f0 = n
+    if wide:
+        for i in range(n):
+            ga[i] = _limit_coupling(rows[i], lim, la, lb, wide, rb, rj, rd, rp, crb, crj, crd,
+                                    binv)
+            if ga[i] != 0.0 and f0 == n:
+                f0 = i
+        return f0
+    ga[:n] = 0.0
+    for body in (la, lb):
+        if body < 0:
+            continue
+        for t in range(bfirst[body], bfirst[body + 1]):
+            i = brows[t] - s0
+            if i < 0 or i >= n:            # a static body's rows in another island
+                continue
+            ga[i] = _limit_coupling(rows[i], lim, la, lb, wide, rb, rj, rd, rp, crb, crj, crd,
+                                    binv)
+            if ga[i] != 0.0 and i < f0:
+                f0 = i
+    return f0
+
+
+@helper
+def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
+                  bfirst, brows, s0):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
 
@@ -978,7 +1052,9 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     column of G starts late in the island's order, its forward solve starts there and
     visits only the joints on the way to the root (`_forward_sparse`).
     W: work arrays from `scratch`; `wide`: the island has rows over three or four bodies.
-    CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows."""
+    CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows.
+    bfirst, brows: the plan's rows per body (`_body_rows`); s0: the island's first row's
+    position in the plan's order."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     crb, crj, crd = CR[0], CR[1], CR[2]
     g, start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:17]
@@ -987,13 +1063,7 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     if m > 0:
         for a in range(m):
             ga = g[a]
-            la, lb = _limit_bodies(lims[a], rb, rp, crb)
-            f0 = n
-            for i in range(n):
-                ga[i] = _limit_coupling(rows[i], lims[a], la, lb, wide, rb, rj, rd, rp, crb,
-                                        crj, crd, binv)
-                if ga[i] != 0.0 and f0 == n:
-                    f0 = i
+            f0 = _limit_column(rows, lims[a], wide, R, CR, binv, bfirst, brows, s0, ga)
             start[a] = f0
             _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
         for a in range(m):
@@ -1037,18 +1107,22 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     CR = C[3]
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
-    _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
+    _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                  lstarts, bfirst, brows,
                   use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2],
                   C[4][8])
 
 
 @helper(outline=True)
-def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                  lstarts, bfirst, brows,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
                   soft, live, crb, crj, crd, crp, cacc, unit):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
@@ -1105,7 +1179,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
             dl[:m] = 0.0
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
-                          W)
+                          W, bfirst, brows, starts[s])
             for i in range(n):
                 r = rows[i]
                 acc[r] += x[i]
@@ -1185,17 +1259,21 @@ def project_positions(plan, R, bs, binv, W, C):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     CR = C[3]
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
-    _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
+    _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                       lstarts, bfirst, brows,
                        *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8])
 
 
 @helper(outline=True)
-def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                       lstarts, bfirst, brows,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
                        soft, live, crb, crj, crd, unit):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
@@ -1225,7 +1303,8 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                 dl[m] = 0.0
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
-        _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W)
+        _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
+                      bfirst, brows, starts[s])
         _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move)
 
 
