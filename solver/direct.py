@@ -14,7 +14,8 @@ iterative solver stable; their stiffness is weighted by the rows' effective mass
 link carrying a heavy load would stretch like a weak spring. The exact solve needs none of
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
-velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
+velocities alone (an island of ball sockets, hinges and ragdoll joints whose errors are all
+under PROJECTION_TOLERANCE after the substep's move skips it: `lean_islands`); what a clamped step leaves is fed back through the soft step's bias rate in
 the solve pass (the relax pass removes that bias velocity again). K is factored per island by a sparse
 Cholesky twice per substep: before the solve pass, and at the moved poses for the position
 projection and the relax pass; an island whose bodies barely moved since its last factoring
@@ -84,7 +85,7 @@ from .jit import helper
 from .sorting import argsort
 
 from .bodies import DYNAMIC, POS, ROT
-from .joints.layout import MAX_ROWS
+from .joints.layout import BALL, HINGE, MAX_ROWS, RAGDOLL, TYPE
 from .mathx import qintegrate, quat_at
 from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
                    TARGET, WIDE, apply_impulse, refresh_row_mass, row_apply, row_cdot)
@@ -112,6 +113,9 @@ PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
 REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
+PROJECTION_TOLERANCE = 1e-8    # m (angular rows: rad): an island of ball sockets, hinges
+                            # and ragdoll joints whose rows are all within this of their
+                            # positions (its limits too) skips the substep's projection
 LOOP_TOLERANCE = 1e-7       # m/s (projection: m; angular rows rad/s, rad): the largest row
                             # residual an island of many loops is solved to (`_solve_loops`)
 LOOP_RELATIVE = 1e-9        # ... or this fraction of its largest right-hand side, if larger
@@ -1245,8 +1249,54 @@ def _move_bodies(r, step, rp, rb, bs, move):
             move[body, k] = 0.0
 
 
+@helper(outline=True)
+def lean_islands(plan, jt):
+    """Per island of the plan, whether all its joints are articulation joints (ball
+    sockets, hinges, ragdoll cones): such an island skips its position projection in a
+    substep that left its joints within PROJECTION_TOLERANCE (`_within_tolerance`).
+    Mechanisms, welds, pins, sliders and custom constraints keep it every substep: a gear's
+    coupled angles, an Atwood rope and a weld are held near rounding (tests/solver)."""
+    order, starts = plan.order, plan.starts
+    lean = np.zeros(plan.n_islands, dtype=np.bool_)
+    for s in range(plan.n_islands):
+        lean[s] = True
+        for i in range(starts[s], starts[s + 1]):
+            kind = jt[order[i] // MAX_ROWS, TYPE]
+            if not (kind == BALL or kind == HINGE or kind == RAGDOLL):
+                lean[s] = False
+                break
+    return lean
+
+
+@helper
+def _within_tolerance(rows, limits, rj, rp, unit):
+    """Whether the island's equality rows hold their positions within PROJECTION_TOLERANCE
+    (rows prepared with BIAS = C) and none of its limits is violated by more: the Newton
+    step of the projection would move its bodies by about that. Skipped, the error is left
+    to the next substep's solve pass (its soft bias) and projection: it stays within about
+    the tolerance, where a ragdoll lying still leaves 1e-9 to 4e-8 m a substep."""
+    for r in rows:
+        linear = False
+        for k in (0, 1, 2, 6, 7, 8):
+            if rj[r, k] != 0.0:
+                linear = True
+        tol = PROJECTION_TOLERANCE * unit if linear else PROJECTION_TOLERANCE
+        if abs(rp[r, BIAS]) > tol:
+            return False
+    for r in limits:
+        if r < rp.shape[0] and _is_limit(r, rp):
+            linear = False
+            for k in (0, 1, 2, 6, 7, 8):
+                if rj[r, k] != 0.0:
+                    linear = True
+            tol = PROJECTION_TOLERANCE * unit if linear else PROJECTION_TOLERANCE
+            if rp[r, BIAS] < -tol:
+                return False
+    return True
+
+
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W, C):
+def project_positions(plan, R, bs, binv, W, C, lean):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Each body moves once, by
@@ -1257,13 +1307,17 @@ def project_positions(plan, R, bs, binv, W, C):
     this removes drift without adding energy. W: work arrays from `scratch`.
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
-    reference-count update, see step.py.)"""
+    reference-count update, see step.py.)
+
+    An island of articulation joints (`lean`, from `lean_islands`) whose joints are within
+    PROJECTION_TOLERANCE of their positions and whose limits are not violated is left as it
+    is: its Newton step would move nothing that matters (a ragdoll lying still)."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
      brows) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                        lstarts, bfirst, brows,
-                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8])
+                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean)
 
 
 @helper(outline=True)
@@ -1271,7 +1325,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, crb, crj, crd, unit):
+                       soft, live, crb, crj, crd, unit, lean):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows)
     R = (rb, rj, rd, rp, rk)
@@ -1291,6 +1345,8 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
         rows, factor, pattern, limits = _island(plan, s)
+        if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
+            continue
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
         m = 0
