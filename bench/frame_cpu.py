@@ -56,6 +56,64 @@ def measure(frames, count, threads, settings):
             "hash": hashlib.sha1(np.ascontiguousarray(state).tobytes()).hexdigest()[:12]}
 
 
+def load_solver(tree, name):
+    """The `solver` package of source tree `tree`, imported as `name` (kernels load under
+    any package name: solver/jit.py)."""
+    import importlib.util
+    folder = os.path.join(os.path.abspath(tree), "solver")
+    spec = importlib.util.spec_from_file_location(name, os.path.join(folder, "__init__.py"),
+                                                  submodule_search_locations=[folder])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def populate(lg, w, scene):
+    import scenes as S
+    for b in scene.bodies:
+        shape = (lg.Box(b.size) if b.shape == "box" else lg.Sphere(b.size[0])
+                 if b.shape == "sphere" else lg.Capsule(*b.size))
+        q = S.matrix_to_quat(b.rotation)
+        if b.mass > 0:
+            w.add_body(shape, b.position, q, mass=b.mass, friction=scene.mu)
+        else:
+            w.add_body(shape, b.position, q, kind="static", friction=scene.mu)
+    for j in scene.joints:
+        if j.kind == "hinge":
+            w.add_hinge(j.a, j.b, j.anchor, j.axis, lower=j.limits[0], upper=j.limits[1])
+        elif j.kind == "ball":
+            w.add_ball_socket(j.a, j.b, j.anchor)
+        else:
+            w.add_ragdoll(j.a, j.b, j.anchor, j.axis, *j.limits, swing_axis=j.swing_axis)
+
+
+def interleaved(args):
+    """Every tree's world in this one process, stepped frame by frame in turn (A B A B...),
+    each frame's CPU time (`time.thread_time`) kept per tree: the machine's load falls on
+    every tree alike, frame by frame."""
+    sys.path.insert(0, HERE)
+    import scenes as S
+    import contacts as C
+    worlds = []
+    for k, tree in enumerate(args.trees):
+        lg = load_solver(tree, f"solver_{k}")
+        w = lg.World(gravity=C.GRAVITY, sleeping=False, threads=args.threads)
+        populate(lg, w, S.ragdolls(args.count))
+        worlds.append(w)
+    cpu = [[] for _ in worlds]
+    for f in range(args.frames):
+        for k, w in enumerate(worlds):
+            c0 = time.thread_time()
+            w.step(1.0 / C.FPS)
+            if f >= WARMUP:
+                cpu[k].append(time.thread_time() - c0)
+    for tree, w, c in zip(args.trees, worlds, cpu):
+        print(f"{tree:30s} {1000 * statistics.mean(c):8.3f} ms/frame (median "
+              f"{1000 * statistics.median(c):.3f}; frames {STILL} on "
+              f"{1000 * statistics.mean(c[STILL - WARMUP:]):.3f})")
+
+
 def child(args):
     tree = os.path.abspath(args.child)
     sys.path[:0] = [tree, os.path.join(tree, "bench")]
@@ -74,7 +132,13 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="a World() setting for every tree")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--interleave", action="store_true",
+                    help="one process, the trees' worlds stepped frame by frame in turn "
+                         "(no joint gauge or state hash)")
     args = ap.parse_args()
+    if args.interleave:
+        interleaved(args)
+        return
     if args.child:
         child(args)
         return
