@@ -15,9 +15,10 @@ link carrying a heavy load would stretch like a weak spring. The exact solve nee
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
 velocities alone (an island of ball sockets, hinges and ragdoll joints whose errors are all
-under PROJECTION_TOLERANCE after the substep's move skips it: `lean_islands`); what a clamped step leaves is fed back through the soft step's bias rate in
-the solve pass (the relax pass removes that bias velocity again). K is factored per island by a sparse
-Cholesky twice per substep: before the solve pass, and at the moved poses for the position
+under PROJECTION_TOLERANCE after the substep's move skips it: `lean_islands`); what a
+clamped step leaves is fed back through the soft step's bias rate in the solve pass (the
+relax pass removes that bias velocity again). K is factored per island by a sparse Cholesky
+twice per substep: before the solve pass, and at the moved poses for the position
 projection and the relax pass; an island whose bodies barely moved since its last factoring
 in the frame (turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT,
 solve inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
