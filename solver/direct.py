@@ -14,9 +14,11 @@ iterative solver stable; their stiffness is weighted by the rows' effective mass
 link carrying a heavy load would stretch like a weak spring. The exact solve needs none of
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
-velocities alone; what a clamped step leaves is fed back through the soft step's bias rate in
-the solve pass (the relax pass removes that bias velocity again). K is factored per island by a sparse
-Cholesky twice per substep: before the solve pass, and at the moved poses for the position
+velocities alone (an island of ball sockets, hinges and ragdoll joints whose errors are all
+under PROJECTION_TOLERANCE after the substep's move skips it: `lean_islands`); what a
+clamped step leaves is fed back through the soft step's bias rate in the solve pass (the
+relax pass removes that bias velocity again). K is factored per island by a sparse Cholesky
+twice per substep: before the solve pass, and at the moved poses for the position
 projection and the relax pass; an island whose bodies barely moved since its last factoring
 in the frame (turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT,
 solve inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
@@ -84,7 +86,7 @@ from .jit import helper
 from .sorting import argsort
 
 from .bodies import DYNAMIC, POS, ROT
-from .joints.layout import MAX_ROWS
+from .joints.layout import BALL, HINGE, MAX_ROWS, RAGDOLL, TYPE
 from .mathx import qintegrate, quat_at
 from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
                    TARGET, WIDE, apply_impulse, refresh_row_mass, row_apply, row_cdot)
@@ -92,10 +94,12 @@ from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, 
 MAX_DIRECT_ROWS = 192
 # The plan of a frame's islands (plan_islands): rows ordered by island, island start
 # offsets, number of islands, the islands' Cholesky factors with their offsets, per island
-# whether its factor is valid, each row's factor pattern (`island_pattern`), and the
-# islands' limit rows with their start offsets. The kernels take its arrays one by one (an array taken out of a
+# whether its factor is valid, each row's factor pattern (`island_pattern`), the
+# islands' limit rows with their start offsets, and per body the rows acting on it
+# (`_body_rows`). The kernels take its arrays one by one (an array taken out of a
 # tuple costs reference counting) and name them again with Plan(...).
-Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts")
+Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts "
+                           "bfirst brows")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
@@ -110,6 +114,9 @@ PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
 REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
+PROJECTION_TOLERANCE = 1e-8    # m (angular rows: rad): an island of ball sockets, hinges
+                            # and ragdoll joints whose rows are all within this of their
+                            # positions (its limits too) skips the substep's projection
 LOOP_TOLERANCE = 1e-7       # m/s (projection: m; angular rows rad/s, rad): the largest row
                             # residual an island of many loops is solved to (`_solve_loops`)
 LOOP_RELATIVE = 1e-9        # ... or this fraction of its largest right-hand side, if larger
@@ -594,7 +601,37 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
     pattern = island_pattern(order, starts, n_islands, rb, rp, bkind)
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
                                     mi, mf)
-    return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+    bfirst, brows = _body_rows(order, n_bodies, rb)
+    return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
+
+
+@helper
+def _body_rows(order, n_bodies, rb):
+    """Per body, the rows acting on it: their positions in `order`, increasing, at
+    brows[bfirst[b]:bfirst[b + 1]] for body b (its first two slots; a row over three or
+    four bodies is found by a scan, `_limit_column`). A limit or contact couples only with
+    the rows at its two bodies: its column of K_el is read from these lists instead of
+    asking every row of its island."""
+    bfirst = np.zeros(n_bodies + 1, dtype=np.int64)
+    for i in range(order.shape[0]):
+        r = order[i]
+        for side in range(2):
+            b = rb[r, side]
+            if b >= 0 and (side == 0 or b != rb[r, 0]):
+                bfirst[b + 1] += 1
+    for b in range(n_bodies):
+        bfirst[b + 1] += bfirst[b]
+    brows = np.empty(bfirst[n_bodies], dtype=np.int64)
+    fill = bfirst[:n_bodies].copy()
+    for i in range(order.shape[0]):
+        r = order[i]
+        for side in range(2):
+            b = rb[r, side]
+            if b >= 0 and (side == 0 or b != rb[r, 0]):
+                brows[fill[b]] = i
+                fill[b] += 1
+    return bfirst, brows
 
 
 @helper
@@ -679,8 +716,10 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
-    _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
+    _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                    lstarts, bfirst, brows,
                     *R, binv, bs, bI, fpose, unit, bkind)
 
 
@@ -746,9 +785,11 @@ def _remember_poses(rows, rb, rp, bs, bI, fpose):
 
 
 @helper(outline=True)
-def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                    lstarts, bfirst, brows,
                     rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
@@ -771,7 +812,8 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lor
 def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
@@ -781,7 +823,8 @@ def mark_direct(plan, rp):
 @helper
 def _island(plan, s):
     """(rows, Cholesky factor, its pattern, limit rows) of island s of the plan."""
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
     n = starts[s + 1] - starts[s]
     return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
             pattern[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
@@ -964,7 +1007,43 @@ def _limit_bodies(r, rb, rp, crb):
 
 
 @helper
-def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W):
+def _limit_column(rows, lim, wide, R, CR, binv, bfirst, brows, s0, ga):
+    """ga <- K_el's column of limit row lim (the island's rows `rows`, at positions s0... of
+    the plan's order); returns the first row it couples with (len(rows): none). Only the
+    rows at the limit's two bodies couple with it, listed per body in (bfirst, brows): the
+    others are zero, as `_limit_coupling` would find them, at the cost of the two bodies'
+    rows instead of the island's (an island with rows over three or four bodies asks every
+    row)."""
+    rb, rj, rd, rp = R[0], R[1], R[2], R[3]
+    crb, crj, crd = CR[0], CR[1], CR[2]
+    n = rows.shape[0]
+    la, lb = _limit_bodies(lim, rb, rp, crb)
+    f0 = n
+    if wide:
+        for i in range(n):
+            ga[i] = _limit_coupling(rows[i], lim, la, lb, wide, rb, rj, rd, rp, crb, crj, crd,
+                                    binv)
+            if ga[i] != 0.0 and f0 == n:
+                f0 = i
+        return f0
+    ga[:n] = 0.0
+    for body in (la, lb):
+        if body < 0:
+            continue
+        for t in range(bfirst[body], bfirst[body + 1]):
+            i = brows[t] - s0
+            if i < 0 or i >= n:            # a static body's rows in another island
+                continue
+            ga[i] = _limit_coupling(rows[i], lim, la, lb, wide, rb, rj, rd, rp, crb, crj, crd,
+                                    binv)
+            if ga[i] != 0.0 and i < f0:
+                f0 = i
+    return f0
+
+
+@helper
+def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
+                  bfirst, brows, s0):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
 
@@ -978,7 +1057,9 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     column of G starts late in the island's order, its forward solve starts there and
     visits only the joints on the way to the root (`_forward_sparse`).
     W: work arrays from `scratch`; `wide`: the island has rows over three or four bodies.
-    CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows."""
+    CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows.
+    bfirst, brows: the plan's rows per body (`_body_rows`); s0: the island's first row's
+    position in the plan's order."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     crb, crj, crd = CR[0], CR[1], CR[2]
     g, start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:17]
@@ -987,13 +1068,7 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     if m > 0:
         for a in range(m):
             ga = g[a]
-            la, lb = _limit_bodies(lims[a], rb, rp, crb)
-            f0 = n
-            for i in range(n):
-                ga[i] = _limit_coupling(rows[i], lims[a], la, lb, wide, rb, rj, rd, rp, crb,
-                                        crj, crd, binv)
-                if ga[i] != 0.0 and f0 == n:
-                    f0 = i
+            f0 = _limit_column(rows, lims[a], wide, R, CR, binv, bfirst, brows, s0, ga)
             start[a] = f0
             _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
         for a in range(m):
@@ -1037,18 +1112,22 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     CR = C[3]
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
-    _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
+    _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                  lstarts, bfirst, brows,
                   use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2],
                   C[4][8])
 
 
 @helper(outline=True)
-def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                  lstarts, bfirst, brows,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
                   soft, live, crb, crj, crd, crp, cacc, unit):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
@@ -1105,7 +1184,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
             dl[:m] = 0.0
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
-                          W)
+                          W, bfirst, brows, starts[s])
             for i in range(n):
                 r = rows[i]
                 acc[r] += x[i]
@@ -1171,8 +1250,54 @@ def _move_bodies(r, step, rp, rb, bs, move):
             move[body, k] = 0.0
 
 
+@helper(outline=True)
+def lean_islands(plan, jt):
+    """Per island of the plan, whether all its joints are articulation joints (ball
+    sockets, hinges, ragdoll cones): such an island skips its position projection in a
+    substep that left its joints within PROJECTION_TOLERANCE (`_within_tolerance`).
+    Mechanisms, welds, pins, sliders and custom constraints keep it every substep: a gear's
+    coupled angles, an Atwood rope and a weld are held near rounding (tests/solver)."""
+    order, starts = plan.order, plan.starts
+    lean = np.zeros(plan.n_islands, dtype=np.bool_)
+    for s in range(plan.n_islands):
+        lean[s] = True
+        for i in range(starts[s], starts[s + 1]):
+            kind = jt[order[i] // MAX_ROWS, TYPE]
+            if not (kind == BALL or kind == HINGE or kind == RAGDOLL):
+                lean[s] = False
+                break
+    return lean
+
+
+@helper
+def _within_tolerance(rows, limits, rj, rp, unit):
+    """Whether the island's equality rows hold their positions within PROJECTION_TOLERANCE
+    (rows prepared with BIAS = C) and none of its limits is violated by more: the Newton
+    step of the projection would move its bodies by about that. Skipped, the error is left
+    to the next substep's solve pass (its soft bias) and projection: it stays within about
+    the tolerance, where a ragdoll lying still leaves 1e-9 to 4e-8 m a substep."""
+    for r in rows:
+        linear = False
+        for k in (0, 1, 2, 6, 7, 8):
+            if rj[r, k] != 0.0:
+                linear = True
+        tol = PROJECTION_TOLERANCE * unit if linear else PROJECTION_TOLERANCE
+        if abs(rp[r, BIAS]) > tol:
+            return False
+    for r in limits:
+        if r < rp.shape[0] and _is_limit(r, rp):
+            linear = False
+            for k in (0, 1, 2, 6, 7, 8):
+                if rj[r, k] != 0.0:
+                    linear = True
+            tol = PROJECTION_TOLERANCE * unit if linear else PROJECTION_TOLERANCE
+            if rp[r, BIAS] < -tol:
+                return False
+    return True
+
+
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W, C):
+def project_positions(plan, R, bs, binv, W, C, lean):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Each body moves once, by
@@ -1183,19 +1308,27 @@ def project_positions(plan, R, bs, binv, W, C):
     this removes drift without adding energy. W: work arrays from `scratch`.
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
-    reference-count update, see step.py.)"""
+    reference-count update, see step.py.)
+
+    An island of articulation joints (`lean`, from `lean_islands`) whose joints are within
+    PROJECTION_TOLERANCE of their positions and whose limits are not violated is left as it
+    is: its Newton step would move nothing that matters (a ragdoll lying still)."""
     CR = C[3]
-    order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts = plan
-    _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8])
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
+    _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                       lstarts, bfirst, brows,
+                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean)
 
 
 @helper(outline=True)
-def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
+                       lstarts, bfirst, brows,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, crb, crj, crd, unit):
-    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts)
+                       soft, live, crb, crj, crd, unit, lean):
+    plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
+                bfirst, brows)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
@@ -1213,6 +1346,8 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
         rows, factor, pattern, limits = _island(plan, s)
+        if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
+            continue
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
         m = 0
@@ -1225,7 +1360,8 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                 dl[m] = 0.0
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
-        _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W)
+        _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
+                      bfirst, brows, starts[s])
         _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move)
 
 

@@ -12,6 +12,8 @@
                  start the frame where the last one left them)
                  -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
+                 (skipped by an island of ball, hinge and ragdoll joints already within
+                 direct.PROJECTION_TOLERANCE)
                  -> re-measure contact separations at the projected poses (they serve the
                  relax pass and the next substep's solve: positions do not move between)
                  -> relax (no bias; then up to RELAX_EXTRA more contact sweeps over
@@ -48,7 +50,7 @@ from .joints.prepare import prepare_joint_rows
 from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import (factor_islands, island_contact_inertia, plan_islands,
+from .direct import (factor_islands, island_contact_inertia, lean_islands, plan_islands,
                      project_positions, scratch, solve_direct)
 from .joints.pin import move_pins
 from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
@@ -465,6 +467,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
     plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
+    lean = lean_islands(plan, jt)
     for s in range(substeps):
         if s > 0:
             begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
@@ -485,7 +488,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_positions(plan, R, bs, binv, W, C)
+        project_positions(plan, R, bs, binv, W, C, lean)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
