@@ -16,7 +16,9 @@ Each figure is a fresh process from its start to the end of its first simulated 
 * warm: the same cache again (every kernel loads; the sources' bytecode, written by the
   cold run as Python does for a user, loads too);
 * --one-core: cold again with LIGAMENT_COMPILE_WORKERS=0, and numba's compile events give
-  the seconds per kernel (time in the kernel itself, not in the kernels it calls);
+  the seconds per kernel (time in the kernel itself, not in the kernels it calls); with
+  --llvm also LLVM's CPU seconds per code library (numba links every callee's code into
+  its caller's library and optimises and compiles it there again: docs/performance.md);
 * installed: for each Blender of --blenders (default 5.0.1 and 5.3.0, one per Python line),
   the zip of its Python line built by tools/build_extension.py (kernels inside) installed
   into a fresh Blender user folder with Blender's own installer, in that Blender's environment
@@ -43,6 +45,21 @@ import sys, time, json, collections
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
 from numba.core import event
+llvm = collections.defaultdict(lambda: [0.0, 0.0, 0.0])
+if {llvm!r}:    # --llvm: LLVM's CPU seconds per code library (numba's internals, 0.65-0.68)
+    from numba.core import codegen as cg
+    def timed(cls, name, column):
+        method = getattr(cls, name)
+        def wrapper(self, *args):
+            t = time.thread_time()
+            try:
+                return method(self, *args)
+            finally:
+                llvm[self.name][column] += time.thread_time() - t
+        setattr(cls, name, wrapper)
+    timed(cg.CPUCodeLibrary, "_optimize_functions", 0)
+    timed(cg.CPUCodeLibrary, "_optimize_final_module", 1)
+    timed(cg.JITCodeLibrary, "_finalize_specific", 2)
 import solver
 from solver.warmup import every_feature_world
 t1 = time.perf_counter()
@@ -67,7 +84,8 @@ cpu = [r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF
 print(json.dumps({{"import": t1 - t0, "frame": t2 - t1, "total": t2 - t0, "cpu": cpu,
                   "end": time.time(),
                   "compiles": sum(1 for _, ev in rec.buffer if ev.is_start),
-                  "kernels": own.most_common()}}))
+                  "kernels": own.most_common(),
+                  "llvm": sorted(llvm.items(), key=lambda kv: -sum(kv[1]))}}))
 """
 
 BLENDER = r"""
@@ -111,7 +129,7 @@ def fresh_copy(tmp):
     return root
 
 
-def run_frame(root, cache, workers=None):
+def run_frame(root, cache, workers=None, llvm=False):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     # PYTHONDONTWRITEBYTECODE (set on some build machines): Python as a user runs it writes
     # the sources' bytecode on the first run; compiling the solver's 60 modules from source
@@ -121,7 +139,7 @@ def run_frame(root, cache, workers=None):
     if workers is not None:
         env["LIGAMENT_COMPILE_WORKERS"] = str(workers)
     start = time.time()
-    out = subprocess.run([sys.executable, "-c", FRAME.format(root=root)], env=env,
+    out = subprocess.run([sys.executable, "-c", FRAME.format(root=root, llvm=llvm)], env=env,
                          capture_output=True, text=True, check=True).stdout
     r = json.loads(out.splitlines()[-1])
     r["process"] = r["end"] - start      # from the process's start to its first frame's end
@@ -156,6 +174,10 @@ def main():
     ap.add_argument("--one-core", action="store_true",
                     help="also the cold compile on one core, with the seconds per kernel")
     ap.add_argument("--kernels", type=int, default=15, help="slowest kernels to list")
+    ap.add_argument("--llvm", action="store_true",
+                    help="with --one-core: LLVM's CPU seconds per code library (function "
+                         "passes, module passes over the library and every callee linked "
+                         "into it, machine code)")
     ap.add_argument("--blenders", default="5.0.1,5.3.0",
                     help="Blender versions to install the zip into (bash tools/setup.sh "
                          "blender-VERSION makes each)")
@@ -172,7 +194,8 @@ def main():
             warm = run_frame(root, cache)
             rows = [("cold (empty kernel cache)", cold), ("warm (same cache)", warm)]
             if args.one_core:
-                one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0)
+                one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0,
+                                llvm=args.llvm)
                 rows.append(("cold, one core (no worker)", one))
             print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}"
                   f"{'compiles':>10}{'cpu s':>8}{'worker cpu s':>14}")
@@ -217,6 +240,14 @@ def main():
                   f"{len(one['kernels'])} kernels, {one['compiles']} compiles)")
             for name, seconds in one["kernels"][:args.kernels]:
                 print(f"  {seconds:6.2f}  {name}")
+            if args.llvm:
+                totals = [sum(row[1][k] for row in one["llvm"]) for k in range(3)]
+                print(f"\nLLVM's CPU seconds per code library ({len(one['llvm'])} libraries; "
+                      f"function passes {totals[0]:.1f}, module passes {totals[1]:.1f}, "
+                      f"machine code {totals[2]:.1f})")
+                print(f"  {'function':>8}{'module':>8}{'machine':>8}  library")
+                for name, (fun, mod, obj) in one["llvm"][:args.kernels]:
+                    print(f"  {fun:8.2f}{mod:8.2f}{obj:8.2f}  {name}")
 
 
 if __name__ == "__main__":
