@@ -206,13 +206,13 @@ print(json.dumps({"cache": importlib.import_module(name + ".jit").CACHE_FOLDER,
 """
 
 
-def _under_another_name(name, cache, what):
+def _under_another_name(name, cache, what, solver_dir=jit.SOLVER_DIR):
     import json
     import subprocess
     import sys
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
     env["LIGAMENT_KERNEL_CACHE"] = str(cache)
-    proc = subprocess.run([sys.executable, "-c", _UNDER_ANOTHER_NAME, name, jit.SOLVER_DIR,
+    proc = subprocess.run([sys.executable, "-c", _UNDER_ANOTHER_NAME, name, str(solver_dir),
                            what], capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -225,11 +225,17 @@ def test_kernels_load_whatever_name_the_solver_package_was_imported_under(tmp_pa
     """numba records the module a kernel was compiled in and imports it by name on load;
     the extension imports the solver as `_ligament_solver_<hash>`, tests and scripts as
     `solver`. The kernel cache is read by package-relative names (jit._PortableCacheFile),
-    so one compile serves both: what one name compiled, the others load."""
-    first = _under_another_name("_ligament_solver_probe", tmp_path, "waking")
+    so one compile serves both: what one name compiled, the others load. (A copy of the
+    sources without solver/_kernels: a run by hand keeps its kernels beside the sources, and
+    those would seed the empty cache.)"""
+    sources = tmp_path / "sources" / "solver"
+    shutil.copytree(jit.SOLVER_DIR, sources,
+                    ignore=shutil.ignore_patterns("_kernels", "__pycache__"))
+    cache = tmp_path / "cache"
+    first = _under_another_name("_ligament_solver_probe", cache, "waking", sources)
     assert {"sleep.wake_marked", "contacts.awake_first"} <= set(first)
-    assert _under_another_name("solver", tmp_path, "waking") == []
-    assert _under_another_name("_ligament_solver_other", tmp_path, "waking") == []
+    assert _under_another_name("solver", cache, "waking", sources) == []
+    assert _under_another_name("_ligament_solver_other", cache, "waking", sources) == []
 
 
 @pytest.mark.slow
