@@ -17,6 +17,12 @@ builds each scene with the add-on's own operators, as the README's quick start d
   cylinders on hinges, the first driven by a motor, coupled by `ligament.add_joint(type='GEAR')`
   with teeth 20 : 10).
 
+* docs/images/physics-jump.svg, docs/images/physics-flip.svg: the physics check's figures
+  of a keyed jump and a keyed flip on a metarig ragdoll, before and after Physics Fix
+  (`addon.motion.rig.MotionRig.check`, the operators `ligament.physics_check` and
+  `ligament.physics_fix`): the centre of mass's height and the angular momentum about it,
+  frame by frame, drawn as SVG charts (plain text: no renderer or plotting library needed).
+
 Frames are played forward (live playback, the same path as the timeline) and rendered small
 with Cycles on the CPU (it needs no GPU context, which Blender in background mode may not
 have), then laid side by side in one PNG. The plot (docs/images/bench-crowds.png) draws the
@@ -380,11 +386,161 @@ def mechanism_scene(bpy):
           flush=True)
 
 
+
+# --- the physics check and fix: charts ---------------------------------------------------
+
+def _key_root(arm, bone, frame, offset, rotation=None):
+    """Key `bone` at a world offset from its rest (the armature unrotated), and its rotation
+    about the world X axis when given."""
+    from mathutils import Vector
+    pb = arm.pose.bones[bone]
+    rest = arm.data.bones[bone].matrix_local.to_3x3()
+    pb.location = rest.inverted() @ Vector(offset)
+    pb.keyframe_insert("location", frame=frame, group=bone)
+    if rotation is not None:
+        pb.rotation_mode = 'XYZ'
+        pb.rotation_euler = (rotation, 0, 0)
+        pb.keyframe_insert("rotation_euler", frame=frame, group=bone)
+
+
+def _key_jump(arm):
+    """The root rises 50 cm and falls in straight lines over frames 10-30, drifting 60 cm
+    forward: a tent, not a parabola (as tests/addon/test_physics_check.py keys it)."""
+    for f, offset in ((1, (0, 0, 0)), (10, (0, 0, 0)), (20, (0, -0.3, 0.5)),
+                      (30, (0, -0.6, 0)), (40, (0, -0.6, 0))):
+        _key_root(arm, "spine", f, offset)
+
+
+def _key_flip(arm):
+    """A jump with a full turn about the hips that speeds up from 0.3 to 1.7 of its mean
+    rate in the air."""
+    heights = {1: 0.0, 10: 0.0, 20: 1.0, 30: 0.0, 40: 0.0}
+    for f in [1] + list(range(10, 31, 2)) + [40]:
+        s = min(max((f - 10) / 20, 0.0), 1.0)
+        z = heights.get(f, 1.0 - abs(f - 20) / 10)
+        _key_root(arm, "spine", f, (0, 0, z), 2 * math.pi * (0.3 * s + 0.7 * s * s))
+
+
+def _checked(bpy, key):
+    """A metarig ragdoll on the floor keyed by `key`: (frames, report before, report after
+    Physics Fix)."""
+    import addon_utils
+    scene = new_scene(bpy, (10, 10))
+    addon_utils.enable("rigify", default_set=True)
+    floor(bpy, scene)
+    bpy.ops.object.armature_human_metarig_add()
+    arm = bpy.context.active_object
+    scene.frame_start, scene.frame_end = 1, 40
+    bpy.context.view_layer.update()
+    select(bpy, [arm], arm)
+    assert bpy.ops.ligament.ragdoll_from_armature(total_mass=70.0) == {'FINISHED'}
+    key(arm)
+    lig = sys.modules[MODULE]
+    for fc in lig.addon.scene.animation.action_fcurves(arm).values():
+        for k in fc.keyframe_points:
+            k.interpolation = 'LINEAR'
+    select(bpy, [arm], arm)
+    rig = lig.addon.motion.rig
+    assert bpy.ops.ligament.physics_check() == {'FINISHED'}
+    frames, before = rig.MotionRig(scene, arm).check()
+    assert bpy.ops.ligament.physics_fix() == {'FINISHED'}
+    _, after = rig.MotionRig(scene, arm).check()
+    return frames, before, after, scene.render.fps
+
+
+def _svg_chart(x, series, flight, title, ylabel, fps, x0=0, y0=0, w=360, h=220):
+    """One chart as SVG elements: `series` [(label, values, colour, dashed)], the frames
+    `x` (seconds at `fps` on the axis), the flight frames shaded."""
+    import numpy as np
+    t = (np.asarray(x) - x[0]) / fps
+    ys = np.concatenate([np.asarray(v) for _, v, _, _ in series])
+    lo, hi = float(ys.min()), float(ys.max())
+    pad = 0.08 * (hi - lo or 1.0)
+    lo, hi = lo - pad, hi + pad
+    left, right, top, bottom = x0 + 52, x0 + w - 10, y0 + 28, y0 + h - 34
+
+    def px(tt):
+        return left + (tt - t[0]) / (t[-1] - t[0]) * (right - left)
+
+    def py(v):
+        return bottom - (v - lo) / (hi - lo) * (bottom - top)
+    out = [f'<text x="{x0 + w / 2}" y="{y0 + 16}" text-anchor="middle" '
+           f'font-weight="bold">{title}</text>']
+    on = np.flatnonzero(np.asarray(flight))
+    if on.size:
+        a, b = px(t[on[0]]), px(t[on[-1]])
+        out.append(f'<rect x="{a:.1f}" y="{top}" width="{b - a:.1f}" height="{bottom - top}" '
+                   'fill="#e8eef8"/>')
+        out.append(f'<text x="{(a + b) / 2:.1f}" y="{top + 14}" text-anchor="middle" '
+                   'fill="#667">in the air</text>')
+    out.append(f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" '
+               'fill="none" stroke="#888"/>')
+    for i in range(5):
+        v = lo + (hi - lo) * i / 4
+        out.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end">{v:.2f}</text>')
+    for tt in np.arange(0.0, t[-1] + 1e-9, 0.5):
+        out.append(f'<text x="{px(tt):.1f}" y="{bottom + 14}" text-anchor="middle">'
+                   f'{tt:.1f}</text>')
+    out.append(f'<text x="{(left + right) / 2}" y="{bottom + 28}" text-anchor="middle">'
+               'time (s)</text>')
+    out.append(f'<text transform="translate({x0 + 12},{(top + bottom) / 2}) rotate(-90)" '
+               f'text-anchor="middle">{ylabel}</text>')
+    for k, (label, values, colour, dashed) in enumerate(series):
+        pts = " ".join(f"{px(a):.1f},{py(b):.1f}" for a, b in zip(t, values))
+        dash = ' stroke-dasharray="5,4"' if dashed else ""
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" '
+                   f'stroke-width="2"{dash}/>')
+        ly = top + 14 + 16 * k
+        out.append(f'<line x1="{right - 120}" y1="{ly}" x2="{right - 100}" y2="{ly}" '
+                   f'stroke="{colour}" stroke-width="2"{dash}/>')
+        out.append(f'<text x="{right - 96}" y="{ly + 4}">{label}</text>')
+    return out
+
+
+def _write_svg(path, parts, w, h):
+    with open(path, "w") as f:
+        f.write(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+                f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">\n'
+                f'<rect width="{w}" height="{h}" fill="white"/>\n')
+        f.write("\n".join(parts))
+        f.write("\n</svg>\n")
+    print(f"wrote {os.path.relpath(path, ROOT)}", flush=True)
+
+
+def physics_charts(bpy):
+    """The centre of mass and the angular momentum of a keyed jump and a keyed flip, before
+    and after Physics Fix, as the physics check measures them."""
+    import numpy as np
+    frames, before, after, fps = _checked(bpy, _key_jump)
+    parts = _svg_chart(frames, [("keyed", before.com[:, 2], "#c0392b", True),
+                                ("fixed", after.com[:, 2], "#2471a3", False)],
+                       before.flight, "Centre of mass height: a keyed jump",
+                       "height (m)", fps)
+    vz = [("keyed", np.gradient(before.com[:, 2]) * fps, "#c0392b", True),
+          ("fixed", np.gradient(after.com[:, 2]) * fps, "#2471a3", False)]
+    parts += _svg_chart(frames, vz, before.flight, "Its vertical speed: a straight line in "
+                        "the air is gravity", "speed (m/s)", fps, x0=370)
+    _write_svg(os.path.join(IMAGES, "physics-jump.svg"), parts, 740, 230)
+    print("jump: largest distance from the flight's parabola, keyed "
+          f"{before.parabola.max() * 100:.1f} cm, fixed {after.parabola.max() * 100:.4f} cm")
+    frames, before, after, fps = _checked(bpy, _key_flip)
+    norm = [np.linalg.norm(r.angular_momentum, axis=1) for r in (before, after)]
+    parts = _svg_chart(frames, [("keyed", norm[0], "#c0392b", True),
+                                ("fixed", norm[1], "#2471a3", False)],
+                       before.flight, "Angular momentum about the centre of mass: a keyed flip",
+                       "|L| (kg m\u00b2/s)", fps, w=740)
+    _write_svg(os.path.join(IMAGES, "physics-flip.svg"), parts, 740, 230)
+    on = np.flatnonzero(before.flight)
+    inner = on[1:-1]
+    for name, n in (("keyed", norm[0]), ("fixed", norm[1])):
+        print(f"flip {name}: |L| in the air {n[inner].min():.2f} to {n[inner].max():.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--plot-only", action="store_true",
                         help="only draw docs/images/bench-crowds.png (needs matplotlib)")
-    parser.add_argument("--only", choices=("ragdoll", "mechanism", "live"),
+    parser.add_argument("--only", choices=("ragdoll", "mechanism", "live", "physics"),
                         help="render one of the contact sheets")
     args = parser.parse_args()
     if args.plot_only:
@@ -398,6 +554,8 @@ def main():
         ragdoll_scene(bpy)
     if args.only in (None, "live"):
         live_scene(bpy)
+    if args.only in (None, "physics"):
+        physics_charts(bpy)
 
 
 if __name__ == "__main__":
