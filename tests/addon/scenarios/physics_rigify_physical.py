@@ -5,7 +5,6 @@ metarig, the rig generated first: the bake keys the rig's FK and tweak controls)
 rig's own ragdoll (on its DEF bones, `Generated`) is checked and fixed from those keys."""
 
 import bpy
-import numpy as np
 
 from .physics_check import FRAMES
 from .physics_rigify import Generated
