@@ -404,8 +404,12 @@ def check(character, ground, settings, matrices, frames):
         if is_flight:
             _, _, dist = fit_parabola(times[span], com[span], g)
             parabola[span] = dist
-            change = np.linalg.norm(L[span] - L[first], axis=1).max()
-            scale = max(float(np.linalg.norm(L[span], axis=1).max()),
+            # the change of spin over the frames between the first and the last: their
+            # central differences reach only frames in the air, where the first's and the
+            # last's reach the take-off's push and the landing's stop
+            inner = L[first + 1:last] if last - first >= 2 else L[first:first + 1]
+            change = np.linalg.norm(inner - inner[0], axis=1).max()
+            scale = max(float(np.linalg.norm(inner, axis=1).max()),
                         float(np.linalg.eigvalsh(inertia[first]).max()) * SLOW_TURN, L_FLOOR)
             phases.append(Phase('FLIGHT', first, last, parabola_cm=100.0 * float(dist.max()),
                                 momentum_percent=100.0 * float(change) / scale))

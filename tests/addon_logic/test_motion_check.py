@@ -145,6 +145,30 @@ def test_a_rigid_body_spinning_at_constant_rate_about_a_principal_axis_keeps_its
     assert np.allclose(report.inertia[:, 2, 2], own + orbit)
 
 
+def test_a_spin_kept_from_take_off_to_landing_is_not_read_as_changing_at_either_end():
+    """A body standing on the floor, then spinning at a constant rate far above it, then
+    standing again: the first and last frame in the air are next to frames on the ground, so
+    velocities through them would carry the jump's push and the landing's stop; the spin in
+    the air does not change."""
+    bodies = character([3.0, 3.0, 2.0, 2.0], [(0.1, 0.2, 0.3)] * 2 + [(0.15, 0.1, 0.05)] * 2,
+                       samples=[(0, (0.0, 0.0, -0.3))])
+    offsets = np.array([[0.4, 0, 0], [-0.4, 0, 0], [0, 0.25, 0], [0, -0.25, 0]])
+    frames = np.arange(0, 30)
+    omega = 5.0
+    airborne = (frames >= 5) & (frames <= 24)
+    angle = np.where(airborne, omega * (frames - 5) * DT, 0.0)
+    angle[frames > 24] = omega * 19 * DT
+    centre = np.where(airborne[:, None], [0.0, 0.0, 30.0], [0.0, 0.0, 0.3])
+    mats = posed(offsets, centre, [rotation_z(a) for a in angle])
+    report = check.check(bodies, FLOOR, SETTINGS, mats, frames)
+    assert [(p.kind, p.first, p.last) for p in report.phases] == \
+        [('STANCE', 0, 4), ('FLIGHT', 5, 24), ('STANCE', 25, 29)]
+    assert report.phases[1].momentum_percent < 1e-8
+    # the frames at either end do read the push and the stop: they are left out, not smoothed
+    L = np.linalg.norm(report.angular_momentum, axis=1)
+    assert abs(L[5] - L[10]) > 0.1 * L[10] and abs(L[24] - L[10]) > 0.1 * L[10]
+
+
 def test_a_spin_that_speeds_up_in_the_air_is_reported():
     _, _, _, report = _spin(lambda t: 2.0 * t + 4.0 * t * t)
     assert report.phases[0].momentum_percent > 50.0
