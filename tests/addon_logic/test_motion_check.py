@@ -2,30 +2,14 @@
 analytic motion: they import neither bpy nor the solver, so the package is loaded from its
 folder under a name of its own."""
 
-import importlib.util
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from motion_package import load
 
-
-def _load_motion():
-    name = "_ligament_motion"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, os.path.join(ROOT, "addon", "motion", "__init__.py"),
-            submodule_search_locations=[os.path.join(ROOT, "addon", "motion")])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return (importlib.import_module(name + ".check"), importlib.import_module(name + ".fix"))
-
-
-check, fix = _load_motion()
+check, fix = load("check"), load("fix")
 
 G = np.array([0.0, 0.0, -9.81])
 FPS = 24.0

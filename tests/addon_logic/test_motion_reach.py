@@ -2,27 +2,16 @@
 a generated Rigify rig's) and its rigid body matrices (`rigid64`), headless, against
 Pythagoras and an orthonormality check."""
 
-import importlib.util
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from motion_package import load
 
 
 def _fix():
-    name = "_ligament_motion"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, os.path.join(ROOT, "addon", "motion", "__init__.py"),
-            submodule_search_locations=[os.path.join(ROOT, "addon", "motion")])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return importlib.import_module(name + ".fix")
+    return load("fix")
 
 
 UP = np.array([0.0, 0.0, 1.0])

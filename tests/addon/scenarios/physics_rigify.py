@@ -10,22 +10,27 @@ from mathutils import Matrix, Vector
 from .physics_check import FRAMES, Rig, inertia
 
 
+def generate_without_face():
+    """(the human metarig, the rig Rigify generates from it), the face left out."""
+    bpy.ops.object.armature_human_metarig_add()
+    meta = bpy.context.active_object
+    bpy.ops.object.mode_set(mode='EDIT')
+    edit = meta.data.edit_bones
+    if "face" in edit:
+        for b in [edit["face"]] + list(edit["face"].children_recursive):
+            edit.remove(b)
+    bpy.ops.object.mode_set(mode='OBJECT')
+    bpy.ops.pose.rigify_generate()
+    return meta, meta.data.rigify_target_rig
+
+
 class Generated(Rig):
     """The rig Rigify generates from the human metarig (its face left out: it takes seconds
     to generate and holds no ragdoll bone), named "rig", made a 70 kg ragdoll on its DEF
     bones, on the ground, frames 1-40."""
 
     def armature(self):
-        bpy.ops.object.armature_human_metarig_add()
-        meta = bpy.context.active_object
-        bpy.ops.object.mode_set(mode='EDIT')
-        edit = meta.data.edit_bones
-        if "face" in edit:
-            for b in [edit["face"]] + list(edit["face"].children_recursive):
-                edit.remove(b)
-        bpy.ops.object.mode_set(mode='OBJECT')
-        bpy.ops.pose.rigify_generate()
-        rig = meta.data.rigify_target_rig
+        meta, rig = generate_without_face()
         meta.hide_set(True)
         for o in bpy.context.view_layer.objects:
             o.select_set(False)

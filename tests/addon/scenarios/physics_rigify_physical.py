@@ -7,7 +7,7 @@ rig's own ragdoll (on its DEF bones, `Generated`) is checked and fixed from thos
 import bpy
 
 from .physics_check import FRAMES
-from .physics_rigify import Generated
+from .physics_rigify import Generated, generate_without_face
 
 DROP = 0.6      # metres, as the metarig's physics_check.simulated_fall_baked
 
@@ -19,16 +19,7 @@ class DroppedAndBaked(Generated):
     metarig's ragdoll then turned off and hidden with the metarig."""
 
     def armature(self):
-        bpy.ops.object.armature_human_metarig_add()
-        meta = bpy.context.active_object
-        bpy.ops.object.mode_set(mode='EDIT')
-        edit = meta.data.edit_bones
-        if "face" in edit:
-            for b in [edit["face"]] + list(edit["face"].children_recursive):
-                edit.remove(b)
-        bpy.ops.object.mode_set(mode='OBJECT')
-        bpy.ops.pose.rigify_generate()
-        rig = meta.data.rigify_target_rig
+        meta, rig = generate_without_face()
         for o in bpy.context.view_layer.objects:
             o.select_set(False)
         bpy.context.view_layer.objects.active = meta
