@@ -12,14 +12,14 @@
 #   extension does not ship but headless users may have
 #
 # The solver's kernels are compiled once per environment and sources into the kernel store
-# (build/kernel-cache/) before the lanes start: on each Python line by the first-run test
+# (build/kernel-cache/) before the runs start: on each Python line by the first-run test
 # (tests/addon/test_first_run.py: a zip without kernels in Blender compiles them in the
 # background; the set becomes the store's entry), the newest numba's by
 # tools/build_extension.py --prepare-kernels; each run and each zip takes them from there
 # (docs/testing.md, "Kernels").
-# Two lanes side by side, so two cores finish in about half the time. Each run's output is
-# kept in build/test-NAME.log and printed when it ends, every test's seconds in
-# build/durations/NAME.txt; the last line counts all of them. Tiers (pytest.ini's markers,
+# Two workers side by side take the runs in turn, so two cores finish in about half the
+# time. Each run's output is kept in build/test-NAME.log and printed when it ends, every
+# test's seconds in build/durations/NAME.txt; the last line counts all of them. Tiers (pytest.ini's markers,
 # docs/testing.md):
 #
 #   bash tools/test.sh                  everything: the full suite and the release checks
@@ -125,19 +125,20 @@ first_run() {   # ENV BLENDER: that test in .venv/ENV and the Blender (its exit 
     kernels "$1" >"build/kernels-$1.log" 2>&1 || { cat "build/kernels-$1.log" >&2; return 1; }
 }
 
-lane() {     # run its arguments' runs in turn, the exit codes in build/test-lane-N.rc
-    local out=$1 rc=0
-    shift
-    while [ "$#" -gt 0 ]; do
-        run "$1" "$2" "$3" $4 || rc=1      # $4: the paths, split at spaces
-        shift 4
+worker() {   # OUT: take the queue's runs (QUEUE: NAME ENV BLENDER PATHS, four words a run)
+             # in order, each run by the first worker free for it (an empty folder made
+             # under build/test-claims/ claims it: mkdir is atomic), exit codes into OUT
+    local out=$1 rc=0 i
+    for ((i = 0; i < ${#QUEUE[@]}; i += 4)); do
+        mkdir "build/test-claims/$i" 2>/dev/null || continue
+        run "${QUEUE[i]}" "${QUEUE[i+1]}" "${QUEUE[i+2]}" ${QUEUE[i+3]} || rc=1  # paths split
     done
     echo "$rc" >"$out"
 }
 
 start=$(date +%s)
-rm -f build/setup-*.rc build/test-first-run-*.rc
-# Before the lanes: each line's kernels compiled once, by the first run of a zip without
+rm -f build/setup-*.rc build/test-first-run-*.rc build/test-worker-*.rc
+# Before the runs: each line's kernels compiled once, by the first run of a zip without
 # kernels in that line's suite Blender (first_run, both lines side by side), and the newest
 # numba's in its own environment (a compile nothing else shares: it starts at once, beside the
 # pip of the others, which waits on the network and the disk more than on the CPU). Meanwhile
@@ -165,22 +166,24 @@ wait "$setup311"
 first_run "${suites[0]}" "${suites[1]}" & first311=$!
 first_run "${suites[2]}" "${suites[3]}" || exit 1
 wait "$first311" || exit 1
-# Two lanes of about equal length (build/durations/ has each run's seconds). The 2026-11-29
-# fresh-clone run, less the compiles now done before the lanes, gives: the three solver
-# suites in one (about 2, 2.5 and 2.5 minutes), the two add-on suites, each one long-lived
-# Blender at a time, and the farm's run with the static check of addon/ in the other (about
-# 3, 3.5 and 2 minutes).
-lane build/test-lane-1.rc \
-    solver-py311 py311 5.0.1 "tests/solver tests/addon_logic" \
-    solver-py313 py313 5.3.0 "tests/solver tests/addon_logic" \
-    solver-py313-numba-newest py313-numba-newest 5.3.0 "tests/solver tests/addon_logic" &
-other_lane=$!
-trap 'kill "$other_lane" 2>/dev/null || true' INT TERM
-lane build/test-lane-2.rc \
-    addon-py311 py311 5.0.1 "tests/addon --deselect $FIRST_RUN" \
-    farm py311 5.0.1 "tests/farm tests/static" \
+# The runs after the compiles, longest first (build/durations/ has each run's seconds; the
+# 2026-11-29 fresh-clone run: add-on 250 and 240 s, solver 165, 152 and 140 s, farm with the
+# static check 79 s), taken by two workers side by side as each becomes free, so neither
+# waits while the other still has runs to do.
+QUEUE=(
+    addon-py311 py311 5.0.1 "tests/addon --deselect $FIRST_RUN"
     addon-py313 py313 5.3.0 "tests/addon --deselect $FIRST_RUN"
-wait "$other_lane"
+    solver-py313 py313 5.3.0 "tests/solver tests/addon_logic"
+    solver-py313-numba-newest py313-numba-newest 5.3.0 "tests/solver tests/addon_logic"
+    solver-py311 py311 5.0.1 "tests/solver tests/addon_logic"
+    farm py311 5.0.1 "tests/farm tests/static"
+)
+rm -rf build/test-claims
+mkdir -p build/test-claims
+worker build/test-worker-1.rc & other_worker=$!
+trap 'kill "$other_worker" 2>/dev/null || true' INT TERM
+worker build/test-worker-2.rc
+wait "$other_worker"
 wait      # the environments' groups (done by now: the runs waited for them)
 cat build/setup-py311.log build/setup-py313.log build/setup-newest.log
 
@@ -201,6 +204,6 @@ for name in ("first-run-py311", "first-run-py313", "solver-py311", "farm", "solv
 print(f"total: {totals['passed']} passed, {totals['failed'] + totals['errors']} failed, "
       f"{totals['skipped']} skipped")
 EOF
-for rc in build/test-lane-1.rc build/test-lane-2.rc build/test-first-run-*.rc; do
+for rc in build/test-worker-1.rc build/test-worker-2.rc build/test-first-run-*.rc; do
     [ "$(cat "$rc")" = 0 ] || exit 1
 done
