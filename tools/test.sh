@@ -144,7 +144,12 @@ rm -f build/setup-*.rc build/test-first-run-*.rc build/test-worker-*.rc
 # pip of the others, which waits on the network and the disk more than on the CPU). Meanwhile
 # the other environments are made, one group per Python line side by side; a run that needs
 # one waits for its group (await_setup).
-{ rc=0; { bash tools/setup.sh py313-numba-newest && kernels py313-numba-newest; } \
+# Three cold compiles share the machine's cores here, so only the first Python line's keeps
+# its compile worker (solver/warmup.py: a second process, which also builds the world and
+# types the shared helpers, about 20 CPU s of the compile again): the two-process compile
+# stays tested in Blender, the other two compile on one core each (LIGAMENT_COMPILE_WORKERS).
+{ rc=0; { bash tools/setup.sh py313-numba-newest &&
+          LIGAMENT_COMPILE_WORKERS=0 kernels py313-numba-newest; } \
       >"build/setup-newest.log" 2>&1 || rc=$?
   echo "$rc" >"build/setup-newest.rc"; } &
 suites=()
@@ -164,7 +169,7 @@ bash tools/setup.sh py311 "blender-${suites[1]}" & setup311=$!
 bash tools/setup.sh py313 "blender-${suites[3]}"
 wait "$setup311"
 first_run "${suites[0]}" "${suites[1]}" & first311=$!
-first_run "${suites[2]}" "${suites[3]}" || exit 1
+LIGAMENT_COMPILE_WORKERS=0 first_run "${suites[2]}" "${suites[3]}" || exit 1
 wait "$first311" || exit 1
 # The runs after the compiles, longest first (build/durations/ has each run's seconds; the
 # 2026-11-29 fresh-clone run: add-on 250 and 240 s, solver 165, 152 and 140 s, farm with the
