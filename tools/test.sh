@@ -96,7 +96,7 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
 
 pytest_run() {  # NAME ENV BLENDER PATHS...: pytest in .venv/ENV with build/kernels-NAME as its
                 # kernel cache, each run its own pytest cache (so --lf finds that run's failures)
-    local name=$1 env=$2 rc=0 line
+    local name=$1 env=$2 rc=0 line began=$(date +%s)
     line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     LIGAMENT_BLENDER=$3 LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$name" \
         LIGAMENT_TEST_RUN=$name ".venv/$env/bin/python" -m pytest -q \
@@ -104,7 +104,8 @@ pytest_run() {  # NAME ENV BLENDER PATHS...: pytest in .venv/ENV with build/kern
         ${select[@]+"${select[@]}"} ${options[@]+"${options[@]}"} "${@:4}" \
         >"build/test-$name.log" 2>&1 || rc=$?
     [ "$rc" = 5 ] && rc=0      # a tier with none of this run's tests
-    { echo "--- $name (Python $line) ---"; cat "build/test-$name.log"; } >&2
+    { echo "--- $name (Python $line; from $(( began - start )) s to $(( $(date +%s) - start )) s) ---"
+      cat "build/test-$name.log"; } >&2
     return "$rc"
 }
 
