@@ -121,12 +121,9 @@ class LIGAMENT_OT_bake(SessionModal, bpy.types.Operator):
         return self._start(context, session)
 
     def _finish(self, context, session):
-        if session.state == 'CANCELLED':
-            self.report({'WARNING'}, "Bake cancelled; nothing was changed")
-            return {'CANCELLED'}
-        if session.state == 'FAILED':
-            self.report({'ERROR'}, session.error)
-            return {'CANCELLED'}
+        stopped = self._report_stopped(session, "Bake")
+        if stopped:
+            return stopped
         scene = session.scene
         scene.frame_set(scene.frame_current)
         _report_done(self, scene, f"Baked {len(session.baked)} objects, "

@@ -66,6 +66,17 @@ class SessionModal:
         """What the user is told once the session stopped; the operator's return value."""
         raise NotImplementedError
 
+    def _report_stopped(self, session, what):
+        """{'CANCELLED'}, the user told why, when `session` was cancelled ("<what> cancelled;
+        nothing was changed") or failed (its error); None when it finished."""
+        if session.state == 'CANCELLED':
+            self.report({'WARNING'}, f"{what} cancelled; nothing was changed")
+            return {'CANCELLED'}
+        if session.state == 'FAILED':
+            self.report({'ERROR'}, session.error)
+            return {'CANCELLED'}
+        return None
+
 
 class WindowProgress:
     """The window's progress bar and the status bar's text, for a session's progress (its

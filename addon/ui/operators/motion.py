@@ -190,12 +190,9 @@ class LIGAMENT_OT_physics_simulate(SessionModal, bpy.types.Operator):
         return self._start(context, session)
 
     def _finish(self, context, session):
-        if session.state == 'CANCELLED':
-            self.report({'WARNING'}, "Simulated pass cancelled; nothing was changed")
-            return {'CANCELLED'}
-        if session.state == 'FAILED':
-            self.report({'ERROR'}, session.error)
-            return {'CANCELLED'}
+        stopped = self._report_stopped(session, "Simulated pass")
+        if stopped:
+            return stopped
         scene = context.scene
         scene.frame_set(scene.frame_current)
         self.report({'INFO'}, f"'{session.arm.name}' plays '{session.action.name}' "
