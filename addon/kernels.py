@@ -62,6 +62,7 @@ solver = load_solver()
 warmup = importlib.import_module(MODULE_NAME + ".warmup")
 vectors = importlib.import_module(MODULE_NAME + ".vectors")     # the Python-side math
 balance = importlib.import_module(MODULE_NAME + ".balance")     # the balance assist
+polygon = importlib.import_module(MODULE_NAME + ".polygon")     # support polygons
 
 
 class _Preparation:

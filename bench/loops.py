@@ -55,51 +55,42 @@ def _anchor_body(scene):
     scene.bodies.append(S.Body("sphere", (0.05,), np.array([0.0, 0.0, 50.0]), EYE, 0.0))
 
 
-def grid(n, spacing=1.0, radius=0.4, mass=1.0):
-    sc = S.Scene(f"grid{n}", "loops")
+def _hung_lattice(name, n, spacing, shape, size, mass, weld):
+    """An n x n lattice of bodies (`shape`, `size`, `mass`) `spacing` apart in the x-z plane,
+    each joined to its right and lower neighbour at their midpoint (fixed joints if `weld`,
+    else ball sockets), hung from its two top corners by ball sockets to the anchor body."""
+    sc = S.Scene(f"{name}{n}", "loops")
     _anchor_body(sc)
     ids = np.empty((n, n), dtype=int)
     for i in range(n):
         for k in range(n):
             ids[i, k] = len(sc.bodies)
-            sc.bodies.append(S.Body("sphere", (radius,), np.array([k * spacing, 0.0, -i * spacing]),
+            sc.bodies.append(S.Body(shape, size, np.array([k * spacing, 0.0, -i * spacing]),
                                     EYE, mass))
     x = np.array([1.0, 0.0, 0.0])
+    kind = "fixed" if weld else "ball"
     for i in range(n):
         for k in range(n):
             if k + 1 < n:
-                sc.joints.append(S.Joint("ball", ids[i, k], ids[i, k + 1],
+                sc.joints.append(S.Joint(kind, ids[i, k], ids[i, k + 1],
                                          np.array([(k + 0.5) * spacing, 0.0, -i * spacing]), x))
             if i + 1 < n:
-                sc.joints.append(S.Joint("ball", ids[i, k], ids[i + 1, k],
+                sc.joints.append(S.Joint(kind, ids[i, k], ids[i + 1, k],
                                          np.array([k * spacing, 0.0, -(i + 0.5) * spacing]), x))
     for k in (0, n - 1):
         sc.joints.append(S.Joint("ball", 0, ids[0, k], np.array([k * spacing, 0.0, 0.0]), x))
+    return sc, ids
+
+
+def grid(n, spacing=1.0, radius=0.4, mass=1.0):
+    sc, _ = _hung_lattice("grid", n, spacing, "sphere", (radius,), mass, weld=False)
     sc.probe = None
     return sc
 
 
 def slab(n, size=0.5, mass=10.0):
-    sc = S.Scene(f"slab{n}", "loops")
-    _anchor_body(sc)
     half = 0.49 * size
-    ids = np.empty((n, n), dtype=int)
-    for i in range(n):
-        for k in range(n):
-            ids[i, k] = len(sc.bodies)
-            sc.bodies.append(S.Body("box", (half, half, half),
-                                    np.array([k * size, 0.0, -i * size]), EYE, mass))
-    x = np.array([1.0, 0.0, 0.0])
-    for i in range(n):
-        for k in range(n):
-            if k + 1 < n:
-                sc.joints.append(S.Joint("fixed", ids[i, k], ids[i, k + 1],
-                                         np.array([(k + 0.5) * size, 0.0, -i * size]), x))
-            if i + 1 < n:
-                sc.joints.append(S.Joint("fixed", ids[i, k], ids[i + 1, k],
-                                         np.array([k * size, 0.0, -(i + 0.5) * size]), x))
-    for k in (0, n - 1):
-        sc.joints.append(S.Joint("ball", 0, ids[0, k], np.array([k * size, 0.0, 0.0]), x))
+    sc, ids = _hung_lattice("slab", n, size, "box", (half, half, half), mass, weld=True)
     sc.probe = ids[n - 1, n // 2]
     return sc
 

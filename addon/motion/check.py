@@ -1,8 +1,9 @@
 """The physics check of keyed motion, on arrays: a character's bodies (masses, inertia,
 contact sample points) posed by world matrices frame by frame, against static ground.
 
-No bpy and no solver: numpy only, so it runs headless (tests/addon_logic) and the add-on
-feeds it what it reads off a rig (`rig.py`).
+No bpy: numpy, and the solver's numpy-only `polygon` module (the support polygon's hull, the
+one the balance assist takes), so it runs headless (tests/addon_logic) and the add-on feeds it
+what it reads off a rig (`rig.py`).
 
 Per frame (times t = frame * dt):
 
@@ -30,6 +31,8 @@ point falls outside (`zero_moment_point`).
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..kernels import polygon
 
 
 @dataclass
@@ -169,25 +172,11 @@ def _edge_sq(p, a, b):
 
 
 def convex_hull_2d(points):
-    """The convex hull of 2D `points` (n, 2), counter-clockwise, by the monotone chain;
-    fewer than 3 points (or collinear ones) give their extreme points."""
-    pts = np.unique(np.round(np.asarray(points, dtype=np.float64), 12), axis=0)
-    if len(pts) <= 2:
-        return pts
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower, upper = [], []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 1e-15:
-            lower.pop()
-        lower.append(p)
-    for p in pts[::-1]:
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 1e-15:
-            upper.pop()
-        upper.append(p)
-    return np.array(lower[:-1] + upper[:-1])
+    """The convex hull of 2D `points` (n, 2), counter-clockwise (the solver's, which the
+    balance assist uses); fewer than 3 points (or collinear ones) give their extreme points.
+    The points are rounded to 12 decimals first: corners equal but for the rounding of the
+    matrices they were posed from are one corner."""
+    return polygon.convex_hull(np.round(np.asarray(points, dtype=np.float64), 12))
 
 
 def distance_outside(point, hull):

@@ -1,7 +1,8 @@
 """What the physics check's tests (test_physics_check.py, test_physics_motion.py,
-test_physics_rigify.py) compute on their own from the bodies Blender shows and their masses,
-to hold the check and the fix to: the centre of mass, the momenta, the distance from a
-parabola of gravity."""
+test_physics_rigify.py, test_physics_simulate.py) compute on their own from the bodies
+Blender shows and their masses, to hold the check, the fix and the simulated pass to: the
+centre of mass, the momenta, the distance from a parabola of gravity, the distance outside a
+support polygon."""
 
 import numpy as np
 
@@ -62,3 +63,35 @@ def momentum_change(L, span, take_off):
     """The largest change of the angular momentum `L` over the frames `span` from its value
     at index `take_off`, as a share of that value."""
     return np.linalg.norm(L[span] - L[take_off], axis=1).max() / np.linalg.norm(L[take_off])
+
+
+def hull_distance(point, pts, decimals=12):
+    """Distance of 2D `point` outside the convex hull of `pts` (0 inside): the least distance
+    to the hull's edges when it is outside an edge's inner half-plane. The hull by gift
+    wrapping (not the check's monotone chain), of `pts` rounded to `decimals` first."""
+    # gift wrapping: from the lowest-leftmost point, the next corner has every point on
+    # its left
+    pts = np.unique(np.round(pts, decimals), axis=0)
+    start = min(range(len(pts)), key=lambda i: (pts[i][0], pts[i][1]))
+    hull, current = [], start
+    while True:
+        hull.append(pts[current])
+        candidate = (current + 1) % len(pts)
+        for j in range(len(pts)):
+            a, b = pts[candidate] - pts[current], pts[j] - pts[current]
+            cross = a[0] * b[1] - a[1] * b[0]
+            if cross < 0 or (cross == 0 and b @ b > a @ a):
+                candidate = j
+        current = candidate
+        if current == start:
+            break
+    hull = np.array(hull)
+    inside = True
+    best = np.inf
+    for a, b in zip(hull, np.roll(hull, -1, axis=0)):
+        ab = b - a
+        if ab[0] * (point[1] - a[1]) - ab[1] * (point[0] - a[0]) < 0:
+            inside = False
+        t = np.clip((point - a) @ ab / (ab @ ab), 0, 1)
+        best = min(best, np.linalg.norm(point - (a + t * ab)))
+    return 0.0 if inside else best

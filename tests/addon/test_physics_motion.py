@@ -5,7 +5,8 @@ the bodies Blender evaluates."""
 import numpy as np
 import pytest
 
-from motion_reference import com as centre_of_mass, orthonormal, parabola_distance, reference
+from motion_reference import com as centre_of_mass, hull_distance, orthonormal, \
+    parabola_distance, reference
 
 G = 9.81
 
@@ -114,37 +115,6 @@ def test_the_checks_momenta_match_a_float64_computation_from_rest_matrices_and_k
     assert np.abs(np.array(out["L"]) - L32).max() < 1e-5 * np.abs(L).max()
 
 
-def _hull_distance(point, pts):
-    """Distance of 2D `point` outside the convex hull of `pts` (0 inside): the least
-    distance to the hull's edges when it is outside every edge's inner half-plane."""
-    # gift wrapping: from the lowest-leftmost point, the next corner has every point on
-    # its left
-    pts = np.unique(np.round(pts, 12), axis=0)
-    start = min(range(len(pts)), key=lambda i: (pts[i][0], pts[i][1]))
-    hull, current = [], start
-    while True:
-        hull.append(pts[current])
-        candidate = (current + 1) % len(pts)
-        for j in range(len(pts)):
-            a, b = pts[candidate] - pts[current], pts[j] - pts[current]
-            cross = a[0] * b[1] - a[1] * b[0]
-            if cross < 0 or (cross == 0 and b @ b > a @ a):
-                candidate = j
-        current = candidate
-        if current == start:
-            break
-    hull = np.array(hull)
-    inside = True
-    best = np.inf
-    for a, b in zip(hull, np.roll(hull, -1, axis=0)):
-        ab = b - a
-        if ab[0] * (point[1] - a[1]) - ab[1] * (point[0] - a[0]) < 0:
-            inside = False
-        t = np.clip((point - a) @ ab / (ab @ ab), 0, 1)
-        best = min(best, np.linalg.norm(point - (a + t * ab)))
-    return 0.0 if inside else best
-
-
 def test_a_keyed_contact_switch_makes_a_hand_a_support_from_its_key_on(blender):
     out = blender.call("physics_motion.lean_with_a_hand_switched_to_contact")
     contact = np.array(out["contact"])
@@ -166,12 +136,12 @@ def test_a_keyed_contact_switch_makes_a_hand_a_support_from_its_key_on(blender):
         local = np.array([(0, 0, -h), (0, 0, h)])
     hand = bodies[:, out["index"]]
     hand_pts = np.einsum("fij,nj->fni", hand[:, :3, :3], local) + hand[:, None, :3, 3]
-    expected = [_hull_distance(com[i], sole if i < 19 else
+    expected = [hull_distance(com[i], sole if i < 19 else
                                np.vstack((sole, hand_pts[i, :, :2])))
                 for i in range(len(com))]
     outside = np.array(out["outside"])
     assert np.abs(outside - expected).max() < 1e-6
-    feet_only = np.array([_hull_distance(c, sole) for c in com])
+    feet_only = np.array([hull_distance(c, sole) for c in com])
     assert feet_only[-1] > 0.05                      # behind the heels, 5 cm and more
     assert outside[-1] < feet_only[-1] - 0.02        # the hand widens the support
 

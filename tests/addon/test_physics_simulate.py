@@ -4,14 +4,11 @@ bones play its keys). Scenarios: tests/addon/scenarios/physics_simulate.py."""
 
 import numpy as np
 
+from motion_reference import com as centre_of_mass, hull_distance
+
 CONTACT = 0.01        # m: how far into the floor a body may sink (the solver's contact slop)
 IMPACT = 0.025        # m: how far, for a frame, when it lands at 4 m/s (soft contacts)
 SUPPORT = 0.06        # m: the physics check's Contact Distance (a metarig's heels touch)
-
-
-def _com(bodies, masses):
-    masses = np.asarray(masses)
-    return np.einsum("b,fbi->fi", masses, np.asarray(bodies)[:, :, :3, 3]) / masses.sum()
 
 
 def _points(bodies, shapes):
@@ -34,33 +31,6 @@ def _points(bodies, shapes):
     return out
 
 
-def _hull_distance(point, pts):
-    """How far 2D `point` is outside the convex hull of `pts` (0 inside), by the hull's
-    half-planes (scipy-free gift wrapping)."""
-    pts = np.unique(np.round(pts, 9), axis=0)
-    start = min(range(len(pts)), key=lambda i: (pts[i][0], pts[i][1]))
-    hull, current = [], start
-    while True:
-        hull.append(pts[current])
-        candidate = (current + 1) % len(pts)
-        for j in range(len(pts)):
-            a, b = pts[candidate] - pts[current], pts[j] - pts[current]
-            cross = a[0] * b[1] - a[1] * b[0]
-            if cross < 0 or (cross == 0 and b @ b > a @ a):
-                candidate = j
-        current = candidate
-        if current == start:
-            break
-    inside, best = True, np.inf
-    for a, b in zip(hull, hull[1:] + hull[:1]):
-        ab = b - a
-        if ab[0] * (point[1] - a[1]) - ab[1] * (point[0] - a[0]) < 0:
-            inside = False
-        t = np.clip((point - a) @ ab / (ab @ ab), 0, 1)
-        best = min(best, np.linalg.norm(point - (a + t * ab)))
-    return 0.0 if inside else best
-
-
 def test_a_fixed_lean_simulated_with_the_balance_assist_ends_standing_and_without_it_falls(
         blender):
     out = blender.call("physics_simulate.lean", True)
@@ -81,8 +51,8 @@ def test_a_fixed_lean_simulated_with_the_balance_assist_ends_standing_and_withou
     assert corners[:, 2].min() < CONTACT                   # on the floor
     sole = corners[corners[:, 2] < SUPPORT]
     assert len(sole) >= 3
-    com = _com(sim, masses)
-    assert _hull_distance(com[-1, :2], sole[:, :2]) == 0.0
+    com = centre_of_mass(sim, masses)
+    assert hull_distance(com[-1, :2], sole[:, :2], decimals=9) == 0.0
     pelvis = names.index("pelvis")
     assert abs(sim[-1, pelvis, 2, 3] - fixed[-1, pelvis, 2, 3]) < 0.03
     # and still: the last 10 frames' centre of mass within 1 cm
@@ -108,7 +78,7 @@ def test_a_fixed_jump_simulated_flies_as_fixed_and_lands_on_its_feet(blender):
         [("STANCE", 1, 10), ("FLIGHT", 11, 29), ("STANCE", 30, 40)]
     masses, names = out["masses"], out["names"]
     fixed, sim = np.array(out["fixed"]), np.array(out["simulated"])
-    com_fixed, com = _com(fixed, masses), _com(sim, masses)
+    com_fixed, com = centre_of_mass(fixed, masses), centre_of_mass(sim, masses)
     # in flight (frames 11-29) the centre of mass within 8 cm of the fixed action's: the
     # take-off's launch gives the parabola's velocity, the rest is gravity (the launch's
     # step still touches the floor)
@@ -131,7 +101,7 @@ def test_a_fixed_jump_simulated_flies_as_fixed_and_lands_on_its_feet(blender):
 
     # without the assist the drives alone do not leave the floor
     out = blender.call("physics_simulate.jump", False)
-    com = _com(np.array(out["simulated"]), masses)
+    com = centre_of_mass(np.array(out["simulated"]), masses)
     assert com[:, 2].max() - com[0, 2] < 0.1
 
 

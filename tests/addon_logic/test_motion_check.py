@@ -1,6 +1,6 @@
 """The physics check and fix of keyed motion (addon/motion/check.py, fix.py), headless on
-analytic motion: they import neither bpy nor the solver, so the package is loaded from its
-folder under a name of its own."""
+analytic motion: they import neither bpy nor the solver's kernels, so the package is loaded
+from its folder under a name of its own (motion_package.py)."""
 
 import math
 

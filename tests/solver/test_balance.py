@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import solver as lg
-from solver.balance import BalanceAssist, convex_hull, shortfall
+from solver.balance import BalanceAssist, shortfall
+from solver.polygon import convex_hull
 
 DT = 1.0 / 24.0
 PUSH = 40.0         # N s, at the shoulders: enough to topple the figure

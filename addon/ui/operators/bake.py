@@ -1,5 +1,5 @@
 """Bake the simulation to keyframes (with progress and Esc to cancel) and clear a bake. The
-modal run is a shell over baking.session.BakeSession."""
+modal run is a shell (modal.SessionModal) over baking.session.BakeSession."""
 
 import math
 import time
@@ -15,6 +15,7 @@ from ...check import doctor
 from ...runtime import cache
 from ...runtime.changes import drop_if_changed
 from ...scene.errors import SceneError
+from .modal import SessionModal, WindowProgress
 
 
 def preflight(operator, scene):
@@ -39,7 +40,7 @@ def preflight(operator, scene):
                         + " (Scene Check in the sidebar)")
 
 
-class LIGAMENT_OT_bake(bpy.types.Operator):
+class LIGAMENT_OT_bake(SessionModal, bpy.types.Operator):
     """Bake the Ligament simulation to location and rotation keyframes of every dynamic body,
     and of the bones of every ragdoll"""
     bl_idname = "ligament.bake"
@@ -61,9 +62,6 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
                                       unit='ROTATION',
                                       description="How far each baked body's or bone's own "
                                                   "rotation may turn from the simulated one")
-
-    _timer = None
-    _session = None
 
     @classmethod
     def poll(cls, context):
@@ -118,57 +116,20 @@ class LIGAMENT_OT_bake(bpy.types.Operator):
             return self.execute(context)
         self._defaults(context.scene)
         preflight(self, context.scene)
-        self._session = BakeSession(context.scene, WindowProgress(context), self.frame_start,
-                                    self.frame_end, self.step, self._tolerance())
-        wm = context.window_manager
-        self._timer = wm.event_timer_add(0.001, window=context.window)
-        wm.modal_handler_add(self)
-        return {'RUNNING_MODAL'}
+        session = BakeSession(context.scene, WindowProgress(context, "baking frame"),
+                              self.frame_start, self.frame_end, self.step, self._tolerance())
+        return self._start(context, session)
 
-    def modal(self, context, event):
-        session = self._session
-        try:
-            if event.type == 'ESC':
-                session.cancel()
-            elif event.type == 'TIMER':
-                session.advance()     # a slice, to keep the UI responsive
-        finally:
-            if session.state != 'RUNNING':
-                context.window_manager.event_timer_remove(self._timer)
-        if session.state == 'RUNNING':
-            return {'RUNNING_MODAL'}
-        return finish(self, session)
-
-
-class WindowProgress:
-    """The window's progress bar and the status bar's text, for a BakeSession."""
-
-    def __init__(self, context):
-        self.wm, self.workspace = context.window_manager, context.workspace
-        self.wm.progress_begin(0, 100)
-
-    def update(self, done, total):
-        self.wm.progress_update(int(100 * done / total))
-        self.workspace.status_text_set(f"Ligament: baking frame {done}/{total}  (Esc to cancel)")
-
-    def end(self):
-        self.wm.progress_end()
-        self.workspace.status_text_set(None)
-
-
-def finish(op, session):
-    """What the user is told once a modal bake ended (the operator's return value)."""
-    if session.state == 'CANCELLED':
-        op.report({'WARNING'}, "Bake cancelled; nothing was changed")
-        return {'CANCELLED'}
-    if session.state == 'FAILED':
-        op.report({'ERROR'}, session.error)
-        return {'CANCELLED'}
-    scene = session.scene
-    scene.frame_set(scene.frame_current)
-    _report_done(op, scene, f"Baked {len(session.baked)} objects, "
-                            f"{bake.last_key_count(scene).line()}, in {session.seconds():.1f} s")
-    return {'FINISHED'}
+    def _finish(self, context, session):
+        stopped = self._report_stopped(session, "Bake")
+        if stopped:
+            return stopped
+        scene = session.scene
+        scene.frame_set(scene.frame_current)
+        _report_done(self, scene, f"Baked {len(session.baked)} objects, "
+                                  f"{bake.last_key_count(scene).line()}, in "
+                                  f"{session.seconds():.1f} s")
+        return {'FINISHED'}
 
 
 def _report_done(op, scene, message):

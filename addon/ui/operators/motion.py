@@ -7,6 +7,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty
 from ...motion import check, rig, simulate
 from ...scene.errors import SceneError
 from ...scene.ragdolls import group_missing_in_library
+from .modal import SessionModal, WindowProgress
 from .ragdoll import armature_poll
 
 
@@ -140,7 +141,7 @@ class LIGAMENT_OT_physics_switch(bpy.types.Operator):
 # --------------------------------------------------------------------------------------------
 # The simulated pass: a shell over motion.simulate.SimulatedPass
 
-class LIGAMENT_OT_physics_simulate(bpy.types.Operator):
+class LIGAMENT_OT_physics_simulate(SessionModal, bpy.types.Operator):
     """Play the fixed action through the ragdoll's pose matching with a balance assist (a
     force at the centre of mass toward the feet, fading as balance returns), so contacts
     and collisions come out physical, and bake it into a new action (the keyed and the
@@ -158,9 +159,6 @@ class LIGAMENT_OT_physics_simulate(bpy.types.Operator):
                             subtype='FACTOR',
                             description="Pose Matching Strength during the pass (the "
                                         "ragdoll's own where it is keyed)")
-
-    _timer = None
-    _session = None
 
     @classmethod
     def poll(cls, context):
@@ -186,58 +184,21 @@ class LIGAMENT_OT_physics_simulate(bpy.types.Operator):
     def invoke(self, context, event):
         if bpy.app.background:
             return self.execute(context)
-        self._session = session = self._pass(context, PassProgress(context))
+        session = self._pass(context, WindowProgress(context, "simulated pass, frame"))
         if session.state != 'RUNNING':
             return self._finish(context, session)
-        wm = context.window_manager
-        self._timer = wm.event_timer_add(0.001, window=context.window)
-        wm.modal_handler_add(self)
-        return {'RUNNING_MODAL'}
-
-    def modal(self, context, event):
-        session = self._session
-        try:
-            if event.type == 'ESC':
-                session.cancel()
-            elif event.type == 'TIMER':
-                session.advance()
-        finally:
-            if session.state != 'RUNNING':
-                context.window_manager.event_timer_remove(self._timer)
-        if session.state == 'RUNNING':
-            return {'RUNNING_MODAL'}
-        return self._finish(context, session)
+        return self._start(context, session)
 
     def _finish(self, context, session):
-        if session.state == 'CANCELLED':
-            self.report({'WARNING'}, "Simulated pass cancelled; nothing was changed")
-            return {'CANCELLED'}
-        if session.state == 'FAILED':
-            self.report({'ERROR'}, session.error)
-            return {'CANCELLED'}
+        stopped = self._report_stopped(session, "Simulated pass")
+        if stopped:
+            return stopped
         scene = context.scene
         scene.frame_set(scene.frame_current)
         self.report({'INFO'}, f"'{session.arm.name}' plays '{session.action.name}' "
                               f"({len(session.frames)} frames simulated in "
                               f"{session.seconds():.1f} s)")
         return {'FINISHED'}
-
-
-class PassProgress:
-    """The window's progress bar and the status bar's text, for a SimulatedPass."""
-
-    def __init__(self, context):
-        self.wm, self.workspace = context.window_manager, context.workspace
-        self.wm.progress_begin(0, 100)
-
-    def update(self, done, total):
-        self.wm.progress_update(int(100 * done / total))
-        self.workspace.status_text_set(f"Ligament: simulated pass, frame {done}/{total}  "
-                                       "(Esc to cancel)")
-
-    def end(self):
-        self.wm.progress_end()
-        self.workspace.status_text_set(None)
 
 
 classes = (LIGAMENT_OT_physics_check, LIGAMENT_OT_physics_fix, LIGAMENT_OT_physics_switch,

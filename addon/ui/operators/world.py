@@ -1,7 +1,5 @@
 """Cache operators."""
 
-import traceback
-
 import bpy
 from bpy.props import EnumProperty
 
@@ -11,6 +9,7 @@ from ...runtime import cache
 from ...runtime.building import BuildSession
 from ...runtime.state import state
 from ...scene.errors import SceneError
+from .modal import SessionModal
 
 
 def _quality_items(self, context):
@@ -99,7 +98,7 @@ class LIGAMENT_OT_prepare_solver(bpy.types.Operator):
         return result
 
 
-class LIGAMENT_OT_build_simulation(bpy.types.Operator):
+class LIGAMENT_OT_build_simulation(SessionModal, bpy.types.Operator):
     """Build the scene's simulation now, a slice at a time (the status bar shows how far it
     is; Esc stops it and leaves the scene as it was). Playing a scene whose simulation is not
     built starts the same build"""
@@ -107,7 +106,10 @@ class LIGAMENT_OT_build_simulation(bpy.types.Operator):
     bl_label = "Build Simulation"
 
     running = False    # a modal run watches the scene's build (one at a time)
-    _timer = None
+    timer_interval = 0.01
+    # every event passes on (the animation plays, the view turns; an edit stops the build: it
+    # read the scene as it was); Esc stops the playback too
+    pass_events = True
     _scene = None
 
     @classmethod
@@ -144,48 +146,34 @@ class LIGAMENT_OT_build_simulation(bpy.types.Operator):
         if cache.building(scene) is None or type(self).running:
             return {'FINISHED'}       # built already, or watched by the modal run under way
         self._scene = scene
-        wm = context.window_manager
-        wm.progress_begin(0, 100)
-        self._timer = wm.event_timer_add(0.01, window=context.window)
-        wm.modal_handler_add(self)
+        context.window_manager.progress_begin(0, 100)
+        result = self._start(context)
         type(self).running = True
-        return {'RUNNING_MODAL'}
+        return result
 
-    def modal(self, context, event):
-        """A slice of the build on each timer event, Esc stops it; every event passes on (the
-        animation plays, the view turns; an edit stops the build: it read the scene as it
-        was)."""
-        try:
-            return self._modal(context, event)
-        except Exception:          # a bug, or the scene is gone: the progress is not left
-            self._end(context)
-            traceback.print_exc()
-            return {'CANCELLED', 'PASS_THROUGH'}
+    def _session_now(self, context):
+        """The scene's build under way: the frames advance it too, an edit ends it."""
+        return cache.building(self._scene)
 
-    def _modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set:
+    def _advance(self, context, session):
+        if context.mode in {'OBJECT', 'POSE'}:      # (edit modes: the mesh is not synced)
+            if session.advance() == 'FAILED':
+                state(self._scene).report(session.error)
+                cache.restore_rest(self._scene)
+
+    def _running(self, context, session):
+        context.window_manager.progress_update(int(100 * session.fraction))
+        context.workspace.status_text_set(session.status() + "  (Esc to stop)")
+        return {'PASS_THROUGH'}
+
+    def _finish(self, context, session):
         scene = self._scene
-        session = cache.building(scene)
-        if event.type == 'ESC' and event.value == 'PRESS' and session is not None:
-            session.cancel()
+        if session is not None and session.state == 'CANCELLED':
             state(scene).stopped = True
-            self._end(context)
             self.report({'WARNING'}, "Simulation build stopped, nothing was changed: the "
                                      "frames play the animation until you play again, edit "
                                      "the scene or press Build Simulation")
-            return {'CANCELLED', 'PASS_THROUGH'}    # Esc stops the playback too
-        if event.type != 'TIMER':
-            return {'PASS_THROUGH'}
-        if session is not None and session.state == 'RUNNING' and \
-                context.mode in {'OBJECT', 'POSE'}:      # (edit modes: the mesh is not synced)
-            if session.advance() == 'FAILED':
-                state(scene).report(session.error)
-                cache.restore_rest(scene)
-        if cache.building(scene) is not None:
-            context.window_manager.progress_update(int(100 * cache.building(scene).fraction))
-            context.workspace.status_text_set(cache.building(scene).status() +
-                                              "  (Esc to stop)")
-            return {'PASS_THROUGH'}
-        self._end(context)
+            return {'CANCELLED', 'PASS_THROUGH'}
         if cache.get(scene) is not None:
             self.report({'INFO'}, built_line(scene))
             return {'FINISHED', 'PASS_THROUGH'}
@@ -199,11 +187,8 @@ class LIGAMENT_OT_build_simulation(bpy.types.Operator):
 
     def _end(self, context: bpy.types.Context) -> None:
         type(self).running = False
-        wm = context.window_manager
-        if self._timer is not None:
-            wm.event_timer_remove(self._timer)
-            self._timer = None
-        wm.progress_end()
+        SessionModal._end(self, context)
+        context.window_manager.progress_end()
         workspace = getattr(context, "workspace", None)
         if workspace is not None:
             workspace.status_text_set(None)

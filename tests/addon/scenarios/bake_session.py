@@ -51,14 +51,18 @@ def modal_bake(scene_kind, events, frame_end=20):
     context = type("Context", (), {"scene": scene,
                                    "window_manager": Recorder(calls, "wm"),
                                    "workspace": Recorder(calls, "workspace")})()
-    op = type("Bake", (), {"report": lambda _self, kind, text: reports.append(
-        [sorted(kind), text]), "_timer": "the timer"})()
-    op._session = ops.BakeSession(scene, ops.WindowProgress(context), 1, frame_end)
+    # the operator's class cannot be made outside an operator call: a stand-in with its verbs
+    op = type("Bake", (ops.SessionModal,), {"report": lambda _self, kind, text: reports.append(
+        [sorted(kind), text]), "_timer": "the timer",
+        "_finish": ops.LIGAMENT_OT_bake._finish})()
+    op._session = ops.BakeSession(scene, ops.WindowProgress(context, "baking frame"), 1,
+                                  frame_end)
     op._session.budget = 0.0     # one frame per timer event, however fast the machine
     returned, n = None, 0
     while n < 10000:
         kind = events[min(n, len(events) - 1)]
-        returned = ops.LIGAMENT_OT_bake.modal(op, context, type("Event", (), {"type": kind})())
+        event = type("Event", (), {"type": kind, "value": 'PRESS'})()
+        returned = ops.LIGAMENT_OT_bake.modal(op, context, event)
         n += 1
         if returned != {'RUNNING_MODAL'}:
             break

@@ -209,10 +209,12 @@ def modal_build(hulls, events):
     context = type("Context", (), {"scene": scene, "mode": 'OBJECT', "screen": None,
                                    "window_manager": Recorder(calls, "wm"),
                                    "workspace": Recorder(calls, "workspace")})()
-    op = type("Build", (), {"report": lambda _self, kind, text: reports.append(
+    build = ops.LIGAMENT_OT_build_simulation
+    op = type("Build", (ops.SessionModal,), {"report": lambda _self, kind, text: reports.append(
         [sorted(kind), text]), "_timer": "the timer", "_scene": scene,
-        "_end": ops.LIGAMENT_OT_build_simulation._end,
-        "_modal": ops.LIGAMENT_OT_build_simulation._modal})()
+        "timer_interval": build.timer_interval, "pass_events": build.pass_events,
+        **{verb: getattr(build, verb)
+           for verb in ("_session_now", "_advance", "_running", "_finish", "_end")}})()
     returned = []
     n = 0
     while n < 5000:
