@@ -34,9 +34,10 @@ def farthest_outside(points, vertices, triangles):
 
 
 def assert_valid_hull(points, vertices, triangles, tol):
-    # every hull vertex is an input point
-    for v in vertices:
-        assert np.min(np.linalg.norm(points - v, axis=1)) == 0.0
+    # every hull vertex is an input point (exactly: equal in every coordinate)
+    inputs = set(map(tuple, np.asarray(points, dtype=float).tolist()))
+    for v in np.asarray(vertices, dtype=float).tolist():
+        assert tuple(v) in inputs, f"hull vertex {v} is not an input point"
     # closed and consistently oriented: each directed edge once, its reverse once
     e = np.concatenate([triangles[:, [0, 1]], triangles[:, [1, 2]], triangles[:, [2, 0]]])
     edges = set(map(tuple, e.tolist()))
