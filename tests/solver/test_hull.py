@@ -28,8 +28,10 @@ def farthest_outside(points, vertices, triangles):
     """How far the points lie in front of the hull's face planes at most."""
     n, d = planes(vertices, triangles)
     worst = -np.inf
-    for s in range(0, len(n), 4096):
-        worst = max(worst, float((points @ n[s:s + 4096].T - d[s:s + 4096]).max()))
+    # a few hundred points against every plane at a time: the table stays in the cache
+    # (all the points against 4096 planes at a time was 300 MB a block, 3 s for 10 000)
+    for s in range(0, len(points), 256):
+        worst = max(worst, float((points[s:s + 256] @ n.T - d).max()))
     return worst
 
 
