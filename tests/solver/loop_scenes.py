@@ -9,7 +9,7 @@ bench/loops.py builds the same scenes for Bullet beside Ligament.
 import numpy as np
 
 import solver as lg
-from probes import G, Anchor
+from probes import G, Anchor, Separations
 
 
 def joint_grid(n, spacing=1.0, radius=0.4, mass=1.0, **world):
@@ -128,11 +128,12 @@ def run(built, seconds=2.0, frame=1.0 / 60.0):
     """Step `seconds`; returns (largest gap over every frame, gap at the end, probe's drop)."""
     w, pairs, probe = built
     z0 = None if probe is None else float(w.positions[probe, 2])
+    separations = Separations(pairs)
     worst = 0.0
-    gaps = [0.0]
+    gaps = np.zeros(1)
     for _ in range(int(round(seconds / frame))):
         w.step(frame)
-        gaps = [float(np.linalg.norm(b.position() - a.position())) for a, b in pairs]
-        worst = max(worst, max(gaps))
+        gaps = separations()
+        worst = max(worst, float(gaps.max()))
     drop = 0.0 if probe is None else z0 - float(w.positions[probe, 2])
-    return worst, max(gaps), drop
+    return worst, float(gaps.max()), drop

@@ -28,15 +28,18 @@ def farthest_outside(points, vertices, triangles):
     """How far the points lie in front of the hull's face planes at most."""
     n, d = planes(vertices, triangles)
     worst = -np.inf
-    for s in range(0, len(n), 4096):
-        worst = max(worst, float((points @ n[s:s + 4096].T - d[s:s + 4096]).max()))
+    # a few hundred points against every plane at a time: the table stays in the cache
+    # (all the points against 4096 planes at a time was 300 MB a block, 3 s for 10 000)
+    for s in range(0, len(points), 256):
+        worst = max(worst, float((points[s:s + 256] @ n.T - d).max()))
     return worst
 
 
 def assert_valid_hull(points, vertices, triangles, tol):
-    # every hull vertex is an input point
-    for v in vertices:
-        assert np.min(np.linalg.norm(points - v, axis=1)) == 0.0
+    # every hull vertex is an input point (exactly: equal in every coordinate)
+    inputs = set(map(tuple, np.asarray(points, dtype=float).tolist()))
+    for v in np.asarray(vertices, dtype=float).tolist():
+        assert tuple(v) in inputs, f"hull vertex {v} is not an input point"
     # closed and consistently oriented: each directed edge once, its reverse once
     e = np.concatenate([triangles[:, [0, 1]], triangles[:, [1, 2]], triangles[:, [2, 0]]])
     edges = set(map(tuple, e.tolist()))

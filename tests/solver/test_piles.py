@@ -26,21 +26,48 @@ FRAME = 1.0 / 60.0
 SETTLE = 60          # frames: the drift is measured from the poses 1 s in
 
 
+class Drift:
+    """A pile stepped from its pose 1 s in, measuring the largest sideways (along the floor)
+    move of any box from that pose every half second, sleeping off (or on); stepped further
+    when asked for a longer time than it has run."""
+
+    def __init__(self, scene, sleeping=False):
+        self.w, self.ids = piles.Ligament(scene, sleeping=sleeping).w, scene.dynamic
+        self.R = piles.floor_frame(scene)
+        for _ in range(SETTLE):
+            self.w.step(FRAME)
+        self.ref = self.w.positions[self.ids].copy()
+        self.frames = 0
+        self.worst = 0.0
+
+    def until(self, seconds):
+        """The largest sideways move over the first `seconds` after the pose 1 s in."""
+        frames = int(round(seconds / FRAME))
+        assert frames >= self.frames, "a drift already measured past that time"
+        while self.frames < frames:
+            self.w.step(FRAME)
+            if self.frames % 30 == 29:
+                d = (self.w.positions[self.ids] - self.ref) @ self.R
+                self.worst = max(self.worst, float(np.linalg.norm(d[:, :2], axis=1).max()))
+            self.frames += 1
+        return self.worst
+
+
 def sideways(scene, seconds, sleeping=False):
     """The largest sideways (along the floor) move of any box from its pose 1 s in, over
     the next `seconds`, sleeping off (or on)."""
-    w, ids = piles.Ligament(scene, sleeping=sleeping).w, scene.dynamic
-    R = piles.floor_frame(scene)
-    for _ in range(SETTLE):
-        w.step(FRAME)
-    ref = w.positions[ids].copy()
-    worst = 0.0
-    for f in range(int(round(seconds / FRAME))):
-        w.step(FRAME)
-        if f % 30 == 29:
-            d = (w.positions[ids] - ref) @ R
-            worst = max(worst, float(np.linalg.norm(d[:, :2], axis=1).max()))
-    return worst
+    return Drift(scene, sleeping).until(seconds)
+
+
+# The 20-row gapped pyramid's drift over 10 s and over 60 s, sleeping off: one run, the
+# 60 s check continuing the 10 s one's world (the same steps a fresh world would take)
+_gapped = {}
+
+
+def gapped_pyramid_drift(seconds):
+    if "run" not in _gapped:
+        _gapped["run"] = Drift(piles.pyramid(20, 0.05))
+    return _gapped["run"].until(seconds)
 
 
 def asleep_at(scene, limit=5.0):
@@ -85,7 +112,10 @@ def test_heavy_courses_on_light_ones_rest_at_the_defaults():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_pile_holds_still_for_10_s(name):
-    drift = sideways(LAYOUTS[name](), 10.0)
+    if name == "gapped pyramid":
+        drift = gapped_pyramid_drift(10.0)
+    else:
+        drift = sideways(LAYOUTS[name](), 10.0)
     assert drift < 0.002, f"{name}: {drift * 1000:.2f} mm sideways in 10 s"
 
 
@@ -97,7 +127,7 @@ def test_pile_falls_asleep_within_5_s(name):
 
 @pytest.mark.slow
 def test_gapped_pyramid_holds_for_60_s():
-    drift = sideways(piles.pyramid(20, 0.05), 60.0)
+    drift = gapped_pyramid_drift(60.0)
     assert drift < 0.003, f"{drift * 1000:.2f} mm sideways in 60 s"
 
 
