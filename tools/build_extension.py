@@ -33,11 +33,17 @@ Wheels are downloaded from PyPI with pip once and kept in build/wheels/ (git-ign
 `--wheel-dir` to change). The builder is Blender's `blender_ext.py`, plain Python: taken from
 a `bpy` wheel (this Python's, or one of .venv/blender-*/ that tools/setup.sh makes), else
 from `--blender` (runs `blender --command extension build`).
+
+`--reuse DIR` takes a zip built before into DIR from the same inputs (input_key: the files it
+ships, its wheels, platform, Python line, builder, kernels and this tool) instead of building
+it again, and keeps each zip built there; the add-on tests do (build/zips/), so a run after
+an edit of the tests alone builds nothing.
 """
 
 import argparse
 import contextlib
 import glob
+import hashlib
 import importlib.util
 import os
 import platform as platform_mod
@@ -426,15 +432,18 @@ def verify_kernels(zip_path, python):
 
 # --- staging and building --------------------------------------------------------------------
 
+def _stage_ignore(directory, names):
+    """What stage() leaves out of a folder of the sources (shutil.copytree's `ignore`)."""
+    top = os.path.abspath(directory) == ROOT
+    return [n for n in names if n in {"__pycache__", ".pytest_cache", ".git", "_kernels"}
+            or (top and n in STAGE_SKIP) or n.endswith((".pyc", ".nbi", ".nbc", ".zip"))]
+
+
 def stage(staging, platform, line, wheels, kernel_python=None):
     """Copy the extension sources and the chosen wheels into `staging`, with a manifest that
     lists only that platform, its wheels and the Blender versions of the Python line (and,
     given a kernel environment, the kernels compiled by it)."""
-    def ignore(directory, names):
-        top = os.path.abspath(directory) == ROOT
-        return [n for n in names if n in {"__pycache__", ".pytest_cache", ".git", "_kernels"}
-                or (top and n in STAGE_SKIP) or n.endswith((".pyc", ".nbi", ".nbc", ".zip"))]
-    shutil.copytree(ROOT, staging, ignore=ignore)
+    shutil.copytree(ROOT, staging, ignore=_stage_ignore)
     os.makedirs(os.path.join(staging, "wheels"))
     for src in wheels:
         shutil.copy2(src, os.path.join(staging, "wheels", os.path.basename(src)))
@@ -457,6 +466,64 @@ def stage(staging, platform, line, wheels, kernel_python=None):
         f.write(text)
 
 
+def input_key(platform, line, wheels, builder, kernels):
+    """sha256 of what a zip is built from: every file stage() copies (paths and contents),
+    the wheels' names (a name is one file: its version and build tags), the platform, the
+    Python line, the builder, whether kernels go in (they are the store's entry for the
+    solver's sources and the versions the wheels and the line name) and this tool itself
+    (PYTHON_LINES, what staging does)."""
+    digest = hashlib.sha256()
+    with open(os.path.abspath(__file__), "rb") as f:
+        digest.update(f.read())
+    for part in (platform, line, repr(builder), str(kernels), *sorted(
+            os.path.basename(w) for w in wheels)):
+        digest.update(part.encode() + b"\0")
+    for parent, dirs, files in os.walk(ROOT):
+        skip = set(_stage_ignore(parent, dirs + files))
+        dirs[:] = sorted(d for d in dirs if d not in skip)
+        for name in sorted(f for f in files if f not in skip):
+            path = os.path.join(parent, name)
+            digest.update(os.path.relpath(path, ROOT).replace(os.sep, "/").encode() + b"\0")
+            with open(path, "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()[:24]
+
+
+REUSE_KEEP = 4     # zips kept in a --reuse folder (the newest): one per line and a few edits
+
+
+def reuse(folder, key, name, out):
+    """The zip `name` built before from the inputs `key` into `folder` (--reuse), put at `out`;
+    False if there is none."""
+    kept = os.path.join(folder, key, name)
+    if not os.path.exists(kept):
+        return False
+    if os.path.exists(out):
+        os.remove(out)
+    try:
+        os.link(kept, out)
+    except OSError:
+        shutil.copy2(kept, out)
+    os.utime(os.path.join(folder, key))      # the newest used, for keep()
+    print(f"build_extension: {name} of these inputs from {folder} (built before)", flush=True)
+    return True
+
+
+def keep(folder, key, out):
+    """Keep the accepted zip `out` in `folder` under its inputs' `key`; the REUSE_KEEP
+    newest entries stay."""
+    entry = os.path.join(folder, key)
+    os.makedirs(entry, exist_ok=True)
+    tmp = os.path.join(entry, f".{os.path.basename(out)}.{os.getpid()}")
+    shutil.copy2(out, tmp)
+    os.replace(tmp, os.path.join(entry, os.path.basename(out)))
+    os.utime(entry)
+    entries = sorted((os.path.join(folder, e) for e in os.listdir(folder)
+                      if os.path.isdir(os.path.join(folder, e))), key=os.path.getmtime)
+    for old in entries[:-REUSE_KEEP]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def manifest_lines(manifest):
     """The Python lines the manifest's wheels are built for, in PYTHON_LINES order."""
     found = {wheel_python(os.path.basename(w)) for w in manifest.get("wheels", [])} - {None}
@@ -467,9 +534,11 @@ def manifest_lines(manifest):
     return [line for line in PYTHON_LINES if line in found]
 
 
-def build(output_dir, platforms=None, lines=None, wheel_dir=None, blender=None, kernels=True):
+def build(output_dir, platforms=None, lines=None, wheel_dir=None, blender=None, kernels=True,
+          reuse_dir=None):
     """Build the zips for `platforms` x Python `lines` (default: all the manifest has) and
-    return their paths."""
+    return their paths. Given `reuse_dir`, a zip built there before from the same inputs
+    (input_key) is taken instead of building it again, and each zip built is kept there."""
     with open(os.path.join(ROOT, "blender_manifest.toml"), "rb") as f:
         manifest = tomllib.load(f)
     all_platforms = manifest.get("platforms", [])
@@ -504,9 +573,14 @@ def build(output_dir, platforms=None, lines=None, wheel_dir=None, blender=None, 
                     if not os.path.exists(os.path.join(wheel_dir, name)):
                         download_wheel(name, wheel_dir)
             wheels = [os.path.join(wheel_dir, name) for name in mine]
-            kernel_python = kernel_env(line, wheels) if kernels and p == native_platform() \
-                else None
             out = os.path.join(output_dir, zip_name(manifest, p, line))
+            with_kernels = kernels and p == native_platform()
+            if reuse_dir:
+                key = input_key(p, line, wheels, builder, with_kernels)
+                if reuse(reuse_dir, key, os.path.basename(out), out):
+                    zips.append(out)
+                    continue
+            kernel_python = kernel_env(line, wheels) if with_kernels else None
             with tempfile.TemporaryDirectory(prefix="ligament-build-") as tmp:
                 staging = os.path.join(tmp, "ligament")
                 stage(staging, p, line, wheels, kernel_python)
@@ -519,6 +593,8 @@ def build(output_dir, platforms=None, lines=None, wheel_dir=None, blender=None, 
                                      f"(exit {proc.returncode}) for {os.path.basename(out)}")
             if kernel_python:
                 verify_kernels(out, kernel_python)
+            if reuse_dir:
+                keep(reuse_dir, key, out)
             zips.append(out)
     return zips
 
@@ -544,6 +620,11 @@ def main(argv=None):
     p.add_argument("--wheel-dir", help="wheel cache (default: build/wheels)")
     p.add_argument("--blender", help="a Blender executable to build with instead of the bpy "
                                      "wheel's builder")
+    p.add_argument("--reuse", metavar="DIR",
+                   help="take a zip built before into DIR from the same inputs (the sources "
+                        "it ships, its wheels, platform, Python line, builder and kernels) "
+                        "instead of building it again, and keep each zip built there (the "
+                        "add-on tests do, in build/zips/)")
     p.add_argument("--no-kernels", action="store_true",
                    help="leave the compiled kernels out of this platform's zips (the extension "
                         "then prepares them in the background on first use)")
@@ -558,7 +639,8 @@ def main(argv=None):
     if not args.output_dir:
         p.error("--output-dir is required")
     for z in build(args.output_dir, args.platforms, args.lines, args.wheel_dir, args.blender,
-                   kernels=not args.no_kernels):
+                   kernels=not args.no_kernels,
+                   reuse_dir=os.path.abspath(args.reuse) if args.reuse else None):
         print(z)
 
 

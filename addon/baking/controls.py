@@ -9,9 +9,10 @@ controls copy the metarig's bones) then lands exactly on the source.
 A target's pose bone channels depend on its parent's evaluated pose, and a rig's parents
 move through constraints the hierarchy does not show (Rigify's mechanism bones follow other
 controls), so each frame is solved by passes: every target set from its parent's evaluated
-matrix (`PoseBone.matrix`, parents first, the rig evaluated between depths), until a pass
-moves none by more than `SETTLED`. The rig's own action is taken off while the frames are
-solved (it would play over the set channels) and the keys then go into a copy of it.
+matrix (`PoseBone.matrix`, parents first, the rig evaluated after each depth whose channels
+changed), until a pass moves none by more than `SETTLED`. The rig's own action is taken off
+while the frames are solved (it would play over the set channels) and the keys then go into
+a copy of it.
 """
 
 import numpy as np
@@ -54,6 +55,9 @@ class Retarget:
         self.rig_inv = rig_world.inverted_safe()
         self.pairs = sorted(pairs, key=lambda p: (_depth(rig.data.bones[p[1]]), p[1]))
         self.depths = sorted({_depth(rig.data.bones[t]) for _, t in self.pairs})
+        # each depth's targets, parents first
+        self.targets = [[t for _, t in self.pairs if _depth(rig.data.bones[t]) == depth]
+                        for depth in self.depths]
         # S0^-1 T0 per pair (world space at rest)
         self.offset = {}
         for s, t in self.pairs:
@@ -71,18 +75,26 @@ class Retarget:
             m = self.rig_inv @ sources[s] @ self.offset[(s, t)]
             loc, rot, _ = m.decompose()
             wanted.setdefault(t, Matrix.LocRotScale(loc, rot, None))
+        fresh = False        # the rig evaluated since this solve began
         for _ in range(MAX_PASSES):
             moved = 0.0
-            for depth in self.depths:
-                for s, t in self.pairs:
-                    if _depth(rig.data.bones[t]) != depth:
-                        continue
+            for targets in self.targets:
+                changed = 0.0
+                for t in targets:
                     pb = rig.pose.bones[t]
                     before = pb.matrix_basis.copy()
                     pb.matrix = wanted[t]
-                    moved = max(moved, max(abs(a - b) for ra, rb in zip(before, pb.matrix_basis)
-                                           for a, b in zip(ra, rb)))
-                view_layer.update()
+                    changed = max(changed, max(abs(a - b) for ra, rb in
+                                               zip(before, pb.matrix_basis)
+                                               for a, b in zip(ra, rb)))
+                # the rig evaluated again only if a channel of this depth changed (or it was
+                # not evaluated since the solve began): else what was evaluated after the
+                # depths before holds. Each evaluation is the whole rig's, most of a bake
+                # onto the controls' time.
+                if changed > 0.0 or not fresh:
+                    view_layer.update()
+                    fresh = True
+                moved = max(moved, changed)
             if moved < SETTLED:
                 break
         return {t: rig.pose.bones[t].matrix_basis.copy() for _, t in self.pairs}

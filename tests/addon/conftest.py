@@ -86,11 +86,17 @@ def blender_env(home):
     return env
 
 
+# Zips built by the tests, kept by their inputs (tools/build_extension.py --reuse): a run
+# whose sources, wheels and kernels are those of an earlier run's zip takes that zip (a test
+# edit leaves them so) instead of building and checking it again.
+ZIPS = os.path.join(ROOT, "build", "zips")
+
+
 def build_zip(out, *extra, python_line=None):
     """tools/build_extension.py for this platform and the Blender's Python line; the zip's path."""
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"),
                            "--output-dir", str(out), "--platform", current_platform(),
-                           "--python", python_line or PYTHON_LINE, *extra],
+                           "--python", python_line or PYTHON_LINE, "--reuse", ZIPS, *extra],
                           capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout.strip().splitlines()[-1]

@@ -8,18 +8,14 @@ import bpy
 from mathutils import Matrix, Vector
 
 from .physics_check import FRAMES, Rig, inertia
+from .rigs import remove_face
 
 
 def generate_without_face():
     """(the human metarig, the rig Rigify generates from it), the face left out."""
     bpy.ops.object.armature_human_metarig_add()
     meta = bpy.context.active_object
-    bpy.ops.object.mode_set(mode='EDIT')
-    edit = meta.data.edit_bones
-    if "face" in edit:
-        for b in [edit["face"]] + list(edit["face"].children_recursive):
-            edit.remove(b)
-    bpy.ops.object.mode_set(mode='OBJECT')
+    remove_face(meta)
     bpy.ops.pose.rigify_generate()
     return meta, meta.data.rigify_target_rig
 

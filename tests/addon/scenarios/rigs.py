@@ -35,6 +35,19 @@ def metarig(name="Rig", location=(0, 0, 0)):
     return arm
 
 
+def remove_face(meta):
+    """The metarig `meta` without its face: no ragdoll bone is in it (the ragdoll made from
+    the metarig is the same), and Rigify's face rig is most of the generated rig's bones and
+    constraints, so generating it and evaluating the rig each frame cost seconds."""
+    bpy.context.view_layer.objects.active = meta
+    bpy.ops.object.mode_set(mode='EDIT')
+    edit = meta.data.edit_bones
+    if "face" in edit:
+        for b in [edit["face"]] + list(edit["face"].children_recursive):
+            edit.remove(b)
+    bpy.ops.object.mode_set(mode='OBJECT')
+
+
 def ragdoll_bodies(arm):
     return sorted(ragdolls().bodies(arm), key=lambda o: o.name)
 
