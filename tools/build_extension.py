@@ -489,22 +489,26 @@ def input_key(platform, line, wheels, builder, kernels):
     return digest.hexdigest()[:24]
 
 
-REUSE_KEEP = 4     # zips kept in a --reuse folder (the newest): one per line and a few edits
+REUSE_KEEP = 8     # zips kept in a --reuse folder (the newest): a full run's (each line's,
+                   # with and without kernels) and a few edits
 
 
 def reuse(folder, key, name, out):
     """The zip `name` built before from the inputs `key` into `folder` (--reuse), put at `out`;
     False if there is none."""
     kept = os.path.join(folder, key, name)
-    if not os.path.exists(kept):
-        return False
     if os.path.exists(out):
         os.remove(out)
-    try:
-        os.link(kept, out)
-    except OSError:
-        shutil.copy2(kept, out)
-    os.utime(os.path.join(folder, key))      # the newest used, for keep()
+    try:                  # another run's keep() may prune the entry meanwhile: then build
+        try:
+            os.link(kept, out)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            shutil.copy2(kept, out)
+        os.utime(os.path.join(folder, key))      # the newest used, for keep()
+    except FileNotFoundError:
+        return False
     print(f"build_extension: {name} of these inputs from {folder} (built before)", flush=True)
     return True
 
@@ -513,15 +517,22 @@ def keep(folder, key, out):
     """Keep the accepted zip `out` in `folder` under its inputs' `key`; the REUSE_KEEP
     newest entries stay."""
     entry = os.path.join(folder, key)
-    os.makedirs(entry, exist_ok=True)
-    tmp = os.path.join(entry, f".{os.path.basename(out)}.{os.getpid()}")
-    shutil.copy2(out, tmp)
-    os.replace(tmp, os.path.join(entry, os.path.basename(out)))
-    os.utime(entry)
-    entries = sorted((os.path.join(folder, e) for e in os.listdir(folder)
-                      if os.path.isdir(os.path.join(folder, e))), key=os.path.getmtime)
-    for old in entries[:-REUSE_KEEP]:
-        shutil.rmtree(old, ignore_errors=True)
+    try:          # a cache only: runs side by side (tools/test.sh) may prune each other's
+        os.makedirs(entry, exist_ok=True)
+        tmp = os.path.join(entry, f".{os.path.basename(out)}.{os.getpid()}")
+        shutil.copy2(out, tmp)
+        os.replace(tmp, os.path.join(entry, os.path.basename(out)))
+        os.utime(entry)
+    except FileNotFoundError:
+        return
+    entries = []
+    for e in os.listdir(folder):
+        try:
+            entries.append((os.path.getmtime(os.path.join(folder, e)), e))
+        except FileNotFoundError:
+            pass
+    for _, old in sorted(entries)[:-REUSE_KEEP]:
+        shutil.rmtree(os.path.join(folder, old), ignore_errors=True)
 
 
 def manifest_lines(manifest):

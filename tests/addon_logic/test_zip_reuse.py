@@ -67,21 +67,34 @@ def test_the_key_follows_the_wheels_platform_line_builder_and_kernels(sources):
     assert key(wheels=WHEELS[::-1]) == first      # the same wheels listed in another order
 
 
-def test_a_kept_zip_is_taken_for_its_own_key_only_and_the_newest_four_stay(tmp_path):
+def test_a_kept_zip_is_taken_for_its_own_key_only_and_the_newest_stay(tmp_path):
     kept, out = tmp_path / "zips", tmp_path / "dist"
     out.mkdir()
     name = "ligament-0.1.0-linux_x64-py311.zip"
+    n = build_extension.REUSE_KEEP
     assert not build_extension.reuse(str(kept), "k0", name, str(out / name))
-    for i in range(6):
+    for i in range(n + 2):
         (out / name).write_bytes(b"zip %d" % i)
         build_extension.keep(str(kept), f"k{i}", str(out / name))
         os.utime(kept / f"k{i}", (1000 + i, 1000 + i))   # kept in this order
-    assert sorted(os.listdir(kept)) == ["k2", "k3", "k4", "k5"]
+    assert sorted(os.listdir(kept)) == sorted(f"k{i}" for i in range(2, n + 2))
     assert not build_extension.reuse(str(kept), "k0", name, str(out / name))
     assert not build_extension.reuse(str(kept), "k3", "other.zip", str(out / "other.zip"))
     assert build_extension.reuse(str(kept), "k3", name, str(out / name))
     assert (out / name).read_bytes() == b"zip 3"
     # taking one makes it the newest: the next zip kept drops the oldest of the others
     (out / "new.zip").write_bytes(b"new")
-    build_extension.keep(str(kept), "k6", str(out / "new.zip"))
-    assert sorted(os.listdir(kept)) == ["k3", "k4", "k5", "k6"]
+    build_extension.keep(str(kept), "knew", str(out / "new.zip"))
+    assert sorted(os.listdir(kept)) == sorted(["k3", "knew"] + [f"k{i}" for i in range(4, n + 2)])
+
+
+def test_an_entry_pruned_by_another_run_meanwhile_is_built_again_not_an_error(tmp_path):
+    """Two runs side by side (tools/test.sh) share the folder: an entry gone between the look
+    and the take is no zip to reuse, and keeping into a folder another run prunes is no error."""
+    kept, out = tmp_path / "zips", tmp_path / "dist"
+    out.mkdir()
+    name = "ligament-0.1.0-linux_x64-py311.zip"
+    (out / name).write_bytes(b"zip")
+    build_extension.keep(str(kept), "k0", str(out / name))
+    os.remove(kept / "k0" / name)                       # pruned after the entry was listed
+    assert not build_extension.reuse(str(kept), "k0", name, str(out / name))
