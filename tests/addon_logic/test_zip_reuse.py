@@ -88,13 +88,17 @@ def test_a_kept_zip_is_taken_for_its_own_key_only_and_the_newest_stay(tmp_path):
     assert sorted(os.listdir(kept)) == sorted(["k3", "knew"] + [f"k{i}" for i in range(4, n + 2)])
 
 
-def test_an_entry_pruned_by_another_run_meanwhile_is_built_again_not_an_error(tmp_path):
-    """Two runs side by side (tools/test.sh) share the folder: an entry gone between the look
-    and the take is no zip to reuse, and keeping into a folder another run prunes is no error."""
+def test_an_entry_pruned_by_another_run_meanwhile_is_built_again_not_an_error(
+        tmp_path, monkeypatch):
+    """Two runs side by side (tools/test.sh) share the folder: an entry another run prunes
+    after this one saw it is no zip to reuse (not an error)."""
     kept, out = tmp_path / "zips", tmp_path / "dist"
     out.mkdir()
     name = "ligament-0.1.0-linux_x64-py311.zip"
     (out / name).write_bytes(b"zip")
     build_extension.keep(str(kept), "k0", str(out / name))
-    os.remove(kept / "k0" / name)                       # pruned after the entry was listed
+    gone = str(kept / "k0" / name)
+    os.remove(gone)
+    seen = os.path.exists                     # as it was when this run looked: still there
+    monkeypatch.setattr(build_extension.os.path, "exists", lambda p: p == gone or seen(p))
     assert not build_extension.reuse(str(kept), "k0", name, str(out / name))
