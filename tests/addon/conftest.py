@@ -33,6 +33,11 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE = "bl_ext.user_default.ligament"
 
+# The Blenders the tests start inherit this: numba's OpenMP threads (a big island's coloured
+# stages) wait without spinning, as in tests/solver/conftest.py, where the spinning of idle
+# threads on busy cores cost ten times the work itself. No result depends on it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 
 def blender_versions():
     """tools/blenders.txt as dicts: version, python, numpy, role."""
