@@ -1254,37 +1254,25 @@ def _move_bodies(r, step, rp, rb, bs, move):
 def lean_islands(plan, jt):
     """Per island of the plan, whether all its joints are articulation joints (ball
     sockets, hinges, ragdoll cones): such an island skips its position projection in a
-    substep that left its joints within PROJECTION_TOLERANCE (`_within_tolerance`), and
-    its joints' rows are prepared once per substep (step.py, `fresh_rows`). Its limit rows'
-    joints count too: they are prepared with its equality rows. Mechanisms, welds, pins,
-    sliders and custom constraints keep the projection every substep: a gear's coupled
-    angles, an Atwood rope and a weld are held near rounding (tests/solver)."""
-    order, starts, lorder, lstarts = plan.order, plan.starts, plan.lorder, plan.lstarts
-    n_rows = jt.shape[0] * MAX_ROWS
+    substep that left its joints within PROJECTION_TOLERANCE (`_within_tolerance`).
+    Mechanisms, welds, pins, sliders and custom constraints keep it every substep: a gear's
+    coupled angles, an Atwood rope and a weld are held near rounding (tests/solver)."""
+    order, starts = plan.order, plan.starts
     lean = np.zeros(plan.n_islands, dtype=np.bool_)
     for s in range(plan.n_islands):
-        lean[s] = starts[s + 1] - starts[s] <= MAX_DIRECT_ROWS
+        lean[s] = True
         for i in range(starts[s], starts[s + 1]):
-            if not _articulation(order[i] // MAX_ROWS, jt):
-                lean[s] = False
-                break
-        for i in range(lstarts[s], lstarts[s + 1]):      # its limits' joints (not contacts)
-            if lorder[i] < n_rows and not _articulation(lorder[i] // MAX_ROWS, jt):
+            kind = jt[order[i] // MAX_ROWS, TYPE]
+            if not (kind == BALL or kind == HINGE or kind == RAGDOLL):
                 lean[s] = False
                 break
     return lean
 
 
 @helper
-def _articulation(j, jt):
-    kind = jt[j, TYPE]
-    return kind == BALL or kind == HINGE or kind == RAGDOLL
-
-
-@helper
-def _within_tolerance(rows, limits, rj, rp, unit, rate):
+def _within_tolerance(rows, limits, rj, rp, unit):
     """Whether the island's equality rows hold their positions within PROJECTION_TOLERANCE
-    (rows prepared with BIAS = rate C) and none of its limits is violated by more: the Newton
+    (rows prepared with BIAS = C) and none of its limits is violated by more: the Newton
     step of the projection would move its bodies by about that. Skipped, the error is left
     to the next substep's solve pass (its soft bias) and projection: it stays within about
     the tolerance, where a ragdoll lying still leaves 1e-9 to 4e-8 m a substep."""
@@ -1294,7 +1282,7 @@ def _within_tolerance(rows, limits, rj, rp, unit, rate):
             if rj[r, k] != 0.0:
                 linear = True
         tol = PROJECTION_TOLERANCE * unit if linear else PROJECTION_TOLERANCE
-        if abs(rp[r, BIAS] / rate) > tol:
+        if abs(rp[r, BIAS]) > tol:
             return False
     for r in limits:
         if r < rp.shape[0] and _is_limit(r, rp):
@@ -1303,13 +1291,13 @@ def _within_tolerance(rows, limits, rj, rp, unit, rate):
                 if rj[r, k] != 0.0:
                     linear = True
             tol = PROJECTION_TOLERANCE * unit if linear else PROJECTION_TOLERANCE
-            if rp[r, BIAS] / rate < -tol:
+            if rp[r, BIAS] < -tol:
                 return False
     return True
 
 
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W, C, lean, rate, kept):
+def project_positions(plan, R, bs, binv, W, C, lean):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Each body moves once, by
@@ -1324,15 +1312,13 @@ def project_positions(plan, R, bs, binv, W, C, lean, rate, kept):
 
     An island of articulation joints (`lean`, from `lean_islands`) whose joints are within
     PROJECTION_TOLERANCE of their positions and whose limits are not violated is left as it
-    is: its Newton step would move nothing that matters (a ragdoll lying still); kept[s]
-    says so, per island. Such an island's rows may hold BIAS = rate C (prepared with the
-    solve pass's soft bias rate `rate`, step.py, `fresh_rows`; 1 otherwise)."""
+    is: its Newton step would move nothing that matters (a ragdoll lying still)."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
      brows) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                        lstarts, bfirst, brows,
-                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean, rate, kept)
+                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean)
 
 
 @helper(outline=True)
@@ -1340,7 +1326,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, crb, crj, crd, unit, lean, rate, kept):
+                       soft, live, crb, crj, crd, unit, lean):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows)
     R = (rb, rj, rd, rp, rk)
@@ -1349,7 +1335,6 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
          live)
     move = np.zeros((bs.shape[0], 7))
     for s in range(plan.n_islands):
-        kept[s] = False
         if not ok[s]:
             continue
         n = starts[s + 1] - starts[s]
@@ -1361,18 +1346,16 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
         rows, factor, pattern, limits = _island(plan, s)
-        scale = rate if lean[s] else 1.0      # BIAS = scale C (`lean_islands`)
-        if lean[s] and _within_tolerance(rows, limits, rj, rp, unit, scale):
-            kept[s] = True
+        if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
             continue
         for i in range(n):
-            x[i] = rp[rows[i], BIAS] / scale
+            x[i] = rp[rows[i], BIAS]
         m = 0
         for r in limits:
             if r < rp.shape[0] and _is_limit(r, rp) and rp[r, BIAS] < 0.0:   # not contacts
                 soft[m] = 0.0
                 lims[m] = r
-                bl[m] = rp[r, BIAS] / scale
+                bl[m] = rp[r, BIAS]
                 lam0[m] = 0.0
                 dl[m] = 0.0
                 m += 1

@@ -13,9 +13,7 @@
                  -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
                  (skipped by an island of ball, hinge and ragdoll joints already within
-                 direct.PROJECTION_TOLERANCE; such an island's joints are re-prepared
-                 with the soft coefficients, and when it skips, the next substep takes
-                 those rows as they are: `fresh_rows`)
+                 direct.PROJECTION_TOLERANCE)
                  -> re-measure contact separations at the projected poses (they serve the
                  relax pass and the next substep's solve: positions do not move between)
                  -> relax (no bias; then up to RELAX_EXTRA more contact sweeps over
@@ -265,70 +263,20 @@ def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held
 
 
 @helper(outline=True)
-def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, jfresh,
-                  bfresh):
+def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed):
     """A substep's start: integrate velocities (forces, fields, gravity), renew the world
     inertia of the bodies joints hold (`turned`) with the joints' geometric stiffness, and
-    prepare the joint rows (soft coefficients S). Joints whose rows the last substep left
-    prepared at these poses (`jfresh`, `fresh_rows`) keep them, and their bodies (`bfresh`)
-    the inertia the rows were made with (renewed at their poses after the last move, with
-    the stiffness of the substep before), so K stays J M^-1 J^T of one M."""
+    prepare the joint rows (soft coefficients S)."""
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jpts = J[0], J[1], J[2], J[4]
     body = (bs, binv, bI)
     velocities_stage(P, ids, bs, binv, bil, bdamp, bkind, E, gravity, h)
     if jointed:
-        renew = turned[~bfresh[turned]]
-        world_inertia(renew, bs, bil, bkind, bI)
+        world_inertia(turned, bs, bil, bkind, bI)
         joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
-        stiffen_world_inertia(renew, bs, bib, bkind, kg, h, bI)
-    joints = G[1]
-    prepare_joint_list(joints[~jfresh[joints]], jt, jf, jpts, bkind, S, R, body)
+        stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
+    prepare_joint_list(G[1], jt, jf, jpts, bkind, S, R, body)
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
-
-
-@helper(outline=True)
-def lean_joints(plan, lean, jt, rate):
-    """Per joint: whether its rows are prepared after the substep's move with the solve
-    pass's soft coefficients (BIAS = rate C) rather than BIAS = C: the joints of the
-    islands of articulation joints (`direct.lean_islands`), while the bias rate is not
-    zero (joint_hertz > 0: C is read back as BIAS / rate by the projection). Their rows then
-    serve the position check, the relax pass (which reads no bias or softness of a rigid
-    row) and, where the island was not projected, the next substep's solve pass too."""
-    out = np.zeros(jt.shape[0], dtype=np.bool_)
-    if rate <= 0.0:
-        return out
-    n_rows = jt.shape[0] * MAX_ROWS
-    for s in range(plan.n_islands):
-        if not lean[s]:
-            continue
-        for i in range(plan.starts[s], plan.starts[s + 1]):
-            out[plan.order[i] // MAX_ROWS] = True
-        for i in range(plan.lstarts[s], plan.lstarts[s + 1]):
-            if plan.lorder[i] < n_rows:
-                out[plan.lorder[i] // MAX_ROWS] = True
-    return out
-
-
-@helper(outline=True)
-def fresh_rows(plan, kept, rb, jt, jfresh, bfresh):
-    """After the projection: the joints (jfresh) and bodies (bfresh) of the islands it left
-    as they were (kept, `direct.project_positions`), whose rows, prepared at these poses with
-    the soft coefficients (`lean_joints`), the next substep's solve pass takes as they are:
-    joints prepared once a substep instead of twice. The other islands' are cleared (their
-    bodies moved)."""
-    n_rows = jt.shape[0] * MAX_ROWS
-    for s in range(plan.n_islands):
-        mark = kept[s]
-        for i in range(plan.starts[s], plan.starts[s + 1]):
-            r = plan.order[i]
-            jfresh[r // MAX_ROWS] = mark
-            for side in range(2):
-                if rb[r, side] >= 0:
-                    bfresh[rb[r, side]] = mark
-        for i in range(plan.lstarts[s], plan.lstarts[s + 1]):
-            if plan.lorder[i] < n_rows:
-                jfresh[plan.lorder[i] // MAX_ROWS] = mark
 
 
 @helper
@@ -516,22 +464,13 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # the first substep's rows are prepared before the loop: the islands' plan is made from
     # them (which rows are equalities and limits does not change within the frame)
     move_pins(joints, jt, jf, 0.0, dt)
-    jfresh = np.zeros(jt.shape[0], dtype=np.bool_)      # see fresh_rows
-    bfresh = np.zeros(bs.shape[0], dtype=np.bool_)
-    begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, jfresh,
-                  bfresh)
+    begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
     plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
     lean = lean_islands(plan, jt)
-    jlean = lean_joints(plan, lean, jt, S[0])
-    soft_joints = joints[jlean[joints]]          # prepared after the move with S
-    error_joints = joints[~jlean[joints]]        # ... with S_error
-    rate = S[0] if S[0] > 0.0 else 1.0
-    kept = np.zeros(plan.n_islands, dtype=np.bool_)
     for s in range(substeps):
         if s > 0:
-            begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed,
-                          jfresh, bfresh)
+            begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
         update_stage(P, C, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
@@ -545,13 +484,11 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
             world_inertia(turned, bs, bil, bkind, bI)
             stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
         move_pins(joints, jt, jf, (s + 1) / substeps, dt)
-        prepare_joint_list(error_joints, jt, jf, jpts, bkind, S_error, R, body)
-        prepare_joint_list(soft_joints, jt, jf, jpts, bkind, S, R, body)
+        prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_positions(plan, R, bs, binv, W, C, lean, rate, kept)
-        fresh_rows(plan, kept, R[0], jt, jfresh, bfresh)
+        project_positions(plan, R, bs, binv, W, C, lean)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
