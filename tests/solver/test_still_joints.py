@@ -10,6 +10,7 @@ import os
 import sys
 
 import numpy as np
+import pytest
 import solver as lg
 from probes import FRAME, G, Anchor, note, qconj, qmul, separation, twist_angle
 
@@ -144,6 +145,7 @@ def test_limbs_lying_still_are_bit_identical_at_one_and_two_threads():
         assert np.array_equal(a1, a2)
 
 
+@pytest.mark.slow          # about a minute: 20 ragdolls, 6 s
 def test_a_crowd_of_ragdolls_comes_to_rest():
     # bench/scenes.py's 20 ragdolls dropped on the floor at World() defaults, awake: after
     # 5 s every body is still (2026-11-29 on main: the fastest body 0.17 m/s at most over
