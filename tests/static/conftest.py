@@ -1,7 +1,7 @@
 """The static check of addon/ (tools/apicheck.py) starts as soon as pytest has collected the
-tests, one Blender line at a time, so that basedpyright reads the add-on on one core while
-the solver's tests run on the other; `apicheck_results` waits for it, and from then on the
-lines not begun yet run on every core (the tests before are done)."""
+tests: one basedpyright process reads the add-on against every Blender line on one core
+while the solver's tests run on the other; `apicheck_results` waits for it. Nothing runs
+when addon/ is that of the last run (build/apicheck/LINE/result.json)."""
 
 import os
 import sys

@@ -55,8 +55,9 @@ def _plant(path, code):
     return [first + i for i, row in enumerate(code.splitlines()) if row.endswith("# here")]
 
 
-# Three uses planted in a copy of three modules, read once on 4.5 and 5.0 (basedpyright
-# reads the planted modules and what they import)
+# Three uses planted in a copy of three modules, read once on 4.5 and 5.0 by one
+# basedpyright process (it reads the planted modules and what they import, each line in its
+# own view of the sources: a line's version constants do not reach the other's)
 CHANNELBAG = ("baking", "bake.py"), (
     # Blender 4.5 has slotted actions but not anim_utils.action_ensure_channelbag_for_slot
     # (5.0 added it): the bake that called it there failed in 4.5 only
