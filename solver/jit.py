@@ -24,6 +24,15 @@ seconds per kernel):
   literal value: `make_block(r0, 3, ...)` and `make_block(r0, 2, ...)` were two compiles,
   `_k_entry` had 18. A kernel here never needs a literal, so calls from kernels are typed
   with plain types (one compile per signature): 429 -> 321 compiles.
+* helpers' own machine code: numba optimises every function's library as a whole, compiles
+  it to machine code and caches that code; a caller links the callee's module into its own
+  and optimises and compiles everything again, so a helper four calls deep was optimised four
+  times and compiled to machine code nothing ran. A helper's library here (`_HelperLibrary`)
+  only links its callees: the kernel that links it optimises and compiles it once, and its
+  cache entry is that module (no machine code). Its Environment is set by the kernels
+  (`_KernelLibrary`). If numba's code libraries are not the ones this was written against
+  (`_internals_as_expected`), or LIGAMENT_LINKED_HELPERS=0, helpers compile as numba
+  compiles them.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
