@@ -94,15 +94,13 @@ def test_a_kernel_of_nested_helpers_computes_what_the_python_does():
 def test_no_helper_library_holds_machine_code():
     a = np.linspace(-1.0, 1.0, 4)
     _top(a, 2, np.zeros(2))
-    if not jit.LINKED_HELPERS:
+    if not getattr(jit, "LINKED_HELPERS", True):
         pytest.skip("numba's internals differ: helpers compiled as numba compiles them")
     kernel_library = next(iter(_top.overloads.values())).library
     assert kernel_library._compiled_object, "the kernel has no machine code"
     for h in (_first, _second, _third, _deep):
         for cres in h.overloads.values():
-            library = cres.library
-            assert isinstance(library, jit._HelperLibrary), library
-            assert not getattr(library, "_compiled_object", None), \
+            assert not getattr(cres.library, "_compiled_object", None), \
                 f"{h.py_func.__name__}'s library was compiled to machine code"
 
 
