@@ -24,6 +24,15 @@ seconds per kernel):
   literal value: `make_block(r0, 3, ...)` and `make_block(r0, 2, ...)` were two compiles,
   `_k_entry` had 18. A kernel here never needs a literal, so calls from kernels are typed
   with plain types (one compile per signature): 429 -> 321 compiles.
+* helpers' own machine code: numba optimises every function's library as a whole, compiles
+  it to machine code and caches that code; a caller links the callee's module into its own
+  and optimises and compiles everything again, so a helper four calls deep was optimised four
+  times and compiled to machine code nothing ran. A helper's library here (`_HelperLibrary`)
+  only links its callees: the kernel that links it optimises and compiles it once, and its
+  cache entry is that module (no machine code). Its Environment is set by the kernels
+  (`_KernelLibrary`). If numba's code libraries are not the ones this was written against
+  (`_internals_as_expected`), or LIGAMENT_LINKED_HELPERS=0, helpers compile as numba
+  compiles them.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -70,8 +79,11 @@ import shutil
 import tempfile
 import types as pytypes
 
+from numba.core import codegen as _codegen
 from numba.core import compiler, lowering, typed_passes
 from numba.core import config as _numba_config
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.environment import lookup_environment
 from numba.core import types
 from numba.core.caching import FunctionCache, IndexDataCacheFile, _CacheLocator
 from numba.core.environment import _rebuild_env
@@ -193,8 +205,33 @@ class _SourceHashLocator(_CacheLocator):
         return cls(py_func, py_file) if inside else None
 
 
-class _KernelCacheImpl(FunctionCache._impl_class):
+class _LoadsHelpers:
+    """numba's cache of compile results, which also loads a helper's (`_HelperLibrary`)."""
+
+    def rebuild(self, target_context, payload):
+        """A kernel as numba loads it; a helper's module (`_HelperLibrary`) as callers link it."""
+        if payload[0][1] != _IR_KIND:
+            return super().rebuild(target_context, payload)
+        codegen = target_context.codegen()
+        with global_compiler_lock:
+            codegen.unserialize_library = lambda state: _HelperLibrary.from_ir(codegen, state)
+            try:
+                return super().rebuild(target_context, payload)
+            finally:
+                del codegen.unserialize_library
+
+
+class _KernelCacheImpl(_LoadsHelpers, FunctionCache._impl_class):
     _locator_classes = [_SourceHashLocator]
+
+
+class _OtherCacheImpl(_LoadsHelpers, FunctionCache._impl_class):
+    pass
+
+
+class _OtherCache(FunctionCache):
+    """numba's cache beside the sources, for kernels defined outside the solver (tests')."""
+    _impl_class = _OtherCacheImpl
 
 
 PACKAGE = __name__.rpartition(".")[0]     # "solver", or the extension's "_ligament_solver_..."
@@ -356,34 +393,147 @@ class _BorrowingLower(lowering.Lower):
                     if getattr(getattr(i, "callee", None), "name", None) not in _REFCOUNT_OPS]
 
 
+_IR_KIND = "ligament-helper-ir"      # a helper's cache entry: its module as callers link it
+_HELPER_ENVS = set()                   # Environment names of helpers, set by the kernels
+
+
+def _internals_as_expected():
+    """Whether numba's code libraries are those `_HelperLibrary` was written against
+    (numba 0.65 to 0.68); otherwise helpers are compiled as numba compiles them."""
+    lib = _codegen.JITCodeLibrary
+    return all(hasattr(lib, name) for name in (
+        "_finalize_final_module", "_get_module_for_linking", "_finalize_dynamic_globals",
+        "_verify_declare_only_symbols", "get_pointer_to_function", "_raise_if_finalized",
+        "serialize_using_object_code", "enable_object_caching")) and \
+        hasattr(_codegen.JITCPUCodegen, "set_env") and hasattr(_codegen, "ll") and \
+        hasattr(typed_passes.NativeLowering, "lowering_class")
+
+
+LINKED_HELPERS = os.environ.get("LIGAMENT_LINKED_HELPERS", "1") != "0" and \
+    _internals_as_expected()
+
+
+class _HelperCodegen:
+    """The code generator as a helper's library shows it to numba: a helper's code is never
+    in the execution engine, so its Environment is set by each kernel that links it."""
+
+    def __init__(self, codegen):
+        self._codegen = codegen
+
+    def __getattr__(self, name):
+        return getattr(self._codegen, name)
+
+    def set_env(self, env_name, env):
+        _HELPER_ENVS.add(env_name)
+
+
+class _HelperLibrary(_codegen.JITCodeLibrary):
+    """A helper's code library: its module as every caller links it, never optimised as a
+    whole nor compiled to machine code of its own (nothing calls a helper but kernels, and
+    numba links each callee's module into its caller's and optimises and compiles the kernel's
+    module with everything in it). numba finalises every library it compiles, so a helper
+    four calls deep was optimised and compiled four times, each copy's machine code unused."""
+
+    optimise = False        # `optimised_alone`: run numba's module passes over it here
+
+    @property
+    def codegen(self):
+        return _HelperCodegen(self._codegen)
+
+    def finalize(self):
+        self._raise_if_finalized()
+        seen = set()
+        for library in self._linking_libraries:
+            if library not in seen:
+                seen.add(library)
+                self._reload_init.update(library._reload_init)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        if self.optimise:
+            self._optimize_final_module()
+        self._final_module.verify()
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+
+    def get_pointer_to_function(self, name):
+        self._ensure_finalized()
+        return 0
+
+    def serialize_using_object_code(self):
+        return (self.name, _IR_KIND, self._get_module_for_linking().as_bitcode())
+
+    @classmethod
+    def from_ir(cls, codegen, state):
+        name, kind, data = state
+        self = cls(codegen, name)
+        self._final_module = self._shared_module = _codegen.ll.parse_bitcode(data)
+        self._finalized = True
+        return self
+
+
+_OPTIMISED_ALONE = set()
+
+
+def optimised_alone(dispatcher):
+    """Have helper `dispatcher`'s module optimised when it is compiled, as numba optimises
+    every library, instead of only in the kernels that link it: for a part of a kernel that
+    another process compiles first (solver/warmup.py), so that process does that work."""
+    _OPTIMISED_ALONE.add(dispatcher.py_func)
+
+
+class _KernelLibrary(_codegen.JITCodeLibrary):
+    """A kernel's code library: once in the execution engine, it sets the Environments of
+    the helpers linked into it (numba sets each helper's through its own library)."""
+
+    def _finalize_final_module(self):
+        super()._finalize_final_module()
+        for gv in self._final_module.global_variables:
+            if gv.name in _HELPER_ENVS:
+                env = lookup_environment(gv.name)
+                if env is not None and self._codegen._engine.get_global_value_address(gv.name):
+                    self._codegen.set_env(gv.name, env)
+
+
 @register_pass(mutates_CFG=True, analysis_only=False)
-class _BorrowingLowering(typed_passes.NativeLowering):
-    _name = "ligament_borrowing_lowering"
+class _SolverLowering(typed_passes.NativeLowering):
+    """numba's lowering, into a `_HelperLibrary` or `_KernelLibrary` (LINKED_HELPERS), with
+    `_BorrowingLower` where numba no longer drops borrowed arrays' reference counts."""
+    _name = "ligament_lowering"
 
     @property
     def lowering_class(self):
-        return _BorrowingLower
+        return lowering.Lower if _NUMBA_DROPS_REFCOUNTS else _BorrowingLower
+
+    def run_pass(self, state):
+        if state.library is None and LINKED_HELPERS:
+            helper = state.flags.no_cpython_wrapper and not state.flags.auto_parallel.enabled
+            cls = _HelperLibrary if helper else _KernelLibrary
+            state.library = cls(state.targetctx.codegen(), state.func_id.func_qualname)
+            state.library.optimise = state.func_id.func in _OPTIMISED_ALONE
+            state.library.enable_object_caching()
+        return super().run_pass(state)
 
 
 class _Compiler(compiler.CompilerBase):
-    """numba's nopython pipeline with `_BorrowingLowering` for its lowering."""
+    """numba's nopython pipeline with `_SolverLowering` for its lowering."""
 
     def define_pipelines(self):
         default = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
         pm = PassManager(default.pipeline_name)
         for pass_class, description in default.passes:
             if pass_class is typed_passes.NativeLowering:
-                pass_class = _BorrowingLowering
+                pass_class = _SolverLowering
             pm.add_pass(pass_class, description)
         pm.finalize()
         return [pm]
 
 
-try:                                 # numba <= 0.65 drops them itself: its own pipeline
+try:                                 # numba <= 0.65 drops them itself
     from numba.core import removerefctpass  # noqa: F401
-    _PIPELINE = compiler.Compiler
+    _NUMBA_DROPS_REFCOUNTS = True
 except ImportError:
-    _PIPELINE = _Compiler
+    _NUMBA_DROPS_REFCOUNTS = False
+_PIPELINE = _Compiler if LINKED_HELPERS or not _NUMBA_DROPS_REFCOUNTS else compiler.Compiler
 
 
 class _Kernel(CPUDispatcher):
@@ -406,7 +556,7 @@ class _Kernel(CPUDispatcher):
             self._cache = _KernelCache(py_func)
         else:                         # a kernel defined outside the solver (a test's)
             try:
-                self.enable_caching()
+                self._cache = _OtherCache(py_func)
             except RuntimeError:      # no file to cache beside (<string>)
                 pass
 

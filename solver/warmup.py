@@ -282,6 +282,7 @@ def _compile_collision():
 # checks that each part's cache holds the one signature step_frame uses).
 WORKER_PARTS = ("_prepare_joints",)
 MAIN_PARTS = ("solve_pass",)
+_parts_dispatchers = {"_prepare_joints": _prepare_joints, "solve_pass": solve_pass}
 
 
 def _returns(dispatcher, sig):
@@ -375,6 +376,10 @@ class _PrintCompiles(event.Listener):
 
 def _worker_main():
     threading.Thread(target=_watch_parent, daemon=True).start()
+    # its parts optimised here (helpers are otherwise optimised only in the kernels linking
+    # them, solver/jit.py): step_frame, in the other process, links them optimised
+    for name in WORKER_PARTS:
+        jit.optimised_alone(_parts_dispatchers[name])
     print(f"worker {__package__} {jit.CACHE_FOLDER}", flush=True)
     with event.install_listener("numba:compile", _PrintCompiles()):
         _compile_parts(_one_batch_args(every_feature_world()), WORKER_PARTS,
