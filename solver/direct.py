@@ -54,12 +54,8 @@ solve, a foot's contact stopped only the foot (1 kg under 70), the joints pulled
 again, and a 70 kg ragdoll dropped feet first from 1 m sank 4.9 cm into the floor
 (`bench/landing.py`; 0.3 cm now). Solved with the island, a contact row is soft as in the
 sweep (its compliance K/a2 on S's diagonal, `_contact_softness`), sees the substep's inertia
-that the joint rows see (`island_contact_inertia`). The position projection does not
-correct contacts (they push out through their soft bias), but it may not push a body
-deeper into one it touches: those contacts enter it as one-sided rows with no error
-(`project_positions`); the Newton step of a landing's joint errors moved the light foot,
-not the heavy body, and at 4 substeps (errors four times those at 8) 20 ragdolls' feet sank
-8 mm into the floor. Several contact points on one face
+that the joint rows see (`island_contact_inertia`), and is left out of the position
+projection (contacts push out through their soft bias). Several contact points on one face
 make S singular (four points hold three degrees of freedom): when the pivoting does not
 settle or the factor fails, projected Gauss-Seidel sweeps on S finish (`_pgs`), which only
 lower the LCP's energy. Contacts between two islands, those of islands holding rows over
@@ -114,8 +110,6 @@ CONTACT_ROWS = 8            # contact rows per manifold (contacts.ROWS_PER_MANIF
                             # normal rows of manifold m are 8 m + k, k < its point count
 CONTACT_ROLLS = 72          # contacts.ROLLS: a round body's patch (it rolls: stays with the
                             # sweep unless it strikes, see island_limits)
-CONTACT_TOUCH = 1e-3        # m/s: a speculative contact closing to within this times the
-                            # substep of its surface counts as touching (`project_positions`)
 CONTACT_ARMS = 48           # contacts.ARMS: point k's world arms from A's, B's centre (48 + 6k)
 CONTACT_STRIKE = 0.25       # m/s: a round body's contact point closing faster than this at
                             # the frame's start joins its island's solve for the frame
@@ -1347,12 +1341,6 @@ def project_positions(plan, R, bs, binv, W, C, lean):
     (bias rate 1; a limit inside its range holds BIAS = 0). Velocities are untouched, so
     this removes drift without adding energy. W: work arrays from `scratch`.
 
-    The contact rows of the island's limits that touch (separated by nothing at the
-    substep's start, or closing onto their surface within it: a speculative row that
-    closed) join as one-sided rows with zero error: the step may push a body out of them,
-    never into them (`_limit_lcp`'s w >= 0). Without them the Newton step of a landing's
-    joint errors moved the light foot rather than the body over it, into the floor.
-
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)
 
@@ -1364,7 +1352,7 @@ def project_positions(plan, R, bs, binv, W, C, lean):
      brows) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                        lstarts, bfirst, brows,
-                       *R, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[4][8], lean)
+                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean)
 
 
 @helper(outline=True)
@@ -1372,12 +1360,11 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, crb, crj, crd, crp, unit, lean):
+                       soft, live, crb, crj, crd, unit, lean):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
-    nr = rp.shape[0]
     W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
          live)
     move = np.zeros((bs.shape[0], 7))
@@ -1390,8 +1377,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             _solve_loops(rows, rb, rj, rd, binv, x, unit)
-            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move, crb, crj,
-                         crd, crp)
+            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
         rows, factor, pattern, limits = _island(plan, s)
         if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
@@ -1407,57 +1393,34 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                 lam0[m] = 0.0
                 dl[m] = 0.0
                 m += 1
-        for r in limits:
-            if r >= nr and crp[r - nr, ACTIVE] != 0.0 and (
-                    crp[r - nr, BIAS] <= 0.0 or
-                    _rhs(r - nr, True, crj, crp, bs, crb) <= CONTACT_TOUCH * unit):
-                soft[m] = 0.0              # touching: the step may not push it deeper
-                lims[m] = r
-                bl[m] = 0.0
-                lam0[m] = 0.0
-                dl[m] = 0.0
-                m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
         _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
                       bfirst, brows, starts[s])
-        _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move, crb, crj, crd,
-                     crp)
+        _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move)
 
 
 @helper
-def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move, crb, crj, crd,
-                 crp):
+def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move):
     """Move the island's bodies by the projection's displacements x (rows) and dl (the m
-    limit rows lims; a contact row numbered from rp's length on reads the contact tables
-    crb, crj, crd, crp)."""
+    limit rows lims)."""
     # Newton's step is exact for small errors; a large one (a violent frame) is scaled
     # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
     # where the linearisation holds. Each body moves once, by its summed displacement.
-    nr = rp.shape[0]
     for i in range(n):
         _add_displacement(rows[i], x[i], rb, rj, rd, rp, binv, move)
     for a in range(m):
-        if lims[a] >= nr:
-            _add_displacement(lims[a] - nr, dl[a], crb, crj, crd, crp, binv, move)
-        else:
-            _add_displacement(lims[a], dl[a], rb, rj, rd, rp, binv, move)
+        _add_displacement(lims[a], dl[a], rb, rj, rd, rp, binv, move)
     worst = 0.0
     for i in range(n):
         worst = max(worst, _largest_turn2(rows[i], rp, rb, move))
     for a in range(m):
-        if lims[a] >= nr:
-            worst = max(worst, _largest_turn2(lims[a] - nr, crp, crb, move))
-        else:
-            worst = max(worst, _largest_turn2(lims[a], rp, rb, move))
+        worst = max(worst, _largest_turn2(lims[a], rp, rb, move))
     worst = math.sqrt(worst)
     step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
     for i in range(n):
         _move_bodies(rows[i], step, rp, rb, bs, move)
     for a in range(m):
-        if lims[a] >= nr:
-            _move_bodies(lims[a] - nr, step, crp, crb, bs, move)
-        else:
-            _move_bodies(lims[a], step, rp, rb, bs, move)
+        _move_bodies(lims[a], step, rp, rb, bs, move)
 
 
 # --- islands whose joints close many loops -------------------------------------------------
