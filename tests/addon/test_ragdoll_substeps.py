@@ -5,11 +5,15 @@ tests/addon/scenarios/ragdoll_substeps.py."""
 
 import math
 
+import pytest
 from test_ragdoll import _limit_excess
 
 HEIGHTS = (0.9, 0.95, 1.02, 1.05, 1.1)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 44 item 3 not reached: 3.7 degrees past a limit "
+                   "at 4 jointed substeps (12 before striking round contacts joined the exact "
+                   "solve); passes when a change brings it under 3, then drop this mark")
 def test_metarigs_landing_at_four_jointed_substeps_keep_their_joint_limits(blender):
     # The same five drops as test_ragdoll's at 8 substeps (within 3 degrees there). With the
     # capsule limbs' contacts swept before the joints' exact solve, at 4 substeps the elbow's
