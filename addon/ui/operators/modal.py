@@ -6,6 +6,7 @@ timers): `advance()` works a slice, `cancel()` stops it leaving the scene as it 
 `state` is 'RUNNING' until it ends ('FINISHED', 'FAILED' or 'CANCELLED')."""
 
 import traceback
+from typing import TYPE_CHECKING
 
 
 class SessionModal:
@@ -13,6 +14,9 @@ class SessionModal:
     the user is told in `_finish(context, session)`; Build Simulation, whose session is the
     scene's build under way (begun by a frame, ended by an edit), lets every event pass on and
     shows its own progress by overriding the other verbs."""
+
+    if TYPE_CHECKING:       # the operator's own (bpy.types.Operator, after this in its bases)
+        def report(self, type: set[str], message: str) -> None: ...
 
     timer_interval = 0.001     # seconds between timer events: a slice each
     pass_events = False        # every event goes on to Blender too (the animation plays)
