@@ -70,13 +70,26 @@ await_setup() {   # GROUP: until tools/setup.sh has made that line's other envir
     [ "$(cat "build/setup-$1.rc")" = 0 ]
 }
 
-run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
-    local name=$1 env=$2 store group=
-    case "$env:$4" in          # the Blender environments, or the newest numba's
-        py313-numba-newest:*) group=newest ;;
-        *:tests/addon* | *:tests/farm*) group=$env ;;   # the farm's run checks addon/ too:
-                                                         # tests/static, in .venv/static
+group_of() {   # ENV PATHS: the group of environments tools/setup.sh makes that a run needs
+    case "$1:$2" in            # the Blender environments, or the newest numba's
+        py313-numba-newest:*) echo newest ;;
+        *:tests/addon* | *:tests/farm*) echo "$1" ;;    # the farm's run checks addon/ too:
+    esac                                                 # tests/static, in .venv/static
+}
+
+ready() {      # ENV PATHS: whether a run can start: its line's first run has left the
+               # line's kernels (or failed to) and its environments are made (or failed)
+    case "$1" in
+        py311 | py313) [ -e "build/test-first-run-$1.kernels" ] || return 1 ;;
     esac
+    local group
+    group=$(group_of "$1" "$2")
+    [ -z "$group" ] || [ -s "build/setup-$group.rc" ]
+}
+
+run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its output in build/test-NAME.log
+    local name=$1 env=$2 store group
+    group=$(group_of "$env" "$4")
     if [ -n "$group" ] && ! await_setup "$group"; then
         { echo "--- $name: tools/setup.sh failed ---"; cat "build/setup-$group.log"; } |
             tee "build/test-$name.log" >&2
@@ -118,27 +131,39 @@ FIRST_RUN=tests/addon/test_first_run.py::test_playback_before_the_kernels_are_re
 first_run() {   # ENV BLENDER: that test in .venv/ENV and the Blender (its exit code in
                 # build/test-first-run-ENV.rc), then the store entry of .venv/ENV: the test's,
                 # or compiled now if the tier or the options left the test out or it failed
-    local name=first-run-$1 rc=0
+    local name=first-run-$1 rc=0 kernels_rc=0
     rm -rf "build/kernels-$name"
     mkdir -p "build/kernels-$name"     # empty: this run compiles nothing of its own
     pytest_run "$name" "$1" "$2" "$FIRST_RUN" || rc=$?
     echo "$rc" >"build/test-$name.rc"
-    kernels "$1" >"build/kernels-$1.log" 2>&1 || { cat "build/kernels-$1.log" >&2; return 1; }
+    kernels "$1" >"build/kernels-$1.log" 2>&1 || { kernels_rc=1; cat "build/kernels-$1.log" >&2; }
+    echo "$kernels_rc" >"build/test-$name.kernels"      # the line's runs may start (ready)
 }
 
-worker() {   # OUT: take the queue's runs (QUEUE: NAME ENV BLENDER PATHS, four words a run)
-             # in order, each run by the first worker free for it (an empty folder made
-             # under build/test-claims/ claims it: mkdir is atomic), exit codes into OUT
-    local out=$1 rc=0 i
-    for ((i = 0; i < ${#QUEUE[@]}; i += 4)); do
-        mkdir "build/test-claims/$i" 2>/dev/null || continue
-        run "${QUEUE[i]}" "${QUEUE[i+1]}" "${QUEUE[i+2]}" ${QUEUE[i+3]} || rc=1  # paths split
+worker() {   # OUT: take the queue's runs (QUEUE: NAME ENV BLENDER PATHS, four words a run),
+             # each time the first one not taken that can start (ready), until none is left
+             # (an empty folder made under build/test-claims/ claims a run: mkdir is atomic);
+             # the exit codes into OUT
+    local out=$1 rc=0 i left
+    while :; do
+        left=0
+        for ((i = 0; i < ${#QUEUE[@]}; i += 4)); do
+            [ -e "build/test-claims/$i" ] && continue
+            left=1
+            ready "${QUEUE[i+1]}" "${QUEUE[i+3]}" || continue
+            mkdir "build/test-claims/$i" 2>/dev/null || continue
+            run "${QUEUE[i]}" "${QUEUE[i+1]}" "${QUEUE[i+2]}" ${QUEUE[i+3]} || rc=1  # paths split
+            continue 2       # the queue again from its head: the longest first
+        done
+        [ "$left" = 0 ] && break
+        sleep 1
     done
     echo "$rc" >"$out"
 }
 
 start=$(date +%s)
-rm -f build/setup-*.rc build/test-first-run-*.rc build/test-worker-*.rc
+rm -f build/setup-*.rc build/test-first-run-*.rc build/test-first-run-*.kernels \
+    build/test-worker-*.rc
 # Before the runs: each line's kernels compiled once, by the first run of a zip without
 # kernels in that line's suite Blender (first_run, both lines side by side), and the newest
 # numba's in its own environment (a compile nothing else shares: it starts at once, beside the
@@ -169,13 +194,11 @@ done
 bash tools/setup.sh py311 "blender-${suites[1]}" & setup311=$!
 bash tools/setup.sh py313 "blender-${suites[3]}"
 wait "$setup311"
-first_run "${suites[0]}" "${suites[1]}" & first311=$!
-LIGAMENT_COMPILE_WORKERS=0 first_run "${suites[2]}" "${suites[3]}" || exit 1
-wait "$first311" || exit 1
 # The runs after the compiles, longest first (build/durations/ has each run's seconds; the
-# 2026-11-29 fresh-clone run: add-on 250 and 240 s, solver 165, 152 and 140 s, farm with the
-# static check 79 s), taken by two workers side by side as each becomes free, so neither
-# waits while the other still has runs to do.
+# 2026-11-29 fresh-clone run: add-on 230 and 238 s, solver 110-113 s each, farm with the
+# static check 56 s), taken by two workers side by side, each run by the first worker free
+# once the run can start: each worker begins when one line's first run has ended, so the
+# line compiled first starts its runs while the other compiles on.
 QUEUE=(
     addon-py311 py311 5.0.1 "tests/addon --deselect $FIRST_RUN"
     addon-py313 py313 5.3.0 "tests/addon --deselect $FIRST_RUN"
@@ -186,9 +209,10 @@ QUEUE=(
 )
 rm -rf build/test-claims
 mkdir -p build/test-claims
-worker build/test-worker-1.rc & other_worker=$!
+{ first_run "${suites[0]}" "${suites[1]}"; worker build/test-worker-1.rc; } & other_worker=$!
 trap 'kill "$other_worker" 2>/dev/null || true' INT TERM
-worker build/test-worker-2.rc
+{ LIGAMENT_COMPILE_WORKERS=0 first_run "${suites[2]}" "${suites[3]}"
+  worker build/test-worker-2.rc; }
 wait "$other_worker"
 wait      # the environments' groups (done by now: the runs waited for them)
 cat build/setup-py311.log build/setup-py313.log build/setup-newest.log
@@ -210,6 +234,7 @@ for name in ("first-run-py311", "first-run-py313", "solver-py311", "farm", "solv
 print(f"total: {totals['passed']} passed, {totals['failed'] + totals['errors']} failed, "
       f"{totals['skipped']} skipped")
 EOF
-for rc in build/test-worker-1.rc build/test-worker-2.rc build/test-first-run-*.rc; do
+for rc in build/test-worker-1.rc build/test-worker-2.rc build/test-first-run-*.rc \
+          build/test-first-run-*.kernels; do
     [ "$(cat "$rc")" = 0 ] || exit 1
 done
