@@ -9,7 +9,7 @@ import bpy
 from mathutils import Vector
 
 from .helpers import lig
-from .rigs import enable_rigify, ground, metarig, remove_face
+from .rigs import ground, metarig_and_generated_rig
 
 END = 36
 
@@ -21,13 +21,8 @@ def baked_onto_controls():
     the pairs, the key counts, and the pairs after a preset save and apply."""
     scene = bpy.context.scene
     addon = lig().addon
-    enable_rigify()
     ground()
-    arm = metarig(location=(0, 0, 1.0))
-    remove_face(arm)
-    bpy.ops.pose.rigify_generate()
-    rig = arm.data.rigify_target_rig
-    rig.matrix_world = arm.matrix_world
+    arm, rig = metarig_and_generated_rig(location=(0, 0, 1.0))
     # a plain armature: the metarig's ragdoll bones under other names, rolled 30 degrees
     plain_data = bpy.data.armatures.new("Plain")
     plain = bpy.data.objects.new("Plain", plain_data)

@@ -9,7 +9,7 @@ import bpy
 from mathutils import Euler
 
 from .helpers import lig
-from .rigs import enable_rigify, metarig, remove_face
+from .rigs import metarig_and_generated_rig
 
 
 def _addon(name):
@@ -24,12 +24,7 @@ def solve_twice(turn_degrees):
     each pair's target against its source as Blender evaluates the rig (at rest both match
     exactly: Rigify's FK controls copy the metarig's bones), and whether the two solves gave
     the same channels."""
-    enable_rigify()
-    arm = metarig(location=(0, 0, 1.0))
-    remove_face(arm)
-    bpy.ops.pose.rigify_generate()
-    rig = arm.data.rigify_target_rig
-    rig.matrix_world = arm.matrix_world
+    arm, rig = metarig_and_generated_rig(location=(0, 0, 1.0))
     for o in bpy.context.view_layer.objects:
         o.select_set(False)
     bpy.context.view_layer.objects.active = arm

@@ -35,6 +35,18 @@ def metarig(name="Rig", location=(0, 0, 0)):
     return arm
 
 
+def metarig_and_generated_rig(location=(0, 0, 0)):
+    """(the human metarig at `location`, its face left out, the rig Rigify generates from it
+    placed where the metarig is), Rigify enabled first."""
+    enable_rigify()
+    arm = metarig(location=location)
+    remove_face(arm)
+    bpy.ops.pose.rigify_generate()
+    rig = arm.data.rigify_target_rig
+    rig.matrix_world = arm.matrix_world
+    return arm, rig
+
+
 def remove_face(meta):
     """The metarig `meta` without its face: no ragdoll bone is in it (the ragdoll made from
     the metarig is the same), and Rigify's face rig is most of the generated rig's bones and
