@@ -30,18 +30,34 @@ def convex_hull(points, tolerance=None, max_vertices=None):
     `max_vertices` (4 or more) keeps at most that many vertices (a simplified hull inside the
     full one, see the module's docstring). Raises ValueError when the points span no volume
     (all on a plane, a line or a point)."""
+    if max_vertices is not None and (int(max_vertices) != max_vertices or max_vertices < 4):
+        raise ValueError(f"convex hull max_vertices must be an integer of at least 4, got "
+                         f"{max_vertices!r}")
+    pts, eps, seeds = hull_seed(points, tolerance)
+    tris = _quickhull(pts, seeds, float(eps), int(max_vertices or 0))
+    used = np.unique(tris)
+    remap = -np.ones(len(pts), dtype=np.int64)
+    remap[used] = np.arange(len(used))
+    vertices, triangles = pts[used].copy(), remap[tris]
+    flat = _flat_vertices(vertices, triangles)
+    if flat.any():      # a point in a face or on an edge: the hull of the others is the same
+        return convex_hull(vertices[~flat], tolerance, max_vertices)
+    return vertices, triangles
+
+
+def hull_seed(points, tolerance=None):
+    """What a hull of `points` starts from: the points as contiguous float64 (n, 3), the
+    tolerance (a point this near a face's plane is on it; default from the points' extent)
+    and a first tetrahedron of extreme points as four indices (a, b, c, d) with d behind
+    the triangle a, b, c counter-clockwise seen from outside. Raises ValueError when the
+    points span no volume (all on a plane, a line or a point)."""
     pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64).reshape(-1, 3))
     if len(pts) < 4:
         raise ValueError(f"a convex hull needs at least 4 points that span a volume, got {len(pts)}")
     extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
     if not np.isfinite(extent) or extent <= 0.0:
         raise ValueError("convex hull points must be finite and not all the same")
-    if max_vertices is not None and (int(max_vertices) != max_vertices or max_vertices < 4):
-        raise ValueError(f"convex hull max_vertices must be an integer of at least 4, got "
-                         f"{max_vertices!r}")
     eps = tolerance if tolerance is not None else 1e-9 * max(extent, 1.0) + 1e-7 * extent
-
-    # Initial tetrahedron from extreme points.
     i0 = int(np.argmin(pts[:, 0]))
     d = np.linalg.norm(pts - pts[i0], axis=1)
     i1 = int(np.argmax(d))
@@ -59,15 +75,7 @@ def convex_hull(points, tolerance=None, max_vertices=None):
     if abs(off[i3]) <= eps:
         raise ValueError("convex hull points span no volume (all on one plane)")
     seeds = np.array([i0, i1, i2, i3] if off[i3] < 0 else [i0, i2, i1, i3], dtype=np.int64)
-    tris = _quickhull(pts, seeds, float(eps), int(max_vertices or 0))
-    used = np.unique(tris)
-    remap = -np.ones(len(pts), dtype=np.int64)
-    remap[used] = np.arange(len(used))
-    vertices, triangles = pts[used].copy(), remap[tris]
-    flat = _flat_vertices(vertices, triangles)
-    if flat.any():      # a point in a face or on an edge: the hull of the others is the same
-        return convex_hull(vertices[~flat], tolerance, max_vertices)
-    return vertices, triangles
+    return pts, eps, seeds
 
 
 COPLANAR = 1.0 - 1e-6     # normals this close are one plane (as the collider merges faces)

@@ -29,6 +29,7 @@ numpy, quadratic, which the Quickhull kernel is tested and timed against.
 import numpy as np
 
 from .bodies import update_world_inertia
+from .hull import hull_seed
 from .joints.layout import MAX_ROWS
 from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
                    TARGET, WIDE, new_rows)
@@ -198,36 +199,9 @@ def convex_hull_incremental(points, tolerance=None):
 
     Raises ValueError when the points span no volume (all on a plane, a line or a point).
     """
-    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-    if len(pts) < 4:
-        raise ValueError(f"a convex hull needs at least 4 points that span a volume, got {len(pts)}")
-    extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
-    if not np.isfinite(extent) or extent <= 0.0:
-        raise ValueError("convex hull points must be finite and not all the same")
-    eps = tolerance if tolerance is not None else 1e-9 * max(extent, 1.0) + 1e-7 * extent
-
-    # Initial tetrahedron from extreme points.
-    i0 = int(np.argmin(pts[:, 0]))
-    d = np.linalg.norm(pts - pts[i0], axis=1)
-    i1 = int(np.argmax(d))
-    line = pts[i1] - pts[i0]
-    if np.linalg.norm(line) <= eps:
-        raise ValueError("convex hull points span no volume (all at one place)")
-    cr = np.linalg.norm(np.cross(pts - pts[i0], line), axis=1)
-    i2 = int(np.argmax(cr))
-    if cr[i2] <= eps * np.linalg.norm(line):
-        raise ValueError("convex hull points span no volume (all on one line)")
-    normal = np.cross(pts[i1] - pts[i0], pts[i2] - pts[i0])
-    normal /= np.linalg.norm(normal)
-    off = (pts - pts[i0]) @ normal
-    i3 = int(np.argmax(np.abs(off)))
-    if abs(off[i3]) <= eps:
-        raise ValueError("convex hull points span no volume (all on one plane)")
-
-    faces = [(i0, i1, i2), (i0, i2, i3), (i0, i3, i1), (i1, i3, i2)]
-    if off[i3] > 0:
-        faces = [(a, c, b) for (a, b, c) in faces]
-    faces = np.array(faces, dtype=np.int64)
+    pts, eps, seeds = hull_seed(points, tolerance)
+    i0, i1, i2, i3 = seeds.tolist()
+    faces = np.array([(i0, i1, i2), (i0, i2, i3), (i0, i3, i1), (i1, i3, i2)], dtype=np.int64)
 
     def planes(f):
         a, b, c = pts[f[:, 0]], pts[f[:, 1]], pts[f[:, 2]]
