@@ -109,8 +109,15 @@ class _Preparation:
 _job = _Preparation()
 
 
+_ready = [False]
+
+
 def ready():
-    return warmup.ready()
+    """Whether the kernels are prepared (a file test, asked every frame until it is true;
+    then kept: kernels loaded once stay loaded in this process)."""
+    if not _ready[0]:
+        _ready[0] = warmup.ready()
+    return _ready[0]
 
 
 def blocking():

@@ -114,6 +114,7 @@ class Watch:
         # whose transform keys the start reads (`Simulation.start_reads`)
         self.keyed = [o for o in self.objects if o.animation_data is not None
                       and has_transform_animation(o)]
+        self._plan = None    # (rows, what `transforms` derives from them)
 
     def keys(self):
         """(which F-curves, a digest of their keys) of the watched data-blocks' actions. A
@@ -150,10 +151,14 @@ class Watch:
         """Whether a watched object left the file or the scene, and the still ones'
         transforms, scales and rotation modes, from the frame's bulk reads."""
         rows = reads.rows("watched", self.uids)
-        missing = bool((rows < 0).any())
-        at = rows.clip(0, None)
-        basis = reads.channel("matrix_basis", 16)[at[self.still]]
-        scale = reads.channel("scale", 3)[at[self.scaled]]
+        plan = self._plan
+        if plan is None or plan[0] is not rows:   # the rows each channel is taken at, kept
+            at = rows.clip(0, None)                # while the file's objects are the same
+            plan = self._plan = (rows, bool((rows < 0).any()), at[self.still],
+                                 at[self.scaled], at)
+        _, missing, still, scaled, at = plan
+        basis = reads.channel("matrix_basis", 16)[still]
+        scale = reads.channel("scale", 3)[scaled]
         modes = reads.channel("rotation_mode", 1, np.int32)[at]
         return missing, basis.tobytes(), scale.tobytes(), modes.tobytes()
 
@@ -163,7 +168,7 @@ class Watch:
         parents, data and actions, the poses of posed armatures, the curves of paths, the
         fields and the world settings. Remembers which objects the file and the scene held
         (`same_objects`)."""
-        self.seen = reads.uids, reads.scene_uids
+        self.seen = reads.lookup.key     # the bytes of (reads.uids, reads.scene_uids)
         # names, and which parent, data and action (compared as the same data-blocks)
         links = [(o.name, o.parent, o.data, o.animation_data) for o in self.objects]
         actions = [link[3].action for link in links if link[3] is not None]
@@ -179,8 +184,7 @@ class Watch:
     def same_objects(self, reads):
         """Whether the file and the scene hold the objects they held at the last `settings`
         (an object added can be a field that pushes the bodies)."""
-        uids, scene_uids = self.seen
-        return np.array_equal(uids, reads.uids) and np.array_equal(scene_uids, reads.scene_uids)
+        return reads.lookup.key == self.seen
 
 
 def _rna_values(struct):
@@ -305,24 +309,29 @@ _CHANNELS = (("rotation_quaternion", 4), ("rotation_axis_angle", 4), ("rotation_
 def _user_moved(scene, reads):
     """Dynamic bodies whose transform differs from what the simulation last wrote: the user
     moved them, and where they are now is their new rest pose. Compared with the frame's
-    bulk reads in one vectorised pass (a crowd writes thousands of bodies a frame)."""
+    bulk reads in one vectorised pass (a crowd writes thousands of bodies a frame), with
+    few array operations when all are quaternions and none moved (a frame of playback)."""
     written = state(scene).written
     if not written:
         return []
-    rows = reads.rows("written", written.uid)
-    keep = np.flatnonzero(rows >= 0)
+    keep, ids, whole = written.present(reads.rows("written", written.uid))
     if not len(keep):
         return []
-    ids = rows[keep]
     loc = reads.channel("location", 3)[ids]
-    modes = written.mode[keep]
-    rot = np.zeros((len(keep), 4), dtype=np.float32)
-    for code, (path, size) in enumerate(_CHANNELS):
-        mine = modes == code
-        if mine.any():
-            rot[mine, :size] = reads.channel(path, size)[ids[mine]]
-    same = (np.abs(loc - written.loc[keep]).max(axis=1) <= WRITTEN_MATCH) & \
-        (np.abs(rot - written.rot[keep]).max(axis=1) <= WRITTEN_MATCH)
+    modes = written.mode if whole else written.mode[keep]
+    if not modes.any():        # every one in quaternion mode (the bulk bodies are)
+        rot = reads.channel("rotation_quaternion", 4)[ids]
+    else:
+        rot = np.zeros((len(keep), 4), dtype=np.float32)
+        for code, (path, size) in enumerate(_CHANNELS):
+            mine = modes == code
+            if mine.any():
+                rot[mine, :size] = reads.channel(path, size)[ids[mine]]
+    dloc = np.abs(loc - (written.loc if whole else written.loc[keep]))
+    drot = np.abs(rot - (written.rot if whole else written.rot[keep]))
+    if dloc.max() <= WRITTEN_MATCH and drot.max() <= WRITTEN_MATCH:
+        return []
+    same = (dloc.max(axis=1) <= WRITTEN_MATCH) & (drot.max(axis=1) <= WRITTEN_MATCH)
     moved = []
     for k in np.flatnonzero(~same):
         obj = reads.data[int(ids[k])]

@@ -114,11 +114,12 @@ def _uids(collection):
 
 class Lookup:
     """Rows of session uids in a Reads, kept while the file's and the scene's objects are the
-    same objects in the same order (a frame compares two integer arrays instead of searching
-    again)."""
+    same objects in the same order (a frame compares two strings of bytes instead of
+    searching again)."""
 
     def __init__(self):
         self.uids = self.scene_uids = None
+        self.key = None          # the bytes of (uids, scene_uids)
         self.memo = {}
         self.linked = False
         # whether scene_uids are the scene's objects now, as far as the depsgraph's update
@@ -126,9 +127,13 @@ class Lookup:
         self.current = False
 
     def renew(self, reads):
-        if self.uids is None or not np.array_equal(self.uids, reads.uids) or \
-                not np.array_equal(self.scene_uids, reads.scene_uids):
-            self.uids, self.scene_uids, self.memo = reads.uids, reads.scene_uids, {}
+        # bytes compare in a fraction of np.array_equal's time (which costs microseconds
+        # at any size: this runs every frame)
+        key = (reads.uids.tobytes(), self.key[1] if self.key is not None and
+               reads.scene_uids is self.scene_uids else reads.scene_uids.tobytes())
+        if key != self.key:
+            self.uids, self.scene_uids, self.key, self.memo = \
+                reads.uids, reads.scene_uids, key, {}
             # an object linked from a library (a linked or overridden character brings its
             # library's objects along) makes foreach_set over the file's objects write
             # nothing at all: the bulk write then goes object by object
@@ -143,10 +148,13 @@ class Lookup:
         self.current = False
 
     def rows(self, reads, key, uids):
-        found = self.memo.get(key)
-        if found is not None and len(found[0]) == len(uids) and np.array_equal(found[0], uids):
-            return found[1]
+        """The rows of `uids` (the same array object while the objects stay the same, so
+        that callers can keep what they derive from it)."""
         uids = np.asarray(uids, dtype=np.int64)
+        found = self.memo.get(key)
+        wanted = uids.tobytes()
+        if found is not None and found[0] == wanted:
+            return found[1]
         rows = indices(reads.uids, uids)
         if len(reads.scene_uids):
             ordered = np.sort(reads.scene_uids)
@@ -154,7 +162,7 @@ class Lookup:
             rows = np.where(ordered[at] == uids, rows, -1)
         else:
             rows = np.full(len(uids), -1, dtype=np.int64)
-        self.memo[key] = (uids.copy(), rows)
+        self.memo[key] = (wanted, rows)
         return rows
 
 
@@ -169,6 +177,7 @@ class Written:
         self.loc = np.zeros((0, 3))
         self.rot = np.zeros((0, 4))
         self.mode = np.zeros(0, dtype=np.int64)
+        self._present = None     # (rows, what `present` derives from them)
 
     def __bool__(self):
         return bool(self.row)
@@ -187,6 +196,16 @@ class Written:
             self.rot = np.concatenate([self.rot, np.zeros((grow, 4))])
             self.mode = np.concatenate([self.mode, np.zeros(grow, dtype=np.int64)])
         return np.array([self.row[u] for u in uids], dtype=np.int64)
+
+    def present(self, rows):
+        """(which of the rows are in the reads, their rows there, whether all are) given
+        every row's row in a Reads (`rows`, -1 where absent), kept while `rows` is the same
+        array (the Lookup keeps it while the objects are the same)."""
+        plan = self._present
+        if plan is None or plan[0] is not rows:
+            keep = np.flatnonzero(rows >= 0)
+            plan = self._present = (rows, keep, rows[keep], len(keep) == len(rows))
+        return plan[1:]
 
     def set(self, rows, loc, rot, modes):
         self.loc[rows] = loc

@@ -100,9 +100,4 @@ def tagged_since_evaluation(scene):
     graphs = [g for g in (vl.depsgraph for vl in layers) if g is not None]
     if not graphs:
         return True
-    for graph in graphs:
-        updated = graph.id_type_updated
-        for kind in _ID_TYPES:
-            if updated(kind):
-                return True
-    return False
+    return any(any(map(graph.id_type_updated, _ID_TYPES)) for graph in graphs)
