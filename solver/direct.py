@@ -1269,21 +1269,6 @@ def lean_islands(plan, jt):
     return lean
 
 
-@helper(outline=True)
-def kept_islands(plan, R, C, lean, kept):
-    """Per island, into kept: whether `project_positions` (given kept for its lean) leaves
-    it as it is, an island of `lean_islands` whose joints are within PROJECTION_TOLERANCE
-    and whose limits are not violated by more. Its bodies do not move until the next
-    substep's solve pass, so the rows prepared for the projection are that pass's rows up
-    to their soft coefficients and masses (step.py, `soften_joint`)."""
-    rp, rj = R[3], R[1]
-    for s in range(plan.n_islands):
-        kept[s] = False
-        if lean[s] and plan.ok[s] and plan.starts[s + 1] - plan.starts[s] <= MAX_DIRECT_ROWS:
-            rows, factor, pattern, limits = _island(plan, s)
-            kept[s] = _within_tolerance(rows, limits, rj, rp, C[4][8])
-
-
 @helper
 def _within_tolerance(rows, limits, rj, rp, unit):
     """Whether the island's equality rows hold their positions within PROJECTION_TOLERANCE

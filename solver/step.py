@@ -44,19 +44,18 @@ from .jit import helper, kernel
 from .bodies import (DYNAMIC, KINEMATIC, POS, ROT, SPIN, VEL, stiffen_world_inertia,
                      world_inertia)
 from .joints.layout import (BALL, BODY_A, BODY_B, BODY_C, BODY_D, BREAK_FORCE, BREAK_TORQUE,
-                            BROKEN, ENABLED, FIXED, FLAGS, HAS_DRIVE, HAS_MOTOR, HAS_SPRING,
-                            HINGE, MAX_ROWS, RAGDOLL, TYPE)
+                            BROKEN, ENABLED, FIXED, FLAGS, HINGE, MAX_ROWS, RAGDOLL, TYPE)
 from .joints.frames import joint_pose
 from .joints.prepare import prepare_joint_rows
 from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import (factor_islands, island_contact_inertia, kept_islands, lean_islands,
-                     plan_islands, project_positions, scratch, solve_direct)
+from .direct import (factor_islands, island_contact_inertia, lean_islands, plan_islands,
+                     project_positions, scratch, solve_direct)
 from .joints.pin import move_pins
-from .rows import (ACTIVE, BIAS, BLOCK, IMPULSE_SCALE, MASS_SCALE, ROUND, TARGET, WIDE,
-                   block_solve, deactivate, refresh_row_mass, round_block_solve, row_solve,
-                   soft_coefficients, warm_start, wide_solve)
+from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
+                   row_solve, soft_coefficients,
+                   warm_start, wide_solve)
 from .contacts import ROWS_PER_MANIFOLD, contact_softness
 from .colours import (colour_plan, impulses_stage, positions_stage,
                       prepare_stage, refresh_stage, restitution_stage, sweep_contacts,
@@ -147,81 +146,6 @@ def prepare_customs(X, jt, jf, bkind, S, R, B):
     """The custom constraints' rows (the step's `prepare_custom_rows`), for Python: the
     reference solver and the tests."""
     prepare_custom_rows(X, jt, jf, bkind, S, R, B)
-
-
-@helper(inline=True)
-def prepare_or_soften(joints, kept, jt, jf, jpts, bkind, S, R, B):
-    """`prepare_joint_list`, but the joints whose rows the last substep's projection check
-    left at these poses (`kept`, `kept_joints`) are softened (`soften_joint`) instead."""
-    _prepare_or_soften(joints, kept, jt, jf, jpts, bkind, S, *R, *B)
-
-
-@helper(outline=True)
-def _prepare_or_soften(joints, kept, jt, jf, jpts, bkind, S, rb, rj, rd, rp, rk, bs, binv,
-                       bI):
-    for j in joints:
-        if kept[j]:
-            soften_joint(j, S, rb, rj, rd, rp, binv, bI)
-        elif joint_awake(j, jt, bkind):
-            prepare_joint_rows(j, jt, jf, jpts, S, rb, rj, rd, rp, rk, bs, binv, bI)
-        else:
-            for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
-                deactivate(r, rp)
-
-
-@helper
-def soften_joint(j, S, rb, rj, rd, rp, binv, bI):
-    """Joint j's rows, prepared with BIAS = C (S_error) at the bodies' present poses, made
-    the rows `prepare_joint_rows` with the soft coefficients S would give at these poses and
-    this inertia, to the bit: the same Jacobians (same poses), the soft coefficients on the
-    rows `set_equality` drives (TARGET = 0: equalities and violated limits; a speculative
-    limit's TARGET = C / h is the same either way), and the masses for the inertia renewed
-    since (`refresh_row_mass`, the geometric stiffness of this substep's loads). Only for
-    ball sockets, hinges and ragdoll joints without motor, spring or drive (`lean_islands`,
-    `plain_islands`): their rows are plain equalities and limits. The blocks are left
-    scalar: the direct solver owns every equality row of such a joint (`mark_direct` flags
-    them again after factoring), and should its island's factoring fail the sweep solves
-    them one by one."""
-    for r in range(j * MAX_ROWS, (j + 1) * MAX_ROWS):
-        if rp[r, ACTIVE] == 0.0:
-            continue
-        if rp[r, TARGET] == 0.0:
-            rp[r, BIAS] = S[0] * rp[r, BIAS]
-            rp[r, MASS_SCALE] = S[1]
-            rp[r, IMPULSE_SCALE] = S[2]
-        rp[r, BLOCK] = 0.0
-        refresh_row_mass(r, rb, rj, rd, rp, binv, bI)
-
-
-@kernel
-def soften_joints(joints, S, R, B):
-    """`soften_joint` over the listed joints, for Python (the tests)."""
-    for j in joints:
-        soften_joint(j, S, R[0], R[1], R[2], R[3], B[1], B[2])
-
-
-@helper(outline=True)
-def plain_islands(plan, jt, lean):
-    """Per island: `lean` (only ball sockets, hinges and ragdoll joints) and none of its
-    joints has a motor, spring or drive, whose rows `soften_joint` cannot remake."""
-    plain = lean.copy()
-    for s in range(plan.n_islands):
-        for i in range(plan.starts[s], plan.starts[s + 1]):
-            if jt[plan.order[i] // MAX_ROWS, FLAGS] & (HAS_MOTOR | HAS_SPRING | HAS_DRIVE):
-                plain[s] = False
-                break
-    return plain
-
-
-@helper(outline=True)
-def kept_joints(plan, kept, plain, jkept):
-    """Per joint, into jkept: whether its island is plain (`plain_islands`) and was left
-    unprojected (kept, `direct.kept_islands`): its bodies stay where its rows were prepared
-    until the next substep's solve pass, which softens them instead of preparing them."""
-    for s in range(plan.n_islands):
-        mark = kept[s] and plain[s]
-        for i in range(plan.starts[s], plan.starts[s + 1]):
-            jkept[plan.order[i] // MAX_ROWS] = mark
 
 
 @helper(outline=True)
@@ -339,11 +263,10 @@ def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held
 
 
 @helper(outline=True)
-def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, jkept):
+def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed):
     """A substep's start: integrate velocities (forces, fields, gravity), renew the world
     inertia of the bodies joints hold (`turned`) with the joints' geometric stiffness, and
-    prepare the joint rows (soft coefficients S; the joints of `jkept` have theirs from the
-    last substep's projection check and are softened, `soften_joint`)."""
+    prepare the joint rows (soft coefficients S)."""
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jpts = J[0], J[1], J[2], J[4]
     body = (bs, binv, bI)
@@ -352,7 +275,7 @@ def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, 
         world_inertia(turned, bs, bil, bkind, bI)
         joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
         stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
-    prepare_or_soften(G[1], jkept, jt, jf, jpts, bkind, S, R, body)
+    prepare_joint_list(G[1], jt, jf, jpts, bkind, S, R, body)
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
 
 
@@ -541,16 +464,13 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # the first substep's rows are prepared before the loop: the islands' plan is made from
     # them (which rows are equalities and limits does not change within the frame)
     move_pins(joints, jt, jf, 0.0, dt)
-    jkept = np.zeros(jt.shape[0], dtype=np.bool_)     # see kept_joints
-    begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, jkept)
+    begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
     plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
     W = scratch(plan)
     lean = lean_islands(plan, jt)
-    plain = plain_islands(plan, jt, lean)
-    kept = np.zeros(plan.n_islands, dtype=np.bool_)
     for s in range(substeps):
         if s > 0:
-            begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, jkept)
+            begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
         update_stage(P, C, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
@@ -568,9 +488,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        kept_islands(plan, R, C, lean, kept)
-        project_positions(plan, R, bs, binv, W, C, kept)
-        kept_joints(plan, kept, plain, jkept)
+        project_positions(plan, R, bs, binv, W, C, lean)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
