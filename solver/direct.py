@@ -20,11 +20,13 @@ clamped step leaves is fed back through the soft step's bias rate in the solve p
 relax pass removes that bias velocity again). K is factored per island by a sparse Cholesky
 twice per substep: before the solve pass, and at the moved poses for the position
 projection and the relax pass; an island whose bodies barely moved since its last factoring
-in the frame (turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT,
-solve inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
-factor (`factor_islands`). Its rows are ordered joint by joint in minimum-degree order
-(`island_pattern`): a tree of joints is eliminated from its leaves and its factor has no
-fill, so factoring and solving cost what K's own couplings cost.
+(turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT, solve
+inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
+factor (`factor_islands`), also from one frame to the next while its rows and their bodies
+are unchanged (`keep_islands`: its row order and pattern are kept with it, so a ragdoll
+lying still neither plans nor factors again). Its rows are ordered joint by joint in
+minimum-degree order (`island_pattern`): a tree of joints is eliminated from its leaves and
+its factor has no fill, so factoring and solving cost what K's own couplings cost.
 
 Limits (the joints' one-sided rows: angle limits, swing cones, twist ranges, ropes, slider
 and distance bounds) run in the iterative sweep first, but an exact projection of the
@@ -117,6 +119,9 @@ REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than 
 PROJECTION_TOLERANCE = 1e-8    # m (angular rows: rad): an island of ball sockets, hinges
                             # and ragdoll joints whose rows are all within this of their
                             # positions (its limits too) skips the substep's projection
+KEEP_WIDTH = 48             # an island's plan and factor are kept across frames when no
+                            # row of its factor has more entries left of the diagonal
+                            # (`keep_islands`; a ragdoll's rows have at most about 12)
 LOOP_TOLERANCE = 1e-7       # m/s (projection: m; angular rows rad/s, rad): the largest row
                             # residual an island of many loops is solved to (`_solve_loops`)
 LOOP_RELATIVE = 1e-9        # ... or this fraction of its largest right-hand side, if larger
@@ -463,9 +468,10 @@ def _joint_adjacency(rows, jstart, nj, rb, rp, bkind):
 
 
 @helper(outline=True)
-def island_pattern(order, starts, n_islands, rb, rp, bkind):
+def island_pattern(order, starts, n_islands, rb, rp, bkind, kept):
     """Order each island's rows joint by joint for a sparse factor, and return the factor's
-    pattern (see `sparse_cholesky`; island-local columns).
+    pattern (see `sparse_cholesky`; island-local columns). Islands kept from the last
+    frame (`kept`, `_restore_islands`) are left for their kept pattern.
 
     Two joints' rows couple in K when the joints share a dynamic body. The joints are
     eliminated in minimum-degree order (fewest coupled rows first, ties by position), and
@@ -485,7 +491,7 @@ def island_pattern(order, starts, n_islands, rb, rp, bkind):
     for s in range(n_islands):
         s0 = starts[s]
         n = starts[s + 1] - s0
-        if n > MAX_DIRECT_ROWS:
+        if n > MAX_DIRECT_ROWS or kept[s]:
             continue
         rows = order[s0:s0 + n].copy()
         jstart = np.empty(n + 1, dtype=np.int64)
@@ -560,14 +566,18 @@ def joint_rows(joints):
 
 
 @helper(outline=True)
-def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
+def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F):
     """Group the equality rows of `joints` by island (once per frame: the set of equality
     rows only changes when joints are added, removed or broken, between frames). n_rows:
     the size of the row tables.
 
     Returns the `Plan` (its fields are described where it is defined). mi: the batch's
     contact manifolds (contacts.py), whose normal rows
-    join the limits of the island they touch (`island_limits`)."""
+    join the limits of the island they touch (`island_limits`, every frame). F: what
+    `keep_islands` kept of the last frame's islands: an island whose rows and their bodies
+    are those kept (`_island_key`) takes its row order, pattern and factor from there
+    instead of planning and factoring again (`_restore_islands`); `factor_islands` then
+    keeps the factor while the island has barely moved since it was made."""
     rb, rp = R[0], R[3]
     rows = joint_rows(joints)
     root = row_islands(n_bodies, rb, rp, rows, bkind)
@@ -598,12 +608,127 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
         offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
     factors = np.zeros(offsets[n_islands])     # entries outside the patterns stay zero
     ok = np.zeros(n_islands, dtype=np.bool_)
-    pattern = island_pattern(order, starts, n_islands, rb, rp, bkind)
+    kept = _kept_order(order, starts, n_islands, rb, rp, bkind, F[1], F[2])
+    pattern = island_pattern(order, starts, n_islands, rb, rp, bkind, kept)
+    _restore_islands(order, starts, n_islands, kept, pattern, factors, offsets, ok, F[2],
+                     F[3])
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
                                     mi, mf)
     bfirst, brows = _body_rows(order, n_bodies, rb)
     return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows)
+
+
+@helper
+def _island_key(rows, rb, rp, bkind):
+    """A 64-bit key of an island's equality rows, their bodies and which of those are
+    dynamic: what its plan (`island_pattern`) depends on. Never 0 (no island kept)."""
+    key = rows.shape[0]
+    for r in rows:
+        v = r
+        for i in range(4 if rp[r, ACTIVE] == WIDE else 2):
+            body = row_body(r, i, rb, rp)
+            v = v * 1000003 + (body + 1) * 2 + (body >= 0 and bkind[body] == DYNAMIC)
+        v ^= v >> 31
+        v *= 7046029254386353131
+        v ^= v >> 29
+        v *= 4658895280553007687
+        v ^= v >> 32
+        key += v
+    return key if key != 0 else 1
+
+
+@helper
+def _kept_order(order, starts, n_islands, rb, rp, bkind, fkey, fpat):
+    """Per island, whether `keep_islands` kept it in the last frame it stepped in (every
+    row's key is the island's: the same rows over the same bodies); its rows are then put
+    back in their kept order."""
+    kept = np.zeros(n_islands, dtype=np.bool_)
+    for s in range(n_islands):
+        s0 = starts[s]
+        n = starts[s + 1] - s0
+        if n > MAX_DIRECT_ROWS:
+            continue
+        rows = order[s0:s0 + n]
+        key = _island_key(rows, rb, rp, bkind)
+        same = True
+        for r in rows:
+            if fkey[r] != key:
+                same = False
+                break
+        if same:
+            kept[s] = True
+            rows = rows.copy()
+            for r in rows:
+                order[s0 + fpat[r, 0]] = r
+    return kept
+
+
+@helper
+def _restore_islands(order, starts, n_islands, kept, pattern, factors, offsets, ok, fpat,
+                     ffac):
+    """The kept islands' patterns and factors, from `keep_islands`' store."""
+    last = pattern.shape[1] - 1
+    for s in range(n_islands):
+        if not kept[s]:
+            continue
+        s0 = starts[s]
+        n = starts[s + 1] - s0
+        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        for i in range(n):
+            r = order[s0 + i]
+            c = fpat[r, 1]
+            pattern[s0 + i, 0] = c
+            for k in range(3):
+                pattern[s0 + i, last - 2 + k] = fpat[r, 2 + k]
+            factor[i, i] = ffac[r, 0]
+            for k in range(c):
+                pattern[s0 + i, 1 + k] = fpat[r, 5 + k]
+                factor[i, fpat[r, 5 + k]] = ffac[r, 1 + k]
+        ok[s] = True
+
+
+@helper(outline=True)
+def keep_islands(plan, R, bkind, F):
+    """Keep each factored island's row order, pattern and factor for the next frame, in
+    per-row stores (so what an island keeps does not depend on the batch it steps in):
+    fkey[r] the island's key (`_island_key`; 0: nothing kept), fpat[r] the row's place in
+    the island, its pattern row and its parent, ffac[r] its row of the factor. An island
+    not factored now, or whose factor is too wide (KEEP_WIDTH), keeps nothing."""
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows) = plan
+    rb, rp = R[0], R[3]
+    fkey, fpat, ffac = F[1], F[2], F[3]
+    last = pattern.shape[1] - 1
+    for s in range(n_islands):
+        s0 = starts[s]
+        n = starts[s + 1] - s0
+        rows = order[s0:s0 + n]
+        fits = ok[s] and n <= MAX_DIRECT_ROWS
+        if fits:
+            for i in range(n):
+                if pattern[s0 + i, 0] > KEEP_WIDTH:
+                    fits = False
+                    break
+        if not fits:
+            for r in rows:
+                fkey[r] = 0
+            continue
+        key = _island_key(rows, rb, rp, bkind)
+        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        for i in range(n):
+            r = rows[i]
+            c = pattern[s0 + i, 0]
+            fkey[r] = key
+            fpat[r, 0] = i
+            fpat[r, 1] = c
+            for k in range(3):
+                fpat[r, 2 + k] = pattern[s0 + i, last - 2 + k]
+            ffac[r, 0] = factor[i, i]
+            for k in range(c):
+                m = pattern[s0 + i, 1 + k]
+                fpat[r, 5 + k] = m
+                ffac[r, 1 + k] = factor[i, m]
 
 
 @helper
@@ -704,7 +829,8 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
     (`_solve_loops`); a larger tree or mechanism, or a singular island, stays with the
     iterative sweep.
 
-    An island factored before in this frame keeps its factor while K = J M^-1 J^T has
+    An island factored before (in this frame, or kept from the last: `keep_islands`)
+    keeps its factor while K = J M^-1 J^T has
     barely changed since (`_barely_moved`): none of its bodies turned by REUSE_TURN or more,
     no row's bodies moved apart by REUSE_SHIFT or more, and no body's solve inertia (bI:
     turned, stiffened by its joints' loads) changed by that fraction. K is then within
