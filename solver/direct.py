@@ -98,10 +98,13 @@ MAX_DIRECT_ROWS = 192
 # offsets, number of islands, the islands' Cholesky factors with their offsets, per island
 # whether its factor is valid, each row's factor pattern (`island_pattern`), the
 # islands' limit rows with their start offsets, and per body the rows acting on it
-# (`_body_rows`). The kernels take its arrays one by one (an array taken out of a
-# tuple costs reference counting) and name them again with Plan(...).
+# (`_body_rows`), and the pressed rows' columns of G = L^-1 K_el kept while the island's
+# factor is (`_solve_island`: per limit row of an island its column at gkeep[goff[s] +
+# k n:], valid when gvalid[k], starting at row gfirst[k]). The kernels take its arrays one
+# by one (an array taken out of a tuple costs reference counting) and name them again with
+# Plan(...).
 Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts "
-                           "bfirst brows")
+                           "bfirst brows gkeep goff gvalid gfirst")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
@@ -615,8 +618,15 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F):
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
                                     mi, mf)
     bfirst, brows = _body_rows(order, n_bodies, rb)
+    goff = np.zeros(n_islands + 1, dtype=np.int64)
+    for s in range(n_islands):
+        n = starts[s + 1] - starts[s]
+        nl = lstarts[s + 1] - lstarts[s]
+        goff[s + 1] = goff[s] + (nl * n if n <= MAX_DIRECT_ROWS else 0)
+    gvalid = np.zeros(lorder.shape[0], dtype=np.bool_)
     return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, np.empty(goff[n_islands]), goff, gvalid,
+                np.empty(lorder.shape[0], dtype=np.int64))
 
 
 @helper
@@ -696,7 +706,7 @@ def keep_islands(plan, R, bkind, F):
     the island, its pattern row and its parent, ffac[r] its row of the factor. An island
     not factored now, or whose factor is too wide (KEEP_WIDTH), keeps nothing."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     rb, rp = R[0], R[3]
     fkey, fpat, ffac = F[1], F[2], F[3]
     last = pattern.shape[1] - 1
@@ -843,9 +853,9 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                    lstarts, bfirst, brows,
+                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                     *R, binv, bs, bI, fpose, unit, bkind)
 
 
@@ -912,10 +922,10 @@ def _remember_poses(rows, rb, rp, bs, bI, fpose):
 
 @helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                    lstarts, bfirst, brows,
+                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                     rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
@@ -924,6 +934,7 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lor
                                                             REUSE_TURN, REUSE_SHIFT * unit):
             continue
         ok[s] = False
+        gvalid[lstarts[s]:lstarts[s + 1]] = False      # the kept columns of G (`_solve_island`)
         if n > MAX_DIRECT_ROWS:
             ok[s] = _closes_loops(rows, rb, rp, bkind) and not _has_wide(rows, rp)
             continue
@@ -939,7 +950,7 @@ def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
@@ -948,12 +959,16 @@ def mark_direct(plan, rp):
 
 @helper
 def _island(plan, s):
-    """(rows, Cholesky factor, its pattern, limit rows) of island s of the plan."""
+    """(rows, Cholesky factor, its pattern, limit rows, the limit rows' kept columns of G
+    with their validity and first rows) of island s of the plan."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     n = starts[s + 1] - starts[s]
+    nl = lstarts[s + 1] - lstarts[s]
     return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
-            pattern[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
+            pattern[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]],
+            gkeep[goff[s]:goff[s + 1]].reshape((nl, n)), gvalid[lstarts[s]:lstarts[s + 1]],
+            gfirst[lstarts[s]:lstarts[s + 1]])
 
 
 @helper
@@ -1069,8 +1084,8 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
 @helper(outline=True)
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
-    (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense, soft,
-    live)."""
+    (x, lims, bl, lam0, dl, pressed, start, s, r, act, idx, sub, rhs, dense, soft,
+    live, which); the columns of G are the plan's (gkeep)."""
     starts, n_islands, lstarts = plan.starts, plan.n_islands, plan.lstarts
     n = 1
     m = 1
@@ -1078,10 +1093,11 @@ def scratch(plan):
         n = max(n, starts[i + 1] - starts[i])
         m = max(m, lstarts[i + 1] - lstarts[i])
     return (np.empty(n), np.empty(m, dtype=np.int64), np.empty(m), np.empty(m), np.empty(m),
-            np.zeros(m, dtype=np.bool_), np.empty((m, n)), np.empty(m, dtype=np.int64),
+            np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
             np.empty((m, m)), np.empty(m), np.empty(m, dtype=np.bool_),
             np.empty(m, dtype=np.int64), np.empty((m, m)), np.empty(m),
-            np.zeros(m, dtype=np.int64), np.zeros(m), np.empty(n, dtype=np.bool_))
+            np.zeros(m, dtype=np.int64), np.zeros(m), np.empty(n, dtype=np.bool_),
+            np.empty(m, dtype=np.int64))
 
 
 @helper
@@ -1169,7 +1185,7 @@ def _limit_column(rows, lim, wide, R, CR, binv, bfirst, brows, s0, ga):
 
 @helper
 def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
-                  bfirst, brows, s0):
+                  bfirst, brows, s0, which, gk, gv, gf):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
 
@@ -1185,31 +1201,44 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     W: work arrays from `scratch`; `wide`: the island has rows over three or four bodies.
     CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows.
     bfirst, brows: the plan's rows per body (`_body_rows`); s0: the island's first row's
-    position in the plan's order."""
+    position in the plan's order.
+
+    The pressed row lims[a] is the island's limit row which[a]; its column of G is kept
+    in gk[which[a]] (first row gf, valid while gv) until the island is factored again
+    (`_factor_islands`): the rounds of a pass, the passes and projections of the substeps
+    an island keeps its factor through (a ragdoll lying still) compute it once. K_el is
+    then that of the poses the column was made at, as K_ee is that of the factoring:
+    both within the reuse tolerances of today's."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     crb, crj, crd = CR[0], CR[1], CR[2]
-    g, start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:17]
+    start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:16]
     n = rows.shape[0]
     _forward(factor, pattern, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
         for a in range(m):
-            ga = g[a]
-            f0 = _limit_column(rows, lims[a], wide, R, CR, binv, bfirst, brows, s0, ga)
-            start[a] = f0
-            _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
+            k = which[a]
+            if not gv[k]:
+                ga = gk[k]
+                f0 = _limit_column(rows, lims[a], wide, R, CR, binv, bfirst, brows, s0, ga)
+                _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
+                gf[k] = f0
+                gv[k] = True
+            start[a] = gf[k]
         for a in range(m):
-            r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
+            ga = gk[which[a]]
+            r[a] = bl[a] - _dot_from(ga, x, start[a], n)
             for b in range(a + 1):
                 k_ab = _limits_coupling(lims[a], lims[b], wide, rb, rj, rd, rp, crb, crj,
                                         crd, binv)
-                s[a, b] = k_ab - _dot_from(g[a], g[b], max(start[a], start[b]), n)
+                s[a, b] = k_ab - _dot_from(ga, gk[which[b]], max(start[a], start[b]), n)
                 s[b, a] = s[a, b]
             s[a, a] += soft[a]
             r[a] += soft[a] * lam0[a]
         _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense)
         for a in range(m):
+            ga = gk[which[a]]
             for i in range(start[a], n):
-                x[i] += g[a, i] * dl[a]
+                x[i] += ga[i] * dl[a]
     _backward(factor, pattern, n, x)
     for i in range(n):
         x[i] = -x[i]
@@ -1239,25 +1268,25 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     reference-count update, see step.py.)"""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                  lstarts, bfirst, brows,
+                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                   use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2],
                   C[4][8])
 
 
 @helper(outline=True)
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                  lstarts, bfirst, brows,
+                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
-                  x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                  soft, live, crb, crj, crd, crp, cacc, unit):
+                  x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
+                  soft, live, which, crb, crj, crd, crp, cacc, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
-         live)
+    W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
+         live, which)
     nr = rp.shape[0]
     for s in range(plan.n_islands):
         if not ok[s]:
@@ -1271,7 +1300,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                 acc[rows[i]] += x[i]
                 row_apply(rows[i], x[i], rb, rj, rd, rp, bs, binv)
             continue
-        rows, factor, pattern, limits = _island(plan, s)
+        rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
         n = len(rows)
         nl = len(limits)
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
@@ -1299,6 +1328,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                     if not pressed[k]:
                         pressed[k] = True
                         fresh = True
+                    which[m] = k
                     lims[m] = r
                     bl[m] = b
                     lam0[m] = lam
@@ -1310,7 +1340,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
             dl[:m] = 0.0
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
-                          W, bfirst, brows, starts[s])
+                          W, bfirst, brows, starts[s], which, gk, gv, gf)
             for i in range(n):
                 r = rows[i]
                 acc[r] += x[i]
@@ -1441,24 +1471,24 @@ def project_positions(plan, R, bs, binv, W, C, lean):
     is: its Newton step would move nothing that matters (a ragdoll lying still)."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                       lstarts, bfirst, brows,
+                       lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean)
 
 
 @helper(outline=True)
 def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                       lstarts, bfirst, brows,
+                       lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        rb, rj, rd, rp, rk, bs, binv,
-                       x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, crb, crj, crd, unit, lean):
+                       x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
+                       soft, live, which, crb, crj, crd, unit, lean):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
-         live)
+    W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
+         live, which)
     move = np.zeros((bs.shape[0], 7))
     for s in range(plan.n_islands):
         if not ok[s]:
@@ -1471,14 +1501,16 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _solve_loops(rows, rb, rj, rd, binv, x, unit)
             _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
-        rows, factor, pattern, limits = _island(plan, s)
+        rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
         if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
             continue
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
         m = 0
-        for r in limits:
+        for k in range(len(limits)):
+            r = limits[k]
             if r < rp.shape[0] and _is_limit(r, rp) and rp[r, BIAS] < 0.0:   # not contacts
+                which[m] = k
                 soft[m] = 0.0
                 lims[m] = r
                 bl[m] = rp[r, BIAS]
@@ -1487,7 +1519,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
         _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
-                      bfirst, brows, starts[s])
+                      bfirst, brows, starts[s], which, gk, gv, gf)
         _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move)
 
 
