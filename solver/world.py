@@ -1514,8 +1514,8 @@ class World(Mechanisms, CustomConstraints, Forces):
     def save_state(self):
         """An exact snapshot: every table whose `state` names a key (body state, kinds, sleep,
         kinematic targets, joints with their flags, drive and steering settings, path points
-        and warm-start impulses), the contacts and the time. Replaying from it is
-        bit-identical (tests/solver/test_determinism.py)."""
+        and warm-start impulses), the contacts, the islands' kept factors and the time.
+        Replaying from it is bit-identical (tests/solver/test_determinism.py)."""
         state = {"time": self.time, "contacts": self._contacts.save(),
                  "field_frame": self._field_frame, "kept_factors": self._save_kept()}
         for table in self._tables().values():
