@@ -20,11 +20,13 @@ clamped step leaves is fed back through the soft step's bias rate in the solve p
 relax pass removes that bias velocity again). K is factored per island by a sparse Cholesky
 twice per substep: before the solve pass, and at the moved poses for the position
 projection and the relax pass; an island whose bodies barely moved since its last factoring
-in the frame (turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT,
-solve inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
-factor (`factor_islands`). Its rows are ordered joint by joint in minimum-degree order
-(`island_pattern`): a tree of joints is eliminated from its leaves and its factor has no
-fill, so factoring and solving cost what K's own couplings cost.
+(turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT, solve
+inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
+factor (`factor_islands`), also from one frame to the next while its rows and their bodies
+are unchanged (`keep_islands`: its row order and pattern are kept with it, so a ragdoll
+lying still neither plans nor factors again). Its rows are ordered joint by joint in
+minimum-degree order (`island_pattern`): a tree of joints is eliminated from its leaves and
+its factor has no fill, so factoring and solving cost what K's own couplings cost.
 
 Limits (the joints' one-sided rows: angle limits, swing cones, twist ranges, ropes, slider
 and distance bounds) run in the iterative sweep first, but an exact projection of the
@@ -96,10 +98,13 @@ MAX_DIRECT_ROWS = 192
 # offsets, number of islands, the islands' Cholesky factors with their offsets, per island
 # whether its factor is valid, each row's factor pattern (`island_pattern`), the
 # islands' limit rows with their start offsets, and per body the rows acting on it
-# (`_body_rows`). The kernels take its arrays one by one (an array taken out of a
-# tuple costs reference counting) and name them again with Plan(...).
+# (`_body_rows`), and the pressed rows' columns of G = L^-1 K_el kept while the island's
+# factor is (`_solve_island`: per limit row of an island its column at gkeep[goff[s] +
+# k n:], valid when gvalid[k], starting at row gfirst[k]). The kernels take its arrays one
+# by one (an array taken out of a tuple costs reference counting) and name them again with
+# Plan(...).
 Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts "
-                           "bfirst brows")
+                           "bfirst brows gkeep goff gvalid gfirst")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
@@ -117,6 +122,9 @@ REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than 
 PROJECTION_TOLERANCE = 1e-8    # m (angular rows: rad): an island of ball sockets, hinges
                             # and ragdoll joints whose rows are all within this of their
                             # positions (its limits too) skips the substep's projection
+KEEP_WIDTH = 48             # an island's plan and factor are kept across frames when no
+                            # row of its factor has more entries left of the diagonal
+                            # (`keep_islands`; a ragdoll's rows have at most about 12)
 LOOP_TOLERANCE = 1e-7       # m/s (projection: m; angular rows rad/s, rad): the largest row
                             # residual an island of many loops is solved to (`_solve_loops`)
 LOOP_RELATIVE = 1e-9        # ... or this fraction of its largest right-hand side, if larger
@@ -463,9 +471,10 @@ def _joint_adjacency(rows, jstart, nj, rb, rp, bkind):
 
 
 @helper(outline=True)
-def island_pattern(order, starts, n_islands, rb, rp, bkind):
+def island_pattern(order, starts, n_islands, rb, rp, bkind, kept):
     """Order each island's rows joint by joint for a sparse factor, and return the factor's
-    pattern (see `sparse_cholesky`; island-local columns).
+    pattern (see `sparse_cholesky`; island-local columns). Islands kept from the last
+    frame (`kept`, `_restore_islands`) are left for their kept pattern.
 
     Two joints' rows couple in K when the joints share a dynamic body. The joints are
     eliminated in minimum-degree order (fewest coupled rows first, ties by position), and
@@ -485,7 +494,7 @@ def island_pattern(order, starts, n_islands, rb, rp, bkind):
     for s in range(n_islands):
         s0 = starts[s]
         n = starts[s + 1] - s0
-        if n > MAX_DIRECT_ROWS:
+        if n > MAX_DIRECT_ROWS or kept[s]:
             continue
         rows = order[s0:s0 + n].copy()
         jstart = np.empty(n + 1, dtype=np.int64)
@@ -560,14 +569,18 @@ def joint_rows(joints):
 
 
 @helper(outline=True)
-def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
+def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F):
     """Group the equality rows of `joints` by island (once per frame: the set of equality
     rows only changes when joints are added, removed or broken, between frames). n_rows:
     the size of the row tables.
 
     Returns the `Plan` (its fields are described where it is defined). mi: the batch's
     contact manifolds (contacts.py), whose normal rows
-    join the limits of the island they touch (`island_limits`)."""
+    join the limits of the island they touch (`island_limits`, every frame). F: what
+    `keep_islands` kept of the last frame's islands: an island whose rows and their bodies
+    are those kept (`_island_key`) takes its row order, pattern and factor from there
+    instead of planning and factoring again (`_restore_islands`); `factor_islands` then
+    keeps the factor while the island has barely moved since it was made."""
     rb, rp = R[0], R[3]
     rows = joint_rows(joints)
     root = row_islands(n_bodies, rb, rp, rows, bkind)
@@ -598,12 +611,134 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf):
         offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
     factors = np.zeros(offsets[n_islands])     # entries outside the patterns stay zero
     ok = np.zeros(n_islands, dtype=np.bool_)
-    pattern = island_pattern(order, starts, n_islands, rb, rp, bkind)
+    kept = _kept_order(order, starts, n_islands, rb, rp, bkind, F[1], F[2])
+    pattern = island_pattern(order, starts, n_islands, rb, rp, bkind, kept)
+    _restore_islands(order, starts, n_islands, kept, pattern, factors, offsets, ok, F[2],
+                     F[3])
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
                                     mi, mf)
     bfirst, brows = _body_rows(order, n_bodies, rb)
+    goff = np.zeros(n_islands + 1, dtype=np.int64)
+    for s in range(n_islands):
+        n = starts[s + 1] - starts[s]
+        nl = lstarts[s + 1] - lstarts[s]
+        goff[s + 1] = goff[s] + (nl * n if n <= MAX_DIRECT_ROWS else 0)
+    gvalid = np.zeros(lorder.shape[0], dtype=np.bool_)
     return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, np.empty(goff[n_islands]), goff, gvalid,
+                np.empty(lorder.shape[0], dtype=np.int64))
+
+
+@helper
+def _island_key(rows, rb, rp, bkind):
+    """A 64-bit key of an island's equality rows, their bodies and which of those are
+    dynamic: what its plan (`island_pattern`) depends on. Never 0 (no island kept)."""
+    key = rows.shape[0]
+    for r in rows:
+        v = r
+        for i in range(4 if rp[r, ACTIVE] == WIDE else 2):
+            body = row_body(r, i, rb, rp)
+            v = v * 1000003 + (body + 1) * 2 + (body >= 0 and bkind[body] == DYNAMIC)
+        v ^= v >> 31
+        v *= 7046029254386353131
+        v ^= v >> 29
+        v *= 4658895280553007687
+        v ^= v >> 32
+        key += v
+    return key if key != 0 else 1
+
+
+@helper
+def _kept_order(order, starts, n_islands, rb, rp, bkind, fkey, fpat):
+    """Per island, whether `keep_islands` kept it in the last frame it stepped in (every
+    row's key is the island's: the same rows over the same bodies); its rows are then put
+    back in their kept order."""
+    kept = np.zeros(n_islands, dtype=np.bool_)
+    for s in range(n_islands):
+        s0 = starts[s]
+        n = starts[s + 1] - s0
+        if n > MAX_DIRECT_ROWS:
+            continue
+        rows = order[s0:s0 + n]
+        key = _island_key(rows, rb, rp, bkind)
+        same = True
+        for r in rows:
+            if fkey[r] != key:
+                same = False
+                break
+        if same:
+            kept[s] = True
+            rows = rows.copy()
+            for r in rows:
+                order[s0 + fpat[r, 0]] = r
+    return kept
+
+
+@helper
+def _restore_islands(order, starts, n_islands, kept, pattern, factors, offsets, ok, fpat,
+                     ffac):
+    """The kept islands' patterns and factors, from `keep_islands`' store."""
+    last = pattern.shape[1] - 1
+    for s in range(n_islands):
+        if not kept[s]:
+            continue
+        s0 = starts[s]
+        n = starts[s + 1] - s0
+        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        for i in range(n):
+            r = order[s0 + i]
+            c = fpat[r, 1]
+            pattern[s0 + i, 0] = c
+            for k in range(3):
+                pattern[s0 + i, last - 2 + k] = fpat[r, 2 + k]
+            factor[i, i] = ffac[r, 0]
+            for k in range(c):
+                pattern[s0 + i, 1 + k] = fpat[r, 5 + k]
+                factor[i, fpat[r, 5 + k]] = ffac[r, 1 + k]
+        ok[s] = True
+
+
+@helper(outline=True)
+def keep_islands(plan, R, bkind, F):
+    """Keep each factored island's row order, pattern and factor for the next frame, in
+    per-row stores (so what an island keeps does not depend on the batch it steps in):
+    fkey[r] the island's key (`_island_key`; 0: nothing kept), fpat[r] the row's place in
+    the island, its pattern row and its parent, ffac[r] its row of the factor. An island
+    not factored now, or whose factor is too wide (KEEP_WIDTH), keeps nothing."""
+    (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
+     brows, gkeep, goff, gvalid, gfirst) = plan
+    rb, rp = R[0], R[3]
+    fkey, fpat, ffac = F[1], F[2], F[3]
+    last = pattern.shape[1] - 1
+    for s in range(n_islands):
+        s0 = starts[s]
+        n = starts[s + 1] - s0
+        rows = order[s0:s0 + n]
+        fits = ok[s] and n <= MAX_DIRECT_ROWS
+        if fits:
+            for i in range(n):
+                if pattern[s0 + i, 0] > KEEP_WIDTH:
+                    fits = False
+                    break
+        if not fits:
+            for r in rows:
+                fkey[r] = 0
+            continue
+        key = _island_key(rows, rb, rp, bkind)
+        factor = factors[offsets[s]:offsets[s + 1]].reshape((n, n))
+        for i in range(n):
+            r = rows[i]
+            c = pattern[s0 + i, 0]
+            fkey[r] = key
+            fpat[r, 0] = i
+            fpat[r, 1] = c
+            for k in range(3):
+                fpat[r, 2 + k] = pattern[s0 + i, last - 2 + k]
+            ffac[r, 0] = factor[i, i]
+            for k in range(c):
+                m = pattern[s0 + i, 1 + k]
+                fpat[r, 5 + k] = m
+                ffac[r, 1 + k] = factor[i, m]
 
 
 @helper
@@ -704,7 +839,8 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
     (`_solve_loops`); a larger tree or mechanism, or a singular island, stays with the
     iterative sweep.
 
-    An island factored before in this frame keeps its factor while K = J M^-1 J^T has
+    An island factored before (in this frame, or kept from the last: `keep_islands`)
+    keeps its factor while K = J M^-1 J^T has
     barely changed since (`_barely_moved`): none of its bodies turned by REUSE_TURN or more,
     no row's bodies moved apart by REUSE_SHIFT or more, and no body's solve inertia (bI:
     turned, stiffened by its joints' loads) changed by that fraction. K is then within
@@ -717,9 +853,9 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                    lstarts, bfirst, brows,
+                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                     *R, binv, bs, bI, fpose, unit, bkind)
 
 
@@ -786,10 +922,10 @@ def _remember_poses(rows, rb, rp, bs, bI, fpose):
 
 @helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                    lstarts, bfirst, brows,
+                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                     rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
@@ -798,6 +934,7 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lor
                                                             REUSE_TURN, REUSE_SHIFT * unit):
             continue
         ok[s] = False
+        gvalid[lstarts[s]:lstarts[s + 1]] = False      # the kept columns of G (`_solve_island`)
         if n > MAX_DIRECT_ROWS:
             ok[s] = _closes_loops(rows, rb, rp, bkind) and not _has_wide(rows, rp)
             continue
@@ -813,7 +950,7 @@ def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
@@ -822,12 +959,16 @@ def mark_direct(plan, rp):
 
 @helper
 def _island(plan, s):
-    """(rows, Cholesky factor, its pattern, limit rows) of island s of the plan."""
+    """(rows, Cholesky factor, its pattern, limit rows, the limit rows' kept columns of G
+    with their validity and first rows) of island s of the plan."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     n = starts[s + 1] - starts[s]
+    nl = lstarts[s + 1] - lstarts[s]
     return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
-            pattern[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]])
+            pattern[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]],
+            gkeep[goff[s]:goff[s + 1]].reshape((nl, n)), gvalid[lstarts[s]:lstarts[s + 1]],
+            gfirst[lstarts[s]:lstarts[s + 1]])
 
 
 @helper
@@ -943,8 +1084,8 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
 @helper(outline=True)
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
-    (x, lims, bl, lam0, dl, pressed, g, start, s, r, act, idx, sub, rhs, dense, soft,
-    live)."""
+    (x, lims, bl, lam0, dl, pressed, start, s, r, act, idx, sub, rhs, dense, soft,
+    live, which); the columns of G are the plan's (gkeep)."""
     starts, n_islands, lstarts = plan.starts, plan.n_islands, plan.lstarts
     n = 1
     m = 1
@@ -952,10 +1093,11 @@ def scratch(plan):
         n = max(n, starts[i + 1] - starts[i])
         m = max(m, lstarts[i + 1] - lstarts[i])
     return (np.empty(n), np.empty(m, dtype=np.int64), np.empty(m), np.empty(m), np.empty(m),
-            np.zeros(m, dtype=np.bool_), np.empty((m, n)), np.empty(m, dtype=np.int64),
+            np.zeros(m, dtype=np.bool_), np.empty(m, dtype=np.int64),
             np.empty((m, m)), np.empty(m), np.empty(m, dtype=np.bool_),
             np.empty(m, dtype=np.int64), np.empty((m, m)), np.empty(m),
-            np.zeros(m, dtype=np.int64), np.zeros(m), np.empty(n, dtype=np.bool_))
+            np.zeros(m, dtype=np.int64), np.zeros(m), np.empty(n, dtype=np.bool_),
+            np.empty(m, dtype=np.int64))
 
 
 @helper
@@ -1043,7 +1185,7 @@ def _limit_column(rows, lim, wide, R, CR, binv, bfirst, brows, s0, ga):
 
 @helper
 def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
-                  bfirst, brows, s0):
+                  bfirst, brows, s0, which, gk, gv, gf):
     """The island's impulses for the equality rows (x, in: their b_e; out: d_e) and the m
     pressed limit rows lims (dl), from
 
@@ -1059,31 +1201,44 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     W: work arrays from `scratch`; `wide`: the island has rows over three or four bodies.
     CR: the contact rows' tables (rb, rj, rd), for limits numbered past the joint rows.
     bfirst, brows: the plan's rows per body (`_body_rows`); s0: the island's first row's
-    position in the plan's order."""
+    position in the plan's order.
+
+    The pressed row lims[a] is the island's limit row which[a]; its column of G is kept
+    in gk[which[a]] (first row gf, valid while gv) until the island is factored again
+    (`_factor_islands`): the rounds of a pass, the passes and projections of the substeps
+    an island keeps its factor through (a ragdoll lying still) compute it once. K_el is
+    then that of the poses the column was made at, as K_ee is that of the factoring:
+    both within the reuse tolerances of today's."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     crb, crj, crd = CR[0], CR[1], CR[2]
-    g, start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:17]
+    start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:16]
     n = rows.shape[0]
     _forward(factor, pattern, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
         for a in range(m):
-            ga = g[a]
-            f0 = _limit_column(rows, lims[a], wide, R, CR, binv, bfirst, brows, s0, ga)
-            start[a] = f0
-            _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
+            k = which[a]
+            if not gv[k]:
+                ga = gk[k]
+                f0 = _limit_column(rows, lims[a], wide, R, CR, binv, bfirst, brows, s0, ga)
+                _forward_sparse(factor, pattern, n, ga, f0, live)    # G = L^-1 K_el
+                gf[k] = f0
+                gv[k] = True
+            start[a] = gf[k]
         for a in range(m):
-            r[a] = bl[a] - _dot_from(g[a], x, start[a], n)
+            ga = gk[which[a]]
+            r[a] = bl[a] - _dot_from(ga, x, start[a], n)
             for b in range(a + 1):
                 k_ab = _limits_coupling(lims[a], lims[b], wide, rb, rj, rd, rp, crb, crj,
                                         crd, binv)
-                s[a, b] = k_ab - _dot_from(g[a], g[b], max(start[a], start[b]), n)
+                s[a, b] = k_ab - _dot_from(ga, gk[which[b]], max(start[a], start[b]), n)
                 s[b, a] = s[a, b]
             s[a, a] += soft[a]
             r[a] += soft[a] * lam0[a]
         _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense)
         for a in range(m):
+            ga = gk[which[a]]
             for i in range(start[a], n):
-                x[i] += g[a, i] * dl[a]
+                x[i] += ga[i] * dl[a]
     _backward(factor, pattern, n, x)
     for i in range(n):
         x[i] = -x[i]
@@ -1113,25 +1268,25 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     reference-count update, see step.py.)"""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                  lstarts, bfirst, brows,
+                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                   use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2],
                   C[4][8])
 
 
 @helper(outline=True)
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                  lstarts, bfirst, brows,
+                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
-                  x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                  soft, live, crb, crj, crd, crp, cacc, unit):
+                  x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
+                  soft, live, which, crb, crj, crd, crp, cacc, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
-         live)
+    W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
+         live, which)
     nr = rp.shape[0]
     for s in range(plan.n_islands):
         if not ok[s]:
@@ -1145,7 +1300,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                 acc[rows[i]] += x[i]
                 row_apply(rows[i], x[i], rb, rj, rd, rp, bs, binv)
             continue
-        rows, factor, pattern, limits = _island(plan, s)
+        rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
         n = len(rows)
         nl = len(limits)
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
@@ -1173,6 +1328,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                     if not pressed[k]:
                         pressed[k] = True
                         fresh = True
+                    which[m] = k
                     lims[m] = r
                     bl[m] = b
                     lam0[m] = lam
@@ -1184,7 +1340,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
             dl[:m] = 0.0
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
-                          W, bfirst, brows, starts[s])
+                          W, bfirst, brows, starts[s], which, gk, gv, gf)
             for i in range(n):
                 r = rows[i]
                 acc[r] += x[i]
@@ -1315,24 +1471,24 @@ def project_positions(plan, R, bs, binv, W, C, lean):
     is: its Newton step would move nothing that matters (a ragdoll lying still)."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows) = plan
+     brows, gkeep, goff, gvalid, gfirst) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                       lstarts, bfirst, brows,
+                       lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean)
 
 
 @helper(outline=True)
 def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                       lstarts, bfirst, brows,
+                       lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        rb, rj, rd, rp, rk, bs, binv,
-                       x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, crb, crj, crd, unit, lean):
+                       x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
+                       soft, live, which, crb, crj, crd, unit, lean):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows)
+                bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
-    W = (x, lims, bl, lam0, dl, pressed, g, start, s_, r_, act, idx, sub, rhs, dense, soft,
-         live)
+    W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
+         live, which)
     move = np.zeros((bs.shape[0], 7))
     for s in range(plan.n_islands):
         if not ok[s]:
@@ -1345,14 +1501,16 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _solve_loops(rows, rb, rj, rd, binv, x, unit)
             _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
-        rows, factor, pattern, limits = _island(plan, s)
+        rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
         if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
             continue
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
         m = 0
-        for r in limits:
+        for k in range(len(limits)):
+            r = limits[k]
             if r < rp.shape[0] and _is_limit(r, rp) and rp[r, BIAS] < 0.0:   # not contacts
+                which[m] = k
                 soft[m] = 0.0
                 lims[m] = r
                 bl[m] = rp[r, BIAS]
@@ -1361,7 +1519,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
         _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
-                      bfirst, brows, starts[s])
+                      bfirst, brows, starts[s], which, gk, gv, gf)
         _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move)
 
 

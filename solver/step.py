@@ -50,8 +50,8 @@ from .joints.prepare import prepare_joint_rows
 from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
-from .direct import (factor_islands, island_contact_inertia, lean_islands, plan_islands,
-                     project_positions, scratch, solve_direct)
+from .direct import (factor_islands, island_contact_inertia, keep_islands, lean_islands,
+                     plan_islands, project_positions, scratch, solve_direct)
 from .joints.pin import move_pins
 from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
                    row_solve, soft_coefficients,
@@ -379,7 +379,7 @@ def rescale_warm_start(G, jt, acc, C, bkind, substeps):
     count: a row's impulse per substep is its force times the substep, so a ragdoll of 4
     substeps warm started with 8 substeps' impulses would start the frame at half its load.
     Then record the count for the batch's bodies."""
-    ids, joints, bsub = G
+    ids, joints, bsub = G[0], G[1], G[2]
     for j in joints:
         o = joint_owner(j, jt, bkind)
         if o >= 0 and bsub[o] > 0 and bsub[o] != substeps:
@@ -414,10 +414,13 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
                                                  (contacts.py)
     X = (ci, cf)                                 the batch's custom constraints
                                                  (joints/custom.py)
-    G = (bodies, joints, bsub)                   the batch's dynamic and kinematic bodies
+    G = (bodies, joints, bsub, F)                the batch's dynamic and kinematic bodies
                                                  and its joints (islands.py), and per body
                                                  of the world the substep count its island
-                                                 last stepped at (`rescale_warm_start`)
+                                                 last stepped at (`rescale_warm_start`);
+                                                 F = (fpose, fkey, fpat, ffac): the islands'
+                                                 factors kept across frames (direct.py
+                                                 `keep_islands`)
     E = (bforce, fields, frame)                  applied forces and torques, force fields
                                                  (fields.py), evaluated every substep
     colour                                       0, or the batch is one big island,
@@ -446,7 +449,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
 
     kinematic_velocities(ids, bs, bkind, ktarget, khas, dt)
     kg = np.zeros(bs.shape[0])
-    fpose = np.zeros((bs.shape[0], 16))      # poses at each island's factoring (direct.py)
+    fpose = G[3][0]         # poses at each island's factoring, kept across frames (direct.py)
     world_inertia(ids, bs, bil, bkind, bI)
     P = colour_plan(C, ids, bs, bkind, gravity, colour)
     prepare_stage(P, C, SC, body)
@@ -465,7 +468,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # them (which rows are equalities and limits does not change within the frame)
     move_pins(joints, jt, jf, 0.0, dt)
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1])
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3])
     W = scratch(plan)
     lean = lean_islands(plan, jt)
     for s in range(substeps):
@@ -495,6 +498,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
                    held, s + iterations)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
         impulses_stage(P, C)
+    keep_islands(plan, R, bkind, G[3])
     restitution_stage(P, C, body)
     snap_kinematic(ids, bs, bkind, ktarget, khas)
     break_joints(joints, jt, jf, jimp, acc, bkind, dt)

@@ -19,6 +19,7 @@ from .joints import layout as L
 from .custom import CustomConstraints
 from .forces import Forces
 from .mechanisms import Mechanisms
+from .direct import KEEP_WIDTH
 from .rows import new_rows
 from .shapes import Box, Capsule, Compound, ConvexHull, Cylinder, Shape, Sphere, TriangleMesh
 from .step import step_frame
@@ -257,6 +258,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._joint_pairs_key = None                       # `_joint_pairs`' last answer
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
+        self._kept = None                 # islands' plans and factors across frames (`_keep`)
         self._bfilter = Table(2, np.int64, state=SETTING)    # collision group, mask
         self._shape_tables = None       # the colliders' tables (collision/colliders.py)
         self._cstates = new_states(0)   # the colliders' poses, this frame
@@ -631,6 +633,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         if self._bkind.view[b] == kind_id:
             return
         self._wake_bodies([b])          # its island loses or gains a body
+        self._forget_factors()
         self._bkind.view[b] = kind_id
         self._bmotion.view[b] = kind_id
         dyn = self._bdyn.view[b]
@@ -1194,6 +1197,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jacc.data[j] = 0.0
 
     def _wake_joint(self, j):
+        self._forget_factors()
         self._wake_bodies(self._jt.data[j, [L.BODY_A, L.BODY_B, L.BODY_C, L.BODY_D]])
 
     def _joint_settings(self, j):
@@ -1242,6 +1246,30 @@ class World(Mechanisms, CustomConstraints, Forces):
             self._rows = new_rows(cap)
         return tuple(r[:count] for r in self._rows)
 
+    def _keep(self):
+        """(fpose, fkey, fpat, ffac): what each island keeps of its plan and factor from one
+        frame to the next (direct.py `keep_islands`; per body its pose at the factoring, per
+        joint row the island's key, the row's place and pattern, its row of the factor).
+        Grown with the bodies and joints, keeping what was kept."""
+        nb, nr = self._bs.n, max(self._jt.n, 1) * L.MAX_ROWS
+        kept = self._kept
+        if kept is None or len(kept[0]) != nb or len(kept[1]) != nr:
+            new = (np.zeros((nb, 16)), np.zeros(nr, dtype=np.int64),
+                   np.zeros((nr, KEEP_WIDTH + 5), dtype=np.int32),
+                   np.zeros((nr, KEEP_WIDTH + 1)))
+            if kept is not None:
+                for a, b in zip(new, kept):
+                    k = min(len(a), len(b))
+                    a[:k] = b[:k]
+            self._kept = kept = new
+        return kept
+
+    def _forget_factors(self):
+        """A joint's settings or a body's kind changed between steps: K may have changed
+        without the bodies moving, so every island plans and factors afresh."""
+        if self._kept is not None:
+            self._kept[1][:] = 0
+
     def _kernel_args(self):
         B = (self._bs.view, self._binv.view, self._bil.view, self._bib.view, self._bI.view,
              self._bdamp.view, self._bmotion.view)
@@ -1285,7 +1313,8 @@ class World(Mechanisms, CustomConstraints, Forces):
             if n > 1 and len(ci):
                 mine = jbatch[ci[:, CI_JOINT]] == k
                 X = (ci[mine], cf[mine])
-            G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub)
+            G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub,
+                 self._keep())
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
                             int(bstiff[k]), self.iterations, self.relax_iterations,
                             (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
@@ -1485,14 +1514,42 @@ class World(Mechanisms, CustomConstraints, Forces):
     def save_state(self):
         """An exact snapshot: every table whose `state` names a key (body state, kinds, sleep,
         kinematic targets, joints with their flags, drive and steering settings, path points
-        and warm-start impulses), the contacts and the time. Replaying from it is
-        bit-identical (tests/solver/test_determinism.py)."""
+        and warm-start impulses), the contacts, the islands' kept factors and the time.
+        Replaying from it is bit-identical (tests/solver/test_determinism.py)."""
         state = {"time": self.time, "contacts": self._contacts.save(),
-                 "field_frame": self._field_frame}
+                 "field_frame": self._field_frame, "kept_factors": self._save_kept()}
         for table in self._tables().values():
             if table.state not in (SETTING, DERIVED):
                 state[table.state] = table.view.copy()
         return state
+
+    def _save_kept(self):
+        """The kept factors (`_keep`) of a snapshot, only the rows kept and their entries: the
+        next step reads them, so a replay needs them to be bit-identical."""
+        if self._kept is None:
+            return None
+        fpose, fkey, fpat, ffac = self._kept
+        rows = np.flatnonzero(fkey)
+        used = np.arange(KEEP_WIDTH + 1) <= fpat[rows, 1:2]      # diagonal, then c entries
+        return (fpose.copy(), rows, fkey[rows], fpat[rows, :5],
+                fpat[rows, 5:][used[:, 1:]], ffac[rows][used])
+
+    def _load_kept(self, saved):
+        self._kept = None
+        if saved is None:
+            return
+        fpose, fkey, fpat, ffac = self._keep()
+        pose, rows, keys, head, cols, values = saved
+        fpose[:] = pose
+        used = np.arange(KEEP_WIDTH + 1) <= head[:, 1:2]
+        fkey[rows] = keys
+        fpat[rows, :5] = head
+        part = fpat[rows, 5:]
+        part[used[:, 1:]] = cols
+        fpat[rows, 5:] = part
+        part = ffac[rows]
+        part[used] = values
+        ffac[rows] = part
 
     def load_state(self, state):
         """Restore a snapshot from `save_state` of this world (same bodies and joints)."""
@@ -1518,3 +1575,4 @@ class World(Mechanisms, CustomConstraints, Forces):
                 table.view[:] = state[table.state] if table.state in state or \
                     table.state != "forces" else 0.0
         self._contacts.load(state["contacts"])
+        self._load_kept(state.get("kept_factors"))

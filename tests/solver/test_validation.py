@@ -125,6 +125,10 @@ def _same_state(a, b):
         if isinstance(x, np.ndarray):
             if not np.array_equal(x, y, equal_nan=True):
                 return False
+        elif isinstance(x, tuple):        # the islands' kept factors: a tuple of arrays
+            if not isinstance(y, tuple) or len(x) != len(y) or \
+                    not all(np.array_equal(u, v, equal_nan=True) for u, v in zip(x, y)):
+                return False
         elif key != "contacts" and x != y:
             return False
     return True
