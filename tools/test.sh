@@ -33,6 +33,13 @@
 #   LIGAMENT_PYTHON=3.13 bash tools/test.sh tests/addon one run on the 3.13 line (Blender 5.3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Bytecode kept between processes, as a user's Python keeps it: where PYTHONDONTWRITEBYTECODE
+# is set (some build machines and containers, this one too) every process compiled its
+# modules from source again, numba's, the solver's and the add-on's in each Blender the
+# add-on tests start (a second of CPU a Blender), numba's in each Python of a fresh
+# environment (tools/setup.sh installs without bytecode). Written beside the sources in
+# __pycache__/, which the zips, the static check and git leave out; bpy's own comes with it.
+unset PYTHONDONTWRITEBYTECODE
 tier=all
 case "${1:-}" in
     quick | full | release | all) tier=$1; shift ;;

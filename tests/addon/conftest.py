@@ -84,9 +84,12 @@ def current_platform():
 
 def blender_env(home):
     """The environment a Blender process runs in: its user folder `home`, nothing that
-    points numba at another cache."""
+    points numba at another cache, and bytecode written as a user's Blender writes it (where
+    PYTHONDONTWRITEBYTECODE is set, each Blender compiled the add-on's, the solver's and
+    numba's modules from source again: a second of CPU each; tools/test.sh)."""
     env = dict(os.environ, BLENDER_USER_RESOURCES=home)
-    for key in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "PYTHONPATH"):
+    for key in ("NUMBA_CACHE_DIR", "LIGAMENT_KERNEL_CACHE", "PYTHONPATH",
+                "PYTHONDONTWRITEBYTECODE"):
         env.pop(key, None)
     return env
 

@@ -7,12 +7,20 @@ command) makes. The scenarios: tests/addon/scenarios/sliced_build.py (convex-hul
 driven paddle, a keyed box, metarig ragdolls riding an empty on an NLA strip)."""
 
 import numpy as np
+import pytest
 
 HULLS, RAGDOLLS, PARTS = 200, 2, 150
 
 
-def test_the_sliced_build_makes_the_world_the_whole_build_makes(blender):
-    out = blender.call("sliced_build.sliced_and_whole", HULLS, RAGDOLLS, 12, 7, PARTS)
+@pytest.fixture(scope="module")
+def sliced_and_whole(blender):
+    """The big scene built in one piece and a unit at a time, the user on frame 7, each world
+    after 12 frames (both tests below read it; neither changes it)."""
+    return blender.call("sliced_build.sliced_and_whole", HULLS, RAGDOLLS, 12, 7, PARTS)
+
+
+def test_the_sliced_build_makes_the_world_the_whole_build_makes(sliced_and_whole):
+    out = sliced_and_whole
     assert out["state"] == "FINISHED" and out["error"] is None
     whole, sliced = out["whole"], out["sliced"]
     assert whole["bodies"] == sliced["bodies"] == HULLS + 1 + RAGDOLLS * 16 + 3
@@ -25,8 +33,8 @@ def test_the_sliced_build_makes_the_world_the_whole_build_makes(blender):
     assert out["builds"] == 2
 
 
-def test_each_slice_is_bounded_leaves_the_user_frame_and_progress_climbs(blender):
-    out = blender.call("sliced_build.sliced_and_whole", HULLS, RAGDOLLS, 1, 7, PARTS)
+def test_each_slice_is_bounded_leaves_the_user_frame_and_progress_climbs(sliced_and_whole):
+    out = sliced_and_whole
     advances = out["advances"]
     # a zero slice budget: one unit of work per advance, many advances (a body's shape is a
     # unit, and a Compound's part: 200 hulls, a ring of 150 parts and two ragdolls)
