@@ -30,7 +30,9 @@ seconds per kernel):
   times and compiled to machine code nothing ran. A helper's library here (`_HelperLibrary`)
   only links its callees: the kernel that links it optimises and compiles it once, and its
   cache entry is that module (no machine code). Its Environment is set by the kernels
-  (`_KernelLibrary`). If numba's code libraries are not the ones this was written against
+  (`_KernelLibrary`). numba's own implementations that a solver function calls (np.zeros,
+  np.empty, np.full ..., one library per argument type) are treated alike
+  (`_LibraryChoice`). If numba's code libraries are not the ones this was written against
   (`_internals_as_expected`), or LIGAMENT_LINKED_HELPERS=0, helpers compile as numba
   compiles them.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
