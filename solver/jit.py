@@ -30,7 +30,9 @@ seconds per kernel):
   times and compiled to machine code nothing ran. A helper's library here (`_HelperLibrary`)
   only links its callees: the kernel that links it optimises and compiles it once, and its
   cache entry is that module (no machine code). Its Environment is set by the kernels
-  (`_KernelLibrary`). If numba's code libraries are not the ones this was written against
+  (`_KernelLibrary`). numba's own implementations that a solver function calls (np.zeros,
+  np.empty, np.full ..., one library per argument type) are treated alike
+  (`_LibraryChoice`). If numba's code libraries are not the ones this was written against
   (`_internals_as_expected`), or LIGAMENT_LINKED_HELPERS=0, helpers compile as numba
   compiles them.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
@@ -406,6 +408,7 @@ def _internals_as_expected():
         "_verify_declare_only_symbols", "get_pointer_to_function", "_raise_if_finalized",
         "serialize_using_object_code", "enable_object_caching")) and \
         hasattr(_codegen.JITCPUCodegen, "set_env") and hasattr(_codegen, "ll") and \
+        _codegen.JITCPUCodegen._library_class is lib and hasattr(lib, "_unserialize") and \
         hasattr(typed_passes.NativeLowering, "lowering_class")
 
 
@@ -469,6 +472,38 @@ class _HelperLibrary(_codegen.JITCodeLibrary):
         self._final_module = self._shared_module = _codegen.ll.parse_bitcode(data)
         self._finalized = True
         return self
+
+
+class _LibraryChoice:
+    """What numba's code generator creates for a library (`codegen.create_library`), once a
+    solver function has compiled in this process: while a solver function compiles, the
+    libraries numba makes for its own implementations that it calls (np.empty, np.zeros,
+    array.copy ... : `@overload` functions and `compile_subroutine`s, one per argument
+    type) are link-only like helpers' (`_HelperLibrary`), and linked into the kernel; numba
+    optimised each and compiled it to machine code nothing ran. Any other library is a
+    `_KernelLibrary`: numba's, setting the Environments of link-only libraries linked into
+    it (so a later function of anyone's in this process may link one of these too)."""
+
+    def _unserialize(self, codegen, state):
+        """A kernel loaded from the cache: machine code (numba creates the library through
+        `codegen.create_library`, which may be called while a solver function compiles)."""
+        depth, _COMPILING[0] = _COMPILING[0], 0
+        try:
+            return _codegen.JITCodeLibrary._unserialize(codegen, state)
+        finally:
+            _COMPILING[0] = depth
+
+    def __call__(self, codegen, name, **kwargs):
+        cls = _HelperLibrary if _COMPILING[0] else _KernelLibrary
+        return cls(codegen, name, **kwargs)
+
+
+_COMPILING = [0]                     # solver functions compiling now (numba's compiler lock)
+
+
+def _choose_libraries(codegen):
+    if LINKED_HELPERS and not isinstance(vars(codegen).get("_library_class"), _LibraryChoice):
+        codegen._library_class = _LibraryChoice()
 
 
 _OPTIMISED_ALONE = set()
@@ -559,6 +594,15 @@ class _Kernel(CPUDispatcher):
                 self._cache = _OtherCache(py_func)
             except RuntimeError:      # no file to cache beside (<string>)
                 pass
+
+    def compile(self, sig):
+        with global_compiler_lock:
+            _choose_libraries(self.targetctx.codegen())
+            _COMPILING[0] += 1
+            try:
+                return super().compile(sig)
+            finally:
+                _COMPILING[0] -= 1
 
     def get_call_template(self, args, kws):
         args = tuple(types.unliteral(a) for a in args)

@@ -73,6 +73,23 @@ def _other_top(a, k):
     return _second(a, k) - _third(a, k)
 
 
+@helper
+def _gathered(a):
+    # numba's own implementations, each compiled for these argument types: np.zeros,
+    # np.empty inside it, the zero fill
+    b = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        b[i] = 2.0 * a[i]
+    c = b.copy()
+    c[0] = -1.0
+    return b[0] + c[0] + b[-1]
+
+
+@kernel
+def _gathering(a):
+    return _gathered(a)
+
+
 def _python(a, k, n):
     """What _top computes, by the helpers' Python functions."""
     def third(b, kk):
@@ -103,6 +120,22 @@ def test_no_helper_library_holds_machine_code(tmp_path):
         assert not out["value"][name], f"{name}'s library was compiled to machine code"
 
 
+def test_numbas_own_implementations_hold_no_machine_code(tmp_path):
+    """numba compiles its implementation of np.zeros, np.empty, np.full ... for each
+    argument type into a library of its own; compiled for a solver kernel, these only link
+    into it (no machine code of their own), and the kernel computes what NumPy does."""
+    if not getattr(jit, "LINKED_HELPERS", True):
+        pytest.skip("numba's internals differ: helpers compiled as numba compiles them")
+    out = _child("numba", str(tmp_path))
+    a = np.linspace(-2.0, 3.0, 9)
+    assert out["value"]["result"] == 2.0 * a[0] - 1.0 + 2.0 * a[-1]
+    libraries = out["value"]["libraries"]
+    assert any("zeros" in name for name in libraries), libraries
+    assert any("empty" in name for name in libraries), libraries
+    compiled = [name for name, machine in libraries.items() if machine]
+    assert compiled == [], f"compiled to machine code of their own: {compiled}"
+
+
 CHILD = r"""
 import sys, json
 sys.path.insert(0, {solver_root!r}); sys.path.insert(0, {here!r})
@@ -118,6 +151,16 @@ with event.install_recorder("numba:compile") as rec:
         value = {{d.py_func.__name__: any(bool(getattr(c.library, "_compiled_object", None))
                                           for c in d.overloads.values())
                   for d in (t._top, t._first, t._second, t._third, t._deep)}}
+    elif sys.argv[1] == "numba":           # numba's implementations linked into a kernel
+        result = t._gathering(a)
+        libraries, todo = {{}}, [t._gathering.overloads[k].library
+                                for k in t._gathering.overloads]
+        while todo:
+            lib = todo.pop()
+            todo.extend(lib._linking_libraries)
+            if not lib.name.startswith("_"):       # not the test's kernel and helpers
+                libraries[lib.name] = bool(getattr(lib, "_compiled_object", None))
+        value = {{"result": result, "libraries": libraries}}
     else:
         value = t._other_top(a, 4)
 compiled = sorted({{ev.data["dispatcher"].py_func.__name__ for ts, ev in rec.buffer
