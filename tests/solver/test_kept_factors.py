@@ -3,37 +3,18 @@ direct.py `keep_islands`): a limb lying still stops refactoring, what it keeps c
 result only within the reuse tolerance, a snapshot carries it (a replay is bit-identical),
 and a joint changed between frames is planned and factored afresh."""
 
-import math
-
 import numpy as np
 import solver as lg
+from limbs import limb_chain
 from probes import FRAME, G, Anchor, note, separation
 
 Z, Y = (0.0, 0.0, 1.0), (0.0, 1.0, 0.0)
 
 
-def _limb(w, links=5):
-    """Bars lying on the ground along x, joined by ball sockets, hinges and ragdoll joints
-    in turn; the anchor pairs, to measure the joints' gaps."""
+def _limb(w):
+    """Five box bars of a limb (limbs.py) lying on the ground."""
     w.add_body(lg.Box((8, 8, 0.5)), (0, 0, -0.5), kind="static")
-    radius, half = 0.04, 0.12
-    step = 2 * (radius + half)
-    bodies = [w.add_body(lg.Box((radius, radius, half + radius)), (k * step, 0, 0.3),
-                         (math.cos(math.pi / 4), 0, math.sin(math.pi / 4), 0), mass=1.0 + k)
-              for k in range(links)]
-    ends = []
-    for k in range(links - 1):
-        a, b = bodies[k], bodies[k + 1]
-        anchor = ((k + 0.5) * step, 0, 0.3)
-        if k % 3 == 0:
-            w.add_ball_socket(a, b, anchor)
-        elif k % 3 == 1:
-            w.add_hinge(a, b, anchor, Y, lower=-0.6, upper=0.6)
-        else:
-            w.add_ragdoll(a, b, anchor, (1, 0, 0), swing1=0.5, swing2=0.3, twist_lower=-0.2,
-                          twist_upper=0.2)
-        ends.append((Anchor(w, a, anchor), Anchor(w, b, anchor)))
-    return bodies, ends
+    return limb_chain(w, links=5, bars="box")
 
 
 def _state(w):

@@ -2,40 +2,16 @@
 when its joints are already within direct.PROJECTION_TOLERANCE (1e-8 m and rad): the error
 it leaves must stay that small, at rest and while the island swings and lands."""
 
-import math
-
 import numpy as np
 import solver as lg
-from probes import FRAME, G, Anchor, note, separation
-
-
-def _limb_chain(w, links=6):
-    """Capsules along x joined alternately by ball sockets, limited hinges and ragdoll
-    joints (the joints of a limb); returns the pairs of anchors each joint holds."""
-    radius, half = 0.04, 0.12
-    step = 2 * (radius + half)
-    bodies = [w.add_body(lg.Capsule(radius, half), (k * step, 0, 0.3),
-                         (math.cos(math.pi / 4), 0, math.sin(math.pi / 4), 0), mass=1.0 + k)
-              for k in range(links)]
-    ends = []
-    for k in range(links - 1):
-        a, b = bodies[k], bodies[k + 1]
-        anchor = ((k + 0.5) * step, 0, 0.3)
-        if k % 3 == 0:
-            w.add_ball_socket(a, b, anchor)
-        elif k % 3 == 1:
-            w.add_hinge(a, b, anchor, (0, 1, 0), lower=-0.6, upper=0.6)
-        else:
-            w.add_ragdoll(a, b, anchor, (1, 0, 0), swing1=0.5, swing2=0.3, twist_lower=-0.2,
-                          twist_upper=0.2)
-        ends.append((Anchor(w, a, anchor), Anchor(w, b, anchor)))
-    return bodies, ends
+from limbs import limb_chain
+from probes import FRAME, G, note, separation
 
 
 def test_a_tumbling_limb_chain_keeps_its_joints_within_ten_times_the_skip_tolerance():
     w = lg.World(gravity=(0, 0, -G), sleeping=False)
     w.add_body(lg.Box((5, 5, 0.5)), (0, 0, -0.5), kind="static")
-    bodies, ends = _limb_chain(w)
+    bodies, ends = limb_chain(w)
     w.apply_impulse(bodies[-1], (0, 2.0, 3.0))       # it tumbles, lands and comes to rest
     moving = resting = 0.0
     for f in range(240):
