@@ -45,6 +45,17 @@ def character(name="Hero", collection="Char", parent=None, location=(0, 0, 1.0))
     return arm
 
 
+def lean_chest(arm):
+    """Key the metarig's chest (spine.003) to lean 0.3 rad about X over frames 1-30, as an
+    animator's character moves; its pose bone, left at the lean."""
+    pb = arm.pose.bones["spine.003"]
+    pb.rotation_mode = 'XYZ'
+    pb.keyframe_insert("rotation_euler", frame=1)
+    pb.rotation_euler = (0.3, 0, 0)
+    pb.keyframe_insert("rotation_euler", frame=30)
+    return pb
+
+
 def save_character(path, **kw):
     arm = character(**kw)
     bpy.ops.wm.save_as_mainfile(filepath=path)

@@ -3,7 +3,7 @@
 import bpy
 import numpy as np
 
-from .characters import character, new_shot
+from .characters import character, lean_chest, new_shot
 from .helpers import lig
 
 
@@ -14,12 +14,7 @@ def joint_gaps(frames):
     bodies, solver/world.py `joint_anchors`) and the lowest body centre (m)."""
     scene = new_shot(frames)
     bpy.ops.preferences.addon_enable(module="rigify")
-    arm = character()
-    pb = arm.pose.bones["spine.003"]
-    pb.rotation_mode = 'XYZ'
-    pb.keyframe_insert("rotation_euler", frame=1)
-    pb.rotation_euler = (0.3, 0, 0)
-    pb.keyframe_insert("rotation_euler", frame=30)
+    lean_chest(character())
     addon = lig().addon
     gaps, lowest = [], []
     for f in range(1, frames + 1):

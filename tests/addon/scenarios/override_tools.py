@@ -8,7 +8,7 @@ import os
 import bpy
 from mathutils import Vector
 
-from .characters import character, link_override, new_shot, select_collection
+from .characters import character, lean_chest, link_override, new_shot, select_collection
 from .helpers import lig
 
 FRAMES = 40
@@ -28,11 +28,7 @@ def _character_file(path, ring=False):
     `path`; its state."""
     bpy.ops.preferences.addon_enable(module="rigify")
     arm = character()
-    pb = arm.pose.bones["spine.003"]
-    pb.rotation_mode = 'XYZ'
-    pb.keyframe_insert("rotation_euler", frame=1)
-    pb.rotation_euler = (0.3, 0, 0)
-    pb.keyframe_insert("rotation_euler", frame=30)
+    pb = lean_chest(arm)
     pb.rotation_euler = (0, 0, 0)
     if ring:
         select_collection(bpy.data.collections["Char"])
