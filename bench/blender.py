@@ -365,22 +365,29 @@ def time_handlers(bpy, module=MODULE):
 
 
 def bullet_constraints(bpy, scene, empties):
-    """One Blender rigid body constraint object per Ligament joint empty of `empties`, named
-    "Bullet <empty>" and placed at the empty's (unparented) frame, in the scene's rigid body
-    world; yields (empty, constraint). The first is made by Blender's operator (which sets up
-    the world's constraint collection), the others are copies of it."""
+    """One Blender rigid body constraint object per Ligament joint empty of `empties`, placed
+    at the empty's (unparented) frame, in the scene's rigid body world in the empties' order;
+    yields (empty, constraint). The first is made by Blender's operator (which sets up the
+    world's constraint collection), the others are copies of it ("~Bullet joint.001", ...).
+
+    Blender keeps a file's objects sorted by name: a new object whose name sorts after all
+    the others is appended, one that sorts among them is inserted after a walk through the
+    list, and so is a renamed one. Named as the empties, 2400 constraints in a file of 10 000
+    objects (160 ragdolls) took 4.7 s of copies and renames, and finding each copy in the
+    constraint collection by name 1 s more; these names ("~" sorts after letters and digits)
+    and one pass over the collection take 0.1 s."""
     rbw = scene.rigidbody_world
-    template = bpy.data.objects.new("Bullet joint", None)
+    template = bpy.data.objects.new("~Bullet joint", None)
     scene.collection.objects.link(template)
     bpy.context.view_layer.objects.active = template
     assert bpy.ops.rigidbody.constraint_add() == {'FINISHED'}
-    for k, e in enumerate(empties):
-        obj = template if k == 0 else template.copy()
-        if k:
-            scene.collection.objects.link(obj)
-            if obj.name not in rbw.constraints.objects:   # the copy is usually in it already
-                rbw.constraints.objects.link(obj)
-        obj.name = f"Bullet {e.name}"
+    objs = [template] + [template.copy() for _ in range(len(empties) - 1)]
+    for obj in objs[1:]:
+        scene.collection.objects.link(obj)   # which usually puts it in the world's collection
+    inside = {obj.as_pointer() for obj in rbw.constraints.objects}
+    for obj, e in zip(objs, empties):
+        if obj.as_pointer() not in inside:
+            rbw.constraints.objects.link(obj)
         obj.matrix_world = e.matrix_world
         yield e, obj.rigid_body_constraint
 
