@@ -5,6 +5,7 @@
     python bench/ragdolls.py --counts 10 --frames 120
     python bench/ragdolls.py --counts 50 --jointed-substeps 4   # Ligament's ragdolls at 4
     python bench/ragdolls.py --stages 50           # what Ligament's start frame spends
+    python bench/ragdolls.py --solver-parts        # one ragdoll's step: headless to Blender
     python bench/ragdolls.py --counts 50 --engines ligament,prebuilt,bullet
 
 Needs the `bpy` wheel. The extension is built and installed into build/bench-blender/ as in
@@ -42,7 +43,9 @@ and the bodies tagged for a transform update each frame, the tagging's own time 
 since a disabled Ligament world alone has Blender evaluate nothing), wall clock and CPU,
 Ligament's cost over Bullet's in the same run, and the add-on's own share as the CPU time
 of Blender's main thread in its handlers with the solver's step taken out (live, and
-replayed from the cache), steadier than the wall clock when the machine is shared.
+replayed from the cache), steadier than the wall clock when the machine is shared, and the
+solver's step as CPU time of the main thread (all of it while the islands fit one thread's
+share, as one ragdoll's does; without the worker threads' share at bigger counts).
 `--child ENGINE N --profile` (with BLENDER_USER_RESOURCES=build/bench-blender) prints
 cProfile's top functions of the setup and of the playback of one run (main thread only:
 the solver's worker threads show as lock waits).
@@ -218,7 +221,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
             int(os.environ.get("PROFILE_LINES", "25")))
     # The same frames again, from each engine's cache: no solver, what is left is Blender's
     # own evaluation (and, for Ligament, the add-on's change check and transform writes).
-    live_handler, live_step = handler_time[0], step_time[0]
+    live_handler, live_step, live_step_cpu = handler_time[0], step_time[0], step_time[1]
     # the add-on's own Python (its handlers but the solver's step): CPU of Blender's main
     # thread, steadier than the wall clock on a shared machine
     addon_cpu = handler_time[1] - step_time[1]
@@ -239,6 +242,7 @@ def child(engine, count, frames, profile=False, jointed_substeps=0):
         "first_solver_ms": 1000 * first_solver if lig_only else None,
         "ms_per_frame": 1000 * per_frame, "cpu_ms_per_frame": 1000 * cpu,
         "solver_ms": 1000 * live_step / n if lig_only else None,
+        "solver_cpu_ms": 1000 * live_step_cpu / n if lig_only else None,
         "addon_ms": 1000 * (live_handler - live_step) / n if lig_only else None,
         "addon_cpu_ms": 1000 * addon_cpu / n if lig_only else None,
         "replay_addon_cpu_ms": 1000 * replay_addon_cpu if lig_only else None,
@@ -347,6 +351,87 @@ def stages(count, repeats=6):
     print(f"  {'(reading what the build needs)':34s} {1000 * floor:7.1f} ms")
 
 
+def solver_parts(repeats=3):
+    """Where one ragdoll's solver share through Blender differs from the headless figure
+    (`--solver-parts`): in one Blender session, the CPU time of the calling thread in
+    `World.step` and in its kernel (`step_frame`) per frame, from bench/scenes.py's crowd to
+    the metarig ragdoll played through Blender, one difference at a time; each row the
+    median of `repeats` runs taken in turns."""
+    import bpy
+    import statistics
+    scene, _, _ = build_scene(bpy, 1, 30)
+    lig = sys.modules[MODULE]
+    bench_blender.load_kernels(lig)
+    lg = lig.addon.kernels.solver
+    sys.modules.setdefault("solver", lg)     # bench/contacts.py builds its worlds with it
+    import contacts
+    world_cls = lg.World
+    module = sys.modules[world_cls.__module__]
+    spent = [0.0, 0.0]
+    kernel, step = module.step_frame, world_cls.step
+
+    def timed_kernel(*args):
+        c = time.thread_time()
+        try:
+            return kernel(*args)
+        finally:
+            spent[0] += time.thread_time() - c
+
+    def timed_step(self, dt=1.0 / 60.0):
+        c = time.thread_time()
+        try:
+            return step(self, dt)
+        finally:
+            spent[1] += time.thread_time() - c
+    module.step_frame, world_cls.step = timed_kernel, timed_step
+
+    def crowd(count):
+        w = lg.World(gravity=contacts.GRAVITY, sleeping=False, threads=1)
+        contacts.populate(w, scenes.ragdolls(count))
+        return w
+
+    def direct(w, dt, first, last, per=1):
+        for _ in range(first):
+            w.step(dt)
+        spent[:] = [0.0, 0.0]
+        for _ in range(first, last):
+            w.step(dt)
+        return [1000 * x / ((last - first) * per) for x in spent]
+
+    def metarig(threads):
+        lig.addon.runtime.cache.invalidate(scene)
+        scene.frame_set(1)
+        w = lig.addon.runtime.cache.get(scene).world
+        w.threads = threads
+        return direct(w, 1 / 24, 1, 29)
+
+    def played():
+        lig.addon.runtime.cache.invalidate(scene)
+        scene.frame_set(1)
+        scene.frame_set(2)
+        spent[:] = [0.0, 0.0]
+        for f in range(3, 31):
+            scene.frame_set(f)
+        return [1000 * x / 28 for x in spent]
+    rows = (("scenes.py's 20 ragdolls, 60 Hz, frames 10-300, per ragdoll",
+             lambda: direct(crowd(20), 1 / 60, 10, 300, 20)),
+            ("one of them alone, same frames", lambda: direct(crowd(1), 1 / 60, 10, 300)),
+            ("alone, frames 2-30 (the fall and the landing)",
+             lambda: direct(crowd(1), 1 / 60, 1, 29)),
+            ("alone, 24 Hz, frames 2-30", lambda: direct(crowd(1), 1 / 24, 1, 29)),
+            ("the metarig ragdoll's World, stepped alone, 1 thread", lambda: metarig(1)),
+            ("the same, 2 threads", lambda: metarig(2)),
+            (f"the same, played (frame_set 3-30, {scene.render.threads} threads)", played))
+    runs = [[fn() for _, fn in rows] for _ in range(repeats)]
+    print(f"PARTS {'':58s} {'kernel':>7} {'step':>7} {'Python':>7}   CPU ms a frame, "
+          f"median of {repeats}")
+    for k, (label, _) in enumerate(rows):
+        kern = statistics.median(r[k][0] for r in runs)
+        whole = statistics.median(r[k][1] for r in runs)
+        print(f"PARTS {label:58s} {kern:7.3f} {whole:7.3f} {whole - kern:7.3f}")
+    print("PARTS load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
 def _read_all(scene):
     """Seconds to find the bodies and joints and read, in plain attribute reads, every setting
     the build needs of them (their kinds, shapes, masses, materials, limits, world matrices
@@ -383,6 +468,9 @@ def main():
                    help="of ligament, prebuilt (built ahead of play), bullet")
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--child-stages", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--child-solver-parts", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--solver-parts", action="store_true",
+                   help="one ragdoll's solver share, from the headless crowd's to Blender's")
     p.add_argument("--profile", action="store_true",
                    help="with --child: print cProfile's top functions of setup and playback")
     p.add_argument("--jointed-substeps", type=int, default=0,
@@ -402,6 +490,19 @@ def main():
         return
     if args.child_stages:
         stages(args.child_stages)
+        return
+    if args.solver_parts:
+        bench_blender.ensure_installed()
+        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__),
+                               "--child-solver-parts"], env=bench_blender._env(), text=True,
+                              capture_output=True)
+        print("\n".join(l[6:] for l in proc.stdout.splitlines() if l.startswith("PARTS ")))
+        if proc.returncode:
+            raise SystemExit(proc.stderr[-3000:])
+        return
+    if args.child_solver_parts:
+        solver_parts()
         return
     if args.child:
         child(args.child[0], int(args.child[1]), args.frames, args.profile,
@@ -437,7 +538,7 @@ def main():
           f"{NOTHING_SIMULATED})")
     print(f"{'ragdolls':>8} {'engine':9} {'frame':>7} {'nothing':>7} {'added':>7} "
           f"{'cpu':>7} {'nothing':>7} {'added':>7} {'x Bullet':>8} {'(cpu)':>6}  "
-          f"add-on cpu ms (replay)")
+          f"add-on cpu ms (replay)  solver cpu ms (main thread)")
     for count in (int(c) for c in args.counts.split(",")):
         bullet = added.get((count, "bullet"))
         for engine in args.engines.split(","):
@@ -446,7 +547,7 @@ def main():
             ratio = f"{wall / bullet[0]:7.2f}x {cpu / bullet[1]:5.2f}x" \
                 if bullet is not None and engine != "bullet" else ""
             own = f"  {r['addon_cpu_ms']:6.2f} ({r['replay_addon_cpu_ms']:.2f})" \
-                if r["addon_cpu_ms"] is not None else ""
+                f"  {r['solver_cpu_ms']:6.2f}" if r["addon_cpu_ms"] is not None else ""
             print(f"{count:8d} {engine:9} {r['ms_per_frame']:7.2f} {r['idle_ms']:7.2f} "
                   f"{wall:7.2f} {r['cpu_ms_per_frame']:7.1f} {r['idle_cpu_ms']:7.1f} "
                   f"{cpu:7.1f} {ratio:15s}{own}")
