@@ -175,7 +175,7 @@ class Simulation:
         self.inputs = FrameInputs(scene, self.joints, self.start, self.world,
                                   self.frame_matrices(scene, start),
                                   {o.name for o in self.evaluated})
-        self.pins = Pins(scene, self.joints)     # their targets and switches, likewise
+        self.pins = Pins(self.scan.by_name, self.joints)   # their targets and switches
         self.end = max(scene.ligament_world.frame_end, self.start)
         self.dt = world_settings(scene)["dt"]
 

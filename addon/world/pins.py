@@ -49,10 +49,11 @@ def is_on(empty, frame):
 class Pins:
     """The scene's pins, sent their target and switch before each step."""
 
-    def __init__(self, scene, joints):
-        objs = scene.objects
-        self.pins = [(j, objs[name]) for name, j in joints
-                     if objs[name].ligament_joint.type == 'PIN']
+    def __init__(self, objects, joints):
+        """`objects`: the scene's objects by name, a dict (`scene.objects[name]` walks the
+        scene's objects: over a crowd's joints, quadratic)."""
+        self.pins = [(j, objects[name]) for name, j in joints
+                     if objects[name].ligament_joint.type == 'PIN']
 
     def __bool__(self):
         return bool(self.pins)
