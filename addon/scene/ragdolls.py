@@ -83,20 +83,28 @@ def armatures(scene):
 
 def home(scene, arm):
     """The collection that holds `arm` (its first one that is not a scene's own), where its
-    ragdoll's collection belongs; the scene's collection for an armature at the top."""
-    masters = {sc.collection.as_pointer() for sc in bpy.data.scenes}
-    for c in arm.users_collection:
-        if c.as_pointer() not in masters:
+    ragdoll's collection belongs; the scene's collection for an armature at the top.
+
+    `Object.users_collection` would list them, but it is Python that makes every object of
+    every collection, the scene's too (a crowd's build asks for each armature: quadratic);
+    a lookup by name in each collection is one C call, and an object of the same name from
+    another library is told apart by looking at all of that collection's."""
+    name = arm.name
+    for c in bpy.data.collections:
+        found = c.objects.get(name)
+        if found is not None and (found == arm or arm in c.objects[:]):
             return c
     return scene.collection
 
 
 def at_home(scene, arm):
-    """Whether `arm`'s ragdoll collection sits inside the collection that holds it."""
+    """Whether `arm`'s ragdoll collection sits inside the collection that holds it (as a
+    child, the usual place, or deeper)."""
     coll = arm.ligament_ragdoll.collection
     if coll is None:
         return True
-    return coll in home(scene, arm).children_recursive
+    place = home(scene, arm)
+    return place.children.get(coll.name) == coll or coll in place.children_recursive
 
 
 BONE_SWITCHES = ("simulated", "drive_strength")
