@@ -693,13 +693,16 @@ def depsgraph_objects(scene, scan):
             obj = obj.parent
     for o in scan.bodies:
         add(o)
+    pointers = None     # the joint settings' Object pointers: the same for every joint
     for e in scan.joints:
         add(e)
         js = e.ligament_joint
-        for p in js.bl_rna.properties:
-            if p.type == 'POINTER' and getattr(p, "fixed_type", None) is not None and \
-                    p.fixed_type.identifier == 'Object':
-                add(getattr(js, p.identifier))
+        if pointers is None:
+            pointers = [p.identifier for p in js.bl_rna.properties
+                        if p.type == 'POINTER' and getattr(p, "fixed_type", None) is not None
+                        and p.fixed_type.identifier == 'Object']
+        for name in pointers:
+            add(getattr(js, name))
     for arm in scene_ragdolls.armatures(scene):
         add(arm)
     fields = field_objects(scene)
