@@ -66,12 +66,15 @@ def orphans(scene):
     character was linked), or that left their ragdoll's collection (moved in the Outliner, or
     a copy half relinked): they simulate on their own, driving nothing."""
     lost, outside = {}, {}
+    first = {}     # the scene's objects by name, as scene.objects[name] finds them (a walk)
+    for o in scene.objects:
+        first.setdefault(o.name, o)
     for o in scene.objects:
         p = o.ligament_ragdoll_part
         if p.role == 'NONE' or p.role == 'TARGET':
             continue
         arm = p.armature
-        if arm is None or arm.name not in scene.objects or scene.objects[arm.name] != arm:
+        if arm is None or first.get(arm.name) != arm:
             key = arm.name if arm is not None else ""
             lost.setdefault(key, []).append(o)
         elif arm.ligament_ragdoll.enabled:
