@@ -14,7 +14,12 @@ class Table:
     the key `World.save_state` keeps it under (the step changes it and the next step reads
     it back), SETTING (only the API writes it) or DERIVED (the step writes it, but from the
     state, before reading it). tests/solver/test_determinism.py steps a world with every
-    feature and fails on a table the step changed that is neither a state nor DERIVED."""
+    feature and fails on a table the step changed that is neither a state nor DERIVED.
+
+    `version` counts the changes to its rows: appending and truncating count themselves, a
+    write through `data` counts with `touch()`. What is derived from a table and kept (the
+    joints' pairs that do not collide) is kept while the version is the one it was made at,
+    at the cost of an int compare a frame instead of comparing the table."""
 
     def __init__(self, width, dtype, fill=0, *, state):
         shape = (8,) if width is None else (8, width)
@@ -22,6 +27,11 @@ class Table:
         self.fill = fill
         self.n = 0
         self.state = state
+        self.version = 0
+
+    def touch(self):
+        """Count a write through `data`."""
+        self.version += 1
 
     def append(self, row):
         n = self.push()
@@ -36,6 +46,7 @@ class Table:
             grown[:self.n] = self.data
             self.data = grown
         self.n += 1
+        self.version += 1
         return self.n - 1
 
     def extend(self, rows):
@@ -55,7 +66,14 @@ class Table:
         if rows is not None:
             self.data[first:first + m] = rows
         self.n = first + m
+        self.version += 1
         return first
+
+    def truncate(self, n):
+        """Take back the rows from `n` on (they hold the fill value again)."""
+        self.data[n:self.n] = self.fill
+        self.n = n
+        self.version += 1
 
     @property
     def view(self):

@@ -254,6 +254,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jimp = Table(L.JIMP_WIDTH, np.float64, state="joint_impulses")
         self._jpts = Table(3, np.float64, state="path_points")  # set_path_points moves them
         self._many_body_joints = 0                         # joints with a body C or D
+        self._breakable = 0                                # joints with a break force or torque
+        self._broken = 0                                   # joints broken, at the last look
         self._pins = np.zeros(0, dtype=np.int64)           # add_pin's joints
         self._joint_pairs_key = None                       # `_joint_pairs`' last answer
         self._init_custom()                                # add_custom's tables (custom.py)
@@ -695,6 +697,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         bt = validate.optional_number("break_torque", break_torque, minimum=0.0, strict=True)
         jf[L.BREAK_FORCE] = bf or 0.0
         jf[L.BREAK_TORQUE] = bt or 0.0
+        self._breakable += bool(bf or bt)
         flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
         j = self._jt.append((kind, ia, ib, flags, more[0], more[1]))
         self._many_body_joints += more[0] >= 0 or more[1] >= 0
@@ -751,6 +754,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             conj = pose[:, 3:7] * (1.0, -1.0, -1.0, -1.0)
             jf[:, col_frame:col_frame + 4] = vectors.qmuls(conj, frames)
         jf[:, L.BREAK_FORCE], jf[:, L.BREAK_TORQUE] = breaks
+        self._breakable += int(np.count_nonzero((breaks[0] > 0.0) | (breaks[1] > 0.0)))
         for col, values in params:
             jf[:, col] = values
         flags = np.where(collide, L.ENABLED | L.COLLIDE_CONNECTED, L.ENABLED)
@@ -814,7 +818,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         lo, hi, flags = self._batch_range(lower, upper, n, "lower", "upper")
         ids = self._new_joints(L.HINGE, ia, ib, p, frames, collide_connected, break_force,
                                break_torque, ((L.LOWER, lo), (L.UPPER, hi)))
-        self._jt.data[ids, L.FLAGS] |= flags
+        self._set_flags(ids, on=flags)
         return ids
 
     def add_ragdolls(self, a, b, anchors, twist_axes, swing1=math.radians(45.0),
@@ -862,14 +866,14 @@ class World(Mechanisms, CustomConstraints, Forces):
         if hi is not None and math.isfinite(hi):
             self._jf.data[j, hi_col] = hi
             flags |= L.HAS_UPPER
-        self._jt.data[j, L.FLAGS] = flags
+        self._set_flags(j, on=flags)
 
     def _set_motor(self, j, speed, max_value, max_name):
         if speed is None:
             return
         self._jf.data[j, L.MOTOR_SPEED] = validate.number("motor_speed", speed)
         self._jf.data[j, L.MOTOR_MAX] = validate.number(max_name, max_value, minimum=0.0)
-        self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+        self._set_flags(j, on=L.HAS_MOTOR)
 
     def _set_spring(self, j, hertz, damping, stiffness, damper, rest=0.0):
         """A spring as (spring_hz, spring_damping) or as (spring_stiffness, spring_damper),
@@ -880,7 +884,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         if stiffness is None and damper is None:
             if hz > 0.0:
                 self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (hz, zeta, rest)
-                self._jt.data[j, L.FLAGS] |= L.HAS_SPRING
+                self._set_flags(j, on=L.HAS_SPRING)
             return
         if hz != 0.0 or zeta != 0.0:
             raise ValueError("give a spring either as spring_hz and spring_damping (frequency "
@@ -890,7 +894,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         c = validate.number("spring_damper", 0.0 if damper is None else damper, minimum=0.0)
         if k > 0.0 or c > 0.0:
             self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (k, c, rest)
-            self._jt.data[j, L.FLAGS] |= L.HAS_SPRING | L.SPRING_STIFFNESS
+            self._set_flags(j, on=L.HAS_SPRING | L.SPRING_STIFFNESS)
 
     def add_ball_socket(self, a, b, anchor, collide_connected=False, break_force=None,
                         break_torque=None):
@@ -1051,7 +1055,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             jf[L.ANCHOR_A:L.ANCHOR_A + 7]
         jf[[L.PIN_HZ, L.PIN_DAMPING, L.PIN_MAX_FORCE, L.PIN_MAX_TORQUE]] = settings
         if orientation is not None:
-            self._jt.data[j, L.FLAGS] |= L.PIN_ORIENTATION
+            self._set_flags(j, on=L.PIN_ORIENTATION)
         self._pins = np.append(self._pins, j)
         return j
 
@@ -1103,7 +1107,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         if enabled is not None:
             flags = self._jt.data[j, L.FLAGS]
             if bool(enabled) != bool(flags & L.ENABLED):
-                self._jt.data[j, L.FLAGS] = flags ^ L.ENABLED
+                self._set_flags(j, on=L.ENABLED if enabled else 0,
+                                off=0 if enabled else L.ENABLED)
                 self._jacc.data[j] = 0.0
                 if enabled:     # from the target as last set, not from where it was let go
                     jf[L.ANCHOR_A:L.ANCHOR_A + 7] = jf[L.PIN_END:L.PIN_END + 7]
@@ -1117,7 +1122,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jf.data[j, L.MOTOR_SPEED] = validate.number("speed", speed)
         if max_value is not None:
             self._jf.data[j, L.MOTOR_MAX] = validate.number("max_value", max_value, minimum=0.0)
-        self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+        self._set_flags(j, on=L.HAS_MOTOR)
         self._wake_if_changed(j, before)
 
     def set_drive(self, joint, target, hertz, damping_ratio=1.0, max_torque=None):
@@ -1157,7 +1162,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             validate.number("max_torque", max_torque, minimum=0.0, allow_inf=True)
         before = self._joint_settings(j)
         if hz == 0.0:
-            self._jt.data[j, L.FLAGS] &= ~L.HAS_DRIVE
+            self._set_flags(j, off=L.HAS_DRIVE)
         else:
             jf = self._jf.data[j]
             if kind == L.HINGE:
@@ -1170,7 +1175,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             jf[L.DRIVE_HZ] = hz
             jf[L.DRIVE_DAMPING] = zeta
             jf[L.DRIVE_MAX] = cap
-            self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
+            self._set_flags(j, on=L.HAS_DRIVE)
         self._wake_if_changed(j, before)
 
     def set_spring(self, joint, hertz, damping_ratio=1.0):
@@ -1193,8 +1198,14 @@ class World(Mechanisms, CustomConstraints, Forces):
         Wakes the joint's bodies."""
         j = self._joint(joint)
         self._wake_joint(j)
-        self._jt.data[j, L.FLAGS] &= ~L.ENABLED
+        self._set_flags(j, off=L.ENABLED)
         self._jacc.data[j] = 0.0
+
+    def _set_flags(self, j, on=0, off=0):
+        """Set the flags `on` and clear the flags `off` of joint j (or an array of joints)."""
+        jt = self._jt
+        jt.data[j, L.FLAGS] = (jt.data[j, L.FLAGS] | on) & ~off
+        jt.touch()
 
     def _wake_joint(self, j):
         self._forget_factors()
@@ -1391,6 +1402,8 @@ class World(Mechanisms, CustomConstraints, Forces):
             self._wake_disturbed()
         C = self._collide(dt)
         self._step_islands(dt, C)
+        if self._breakable:
+            self._count_broken()
         if self._sleeping:
             self._fall_asleep(dt, C)
         self.time += dt
@@ -1399,6 +1412,14 @@ class World(Mechanisms, CustomConstraints, Forces):
             bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
             raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
                                      f"non-finite state; reduce dt or raise substeps")
+
+    def _count_broken(self):
+        """A joint the step broke changed the joint table (its flags): count the change.
+        Joints only break in a step, so the count of broken joints goes up by them."""
+        broken = int(np.count_nonzero(self._jt.view[:, L.FLAGS] & L.BROKEN))
+        if broken != self._broken:
+            self._broken = broken
+            self._jt.touch()
 
     def _step_islands(self, dt, C):
         """step_frame on each batch of islands: a coloured island's (one big island, its
@@ -1455,11 +1476,11 @@ class World(Mechanisms, CustomConstraints, Forces):
         """The pairs of bodies that joints keep from colliding (every pair of an acting
         joint's bodies: A and B, and C, D of joints over more bodies; not the joints that
         let their bodies collide), as sorted codes min * n + max. Kept while the joint
-        table and the body count are as they were (a joint breaking in a step changes the
-        table)."""
+        table's version (every write to it counts, a joint breaking in a step too) and the
+        body count are as they were."""
         jt = self._jt.view
         key = self._joint_pairs_key
-        if key is not None and key[0] == n and np.array_equal(key[1], jt):
+        if key is not None and key[0] == n and key[1] == self._jt.version:
             return key[2]
         acting = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
             ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0)
@@ -1470,7 +1491,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             a, b = jt[keep, ca], jt[keep, cb]
             codes.append(np.minimum(a, b) * n + np.maximum(a, b))
         excl = np.unique(np.concatenate(codes)).astype(np.int64)
-        self._joint_pairs_key = (n, jt.copy(), excl)
+        self._joint_pairs_key = (n, self._jt.version, excl)
         return excl
 
     def collide(self, dt=1.0 / 60.0):
@@ -1574,5 +1595,7 @@ class World(Mechanisms, CustomConstraints, Forces):
                 # a snapshot from before forces existed has none pending
                 table.view[:] = state[table.state] if table.state in state or \
                     table.state != "forces" else 0.0
+                table.touch()
+        self._broken = int(np.count_nonzero(self._jt.view[:, L.FLAGS] & L.BROKEN))
         self._contacts.load(state["contacts"])
         self._load_kept(state.get("kept_factors"))
