@@ -27,8 +27,8 @@ from .tables import DERIVED, SETTING, Table
 from .contacts import ROWS_PER_MANIFOLD, SPECULATIVE_DISTANCE, ContactState
 from .joints.custom import CI_JOINT
 from .islands import CALM_SPEED, CALM_SPIN, partition
-from .sleep import fall_asleep, wake_disturbed, wake_marked, wake_touched
-from .collision.colliders import collider_states, collider_tables, new_states
+from .sleep import end_frame, wake_disturbed, wake_marked
+from .collision.colliders import collider_tables, new_states
 from . import fields as fields_mod
 
 DEFAULT_DENSITY = 1000.0
@@ -260,6 +260,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._joint_pairs_key = None                       # `_joint_pairs`' last answer
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
+        self._row_views = None            # `_row_storage`'s views of the joint count
         self._kept = None                 # islands' plans and factors across frames (`_keep`)
         self._bfilter = Table(2, np.int64, state=SETTING)    # collision group, mask
         self._shape_tables = None       # the colliders' tables (collision/colliders.py)
@@ -1251,11 +1252,16 @@ class World(Mechanisms, CustomConstraints, Forces):
     # --- stepping and state -----------------------------------------------------------
 
     def _row_storage(self):
+        """The joints' rows (rows.py), grown with the joints; the same views while the joint
+        count is."""
         count = max(self._jt.n, 1) * L.MAX_ROWS
         if self._rows is None or len(self._rows[0]) < count:
             cap = max(count, 2 * (0 if self._rows is None else len(self._rows[0])))
             self._rows = new_rows(cap)
-        return tuple(r[:count] for r in self._rows)
+            self._row_views = None
+        if self._row_views is None or len(self._row_views[0]) != count:
+            self._row_views = tuple(r[:count] for r in self._rows)
+        return self._row_views
 
     def _keep(self):
         """(fpose, fkey, fpat, ffac): what each island keeps of its plan and factor from one
@@ -1297,10 +1303,17 @@ class World(Mechanisms, CustomConstraints, Forces):
                        self._jt.view, self._marks())
 
     def _fall_asleep(self, dt, C):
-        fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
-                    self._bisland.view, self._btimer.view, self._bfrozen.view,
-                    self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold * self._unit,
-                    self.time_to_sleep)
+        """sleep.fall_asleep when the world sleeps; then refuse a state the step made
+        non-finite (one kernel call, sleep.end_frame)."""
+        bs = self._bs.view
+        if end_frame(self._sleeping, bs, self._bmotion.view, self._breach.view,
+                     self._bisland.view, self._btimer.view, self._bfrozen.view,
+                     self._khas.view, C[0], self._jt.view, dt,
+                     self.sleep_threshold * self._unit, self.time_to_sleep):
+            return
+        bad = np.nonzero(~np.all(np.isfinite(bs), axis=1))[0]
+        raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
+                                 f"non-finite state; reduce dt or raise substeps")
 
     def _batches(self, dt, C, threads):
         """step_frame's arguments for each batch of whole islands, and the thread of each
@@ -1316,16 +1329,20 @@ class World(Mechanisms, CustomConstraints, Forces):
         bsub = self._bsub.view
         n = len(mstart) - 1
         batches = []
+        keep = self._keep()
         for k in range(n):
-            m0, m1 = mstart[k], mstart[k + 1]
-            r0, r1 = m0 * ROWS_PER_MANIFOLD, m1 * ROWS_PER_MANIFOLD
-            Ck = (mi[m0:m1], mf[m0:m1], acc[r0:r1], tuple(r[r0:r1] for r in rows), params)
-            X = (ci, cf)
-            if n > 1 and len(ci):
-                mine = jbatch[ci[:, CI_JOINT]] == k
-                X = (ci[mine], cf[mine])
-            G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub,
-                 self._keep())
+            if n == 1:          # the whole world: every manifold, joint and custom row
+                Ck, X, G = C, (ci, cf), (bodies, joints, bsub, keep)
+            else:
+                m0, m1 = mstart[k], mstart[k + 1]
+                r0, r1 = m0 * ROWS_PER_MANIFOLD, m1 * ROWS_PER_MANIFOLD
+                Ck = (mi[m0:m1], mf[m0:m1], acc[r0:r1], tuple(r[r0:r1] for r in rows), params)
+                X = (ci, cf)
+                if len(ci):
+                    mine = jbatch[ci[:, CI_JOINT]] == k
+                    X = (ci[mine], cf[mine])
+                G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub,
+                     keep)
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
                             int(bstiff[k]), self.iterations, self.relax_iterations,
                             (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
@@ -1404,14 +1421,9 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._step_islands(dt, C)
         if self._breakable:
             self._count_broken()
-        if self._sleeping:
-            self._fall_asleep(dt, C)
         self.time += dt
         self._field_frame += 1
-        if not np.all(np.isfinite(self._bs.view)):
-            bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
-            raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
-                                     f"non-finite state; reduce dt or raise substeps")
+        self._fall_asleep(dt, C)
 
     def _count_broken(self):
         """A joint the step broke changed the joint table (its flags): count the change.
@@ -1427,6 +1439,9 @@ class World(Mechanisms, CustomConstraints, Forces):
         of the first thread's share here and the others' in worker threads (the kernel
         releases the GIL)."""
         batches, thread = self._batches(dt, C, self._threads)
+        if len(batches) == 1 and not batches[0][_AT["colour"]]:
+            step_frame(*batches[0])         # a world of one batch (every small world)
+            return
         big = [args for args in batches if args[_AT["colour"]]]
         if big:
             spread = self._spread.choose(self._threads)
@@ -1458,17 +1473,15 @@ class World(Mechanisms, CustomConstraints, Forces):
         _, kinds, params, hverts, cbody, corig = self._shape_tables
         if len(self._cstates) != len(cbody):
             self._cstates = new_states(len(cbody))
-        collider_states(self._bs.view, cbody, corig, self._cstates)
         excl = self._joint_pairs(n)
         motion = self._bmotion.view
-        self._contacts.collide(self._bs.view, self._cstates, cbody, kinds, params, hverts,
-                               motion, self._khas.view, self._bmat.view, self._bfilter.view,
-                               excl, dt, pool.pool(self._threads - 1) if self._threads > 1 else None,
-                               self._threads)
-        if self._sleeping and wake_touched(self._contacts.mi, self._contacts.n_narrow,
-                                           self._bs.view, motion, self._bisland.view,
-                                           self._btimer.view, self._khas.view,
-                                           self._marks()):
+        sleep = (self._bisland.view, self._btimer.view, self._marks()) if self._sleeping \
+            else None
+        if self._contacts.collide(self._bs.view, self._cstates, cbody, corig, kinds, params,
+                                  hverts, motion, self._khas.view, self._bmat.view,
+                                  self._bfilter.view, excl, dt,
+                                  pool.pool(self._threads - 1) if self._threads > 1 else None,
+                                  self._threads, sleep):
             self._contacts.sort_awake(motion)
         return self._contacts.kernel_args()
 
