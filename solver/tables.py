@@ -50,11 +50,19 @@ class Table:
         return self.n - 1
 
     def extend(self, rows):
-        """Append the rows of an array; returns the first new row's index."""
-        return self.extend_fill(len(rows), rows)
+        """Append the rows of an array (or a list of rows); returns the first new row's
+        index."""
+        m = len(rows)
+        first = self.extend_fill(m)
+        if m == 1:
+            self.data[first] = rows[0]        # a row costs less than a slice of one
+        elif m > 1:
+            self.data[first:first + m] = rows
+        return first
 
-    def extend_fill(self, m, rows=None):
-        """Append `m` rows: `rows` (broadcast to m rows) or, when None, the fill value."""
+    def extend_fill(self, m):
+        """Append `m` rows of the fill value (rows past `n` hold it already), the capacity
+        doubled as often as they need; returns the first one's index."""
         first = self.n
         if first + m > len(self.data):
             size = len(self.data)
@@ -63,8 +71,6 @@ class Table:
             grown = np.full((size,) + self.data.shape[1:], self.fill, self.data.dtype)
             grown[:first] = self.data[:first]
             self.data = grown
-        if rows is not None:
-            self.data[first:first + m] = rows
         self.n = first + m
         self.version += 1
         return first

@@ -53,6 +53,11 @@ MAX_FRAME = 1.0 / 20.0      # s
 # stepped: a shorter one has lost its direction to rounding, a zero one has none).
 MIN_QUATERNION_NORM = 1e-6
 
+# a body's rows before its shape says otherwise: no centre of mass offset, no inertia, no mass
+_NO_OFFSET = np.zeros(3)
+_NO_INERTIA = np.zeros((3, 3))
+_NO_MASS = np.zeros(19)
+
 
 def _reach(shape, com):
     """Distance from the centre of mass to the shape's farthest point (inf for a plane)."""
@@ -69,8 +74,18 @@ def _reach(shape, com):
     if isinstance(shape, Cylinder):
         return math.hypot(shape.radius, shape.half_height)
     if isinstance(shape, Box):
-        return float(np.linalg.norm(shape.half_extents))
+        he = shape.half_extents     # np.linalg.norm's arithmetic, without its overhead
+        return math.sqrt(he.dot(he))
     return math.inf
+
+
+def _of(name, i, one):
+    """Argument `name` of row i as a message names it (`one`: a single add's, no row)."""
+    return name if one else f"{name} of row {i}"
+
+
+def _row(i, one):
+    return "" if one else f"row {i}: "
 
 
 def _pose_between(start, end, t):
@@ -404,81 +419,10 @@ class World(Mechanisms, CustomConstraints, Forces):
         static and kinematic bodies have infinite mass. Friction and restitution mix per contact as sqrt(mu_a mu_b) and
         max(e_a, e_b).
         """
-        if not isinstance(shape, Shape):
-            raise ValueError(f"shape must be a Sphere, Capsule, Cylinder, Box, ConvexHull, "
-                             f"Compound, TriangleMesh or Plane, got {shape!r}")
-        if kind not in KIND_NAMES:
-            raise ValueError(f"kind must be one of {sorted(KIND_NAMES)}, got {kind!r}")
-        kind_id = KIND_NAMES[kind]
-        if kind_id != bodies_mod.STATIC and not shape.dynamic_ok:
-            raise ValueError(f"{shape!r} can only be static: use kind='static'")
-        pos = validate.vector("position", position)
-        q = validate.quaternion("orientation", orientation)
-        v = validate.vector("linear_velocity", linear_velocity)
-        w = validate.vector("angular_velocity", angular_velocity)
-        mu = validate.number("friction", friction, minimum=0.0)
-        e = validate.number("restitution", restitution, minimum=0.0)
-        if e > 1.0:
-            raise ValueError(f"restitution must be between 0 and 1, got {restitution!r}")
-        roll = validate.number("rolling_friction", rolling_friction, minimum=0.0)
-        bits = []
-        for name, value in (("collision_group", collision_group),
-                            ("collision_mask", collision_mask)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-                    or not 0 <= int(value) < 2 ** 32:
-                raise ValueError(f"{name} must be an int of 32 bits (0..0xFFFFFFFF), "
-                                 f"got {value!r}")
-            bits.append(int(value))
-        damp = (validate.number("linear_damping", linear_damping, minimum=0.0),
-                validate.number("angular_damping", angular_damping, minimum=0.0))
-        if mass is not None and density is not None:
-            raise ValueError("give either mass or density, not both")
-
-        com = np.zeros(3)
-        inv_mass, inv_inertia, inertia = 0.0, np.zeros((3, 3)), np.zeros((3, 3))
-        if shape.dynamic_ok:
-            # kinematic bodies keep the mass they would have, for set_kind(b, "dynamic")
-            volume, com, unit_inertia = shape.mass_properties()
-            if mass is not None:
-                m = validate.number("mass", mass, minimum=0.0, strict=True)
-            else:
-                rho = DEFAULT_DENSITY if density is None else \
-                    validate.number("density", density, minimum=0.0, strict=True)
-                m = rho * volume * self.length_unit ** 3
-            inertia = unit_inertia * (m / volume)
-            inv_mass, inv_inertia = 1.0 / m, vectors.inverse3(inertia)
-        self._bdyn.append(np.concatenate([[inv_mass], inv_inertia.reshape(9),
-                                          inertia.reshape(9)]))
-        if kind_id != DYNAMIC:
-            inv_mass, inv_inertia, inertia = 0.0, np.zeros((3, 3)), np.zeros((3, 3))
-        if kind_id == bodies_mod.STATIC:
-            v = np.zeros(3)
-            w = np.zeros(3)
-
-        # the same sum as add_bodies, so one body and a batch of one agree to the bit
-        centre = pos + np.einsum("ij,j->i", vectors.qmat(q), com) if com.any() else pos
-        b = self._bs.append(np.concatenate([centre, q, v, w]))
-        self._binv.append(inv_mass)
-        self._bil.append(inv_inertia.reshape(9))
-        self._bib.append(inertia.reshape(9))
-        self._bI.push()
-        self._bdamp.append(damp)
-        self._bkind.append(kind_id)
-        self._bmotion.append(kind_id)
-        self._breach.append(_reach(shape, com))
-        self._btimer.push()
-        self._bisland.push()
-        self._bfrozen.push()
-        self._bsub.push()
-        self._bforce.push()
-        self._bmat.append((mu, e, roll))
-        self._ktarget.push()
-        self._khas.push()
-        self._body_origin.append(-com)
-        self._shapes.append(shape)
-        self._bfilter.append(bits)
-        self._wake_near(b)
-        return b
+        return self._add_bodies(
+            (shape,), position, orientation, mass, density, kind, friction, restitution,
+            linear_velocity, angular_velocity, linear_damping, angular_damping,
+            rolling_friction, collision_group, collision_mask, one=True)
 
     def add_bodies(self, shapes, positions, orientations=(1.0, 0.0, 0.0, 0.0), mass=None,
                    density=None, kind="dynamic", friction=0.5, restitution=0.0,
@@ -496,103 +440,156 @@ class World(Mechanisms, CustomConstraints, Forces):
         of them as a sequence with None where the other (or the default density) applies.
         A bad row raises ValueError naming the argument and the row; nothing is added then.
         """
-        shapes = list(shapes)
+        return self._add_bodies(list(shapes), positions, orientations, mass, density, kind,
+                                friction, restitution, linear_velocity, angular_velocity,
+                                linear_damping, angular_damping, rolling_friction,
+                                collision_group, collision_mask)
+
+    def _add_bodies(self, shapes, positions, orientations, mass, density, kind, friction,
+                    restitution, linear_velocity, angular_velocity, linear_damping,
+                    angular_damping, rolling_friction, collision_group, collision_mask,
+                    one=False):
+        """add_body and add_bodies: validate the rows, work out their mass properties and
+        append them to the tables; returns their ids. `one`: add_body's single body, whose
+        arguments are its values (not one per row), whose messages name no row and which
+        returns its id; it takes the checks of one value (validate.vector, number ...) and
+        appends plain rows (a tuple, a 1-d array) where a batch takes (n, k) arrays: a numpy
+        operation on one row costs about what it costs on a thousand, and a single add paid
+        four times its cost in them."""
         n = len(shapes)
         for i, shape in enumerate(shapes):
             if not isinstance(shape, Shape):
-                raise ValueError(f"shapes[{i}] must be a Sphere, Capsule, Cylinder, Box, "
-                                 f"ConvexHull, Compound, TriangleMesh or Plane, got {shape!r}")
-        kinds = validate.row_list("kind", kind, n)
-        kind_ids = np.empty(n, dtype=np.int64)
-        for i, k in enumerate(kinds):
+                raise ValueError(f"{'shape' if one else f'shapes[{i}]'} must be a Sphere, "
+                                 f"Capsule, Cylinder, Box, ConvexHull, Compound, TriangleMesh "
+                                 f"or Plane, got {shape!r}")
+        kind_ids = [0] * n
+        for i, k in enumerate([kind] if one else validate.row_list("kind", kind, n)):
             if k not in KIND_NAMES:
-                raise ValueError(f"kind of row {i} must be one of {sorted(KIND_NAMES)}, "
+                raise ValueError(f"{_of('kind', i, one)} must be one of {sorted(KIND_NAMES)}, "
                                  f"got {k!r}")
             kind_ids[i] = KIND_NAMES[k]
             if kind_ids[i] != bodies_mod.STATIC and not shapes[i].dynamic_ok:
-                raise ValueError(f"row {i}: {shapes[i]!r} can only be static: use "
+                raise ValueError(f"{_row(i, one)}{shapes[i]!r} can only be static: use "
                                  f"kind='static'")
-        pos = validate.rows("positions", positions, n, 3)
-        q = validate.row_units("orientations", orientations, n, 4)
-        v = validate.rows("linear_velocity", linear_velocity, n, 3).copy()
-        w = validate.rows("angular_velocity", angular_velocity, n, 3).copy()
-        mu = validate.rows_at_least("friction", friction, n, 0.0)
-        e = validate.rows_at_least("restitution", restitution, n, 0.0)
-        if (e > 1.0).any():
-            i = int(np.argmax(e > 1.0))
-            raise ValueError(f"restitution of row {i} must be between 0 and 1, got {e[i]:g}")
-        roll = validate.rows_at_least("rolling_friction", rolling_friction, n, 0.0)
-        bits = []
-        for name, value in (("collision_group", collision_group),
-                            ("collision_mask", collision_mask)):
-            values = validate.row_list(name, value, n)
-            for i, x in enumerate(values):
+        if one:
+            pos = validate.vector("position", positions)
+            q = validate.quaternion("orientation", orientations)
+            v = validate.vector("linear_velocity", linear_velocity)
+            w = validate.vector("angular_velocity", angular_velocity)
+            e = validate.number("restitution", restitution, minimum=0.0)
+            if e > 1.0:
+                raise ValueError(f"restitution must be between 0 and 1, got {restitution!r}")
+            mat = (validate.number("friction", friction, minimum=0.0), e,
+                   validate.number("rolling_friction", rolling_friction, minimum=0.0))
+            damp = (validate.number("linear_damping", linear_damping, minimum=0.0),
+                    validate.number("angular_damping", angular_damping, minimum=0.0))
+        else:
+            pos = validate.rows("positions", positions, n, 3)
+            q = validate.row_units("orientations", orientations, n, 4)
+            v = validate.rows("linear_velocity", linear_velocity, n, 3)
+            w = validate.rows("angular_velocity", angular_velocity, n, 3)
+            mu = validate.rows_at_least("friction", friction, n, 0.0)
+            e = validate.rows_at_least("restitution", restitution, n, 0.0)
+            if (e > 1.0).any():
+                i = int(np.argmax(e > 1.0))
+                raise ValueError(f"restitution of row {i} must be between 0 and 1, got "
+                                 f"{e[i]:g}")
+            mat = np.stack([mu, e, validate.rows_at_least("rolling_friction", rolling_friction,
+                                                          n, 0.0)], axis=1)
+            damp = np.stack([validate.rows_at_least("linear_damping", linear_damping, n, 0.0),
+                             validate.rows_at_least("angular_damping", angular_damping, n,
+                                                    0.0)], axis=1)
+        bits = [[0, 0]] if one else [[0, 0] for _ in range(n)]
+        for column, (name, value) in enumerate((("collision_group", collision_group),
+                                                ("collision_mask", collision_mask))):
+            for i, x in enumerate([value] if one else validate.row_list(name, value, n)):
                 if isinstance(x, bool) or not isinstance(x, (int, np.integer)) \
                         or not 0 <= int(x) < 2 ** 32:
-                    raise ValueError(f"{name} of row {i} must be an int of 32 bits "
+                    raise ValueError(f"{_of(name, i, one)} must be an int of 32 bits "
                                      f"(0..0xFFFFFFFF), got {x!r}")
-            bits.append(np.array(values, dtype=np.int64))
-        damp = np.stack([validate.rows_at_least("linear_damping", linear_damping, n, 0.0),
-                         validate.rows_at_least("angular_damping", angular_damping, n, 0.0)], axis=1)
-        masses = validate.row_list("mass", mass, n)
-        densities = validate.row_list("density", density, n)
+                bits[i][column] = int(x)
+        masses = [mass] if one else validate.row_list("mass", mass, n)
+        densities = [density] if one else validate.row_list("density", density, n)
 
-        # mass properties, shape by shape (a few us each), scaled as add_body scales them
-        dyn = np.zeros((n, 19))
-        com = np.zeros((n, 3))
-        inertia = np.zeros((n, 3, 3))
-        movable = np.zeros(n, dtype=np.bool_)
+        # mass properties, shape by shape (a few us each); kinematic bodies keep the mass
+        # they would have, for set_kind(b, "dynamic")
+        coms = [_NO_OFFSET] * n
+        inertias = [_NO_INERTIA] * n
+        inv_mass = [0.0] * n
         for i, shape in enumerate(shapes):
             m, rho = masses[i], densities[i]
             if m is not None and rho is not None:
-                raise ValueError(f"row {i}: give either mass or density, not both")
+                raise ValueError(f"{_row(i, one)}give either mass or density, not both")
             if not shape.dynamic_ok:
                 continue
-            volume, com[i], unit_inertia = shape.mass_properties()
+            volume, coms[i], unit_inertia = shape.mass_properties()
             if m is not None:
-                m = validate.number(f"mass of row {i}", m, minimum=0.0, strict=True)
+                m = validate.number(_of("mass", i, one), m, minimum=0.0, strict=True)
             else:
                 m = (DEFAULT_DENSITY if rho is None else validate.number(
-                    f"density of row {i}", rho, minimum=0.0, strict=True)) * volume * \
+                    _of("density", i, one), rho, minimum=0.0, strict=True)) * volume * \
                     self.length_unit ** 3
-            inertia[i] = unit_inertia * (m / volume)
-            dyn[i, 0] = 1.0 / m
-            movable[i] = True
-        if movable.any():
-            inverse = vectors.inverses3(inertia[movable])
-            dyn[movable, 1:10] = inverse.reshape(-1, 9)
-        dyn[:, 10:19] = inertia.reshape(n, 9)
-        live = kind_ids == DYNAMIC
-        static = kind_ids == bodies_mod.STATIC
-        v[static] = 0.0
-        w[static] = 0.0
-        centre = pos.copy()
-        shifted = com.any(axis=1)
-        if shifted.any():
-            centre[shifted] += np.einsum("nij,nj->ni", vectors.qmats(q[shifted]), com[shifted])
+            inertias[i] = unit_inertia * (m / volume)
+            inv_mass[i] = 1.0 / m
+        reach = _reach(shapes[0], coms[0]) if one else \
+            [_reach(s, c) for s, c in zip(shapes, coms)]
+        if one:             # inverse3, qmat: the arithmetic of inverses3, qmats on one row
+            com, inertia = coms[0], inertias[0]
+            dyn = np.concatenate([inv_mass[:1], vectors.inverse3(inertia).reshape(9)
+                                  if inv_mass[0] else _NO_INERTIA.reshape(9),
+                                  inertia.reshape(9)])
+            centre = pos + np.einsum("ij,j->i", vectors.qmat(q), com) if com.any() else pos
+            static = kind_ids[0] == bodies_mod.STATIC
+            state = np.concatenate([centre, q, _NO_OFFSET if static else v,
+                                    _NO_OFFSET if static else w])
+            moved = dyn if kind_ids[0] == DYNAMIC else _NO_MASS
+            kind_ids, bits = kind_ids[0], bits[0]
+            com = -com
+        else:
+            com, inertia = np.array(coms).reshape(n, 3), np.array(inertias).reshape(n, 3, 3)
+            dyn = np.zeros((n, 19))
+            dyn[:, 0] = inv_mass
+            movable = dyn[:, 0] != 0.0
+            if movable.any():
+                dyn[movable, 1:10] = vectors.inverses3(inertia[movable]).reshape(-1, 9)
+            dyn[:, 10:19] = inertia.reshape(n, 9)
+            kind_ids = np.array(kind_ids, dtype=np.int64)
+            state = np.concatenate([pos, q, v, w], axis=1)
+            state[kind_ids == bodies_mod.STATIC, VEL:] = 0.0
+            shifted = com.any(axis=1)
+            if shifted.any():
+                state[shifted, POS:POS + 3] += np.einsum(
+                    "nij,nj->ni", vectors.qmats(q[shifted]), com[shifted])
+            moved = np.where((kind_ids == DYNAMIC)[:, None], dyn, 0.0)
+            com = -com
 
-        first = self._bs.extend(np.concatenate([centre, q, v, w], axis=1))
-        self._binv.extend(np.where(live, dyn[:, 0], 0.0))
-        self._bil.extend(np.where(live[:, None], dyn[:, 1:10], 0.0))
-        self._bib.extend(np.where(live[:, None], dyn[:, 10:19], 0.0))
-        self._bdyn.extend(dyn)
-        self._bI.extend_fill(n)
-        self._bdamp.extend(damp)
-        self._bkind.extend(kind_ids)
-        self._bmotion.extend(kind_ids)
-        self._breach.extend(np.array([_reach(s, c) for s, c in zip(shapes, com)]))
-        for table in (self._btimer, self._bisland, self._bfrozen, self._bsub, self._ktarget,
-                      self._khas, self._bforce):
+        # a single add appends its row to each table, a batch its rows
+        add = Table.append if one else Table.extend
+        first = add(self._bs, state)
+        if one:
+            add(self._binv, moved[0])
+            add(self._bil, moved[1:10])
+            add(self._bib, moved[10:19])
+        else:
+            add(self._binv, moved[:, 0])
+            add(self._bil, moved[:, 1:10])
+            add(self._bib, moved[:, 10:19])
+        add(self._bdyn, dyn)
+        add(self._bdamp, damp)
+        add(self._bkind, kind_ids)
+        add(self._bmotion, kind_ids)
+        add(self._breach, reach)
+        for table in (self._bI, self._btimer, self._bisland, self._bfrozen, self._bsub,
+                      self._ktarget, self._khas, self._bforce):
             table.extend_fill(n)
-        self._bmat.extend(np.stack([mu, e, roll], axis=1))
-        self._body_origin.extend(-com)
+        add(self._bmat, mat)
+        add(self._body_origin, com)
+        add(self._bfilter, bits)
         self._shapes.extend(shapes)
-        self._bfilter.extend(np.stack(bits, axis=1))
-        ids = np.arange(first, first + n, dtype=np.int64)
         if (self._bmotion.view == ASLEEP).any():
-            for b in ids:
+            for b in range(first, first + n):
                 self._wake_near(b)
-        return ids
+        return first if one else np.arange(first, first + n, dtype=np.int64)
 
     def _body(self, name, value, allow_world=False):
         if value is None and allow_world:
@@ -673,40 +670,12 @@ class World(Mechanisms, CustomConstraints, Forces):
 
     def _new_joint(self, kind, a, b, anchor_a, anchor_b, frame, collide_connected,
                    break_force, break_torque, more=(-1, -1)):
-        """The joint's row in the tables; `more`: its bodies C and D (checked ids, -1 for
-        none), for joints over three or four bodies."""
+        """The joint's row in the tables (`_add_joints` of one); `more`: its bodies C and D
+        (checked ids, -1 for none), for joints over three or four bodies."""
         ia = self._body("a", a, allow_world=True)
         ib = self._body("b", b, allow_world=True)
-        if ia == ib:
-            what = "the static world" if ia < 0 else f"body {ia}"
-            raise ValueError(f"a joint needs two different bodies, but a and b are both {what}")
-        jf = np.zeros(L.JF_WIDTH)
-        for col_anchor, col_frame, body, anchor in ((L.ANCHOR_A, L.FRAME_A, ia, anchor_a),
-                                                     (L.ANCHOR_B, L.FRAME_B, ib, anchor_b)):
-            if body < 0:
-                x, q = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
-            else:
-                pose = self._bs.data[body, 0:7].tolist()
-                x, q = pose[0:3], pose[3:7]
-            # the anchor in the body's frame, R(q)^T (anchor - x), and the frame q* frame
-            r = vectors.qmat(q).tolist()
-            d = [a - c for a, c in zip(vectors.floats(anchor), x)]
-            jf[col_anchor:col_anchor + 3] = [r[0][k] * d[0] + r[1][k] * d[1] + r[2][k] * d[2]
-                                             for k in range(3)]
-            jf[col_frame:col_frame + 4] = vectors.qmul((q[0], -q[1], -q[2], -q[3]), frame)
-        bf = validate.optional_number("break_force", break_force, minimum=0.0, strict=True)
-        bt = validate.optional_number("break_torque", break_torque, minimum=0.0, strict=True)
-        jf[L.BREAK_FORCE] = bf or 0.0
-        jf[L.BREAK_TORQUE] = bt or 0.0
-        self._breakable += bool(bf or bt)
-        flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
-        j = self._jt.append((kind, ia, ib, flags, more[0], more[1]))
-        self._many_body_joints += more[0] >= 0 or more[1] >= 0
-        self._jf.append(jf)
-        self._jacc.push()
-        self._jimp.push()
-        self._wake_bodies((ia, ib) + tuple(more))
-        return j
+        return self._add_joints(kind, ia, ib, anchor_a, anchor_b, frame, collide_connected,
+                                break_force, break_torque, more=more, one=True)
 
     def _body_ids(self, name, values, n):
         """Checked body ids of a batch (None: the static world, -1)."""
@@ -725,51 +694,98 @@ class World(Mechanisms, CustomConstraints, Forces):
 
     def _new_joints(self, kind, a, b, anchors, frames, collide_connected, break_force,
                     break_torque, params=()):
-        """`_new_joint` for a batch of n joints of one kind whose anchors coincide (checked
-        ids `a`, `b`; (n, 3) anchors, (n, 4) frames; `params`: (column, (n,) values) to set);
-        returns their ids."""
-        n = len(a)
-        same = a == b
-        if same.any():
-            i = int(np.argmax(same))
-            what = "the static world" if a[i] < 0 else f"body {a[i]}"
-            raise ValueError(f"row {i}: a joint needs two different bodies, but a and b are "
-                             f"both {what}")
-        breaks = []
-        for name, value in (("break_force", break_force), ("break_torque", break_torque)):
-            values = [0.0 if x is None else x for x in validate.row_list(name, value, n)]
-            breaks.append(validate.rows_at_least(name, values, n, 0.0))
-        collide = np.asarray(validate.row_list("collide_connected", collide_connected, n), dtype=bool)
-        jf = np.zeros((n, L.JF_WIDTH))
-        pose = np.zeros((n, 7))
-        pose[:, 3] = 1.0
-        for col_anchor, col_frame, body in ((L.ANCHOR_A, L.FRAME_A, a), (L.ANCHOR_B, L.FRAME_B, b)):
-            real = body >= 0
-            pose[:] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
-            pose[real] = self._bs.data[body[real], 0:7]
-            r = vectors.qmats(pose[:, 3:7])
-            d = anchors - pose[:, 0:3]
-            for k in range(3):
-                jf[:, col_anchor + k] = r[:, 0, k] * d[:, 0] + r[:, 1, k] * d[:, 1] + \
-                    r[:, 2, k] * d[:, 2]
-            conj = pose[:, 3:7] * (1.0, -1.0, -1.0, -1.0)
-            jf[:, col_frame:col_frame + 4] = vectors.qmuls(conj, frames)
-        jf[:, L.BREAK_FORCE], jf[:, L.BREAK_TORQUE] = breaks
-        self._breakable += int(np.count_nonzero((breaks[0] > 0.0) | (breaks[1] > 0.0)))
-        for col, values in params:
-            jf[:, col] = values
-        flags = np.where(collide, L.ENABLED | L.COLLIDE_CONNECTED, L.ENABLED)
-        jt = np.stack([np.full(n, kind), a, b, flags, np.full(n, -1), np.full(n, -1)], axis=1)
+        """`_add_joints` for a batch of n joints of one kind whose anchors coincide."""
+        return self._add_joints(kind, a, b, anchors, anchors, frames, collide_connected,
+                                break_force, break_torque, params)
+
+    def _add_joints(self, kind, a, b, anchor_a, anchor_b, frame, collide_connected,
+                    break_force, break_torque, params=(), more=(-1, -1), one=False):
+        """Every add_* of joints: n joints of one kind into the tables, their anchors and
+        frames taken into their bodies' frames; returns their ids. Checked body ids `a`,
+        `b` ((n,) int64, -1 the world); anchors on A and on B (n, 3), frames (n, 4);
+        `params`: (column, (n,) values) to set. `one`: a single add's joint (ints, a point,
+        a quaternion; `more` its bodies C and D), whose messages name no row and whose
+        arithmetic runs on plain floats (numpy costs microseconds an operation on three
+        numbers; `_new_joints`' numpy does the same arithmetic row by row); returns its
+        id."""
+        n = 1 if one else len(a)
+        if a == b if one else (a == b).any():
+            i = 0 if one else int(np.argmax(a == b))
+            body = a if one else a[i]
+            what = "the static world" if body < 0 else f"body {body}"
+            raise ValueError(f"{'' if one else f'row {i}: '}a joint needs two different "
+                             f"bodies, but a and b are both {what}")
+        if one:
+            bf = validate.optional_number("break_force", break_force, minimum=0.0,
+                                          strict=True) or 0.0
+            bt = validate.optional_number("break_torque", break_torque, minimum=0.0,
+                                          strict=True) or 0.0
+            jf = np.zeros(L.JF_WIDTH)
+            for col_anchor, col_frame, body, anchor in ((L.ANCHOR_A, L.FRAME_A, a, anchor_a),
+                                                         (L.ANCHOR_B, L.FRAME_B, b, anchor_b)):
+                if body < 0:
+                    x, q = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
+                else:
+                    pose = self._bs.data[body, 0:7].tolist()
+                    x, q = pose[0:3], pose[3:7]
+                # the anchor in the body's frame, R(q)^T (anchor - x), and the frame q* frame
+                r = vectors.qmat_rows(q)
+                d = [p - c for p, c in zip(vectors.floats(anchor), x)]
+                jf[col_anchor:col_anchor + 3] = [r[0][k] * d[0] + r[1][k] * d[1] +
+                                                 r[2][k] * d[2] for k in range(3)]
+                jf[col_frame:col_frame + 4] = vectors.qmul((q[0], -q[1], -q[2], -q[3]), frame)
+            jf[L.BREAK_FORCE] = bf
+            jf[L.BREAK_TORQUE] = bt
+            flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
+            jt = [(kind, a, b, flags, more[0], more[1])]
+            jf = [jf]
+            breakable = int(bool(bf or bt))
+            many = int(more[0] >= 0 or more[1] >= 0)
+            ends = (a, b) + tuple(more)
+        else:
+            breaks = []
+            for name, value in (("break_force", break_force), ("break_torque", break_torque)):
+                values = [0.0 if x is None else x for x in validate.row_list(name, value, n)]
+                breaks.append(validate.rows_at_least(name, values, n, 0.0))
+            collide = np.asarray(validate.row_list("collide_connected", collide_connected, n),
+                                 dtype=bool)
+            jf = np.zeros((n, L.JF_WIDTH))
+            pose = np.zeros((n, 7))
+            for col_anchor, col_frame, body, anchors in ((L.ANCHOR_A, L.FRAME_A, a, anchor_a),
+                                                          (L.ANCHOR_B, L.FRAME_B, b, anchor_b)):
+                real = body >= 0
+                pose[:] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+                pose[real] = self._bs.data[body[real], 0:7]
+                r = vectors.qmats(pose[:, 3:7])
+                d = anchors - pose[:, 0:3]
+                for k in range(3):
+                    jf[:, col_anchor + k] = r[:, 0, k] * d[:, 0] + r[:, 1, k] * d[:, 1] + \
+                        r[:, 2, k] * d[:, 2]
+                conj = pose[:, 3:7] * (1.0, -1.0, -1.0, -1.0)
+                jf[:, col_frame:col_frame + 4] = vectors.qmuls(conj, frame)
+            jf[:, L.BREAK_FORCE], jf[:, L.BREAK_TORQUE] = breaks
+            for col, values in params:
+                jf[:, col] = values
+            flags = np.where(collide, L.ENABLED | L.COLLIDE_CONNECTED, L.ENABLED)
+            jt = np.stack([np.full(n, kind), a, b, flags, np.full(n, -1), np.full(n, -1)],
+                          axis=1)
+            breakable = int(np.count_nonzero((breaks[0] > 0.0) | (breaks[1] > 0.0)))
+            many = 0
+            ends = np.concatenate([a, b])
+            ends = ends[ends >= 0]
         first = self._jt.extend(jt)
         self._jf.extend(jf)
         self._jacc.extend_fill(n)
         self._jimp.extend_fill(n)
-        ends = np.concatenate([a, b])
-        ends = ends[ends >= 0]
-        self._btimer.view[ends] = 0.0
-        if (self._bmotion.view[ends] == ASLEEP).any():
+        self._breakable += breakable
+        self._many_body_joints += many
+        if one:
             self._wake_bodies(ends)
-        return np.arange(first, first + n, dtype=np.int64)
+        else:
+            self._btimer.view[ends] = 0.0
+            if (self._bmotion.view[ends] == ASLEEP).any():
+                self._wake_bodies(ends)
+        return first if one else np.arange(first, first + n, dtype=np.int64)
 
     def _batch_range(self, lower, upper, n, lo_name, hi_name):
         """(lower, upper, flags) of a batch of ranges: None or inf is no limit on that side."""
