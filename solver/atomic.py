@@ -12,12 +12,13 @@ def atomic_joint(add):
         tables = (self._jt, self._jf, self._jacc, self._jimp, self._jpts, self._ci, self._cf)
         sizes = [t.n for t in tables]
         many = self._many_body_joints
+        breakable = self._breakable
         try:
             return add(self, *args, **kwargs)
         except BaseException:
             for t, n in zip(tables, sizes):
-                t.data[n:t.n] = t.fill     # rows past n hold the fill value
-                t.n = n
+                t.truncate(n)
             self._many_body_joints = many
+            self._breakable = breakable
             raise
     return adding

@@ -56,6 +56,7 @@ from .sorting import pair_order, search_sorted
 
 from .bodies import ASLEEP, DYNAMIC, POS, ROT, SPIN, VEL, moving_kinematic
 from .collision.broadphase import compute_aabbs, sweep_and_prune
+from .collision.colliders import collider_states
 from .collision.manifold import MAX_CANDIDATES, PT_WIDTH, patch_area, reduce_points
 from .collision.narrowphase import collide_convex
 from .mathx import (add, cross, dot, length, perpendicular, qconj, qmul, qrotate, quat_at,
@@ -65,6 +66,7 @@ from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
                    row_angular, row_axis, row_velocity, soft_coefficients,
                    store_pair_velocities)
 from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
+from .sleep import wake_touched
 from .vectors import qmat
 
 MI_WIDTH = 9
@@ -259,7 +261,7 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit):
             acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP * unit)) if pen > 0.0 else 0.0
 
 
-@kernel
+@helper
 def contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas, bfilter, excl, dt, cap):
     """This frame's candidate pairs of colliders for `narrow_pairs`, each (a, b) with A's
     shape kind at most B's, in the order their manifolds are written; each collider's
@@ -322,7 +324,7 @@ def contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas, bfilter, excl, dt, 
     return out[:count], ext, moving
 
 
-@kernel
+@helper
 def old_pair_keys(old_mi, n):
     """Last frame's manifolds' collider pair keys (n colliders), sorted, and their manifolds
     in that order (parked manifolds come unsorted), for `narrow_pairs` to find a pair's old
@@ -471,7 +473,7 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
     return m, fresh
 
 
-@kernel
+@helper
 def park_sleeping(old_mi, old_mf, old_acc, bkind, moving, mi, mf, acc, m):
     """After the narrowphase's m manifolds: last frame's manifolds of sleeping pairs the
     narrowphase did not look at, carried over unchanged (their pose has not moved, and their
@@ -499,6 +501,34 @@ def _park(m, o, mi, mf, acc, old_mi, old_mf, old_acc):
         mf[m, TOTAL + k] = 0.0
     for k in range(ROWS_PER_MANIFOLD):
         acc[m * ROWS_PER_MANIFOLD + k] = old_acc[o * ROWS_PER_MANIFOLD + k]
+
+
+@kernel
+def collide_begin(bs, cbody, corig, cs, skind, sparam, bkind, khas, bfilter, excl, dt, cap,
+                  old_mi):
+    """The collision stage before the narrowphase, in one call: the colliders posed from
+    their bodies (`collider_states`), this frame's candidate pairs (`contact_pairs`) and
+    last frame's manifolds' keys (`old_pair_keys`)."""
+    collider_states(bs, cbody, corig, cs)
+    pairs, ext, moving = contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas, bfilter,
+                                       excl, dt, cap)
+    old_key, old_order = old_pair_keys(old_mi, cs.shape[0])
+    return pairs, ext, moving, old_key, old_order
+
+
+@kernel
+def collide_end(old_mi, old_mf, old_acc, bkind, moving, mi, mf, acc, narrow, sleeping, bs,
+                bisland, btimer, khas, mark):
+    """The collision stage after the narrowphase's `narrow` manifolds, in one call: the
+    sleeping pairs' manifolds parked after them (`park_sleeping`), then, when the world
+    sleeps, the islands woken by a touch (sleep.wake_touched). Returns the manifold count
+    and whether an island woke (its parked manifolds are then sorted to the awake ones,
+    `ContactState.sort_awake`)."""
+    count = park_sleeping(old_mi, old_mf, old_acc, bkind, moving, mi, mf, acc, narrow)
+    woke = False
+    if sleeping:
+        woke = wake_touched(mi, narrow, bs, bkind, bisland, btimer, khas, mark) != 0
+    return count, woke
 
 
 @kernel
@@ -822,6 +852,11 @@ def contact_softness(P, h, h_cap, stiffen):
 
 # --- Python side ----------------------------------------------------------------------------
 
+# collide_end's island tables in a world that does not sleep (not read; typed as a sleeping
+# world's, so both take the one compiled kernel)
+_NO_SLEEP = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.bool_))
+
+
 class ContactState:
     """The world's manifolds (this frame's) and their rows; `World` owns one."""
 
@@ -841,6 +876,7 @@ class ContactState:
         self.fresh = -1            # pairs last frame's narrowphase looked at (-1: none yet)
         self.runs = 1              # how many runs of pairs the last narrowphase was cut into
         self.speculative_cap = SPECULATIVE_CAP   # bench/contacts.py --fast compares 1 m
+        self._row_views = None     # (rows, their views of the solved manifolds): kernel_args
         self._alloc(64)
 
     def _alloc(self, cap):
@@ -851,22 +887,24 @@ class ContactState:
         self._spare = (np.zeros((cap, MI_WIDTH), dtype=np.int64), np.zeros((cap, MF_WIDTH)),
                        np.zeros(cap * ROWS_PER_MANIFOLD))
 
-    def collide(self, bs, cs, cbody, skind, sparam, hverts, bkind, khas, bmat, bfilter, excl,
-                dt, pool=None, threads=1):
-        """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies); cs,
-        cbody, skind, sparam and hverts are the colliders' (collision/colliders.py).
-        Last frame's tables are read in place: the new ones go to the spare buffers. With
-        `threads` > 1 and enough pairs, the narrowphase runs in that many runs of pairs, all
-        but the first on `pool` (a ThreadPoolExecutor); the result is the same."""
+    def collide(self, bs, cs, cbody, corig, skind, sparam, hverts, bkind, khas, bmat, bfilter,
+                excl, dt, pool=None, threads=1, sleep=None):
+        """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies); cs
+        (posed here from the bodies), cbody, corig, skind, sparam and hverts are the
+        colliders' (collision/colliders.py). Last frame's tables are read in place: the new
+        ones go to the spare buffers. With `threads` > 1 and enough pairs, the narrowphase
+        runs in that many runs of pairs, all but the first on `pool` (a
+        ThreadPoolExecutor); the result is the same. `sleep`: (bisland, btimer, mark) of a
+        world that sleeps, whose islands a touch wakes (sleep.wake_touched); returns
+        whether one woke."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
-        pairs, ext, moving = contact_pairs(bs, cs, cbody, skind, sparam, bkind, khas,
-                                           bfilter, excl, dt,
-                                           self.speculative_cap * self.unit)
+        pairs, ext, moving, old_key, old_order = collide_begin(
+            bs, cbody, corig, cs, skind, sparam, bkind, khas, bfilter, excl, dt,
+            self.speculative_cap * self.unit, old[0])
         need = len(pairs) + self.n               # a manifold a pair, then the parked ones
         if len(self._spare[0]) < need:
             self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
         mi, mf, acc = self._spare
-        old_key, old_order = old_pair_keys(old[0], len(cs))
         args = (bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key, old_order) + old
         # shared out when last frame's narrowphase had work enough for that: a resting pile
         # keeps most manifolds (cheap), and cutting it into runs cost more than it saved
@@ -900,12 +938,15 @@ class ContactState:
         narrow = m
         self.fresh = fresh
         self.runs = runs
-        count = park_sleeping(*old, bkind, moving, mi, mf, acc, m)
+        bisland, btimer, mark = _NO_SLEEP if sleep is None else sleep
+        count, woke = collide_end(*old, bkind, moving, mi, mf, acc, m, sleep is not None,
+                                  bs, bisland, btimer, khas, mark)
         self._spare = (self.mi, self.mf, self.acc)
         self.mi, self.mf, self.acc = mi, mf, acc
         self.n = count
         self.n_narrow = narrow
         self.n_awake = narrow
+        return woke
 
     def sort_awake(self, bkind):
         """After islands woke: their parked manifolds join the solved ones."""
@@ -914,11 +955,14 @@ class ContactState:
                                        bkind)
 
     def kernel_args(self):
-        """The solved manifolds (sleeping ones excluded) and their rows."""
+        """The solved manifolds (sleeping ones excluded) and their rows (the same views of
+        the rows while the count and the arrays are)."""
         n = self.n_awake
         r = n * ROWS_PER_MANIFOLD
-        rows = tuple(x[:r] for x in self.rows)
-        return (self.mi[:n], self.mf[:n], self.acc[:r], rows, self.params)
+        if self._row_views is None or self._row_views[0] is not self.rows or \
+                len(self._row_views[1][0]) != r:
+            self._row_views = (self.rows, tuple(x[:r] for x in self.rows))
+        return (self.mi[:n], self.mf[:n], self.acc[:r], self._row_views[1], self.params)
 
     def save(self):
         n = self.n

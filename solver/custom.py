@@ -482,7 +482,7 @@ class CustomConstraints:
         cf[CF_NUMBERS:CF_NUMBERS + len(expr.numbers)] = expr.numbers
         if k is not None:
             cf[[CF_STIFFNESS, CF_DAMPING]] = (k, b)
-            self._jt.data[j, L.FLAGS] |= L.HAS_SPRING
+            self._set_flags(j, on=L.HAS_SPRING)
         self._ci.append(ci)
         self._cf.append(cf)
         self._cfunctions.append(function)

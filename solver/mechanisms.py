@@ -298,7 +298,7 @@ class Mechanisms:
         jf[[L.PATH_START, L.PATH_COUNT, L.TRACK_A, L.FRICTION]] = (self._jpts.n, len(pts), k, fric)
         for point in pts:
             self._jpts.append(point)
-        self._jt.data[j, L.FLAGS] |= (L.CLOSED if closed else 0) | (L.ALIGN if align else 0)
+        self._set_flags(j, on=(L.CLOSED if closed else 0) | (L.ALIGN if align else 0))
         self._set_motor(j, motor_speed, max_motor_force, "max_motor_force")
         return j
 

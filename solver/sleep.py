@@ -26,6 +26,8 @@ Sleeping bodies keep their manifolds (contacts.py parks them) and joint impulses
 island is warm started with the impulses that held it.
 """
 
+import math
+
 import numpy as np
 from .jit import helper, kernel
 
@@ -129,7 +131,7 @@ def wake_disturbed(bs, bkind, bisland, btimer, bfrozen, khas, jt, mark):
     return wake_marked(mark, bkind, bisland, btimer) if found else 0
 
 
-@kernel
+@helper
 def wake_touched(mi, narrow, bs, bkind, bisland, btimer, khas, mark):
     """After the narrowphase: a manifold between a sleeping body and an awake (or moving
     kinematic) one wakes the sleeping island. Only the narrowphase's manifolds (0..narrow)
@@ -156,6 +158,21 @@ def _still_with_mover(a, b, bs, bkind, khas, btimer):
 
 
 @kernel
+def end_frame(sleeping, bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt,
+              threshold, time_to_sleep):
+    """After the step, in one call: when the world sleeps, `fall_asleep`; then whether
+    every body's state is finite (World raises when not: the simulation blew up)."""
+    if sleeping:
+        fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, threshold,
+                    time_to_sleep)
+    for i in range(bs.shape[0]):
+        for k in range(bs.shape[1]):
+            if not math.isfinite(bs[i, k]):
+                return False
+    return True
+
+
+@helper
 def fall_asleep(bs, bkind, breach, bisland, btimer, bfrozen, khas, mi, jt, dt, threshold,
                 time_to_sleep):
     """After the step: advance the sleep timers and put to sleep every island whose bodies

@@ -14,7 +14,12 @@ class Table:
     the key `World.save_state` keeps it under (the step changes it and the next step reads
     it back), SETTING (only the API writes it) or DERIVED (the step writes it, but from the
     state, before reading it). tests/solver/test_determinism.py steps a world with every
-    feature and fails on a table the step changed that is neither a state nor DERIVED."""
+    feature and fails on a table the step changed that is neither a state nor DERIVED.
+
+    `version` counts the changes to its rows: appending and truncating count themselves, a
+    write through `data` counts with `touch()`. What is derived from a table and kept (the
+    joints' pairs that do not collide) is kept while the version is the one it was made at,
+    at the cost of an int compare a frame instead of comparing the table."""
 
     def __init__(self, width, dtype, fill=0, *, state):
         shape = (8,) if width is None else (8, width)
@@ -22,6 +27,11 @@ class Table:
         self.fill = fill
         self.n = 0
         self.state = state
+        self.version = 0
+
+    def touch(self):
+        """Count a write through `data`."""
+        self.version += 1
 
     def append(self, row):
         n = self.push()
@@ -36,14 +46,23 @@ class Table:
             grown[:self.n] = self.data
             self.data = grown
         self.n += 1
+        self.version += 1
         return self.n - 1
 
     def extend(self, rows):
-        """Append the rows of an array; returns the first new row's index."""
-        return self.extend_fill(len(rows), rows)
+        """Append the rows of an array (or a list of rows); returns the first new row's
+        index."""
+        m = len(rows)
+        first = self.extend_fill(m)
+        if m == 1:
+            self.data[first] = rows[0]        # a row costs less than a slice of one
+        elif m > 1:
+            self.data[first:first + m] = rows
+        return first
 
-    def extend_fill(self, m, rows=None):
-        """Append `m` rows: `rows` (broadcast to m rows) or, when None, the fill value."""
+    def extend_fill(self, m):
+        """Append `m` rows of the fill value (rows past `n` hold it already), the capacity
+        doubled as often as they need; returns the first one's index."""
         first = self.n
         if first + m > len(self.data):
             size = len(self.data)
@@ -52,10 +71,15 @@ class Table:
             grown = np.full((size,) + self.data.shape[1:], self.fill, self.data.dtype)
             grown[:first] = self.data[:first]
             self.data = grown
-        if rows is not None:
-            self.data[first:first + m] = rows
         self.n = first + m
+        self.version += 1
         return first
+
+    def truncate(self, n):
+        """Take back the rows from `n` on (they hold the fill value again)."""
+        self.data[n:self.n] = self.fill
+        self.n = n
+        self.version += 1
 
     @property
     def view(self):

@@ -13,14 +13,19 @@ ZERO_LENGTH = 1e-12     # a direction or quaternion shorter than this has no dir
 
 
 def vector(name, value, size=3):
+    # plain floats: numpy's reductions cost microseconds a call on 3 numbers, and a world
+    # of a few thousand bodies and joints makes ten thousand of these calls
+    if type(value) is tuple and len(value) == size and \
+            all(type(x) is float or type(x) is int for x in value):
+        if not all(map(math.isfinite, value)):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+        return np.array(value, dtype=np.float64)
     try:
         arr = np.asarray(value, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {size} numbers, got {value!r}") from None
     if arr.shape != (size,):
         raise ValueError(f"{name} must be {size} numbers, got {value!r}")
-    # plain floats: numpy's reductions cost microseconds a call on 3 numbers, and a world
-    # of a few thousand bodies and joints makes ten thousand of these calls
     if not all(map(math.isfinite, arr.tolist())):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return arr

@@ -6,6 +6,7 @@ these calls; the plural ones (`qmats`, `inverses3`, ...) do the same arithmetic 
 on (n, ...) arrays for the batch calls (add_bodies, add_hinges, add_ragdolls)."""
 
 import math
+import operator
 
 import numpy as np
 
@@ -18,7 +19,8 @@ def floats(v):
 
 
 def norm(v):
-    return math.sqrt(sum(x * x for x in v.tolist()))
+    values = v.tolist()
+    return math.sqrt(sum(map(operator.mul, values, values)))
 
 
 def inverse3(m):
@@ -131,10 +133,15 @@ def qconj(q):
 
 
 def qmat(q):
+    return np.array(qmat_rows(q))
+
+
+def qmat_rows(q):
+    """`qmat` as three tuples of floats, for arithmetic on plain floats."""
     w, x, y, z = floats(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return ((1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+            (2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+            (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
 
 
 def mat_to_quat(m):

@@ -27,8 +27,8 @@ from .tables import DERIVED, SETTING, Table
 from .contacts import ROWS_PER_MANIFOLD, SPECULATIVE_DISTANCE, ContactState
 from .joints.custom import CI_JOINT
 from .islands import CALM_SPEED, CALM_SPIN, partition
-from .sleep import fall_asleep, wake_disturbed, wake_marked, wake_touched
-from .collision.colliders import collider_states, collider_tables, new_states
+from .sleep import end_frame, wake_disturbed, wake_marked
+from .collision.colliders import collider_tables, new_states
 from . import fields as fields_mod
 
 DEFAULT_DENSITY = 1000.0
@@ -53,6 +53,11 @@ MAX_FRAME = 1.0 / 20.0      # s
 # stepped: a shorter one has lost its direction to rounding, a zero one has none).
 MIN_QUATERNION_NORM = 1e-6
 
+# a body's rows before its shape says otherwise: no centre of mass offset, no inertia, no mass
+_NO_OFFSET = np.zeros(3)
+_NO_INERTIA = np.zeros((3, 3))
+_NO_MASS = np.zeros(19)
+
 
 def _reach(shape, com):
     """Distance from the centre of mass to the shape's farthest point (inf for a plane)."""
@@ -69,8 +74,18 @@ def _reach(shape, com):
     if isinstance(shape, Cylinder):
         return math.hypot(shape.radius, shape.half_height)
     if isinstance(shape, Box):
-        return float(np.linalg.norm(shape.half_extents))
+        he = shape.half_extents     # np.linalg.norm's arithmetic, without its overhead
+        return math.sqrt(he.dot(he))
     return math.inf
+
+
+def _of(name, i, one):
+    """Argument `name` of row i as a message names it (`one`: a single add's, no row)."""
+    return name if one else f"{name} of row {i}"
+
+
+def _row(i, one):
+    return "" if one else f"row {i}: "
 
 
 def _pose_between(start, end, t):
@@ -254,10 +269,13 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jimp = Table(L.JIMP_WIDTH, np.float64, state="joint_impulses")
         self._jpts = Table(3, np.float64, state="path_points")  # set_path_points moves them
         self._many_body_joints = 0                         # joints with a body C or D
+        self._breakable = 0                                # joints with a break force or torque
+        self._broken = 0                                   # joints broken, at the last look
         self._pins = np.zeros(0, dtype=np.int64)           # add_pin's joints
         self._joint_pairs_key = None                       # `_joint_pairs`' last answer
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
+        self._row_views = None            # `_row_storage`'s views of the joint count
         self._kept = None                 # islands' plans and factors across frames (`_keep`)
         self._bfilter = Table(2, np.int64, state=SETTING)    # collision group, mask
         self._shape_tables = None       # the colliders' tables (collision/colliders.py)
@@ -401,81 +419,10 @@ class World(Mechanisms, CustomConstraints, Forces):
         static and kinematic bodies have infinite mass. Friction and restitution mix per contact as sqrt(mu_a mu_b) and
         max(e_a, e_b).
         """
-        if not isinstance(shape, Shape):
-            raise ValueError(f"shape must be a Sphere, Capsule, Cylinder, Box, ConvexHull, "
-                             f"Compound, TriangleMesh or Plane, got {shape!r}")
-        if kind not in KIND_NAMES:
-            raise ValueError(f"kind must be one of {sorted(KIND_NAMES)}, got {kind!r}")
-        kind_id = KIND_NAMES[kind]
-        if kind_id != bodies_mod.STATIC and not shape.dynamic_ok:
-            raise ValueError(f"{shape!r} can only be static: use kind='static'")
-        pos = validate.vector("position", position)
-        q = validate.quaternion("orientation", orientation)
-        v = validate.vector("linear_velocity", linear_velocity)
-        w = validate.vector("angular_velocity", angular_velocity)
-        mu = validate.number("friction", friction, minimum=0.0)
-        e = validate.number("restitution", restitution, minimum=0.0)
-        if e > 1.0:
-            raise ValueError(f"restitution must be between 0 and 1, got {restitution!r}")
-        roll = validate.number("rolling_friction", rolling_friction, minimum=0.0)
-        bits = []
-        for name, value in (("collision_group", collision_group),
-                            ("collision_mask", collision_mask)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-                    or not 0 <= int(value) < 2 ** 32:
-                raise ValueError(f"{name} must be an int of 32 bits (0..0xFFFFFFFF), "
-                                 f"got {value!r}")
-            bits.append(int(value))
-        damp = (validate.number("linear_damping", linear_damping, minimum=0.0),
-                validate.number("angular_damping", angular_damping, minimum=0.0))
-        if mass is not None and density is not None:
-            raise ValueError("give either mass or density, not both")
-
-        com = np.zeros(3)
-        inv_mass, inv_inertia, inertia = 0.0, np.zeros((3, 3)), np.zeros((3, 3))
-        if shape.dynamic_ok:
-            # kinematic bodies keep the mass they would have, for set_kind(b, "dynamic")
-            volume, com, unit_inertia = shape.mass_properties()
-            if mass is not None:
-                m = validate.number("mass", mass, minimum=0.0, strict=True)
-            else:
-                rho = DEFAULT_DENSITY if density is None else \
-                    validate.number("density", density, minimum=0.0, strict=True)
-                m = rho * volume * self.length_unit ** 3
-            inertia = unit_inertia * (m / volume)
-            inv_mass, inv_inertia = 1.0 / m, vectors.inverse3(inertia)
-        self._bdyn.append(np.concatenate([[inv_mass], inv_inertia.reshape(9),
-                                          inertia.reshape(9)]))
-        if kind_id != DYNAMIC:
-            inv_mass, inv_inertia, inertia = 0.0, np.zeros((3, 3)), np.zeros((3, 3))
-        if kind_id == bodies_mod.STATIC:
-            v = np.zeros(3)
-            w = np.zeros(3)
-
-        # the same sum as add_bodies, so one body and a batch of one agree to the bit
-        centre = pos + np.einsum("ij,j->i", vectors.qmat(q), com) if com.any() else pos
-        b = self._bs.append(np.concatenate([centre, q, v, w]))
-        self._binv.append(inv_mass)
-        self._bil.append(inv_inertia.reshape(9))
-        self._bib.append(inertia.reshape(9))
-        self._bI.push()
-        self._bdamp.append(damp)
-        self._bkind.append(kind_id)
-        self._bmotion.append(kind_id)
-        self._breach.append(_reach(shape, com))
-        self._btimer.push()
-        self._bisland.push()
-        self._bfrozen.push()
-        self._bsub.push()
-        self._bforce.push()
-        self._bmat.append((mu, e, roll))
-        self._ktarget.push()
-        self._khas.push()
-        self._body_origin.append(-com)
-        self._shapes.append(shape)
-        self._bfilter.append(bits)
-        self._wake_near(b)
-        return b
+        return self._add_bodies(
+            (shape,), position, orientation, mass, density, kind, friction, restitution,
+            linear_velocity, angular_velocity, linear_damping, angular_damping,
+            rolling_friction, collision_group, collision_mask, one=True)
 
     def add_bodies(self, shapes, positions, orientations=(1.0, 0.0, 0.0, 0.0), mass=None,
                    density=None, kind="dynamic", friction=0.5, restitution=0.0,
@@ -493,103 +440,156 @@ class World(Mechanisms, CustomConstraints, Forces):
         of them as a sequence with None where the other (or the default density) applies.
         A bad row raises ValueError naming the argument and the row; nothing is added then.
         """
-        shapes = list(shapes)
+        return self._add_bodies(list(shapes), positions, orientations, mass, density, kind,
+                                friction, restitution, linear_velocity, angular_velocity,
+                                linear_damping, angular_damping, rolling_friction,
+                                collision_group, collision_mask)
+
+    def _add_bodies(self, shapes, positions, orientations, mass, density, kind, friction,
+                    restitution, linear_velocity, angular_velocity, linear_damping,
+                    angular_damping, rolling_friction, collision_group, collision_mask,
+                    one=False):
+        """add_body and add_bodies: validate the rows, work out their mass properties and
+        append them to the tables; returns their ids. `one`: add_body's single body, whose
+        arguments are its values (not one per row), whose messages name no row and which
+        returns its id; it takes the checks of one value (validate.vector, number ...) and
+        appends plain rows (a tuple, a 1-d array) where a batch takes (n, k) arrays: a numpy
+        operation on one row costs about what it costs on a thousand, and a single add paid
+        four times its cost in them."""
         n = len(shapes)
         for i, shape in enumerate(shapes):
             if not isinstance(shape, Shape):
-                raise ValueError(f"shapes[{i}] must be a Sphere, Capsule, Cylinder, Box, "
-                                 f"ConvexHull, Compound, TriangleMesh or Plane, got {shape!r}")
-        kinds = validate.row_list("kind", kind, n)
-        kind_ids = np.empty(n, dtype=np.int64)
-        for i, k in enumerate(kinds):
+                raise ValueError(f"{'shape' if one else f'shapes[{i}]'} must be a Sphere, "
+                                 f"Capsule, Cylinder, Box, ConvexHull, Compound, TriangleMesh "
+                                 f"or Plane, got {shape!r}")
+        kind_ids = [0] * n
+        for i, k in enumerate([kind] if one else validate.row_list("kind", kind, n)):
             if k not in KIND_NAMES:
-                raise ValueError(f"kind of row {i} must be one of {sorted(KIND_NAMES)}, "
+                raise ValueError(f"{_of('kind', i, one)} must be one of {sorted(KIND_NAMES)}, "
                                  f"got {k!r}")
             kind_ids[i] = KIND_NAMES[k]
             if kind_ids[i] != bodies_mod.STATIC and not shapes[i].dynamic_ok:
-                raise ValueError(f"row {i}: {shapes[i]!r} can only be static: use "
+                raise ValueError(f"{_row(i, one)}{shapes[i]!r} can only be static: use "
                                  f"kind='static'")
-        pos = validate.rows("positions", positions, n, 3)
-        q = validate.row_units("orientations", orientations, n, 4)
-        v = validate.rows("linear_velocity", linear_velocity, n, 3).copy()
-        w = validate.rows("angular_velocity", angular_velocity, n, 3).copy()
-        mu = validate.rows_at_least("friction", friction, n, 0.0)
-        e = validate.rows_at_least("restitution", restitution, n, 0.0)
-        if (e > 1.0).any():
-            i = int(np.argmax(e > 1.0))
-            raise ValueError(f"restitution of row {i} must be between 0 and 1, got {e[i]:g}")
-        roll = validate.rows_at_least("rolling_friction", rolling_friction, n, 0.0)
-        bits = []
-        for name, value in (("collision_group", collision_group),
-                            ("collision_mask", collision_mask)):
-            values = validate.row_list(name, value, n)
-            for i, x in enumerate(values):
+        if one:
+            pos = validate.vector("position", positions)
+            q = validate.quaternion("orientation", orientations)
+            v = validate.vector("linear_velocity", linear_velocity)
+            w = validate.vector("angular_velocity", angular_velocity)
+            e = validate.number("restitution", restitution, minimum=0.0)
+            if e > 1.0:
+                raise ValueError(f"restitution must be between 0 and 1, got {restitution!r}")
+            mat = (validate.number("friction", friction, minimum=0.0), e,
+                   validate.number("rolling_friction", rolling_friction, minimum=0.0))
+            damp = (validate.number("linear_damping", linear_damping, minimum=0.0),
+                    validate.number("angular_damping", angular_damping, minimum=0.0))
+        else:
+            pos = validate.rows("positions", positions, n, 3)
+            q = validate.row_units("orientations", orientations, n, 4)
+            v = validate.rows("linear_velocity", linear_velocity, n, 3)
+            w = validate.rows("angular_velocity", angular_velocity, n, 3)
+            mu = validate.rows_at_least("friction", friction, n, 0.0)
+            e = validate.rows_at_least("restitution", restitution, n, 0.0)
+            if (e > 1.0).any():
+                i = int(np.argmax(e > 1.0))
+                raise ValueError(f"restitution of row {i} must be between 0 and 1, got "
+                                 f"{e[i]:g}")
+            mat = np.stack([mu, e, validate.rows_at_least("rolling_friction", rolling_friction,
+                                                          n, 0.0)], axis=1)
+            damp = np.stack([validate.rows_at_least("linear_damping", linear_damping, n, 0.0),
+                             validate.rows_at_least("angular_damping", angular_damping, n,
+                                                    0.0)], axis=1)
+        bits = [[0, 0]] if one else [[0, 0] for _ in range(n)]
+        for column, (name, value) in enumerate((("collision_group", collision_group),
+                                                ("collision_mask", collision_mask))):
+            for i, x in enumerate([value] if one else validate.row_list(name, value, n)):
                 if isinstance(x, bool) or not isinstance(x, (int, np.integer)) \
                         or not 0 <= int(x) < 2 ** 32:
-                    raise ValueError(f"{name} of row {i} must be an int of 32 bits "
+                    raise ValueError(f"{_of(name, i, one)} must be an int of 32 bits "
                                      f"(0..0xFFFFFFFF), got {x!r}")
-            bits.append(np.array(values, dtype=np.int64))
-        damp = np.stack([validate.rows_at_least("linear_damping", linear_damping, n, 0.0),
-                         validate.rows_at_least("angular_damping", angular_damping, n, 0.0)], axis=1)
-        masses = validate.row_list("mass", mass, n)
-        densities = validate.row_list("density", density, n)
+                bits[i][column] = int(x)
+        masses = [mass] if one else validate.row_list("mass", mass, n)
+        densities = [density] if one else validate.row_list("density", density, n)
 
-        # mass properties, shape by shape (a few us each), scaled as add_body scales them
-        dyn = np.zeros((n, 19))
-        com = np.zeros((n, 3))
-        inertia = np.zeros((n, 3, 3))
-        movable = np.zeros(n, dtype=np.bool_)
+        # mass properties, shape by shape (a few us each); kinematic bodies keep the mass
+        # they would have, for set_kind(b, "dynamic")
+        coms = [_NO_OFFSET] * n
+        inertias = [_NO_INERTIA] * n
+        inv_mass = [0.0] * n
         for i, shape in enumerate(shapes):
             m, rho = masses[i], densities[i]
             if m is not None and rho is not None:
-                raise ValueError(f"row {i}: give either mass or density, not both")
+                raise ValueError(f"{_row(i, one)}give either mass or density, not both")
             if not shape.dynamic_ok:
                 continue
-            volume, com[i], unit_inertia = shape.mass_properties()
+            volume, coms[i], unit_inertia = shape.mass_properties()
             if m is not None:
-                m = validate.number(f"mass of row {i}", m, minimum=0.0, strict=True)
+                m = validate.number(_of("mass", i, one), m, minimum=0.0, strict=True)
             else:
                 m = (DEFAULT_DENSITY if rho is None else validate.number(
-                    f"density of row {i}", rho, minimum=0.0, strict=True)) * volume * \
+                    _of("density", i, one), rho, minimum=0.0, strict=True)) * volume * \
                     self.length_unit ** 3
-            inertia[i] = unit_inertia * (m / volume)
-            dyn[i, 0] = 1.0 / m
-            movable[i] = True
-        if movable.any():
-            inverse = vectors.inverses3(inertia[movable])
-            dyn[movable, 1:10] = inverse.reshape(-1, 9)
-        dyn[:, 10:19] = inertia.reshape(n, 9)
-        live = kind_ids == DYNAMIC
-        static = kind_ids == bodies_mod.STATIC
-        v[static] = 0.0
-        w[static] = 0.0
-        centre = pos.copy()
-        shifted = com.any(axis=1)
-        if shifted.any():
-            centre[shifted] += np.einsum("nij,nj->ni", vectors.qmats(q[shifted]), com[shifted])
+            inertias[i] = unit_inertia * (m / volume)
+            inv_mass[i] = 1.0 / m
+        reach = _reach(shapes[0], coms[0]) if one else \
+            [_reach(s, c) for s, c in zip(shapes, coms)]
+        if one:             # inverse3, qmat: the arithmetic of inverses3, qmats on one row
+            com, inertia = coms[0], inertias[0]
+            dyn = np.concatenate([inv_mass[:1], vectors.inverse3(inertia).reshape(9)
+                                  if inv_mass[0] else _NO_INERTIA.reshape(9),
+                                  inertia.reshape(9)])
+            centre = pos + np.einsum("ij,j->i", vectors.qmat(q), com) if com.any() else pos
+            static = kind_ids[0] == bodies_mod.STATIC
+            state = np.concatenate([centre, q, _NO_OFFSET if static else v,
+                                    _NO_OFFSET if static else w])
+            moved = dyn if kind_ids[0] == DYNAMIC else _NO_MASS
+            kind_ids, bits = kind_ids[0], bits[0]
+            com = -com
+        else:
+            com, inertia = np.array(coms).reshape(n, 3), np.array(inertias).reshape(n, 3, 3)
+            dyn = np.zeros((n, 19))
+            dyn[:, 0] = inv_mass
+            movable = dyn[:, 0] != 0.0
+            if movable.any():
+                dyn[movable, 1:10] = vectors.inverses3(inertia[movable]).reshape(-1, 9)
+            dyn[:, 10:19] = inertia.reshape(n, 9)
+            kind_ids = np.array(kind_ids, dtype=np.int64)
+            state = np.concatenate([pos, q, v, w], axis=1)
+            state[kind_ids == bodies_mod.STATIC, VEL:] = 0.0
+            shifted = com.any(axis=1)
+            if shifted.any():
+                state[shifted, POS:POS + 3] += np.einsum(
+                    "nij,nj->ni", vectors.qmats(q[shifted]), com[shifted])
+            moved = np.where((kind_ids == DYNAMIC)[:, None], dyn, 0.0)
+            com = -com
 
-        first = self._bs.extend(np.concatenate([centre, q, v, w], axis=1))
-        self._binv.extend(np.where(live, dyn[:, 0], 0.0))
-        self._bil.extend(np.where(live[:, None], dyn[:, 1:10], 0.0))
-        self._bib.extend(np.where(live[:, None], dyn[:, 10:19], 0.0))
-        self._bdyn.extend(dyn)
-        self._bI.extend_fill(n)
-        self._bdamp.extend(damp)
-        self._bkind.extend(kind_ids)
-        self._bmotion.extend(kind_ids)
-        self._breach.extend(np.array([_reach(s, c) for s, c in zip(shapes, com)]))
-        for table in (self._btimer, self._bisland, self._bfrozen, self._bsub, self._ktarget,
-                      self._khas, self._bforce):
+        # a single add appends its row to each table, a batch its rows
+        add = Table.append if one else Table.extend
+        first = add(self._bs, state)
+        if one:
+            add(self._binv, moved[0])
+            add(self._bil, moved[1:10])
+            add(self._bib, moved[10:19])
+        else:
+            add(self._binv, moved[:, 0])
+            add(self._bil, moved[:, 1:10])
+            add(self._bib, moved[:, 10:19])
+        add(self._bdyn, dyn)
+        add(self._bdamp, damp)
+        add(self._bkind, kind_ids)
+        add(self._bmotion, kind_ids)
+        add(self._breach, reach)
+        for table in (self._bI, self._btimer, self._bisland, self._bfrozen, self._bsub,
+                      self._ktarget, self._khas, self._bforce):
             table.extend_fill(n)
-        self._bmat.extend(np.stack([mu, e, roll], axis=1))
-        self._body_origin.extend(-com)
+        add(self._bmat, mat)
+        add(self._body_origin, com)
+        add(self._bfilter, bits)
         self._shapes.extend(shapes)
-        self._bfilter.extend(np.stack(bits, axis=1))
-        ids = np.arange(first, first + n, dtype=np.int64)
         if (self._bmotion.view == ASLEEP).any():
-            for b in ids:
+            for b in range(first, first + n):
                 self._wake_near(b)
-        return ids
+        return first if one else np.arange(first, first + n, dtype=np.int64)
 
     def _body(self, name, value, allow_world=False):
         if value is None and allow_world:
@@ -670,39 +670,12 @@ class World(Mechanisms, CustomConstraints, Forces):
 
     def _new_joint(self, kind, a, b, anchor_a, anchor_b, frame, collide_connected,
                    break_force, break_torque, more=(-1, -1)):
-        """The joint's row in the tables; `more`: its bodies C and D (checked ids, -1 for
-        none), for joints over three or four bodies."""
+        """The joint's row in the tables (`_add_joints` of one); `more`: its bodies C and D
+        (checked ids, -1 for none), for joints over three or four bodies."""
         ia = self._body("a", a, allow_world=True)
         ib = self._body("b", b, allow_world=True)
-        if ia == ib:
-            what = "the static world" if ia < 0 else f"body {ia}"
-            raise ValueError(f"a joint needs two different bodies, but a and b are both {what}")
-        jf = np.zeros(L.JF_WIDTH)
-        for col_anchor, col_frame, body, anchor in ((L.ANCHOR_A, L.FRAME_A, ia, anchor_a),
-                                                     (L.ANCHOR_B, L.FRAME_B, ib, anchor_b)):
-            if body < 0:
-                x, q = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
-            else:
-                pose = self._bs.data[body, 0:7].tolist()
-                x, q = pose[0:3], pose[3:7]
-            # the anchor in the body's frame, R(q)^T (anchor - x), and the frame q* frame
-            r = vectors.qmat(q).tolist()
-            d = [a - c for a, c in zip(vectors.floats(anchor), x)]
-            jf[col_anchor:col_anchor + 3] = [r[0][k] * d[0] + r[1][k] * d[1] + r[2][k] * d[2]
-                                             for k in range(3)]
-            jf[col_frame:col_frame + 4] = vectors.qmul((q[0], -q[1], -q[2], -q[3]), frame)
-        bf = validate.optional_number("break_force", break_force, minimum=0.0, strict=True)
-        bt = validate.optional_number("break_torque", break_torque, minimum=0.0, strict=True)
-        jf[L.BREAK_FORCE] = bf or 0.0
-        jf[L.BREAK_TORQUE] = bt or 0.0
-        flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
-        j = self._jt.append((kind, ia, ib, flags, more[0], more[1]))
-        self._many_body_joints += more[0] >= 0 or more[1] >= 0
-        self._jf.append(jf)
-        self._jacc.push()
-        self._jimp.push()
-        self._wake_bodies((ia, ib) + tuple(more))
-        return j
+        return self._add_joints(kind, ia, ib, anchor_a, anchor_b, frame, collide_connected,
+                                break_force, break_torque, more=more, one=True)
 
     def _body_ids(self, name, values, n):
         """Checked body ids of a batch (None: the static world, -1)."""
@@ -721,50 +694,98 @@ class World(Mechanisms, CustomConstraints, Forces):
 
     def _new_joints(self, kind, a, b, anchors, frames, collide_connected, break_force,
                     break_torque, params=()):
-        """`_new_joint` for a batch of n joints of one kind whose anchors coincide (checked
-        ids `a`, `b`; (n, 3) anchors, (n, 4) frames; `params`: (column, (n,) values) to set);
-        returns their ids."""
-        n = len(a)
-        same = a == b
-        if same.any():
-            i = int(np.argmax(same))
-            what = "the static world" if a[i] < 0 else f"body {a[i]}"
-            raise ValueError(f"row {i}: a joint needs two different bodies, but a and b are "
-                             f"both {what}")
-        breaks = []
-        for name, value in (("break_force", break_force), ("break_torque", break_torque)):
-            values = [0.0 if x is None else x for x in validate.row_list(name, value, n)]
-            breaks.append(validate.rows_at_least(name, values, n, 0.0))
-        collide = np.asarray(validate.row_list("collide_connected", collide_connected, n), dtype=bool)
-        jf = np.zeros((n, L.JF_WIDTH))
-        pose = np.zeros((n, 7))
-        pose[:, 3] = 1.0
-        for col_anchor, col_frame, body in ((L.ANCHOR_A, L.FRAME_A, a), (L.ANCHOR_B, L.FRAME_B, b)):
-            real = body >= 0
-            pose[:] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
-            pose[real] = self._bs.data[body[real], 0:7]
-            r = vectors.qmats(pose[:, 3:7])
-            d = anchors - pose[:, 0:3]
-            for k in range(3):
-                jf[:, col_anchor + k] = r[:, 0, k] * d[:, 0] + r[:, 1, k] * d[:, 1] + \
-                    r[:, 2, k] * d[:, 2]
-            conj = pose[:, 3:7] * (1.0, -1.0, -1.0, -1.0)
-            jf[:, col_frame:col_frame + 4] = vectors.qmuls(conj, frames)
-        jf[:, L.BREAK_FORCE], jf[:, L.BREAK_TORQUE] = breaks
-        for col, values in params:
-            jf[:, col] = values
-        flags = np.where(collide, L.ENABLED | L.COLLIDE_CONNECTED, L.ENABLED)
-        jt = np.stack([np.full(n, kind), a, b, flags, np.full(n, -1), np.full(n, -1)], axis=1)
+        """`_add_joints` for a batch of n joints of one kind whose anchors coincide."""
+        return self._add_joints(kind, a, b, anchors, anchors, frames, collide_connected,
+                                break_force, break_torque, params)
+
+    def _add_joints(self, kind, a, b, anchor_a, anchor_b, frame, collide_connected,
+                    break_force, break_torque, params=(), more=(-1, -1), one=False):
+        """Every add_* of joints: n joints of one kind into the tables, their anchors and
+        frames taken into their bodies' frames; returns their ids. Checked body ids `a`,
+        `b` ((n,) int64, -1 the world); anchors on A and on B (n, 3), frames (n, 4);
+        `params`: (column, (n,) values) to set. `one`: a single add's joint (ints, a point,
+        a quaternion; `more` its bodies C and D), whose messages name no row and whose
+        arithmetic runs on plain floats (numpy costs microseconds an operation on three
+        numbers; `_new_joints`' numpy does the same arithmetic row by row); returns its
+        id."""
+        n = 1 if one else len(a)
+        if a == b if one else (a == b).any():
+            i = 0 if one else int(np.argmax(a == b))
+            body = a if one else a[i]
+            what = "the static world" if body < 0 else f"body {body}"
+            raise ValueError(f"{'' if one else f'row {i}: '}a joint needs two different "
+                             f"bodies, but a and b are both {what}")
+        if one:
+            bf = validate.optional_number("break_force", break_force, minimum=0.0,
+                                          strict=True) or 0.0
+            bt = validate.optional_number("break_torque", break_torque, minimum=0.0,
+                                          strict=True) or 0.0
+            jf = np.zeros(L.JF_WIDTH)
+            for col_anchor, col_frame, body, anchor in ((L.ANCHOR_A, L.FRAME_A, a, anchor_a),
+                                                         (L.ANCHOR_B, L.FRAME_B, b, anchor_b)):
+                if body < 0:
+                    x, q = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
+                else:
+                    pose = self._bs.data[body, 0:7].tolist()
+                    x, q = pose[0:3], pose[3:7]
+                # the anchor in the body's frame, R(q)^T (anchor - x), and the frame q* frame
+                r = vectors.qmat_rows(q)
+                d = [p - c for p, c in zip(vectors.floats(anchor), x)]
+                jf[col_anchor:col_anchor + 3] = [r[0][k] * d[0] + r[1][k] * d[1] +
+                                                 r[2][k] * d[2] for k in range(3)]
+                jf[col_frame:col_frame + 4] = vectors.qmul((q[0], -q[1], -q[2], -q[3]), frame)
+            jf[L.BREAK_FORCE] = bf
+            jf[L.BREAK_TORQUE] = bt
+            flags = L.ENABLED | (L.COLLIDE_CONNECTED if collide_connected else 0)
+            jt = [(kind, a, b, flags, more[0], more[1])]
+            jf = [jf]
+            breakable = int(bool(bf or bt))
+            many = int(more[0] >= 0 or more[1] >= 0)
+            ends = (a, b) + tuple(more)
+        else:
+            breaks = []
+            for name, value in (("break_force", break_force), ("break_torque", break_torque)):
+                values = [0.0 if x is None else x for x in validate.row_list(name, value, n)]
+                breaks.append(validate.rows_at_least(name, values, n, 0.0))
+            collide = np.asarray(validate.row_list("collide_connected", collide_connected, n),
+                                 dtype=bool)
+            jf = np.zeros((n, L.JF_WIDTH))
+            pose = np.zeros((n, 7))
+            for col_anchor, col_frame, body, anchors in ((L.ANCHOR_A, L.FRAME_A, a, anchor_a),
+                                                          (L.ANCHOR_B, L.FRAME_B, b, anchor_b)):
+                real = body >= 0
+                pose[:] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+                pose[real] = self._bs.data[body[real], 0:7]
+                r = vectors.qmats(pose[:, 3:7])
+                d = anchors - pose[:, 0:3]
+                for k in range(3):
+                    jf[:, col_anchor + k] = r[:, 0, k] * d[:, 0] + r[:, 1, k] * d[:, 1] + \
+                        r[:, 2, k] * d[:, 2]
+                conj = pose[:, 3:7] * (1.0, -1.0, -1.0, -1.0)
+                jf[:, col_frame:col_frame + 4] = vectors.qmuls(conj, frame)
+            jf[:, L.BREAK_FORCE], jf[:, L.BREAK_TORQUE] = breaks
+            for col, values in params:
+                jf[:, col] = values
+            flags = np.where(collide, L.ENABLED | L.COLLIDE_CONNECTED, L.ENABLED)
+            jt = np.stack([np.full(n, kind), a, b, flags, np.full(n, -1), np.full(n, -1)],
+                          axis=1)
+            breakable = int(np.count_nonzero((breaks[0] > 0.0) | (breaks[1] > 0.0)))
+            many = 0
+            ends = np.concatenate([a, b])
+            ends = ends[ends >= 0]
         first = self._jt.extend(jt)
         self._jf.extend(jf)
         self._jacc.extend_fill(n)
         self._jimp.extend_fill(n)
-        ends = np.concatenate([a, b])
-        ends = ends[ends >= 0]
-        self._btimer.view[ends] = 0.0
-        if (self._bmotion.view[ends] == ASLEEP).any():
+        self._breakable += breakable
+        self._many_body_joints += many
+        if one:
             self._wake_bodies(ends)
-        return np.arange(first, first + n, dtype=np.int64)
+        else:
+            self._btimer.view[ends] = 0.0
+            if (self._bmotion.view[ends] == ASLEEP).any():
+                self._wake_bodies(ends)
+        return first if one else np.arange(first, first + n, dtype=np.int64)
 
     def _batch_range(self, lower, upper, n, lo_name, hi_name):
         """(lower, upper, flags) of a batch of ranges: None or inf is no limit on that side."""
@@ -814,7 +835,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         lo, hi, flags = self._batch_range(lower, upper, n, "lower", "upper")
         ids = self._new_joints(L.HINGE, ia, ib, p, frames, collide_connected, break_force,
                                break_torque, ((L.LOWER, lo), (L.UPPER, hi)))
-        self._jt.data[ids, L.FLAGS] |= flags
+        self._set_flags(ids, on=flags)
         return ids
 
     def add_ragdolls(self, a, b, anchors, twist_axes, swing1=math.radians(45.0),
@@ -862,14 +883,14 @@ class World(Mechanisms, CustomConstraints, Forces):
         if hi is not None and math.isfinite(hi):
             self._jf.data[j, hi_col] = hi
             flags |= L.HAS_UPPER
-        self._jt.data[j, L.FLAGS] = flags
+        self._set_flags(j, on=flags)
 
     def _set_motor(self, j, speed, max_value, max_name):
         if speed is None:
             return
         self._jf.data[j, L.MOTOR_SPEED] = validate.number("motor_speed", speed)
         self._jf.data[j, L.MOTOR_MAX] = validate.number(max_name, max_value, minimum=0.0)
-        self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+        self._set_flags(j, on=L.HAS_MOTOR)
 
     def _set_spring(self, j, hertz, damping, stiffness, damper, rest=0.0):
         """A spring as (spring_hz, spring_damping) or as (spring_stiffness, spring_damper),
@@ -880,7 +901,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         if stiffness is None and damper is None:
             if hz > 0.0:
                 self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (hz, zeta, rest)
-                self._jt.data[j, L.FLAGS] |= L.HAS_SPRING
+                self._set_flags(j, on=L.HAS_SPRING)
             return
         if hz != 0.0 or zeta != 0.0:
             raise ValueError("give a spring either as spring_hz and spring_damping (frequency "
@@ -890,7 +911,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         c = validate.number("spring_damper", 0.0 if damper is None else damper, minimum=0.0)
         if k > 0.0 or c > 0.0:
             self._jf.data[j, [L.SPRING_HZ, L.SPRING_DAMPING, L.REST]] = (k, c, rest)
-            self._jt.data[j, L.FLAGS] |= L.HAS_SPRING | L.SPRING_STIFFNESS
+            self._set_flags(j, on=L.HAS_SPRING | L.SPRING_STIFFNESS)
 
     def add_ball_socket(self, a, b, anchor, collide_connected=False, break_force=None,
                         break_torque=None):
@@ -1051,7 +1072,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             jf[L.ANCHOR_A:L.ANCHOR_A + 7]
         jf[[L.PIN_HZ, L.PIN_DAMPING, L.PIN_MAX_FORCE, L.PIN_MAX_TORQUE]] = settings
         if orientation is not None:
-            self._jt.data[j, L.FLAGS] |= L.PIN_ORIENTATION
+            self._set_flags(j, on=L.PIN_ORIENTATION)
         self._pins = np.append(self._pins, j)
         return j
 
@@ -1103,7 +1124,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         if enabled is not None:
             flags = self._jt.data[j, L.FLAGS]
             if bool(enabled) != bool(flags & L.ENABLED):
-                self._jt.data[j, L.FLAGS] = flags ^ L.ENABLED
+                self._set_flags(j, on=L.ENABLED if enabled else 0,
+                                off=0 if enabled else L.ENABLED)
                 self._jacc.data[j] = 0.0
                 if enabled:     # from the target as last set, not from where it was let go
                     jf[L.ANCHOR_A:L.ANCHOR_A + 7] = jf[L.PIN_END:L.PIN_END + 7]
@@ -1117,7 +1139,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._jf.data[j, L.MOTOR_SPEED] = validate.number("speed", speed)
         if max_value is not None:
             self._jf.data[j, L.MOTOR_MAX] = validate.number("max_value", max_value, minimum=0.0)
-        self._jt.data[j, L.FLAGS] |= L.HAS_MOTOR
+        self._set_flags(j, on=L.HAS_MOTOR)
         self._wake_if_changed(j, before)
 
     def set_drive(self, joint, target, hertz, damping_ratio=1.0, max_torque=None):
@@ -1157,7 +1179,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             validate.number("max_torque", max_torque, minimum=0.0, allow_inf=True)
         before = self._joint_settings(j)
         if hz == 0.0:
-            self._jt.data[j, L.FLAGS] &= ~L.HAS_DRIVE
+            self._set_flags(j, off=L.HAS_DRIVE)
         else:
             jf = self._jf.data[j]
             if kind == L.HINGE:
@@ -1170,7 +1192,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             jf[L.DRIVE_HZ] = hz
             jf[L.DRIVE_DAMPING] = zeta
             jf[L.DRIVE_MAX] = cap
-            self._jt.data[j, L.FLAGS] |= L.HAS_DRIVE
+            self._set_flags(j, on=L.HAS_DRIVE)
         self._wake_if_changed(j, before)
 
     def set_spring(self, joint, hertz, damping_ratio=1.0):
@@ -1193,8 +1215,14 @@ class World(Mechanisms, CustomConstraints, Forces):
         Wakes the joint's bodies."""
         j = self._joint(joint)
         self._wake_joint(j)
-        self._jt.data[j, L.FLAGS] &= ~L.ENABLED
+        self._set_flags(j, off=L.ENABLED)
         self._jacc.data[j] = 0.0
+
+    def _set_flags(self, j, on=0, off=0):
+        """Set the flags `on` and clear the flags `off` of joint j (or an array of joints)."""
+        jt = self._jt
+        jt.data[j, L.FLAGS] = (jt.data[j, L.FLAGS] | on) & ~off
+        jt.touch()
 
     def _wake_joint(self, j):
         self._forget_factors()
@@ -1240,11 +1268,16 @@ class World(Mechanisms, CustomConstraints, Forces):
     # --- stepping and state -----------------------------------------------------------
 
     def _row_storage(self):
+        """The joints' rows (rows.py), grown with the joints; the same views while the joint
+        count is."""
         count = max(self._jt.n, 1) * L.MAX_ROWS
         if self._rows is None or len(self._rows[0]) < count:
             cap = max(count, 2 * (0 if self._rows is None else len(self._rows[0])))
             self._rows = new_rows(cap)
-        return tuple(r[:count] for r in self._rows)
+            self._row_views = None
+        if self._row_views is None or len(self._row_views[0]) != count:
+            self._row_views = tuple(r[:count] for r in self._rows)
+        return self._row_views
 
     def _keep(self):
         """(fpose, fkey, fpat, ffac): what each island keeps of its plan and factor from one
@@ -1286,10 +1319,17 @@ class World(Mechanisms, CustomConstraints, Forces):
                        self._jt.view, self._marks())
 
     def _fall_asleep(self, dt, C):
-        fall_asleep(self._bs.view, self._bmotion.view, self._breach.view,
-                    self._bisland.view, self._btimer.view, self._bfrozen.view,
-                    self._khas.view, C[0], self._jt.view, dt, self.sleep_threshold * self._unit,
-                    self.time_to_sleep)
+        """sleep.fall_asleep when the world sleeps; then refuse a state the step made
+        non-finite (one kernel call, sleep.end_frame)."""
+        bs = self._bs.view
+        if end_frame(self._sleeping, bs, self._bmotion.view, self._breach.view,
+                     self._bisland.view, self._btimer.view, self._bfrozen.view,
+                     self._khas.view, C[0], self._jt.view, dt,
+                     self.sleep_threshold * self._unit, self.time_to_sleep):
+            return
+        bad = np.nonzero(~np.all(np.isfinite(bs), axis=1))[0]
+        raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
+                                 f"non-finite state; reduce dt or raise substeps")
 
     def _batches(self, dt, C, threads):
         """step_frame's arguments for each batch of whole islands, and the thread of each
@@ -1305,16 +1345,20 @@ class World(Mechanisms, CustomConstraints, Forces):
         bsub = self._bsub.view
         n = len(mstart) - 1
         batches = []
+        keep = self._keep()
         for k in range(n):
-            m0, m1 = mstart[k], mstart[k + 1]
-            r0, r1 = m0 * ROWS_PER_MANIFOLD, m1 * ROWS_PER_MANIFOLD
-            Ck = (mi[m0:m1], mf[m0:m1], acc[r0:r1], tuple(r[r0:r1] for r in rows), params)
-            X = (ci, cf)
-            if n > 1 and len(ci):
-                mine = jbatch[ci[:, CI_JOINT]] == k
-                X = (ci[mine], cf[mine])
-            G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub,
-                 self._keep())
+            if n == 1:          # the whole world: every manifold, joint and custom row
+                Ck, X, G = C, (ci, cf), (bodies, joints, bsub, keep)
+            else:
+                m0, m1 = mstart[k], mstart[k + 1]
+                r0, r1 = m0 * ROWS_PER_MANIFOLD, m1 * ROWS_PER_MANIFOLD
+                Ck = (mi[m0:m1], mf[m0:m1], acc[r0:r1], tuple(r[r0:r1] for r in rows), params)
+                X = (ci, cf)
+                if len(ci):
+                    mine = jbatch[ci[:, CI_JOINT]] == k
+                    X = (ci[mine], cf[mine])
+                G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub,
+                     keep)
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
                             int(bstiff[k]), self.iterations, self.relax_iterations,
                             (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
@@ -1391,14 +1435,19 @@ class World(Mechanisms, CustomConstraints, Forces):
             self._wake_disturbed()
         C = self._collide(dt)
         self._step_islands(dt, C)
-        if self._sleeping:
-            self._fall_asleep(dt, C)
+        if self._breakable:
+            self._count_broken()
         self.time += dt
         self._field_frame += 1
-        if not np.all(np.isfinite(self._bs.view)):
-            bad = np.nonzero(~np.all(np.isfinite(self._bs.view), axis=1))[0]
-            raise FloatingPointError(f"the simulation blew up: bodies {bad[:10].tolist()} have "
-                                     f"non-finite state; reduce dt or raise substeps")
+        self._fall_asleep(dt, C)
+
+    def _count_broken(self):
+        """A joint the step broke changed the joint table (its flags): count the change.
+        Joints only break in a step, so the count of broken joints goes up by them."""
+        broken = int(np.count_nonzero(self._jt.view[:, L.FLAGS] & L.BROKEN))
+        if broken != self._broken:
+            self._broken = broken
+            self._jt.touch()
 
     def _step_islands(self, dt, C):
         """step_frame on each batch of islands: a coloured island's (one big island, its
@@ -1406,6 +1455,9 @@ class World(Mechanisms, CustomConstraints, Forces):
         of the first thread's share here and the others' in worker threads (the kernel
         releases the GIL)."""
         batches, thread = self._batches(dt, C, self._threads)
+        if len(batches) == 1 and not batches[0][_AT["colour"]]:
+            step_frame(*batches[0])         # a world of one batch (every small world)
+            return
         big = [args for args in batches if args[_AT["colour"]]]
         if big:
             spread = self._spread.choose(self._threads)
@@ -1437,17 +1489,15 @@ class World(Mechanisms, CustomConstraints, Forces):
         _, kinds, params, hverts, cbody, corig = self._shape_tables
         if len(self._cstates) != len(cbody):
             self._cstates = new_states(len(cbody))
-        collider_states(self._bs.view, cbody, corig, self._cstates)
         excl = self._joint_pairs(n)
         motion = self._bmotion.view
-        self._contacts.collide(self._bs.view, self._cstates, cbody, kinds, params, hverts,
-                               motion, self._khas.view, self._bmat.view, self._bfilter.view,
-                               excl, dt, pool.pool(self._threads - 1) if self._threads > 1 else None,
-                               self._threads)
-        if self._sleeping and wake_touched(self._contacts.mi, self._contacts.n_narrow,
-                                           self._bs.view, motion, self._bisland.view,
-                                           self._btimer.view, self._khas.view,
-                                           self._marks()):
+        sleep = (self._bisland.view, self._btimer.view, self._marks()) if self._sleeping \
+            else None
+        if self._contacts.collide(self._bs.view, self._cstates, cbody, corig, kinds, params,
+                                  hverts, motion, self._khas.view, self._bmat.view,
+                                  self._bfilter.view, excl, dt,
+                                  pool.pool(self._threads - 1) if self._threads > 1 else None,
+                                  self._threads, sleep):
             self._contacts.sort_awake(motion)
         return self._contacts.kernel_args()
 
@@ -1455,11 +1505,11 @@ class World(Mechanisms, CustomConstraints, Forces):
         """The pairs of bodies that joints keep from colliding (every pair of an acting
         joint's bodies: A and B, and C, D of joints over more bodies; not the joints that
         let their bodies collide), as sorted codes min * n + max. Kept while the joint
-        table and the body count are as they were (a joint breaking in a step changes the
-        table)."""
+        table's version (every write to it counts, a joint breaking in a step too) and the
+        body count are as they were."""
         jt = self._jt.view
         key = self._joint_pairs_key
-        if key is not None and key[0] == n and np.array_equal(key[1], jt):
+        if key is not None and key[0] == n and key[1] == self._jt.version:
             return key[2]
         acting = ((jt[:, L.FLAGS] & L.ENABLED) != 0) & ((jt[:, L.FLAGS] & L.BROKEN) == 0) & \
             ((jt[:, L.FLAGS] & L.COLLIDE_CONNECTED) == 0)
@@ -1470,7 +1520,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             a, b = jt[keep, ca], jt[keep, cb]
             codes.append(np.minimum(a, b) * n + np.maximum(a, b))
         excl = np.unique(np.concatenate(codes)).astype(np.int64)
-        self._joint_pairs_key = (n, jt.copy(), excl)
+        self._joint_pairs_key = (n, self._jt.version, excl)
         return excl
 
     def collide(self, dt=1.0 / 60.0):
@@ -1574,5 +1624,7 @@ class World(Mechanisms, CustomConstraints, Forces):
                 # a snapshot from before forces existed has none pending
                 table.view[:] = state[table.state] if table.state in state or \
                     table.state != "forces" else 0.0
+                table.touch()
+        self._broken = int(np.count_nonzero(self._jt.view[:, L.FLAGS] & L.BROKEN))
         self._contacts.load(state["contacts"])
         self._load_kept(state.get("kept_factors"))

@@ -23,7 +23,7 @@ velocity there, exactly as its shape was posed before compounds existed.
 import numpy as np
 
 from ..bodies import POS, ROT, SPIN, STATE_WIDTH, VEL
-from ..jit import kernel
+from ..jit import helper
 from ..mathx import add, cross, qmul, qrotate, quat_at, store3, store4, vec3_at
 from ..shapes import COMPOUND
 from .geometry import geometry_tables
@@ -51,7 +51,7 @@ def collider_tables(shapes, body_origins):
             np.array(corig, dtype=np.float64).reshape(-1, CORIG_WIDTH))
 
 
-@kernel
+@helper
 def collider_states(bs, cbody, corig, cs):
     """cs[c]: collider c's world origin and rotation and its origin's velocity (see above)."""
     for c in range(cbody.shape[0]):
