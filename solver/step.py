@@ -468,7 +468,8 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # them (which rows are equalities and limits does not change within the frame)
     move_pins(joints, jt, jf, 0.0, dt)
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3])
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3], bs,
+                        C[4][8])
     W = scratch(plan)
     lean = lean_islands(plan, jt)
     for s in range(substeps):
