@@ -110,8 +110,6 @@ Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lor
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians
 PROJECTION_CUTS = 3         # solves with the limits' errors cut, when a step is too large
-PROJECTION_REACH = 2.0 * MAX_PROJECTION_TURN   # rad: an angular limit this near its bound
-                            # joins the projection (`_projected_limit`)
 MAX_LIMIT_ROUNDS = 4        # active-set rounds of the pressed limits (`_limit_lcp`)
 MAX_DIRECT_ROUNDS = 2       # solves per island and pass when a limit gets newly pressed
 CONTACT_ROWS = 8            # contact rows per manifold (contacts.ROWS_PER_MANIFOLD): the
@@ -1490,7 +1488,7 @@ def _within_tolerance(rows, limits, rj, rp, unit):
 
 
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W, C, lean, h):
+def project_positions(plan, R, bs, binv, W, C, lean):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Each body moves once, by
@@ -1511,7 +1509,7 @@ def project_positions(plan, R, bs, binv, W, C, lean, h):
      brows, gkeep, goff, gvalid, gfirst) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
-                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean, h)
+                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean)
 
 
 @helper(outline=True)
@@ -1519,7 +1517,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, which, crb, crj, crd, unit, lean, h):
+                       soft, live, which, crb, crj, crd, unit, lean):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
@@ -1544,19 +1542,13 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
         for i in range(n):
             x[i] = rp[rows[i], BIAS]
         m = 0
-        violated = 0
         for k in range(len(limits)):
             r = limits[k]
-            if r < rp.shape[0] and _is_limit(r, rp):   # not contacts
-                c = _projected_limit(r, rj, rp, h)
-                if c >= PROJECTION_REACH:
-                    continue
-                if c < 0.0:
-                    violated += 1
+            if r < rp.shape[0] and _is_limit(r, rp) and rp[r, BIAS] < 0.0:   # not contacts
                 which[m] = k
                 soft[m] = 0.0
                 lims[m] = r
-                bl[m] = c
+                bl[m] = rp[r, BIAS]
                 lam0[m] = 0.0
                 dl[m] = 0.0
                 m += 1
@@ -1566,7 +1558,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
         worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
         cut = 1.0
         for _ in range(PROJECTION_CUTS):
-            if worst <= MAX_PROJECTION_TURN or violated == 0:
+            if worst <= MAX_PROJECTION_TURN or m == 0:
                 break
             # A step this large is cut to MAX_PROJECTION_TURN (`_move_island`); cut as a
             # whole, it left the joints open by the fraction of their error it did not take
@@ -1580,32 +1572,13 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             for a in range(m):
-                c = _projected_limit(lims[a], rj, rp, h)
-                bl[a] = cut * c if c < 0.0 else c
+                bl[a] = cut * rp[lims[a], BIAS]
                 lam0[a] = 0.0
                 dl[a] = 0.0
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
                           W, bfirst, brows, starts[s], which, gk, gv, gf)
             worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
         _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move)
-
-
-@helper
-def _projected_limit(r, rj, rp, h):
-    """Limit row r's position error C for the projection: C < 0 violated (BIAS), else its
-    gap (TARGET = C / h, speculative), PROJECTION_REACH or more (leave it out) for a gap
-    that wide or a linear limit's gap. A limit inside its range but near its bound is
-    solved with the projection as a one-sided row that may close its gap but not cross it:
-    left out, the Newton step that closed the joints and the violated limits turned bodies
-    by up to MAX_PROJECTION_TURN and bent a neighbouring limit past its bound, with no
-    substep left to catch up at the frame's end (Rigify metarigs landing at 4 substeps,
-    tests/addon/test_ragdoll_substeps.py)."""
-    if rp[r, BIAS] < 0.0:
-        return rp[r, BIAS]
-    for k in (0, 1, 2, 6, 7, 8):
-        if rj[r, k] != 0.0:
-            return PROJECTION_REACH
-    return rp[r, TARGET] * h
 
 
 @helper

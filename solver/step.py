@@ -492,7 +492,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_positions(plan, R, bs, binv, W, C, lean, h)
+        project_positions(plan, R, bs, binv, W, C, lean)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
