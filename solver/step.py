@@ -51,7 +51,7 @@ from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
 from .direct import (factor_islands, island_contact_inertia, keep_islands, lean_islands,
-                     plan_islands, project_positions, scratch, solve_direct)
+                     near_islands, plan_islands, project_positions, scratch, solve_direct)
 from .joints.pin import move_pins
 from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
                    row_solve, soft_coefficients,
@@ -468,9 +468,11 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # them (which rows are equalities and limits does not change within the frame)
     move_pins(joints, jt, jf, 0.0, dt)
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3])
+    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3], bs,
+                        C[4][8])
     W = scratch(plan)
     lean = lean_islands(plan, jt)
+    near = near_islands(plan, jt)
     for s in range(substeps):
         if s > 0:
             begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
@@ -491,7 +493,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_positions(plan, R, bs, binv, W, C, lean)
+        project_positions(plan, R, bs, binv, W, C, lean, h, near)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,

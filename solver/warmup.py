@@ -305,7 +305,7 @@ def _parts(args):
     def solve():
         P = _returns(colour_plan, (t(C), t(G[0]), t(B[0]), t(B[6]), t(gravity), t(colour)))
         plan = _returns(plan_islands, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
-                                       t(G[3])))
+                                       t(G[3]), t(B[0]), f64))
         W = _returns(scratch, (plan,))
         held = _returns(held_bodies, (t(G[1]), t(J[0]), i64))
         body = types.Tuple((t(B[0]), t(B[1]), t(B[4])))

@@ -436,7 +436,7 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
         name="Jointed Substeps", default=0, min=0, max=64, update=_changed,
         description="Substeps for a ragdoll or small mechanism on the ground (0: as many as "
                     "Substeps). Half of Substeps steps a ragdoll crowd about a third faster, "
-                    "but hard landings bend joints further past their limits")
+                    "but hard landings press feet a few millimetres deeper into the floor")
     calm_substeps: IntProperty(
         name="Calm Substeps", default=0, min=0, max=64, update=_changed,
         description="Substeps for such a ragdoll or mechanism in a frame it starts calm: "

@@ -1,0 +1,31 @@
+"""test_ragdoll_substeps.py's scenarios: metarig ragdolls landing at Jointed Substeps 4."""
+
+import bpy
+
+from .helpers import lig
+from .rigs import enable_rigify, ground, joint_angles, metarig, ragdoll_bodies
+
+
+def five_drops_at(jointed, heights):
+    """Metarigs side by side dropped from `heights` with Scene > Ligament World > Jointed
+    Substeps `jointed` (Substeps 8), 60 frames: each frame's joint angles per rig and the
+    lowest point of any rig's body over the run (m; 0 is the ground's top)."""
+    scene = bpy.context.scene
+    enable_rigify()
+    ground()
+    rigs = []
+    for i, height in enumerate(heights):
+        rigs.append(metarig(name=f"Rig{i}", location=(4.0 * i - 8.0, 0, height)))
+        bpy.ops.ligament.ragdoll_from_armature()
+    ws = scene.ligament_world
+    ws.frame_end = 60
+    ws.substeps, ws.jointed_substeps = 8, jointed
+    bodies = [o for arm in rigs for o in ragdoll_bodies(arm)]
+    angles, lowest = [], 1e9
+    for f in range(1, 61):
+        scene.frame_set(f)
+        angles.append([joint_angles(arm) for arm in rigs])
+        lowest = min(lowest, min((o.matrix_world @ v.co).z for o in bodies
+                                 for v in o.data.vertices))
+    return {"error": lig().addon.runtime.cache.error(scene), "angles": angles,
+            "lowest": lowest}
