@@ -152,10 +152,14 @@ class Ligament(C.Ligament):
         populate(self.w, scene)
 
 
-class Bullet(C.BlenderBullet):
+class OperatorBullet(C.BlenderBullet):
+    """Blender's rigid body world, every constraint made by Blender's operator
+    (`--bullet-setup operator`: the check that `Bullet`'s copies simulate the same)."""
+
     def _constraint(self, j):
         if j.kind != "fixed":
-            return super()._constraint(j)
+            super()._constraint(j)
+            return self.bpy.context.view_layer.objects.active
         bpy = self.bpy
         e = bpy.data.objects.new("joint", None)
         self.scene.collection.objects.link(e)
@@ -165,6 +169,35 @@ class Bullet(C.BlenderBullet):
         c = e.rigid_body_constraint
         c.object1, c.object2 = self.objs[j.a], self.objs[j.b]
         c.disable_collisions = True
+        return e
+
+
+class Bullet(OperatorBullet):
+    """The same world, the first constraint of each kind made by the operator and the others
+    copies of it (as bench/blender.py's `bullet_constraints`): the operator evaluates the
+    scene before and after each call, so the 30 x 30 grid's 1 742 took about half an hour. A
+    copy is the same constraint in the world's constraint collection, in the same order:
+    grid10, slab10 and truss10 step to bit-identical poses either way."""
+
+    def __init__(self, scene, args):
+        self.made = {}
+        super().__init__(scene, args)
+
+    def _constraint(self, j):
+        if j.kind not in self.made:
+            self.made[j.kind] = super()._constraint(j)
+            return self.made[j.kind]
+        e = self.made[j.kind].copy()
+        self.scene.collection.objects.link(e)
+        rbw = self.scene.rigidbody_world
+        if e.name not in rbw.constraints.objects:
+            rbw.constraints.objects.link(e)
+        e.location = j.anchor
+        if j.kind != "fixed":
+            e.rotation_quaternion = S.matrix_to_quat(S.frame(j.axis))
+        c = e.rigid_body_constraint
+        c.object1, c.object2 = self.objs[j.a], self.objs[j.b]
+        return e
 
 
 def run(engine, scene, args):
@@ -191,6 +224,9 @@ def main():
     ap.add_argument("--scenes", default="grid30")
     ap.add_argument("--engines", default="bullet,ligament")
     ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--bullet-setup", choices=("copies", "operator"), default="copies",
+                    help="Bullet's constraints as copies of one made by Blender's operator "
+                         "(fast) or each by the operator (slow; the same simulation)")
     args = ap.parse_args()
     engines = args.engines.split(",")
     if "ligament" in engines:
@@ -203,15 +239,16 @@ def main():
           f"(8 substeps, 1 iteration), Bullet 4 substeps / {C.BULLET_ITERATIONS} iterations")
     print(f"{'scene':10}{'engine':18}{'ms/frame':>10}{'vs Bullet':>11}{'cpu ms':>9}"
           f"{'max gap m':>12}{'end gap m':>12}{'sag m':>10}", flush=True)
+    bullet = Bullet if args.bullet_setup == "copies" else OperatorBullet
     for name in args.scenes.split(","):
         base = None
-        for label, engine in (("Bullet (Blender)", Bullet), ("Ligament", Ligament)):
-            if ("bullet" if engine is Bullet else "ligament") not in engines:
+        for label, engine in (("Bullet (Blender)", bullet), ("Ligament", Ligament)):
+            if ("bullet" if engine is bullet else "ligament") not in engines:
                 continue
             scene = SCENES[name]()
             ms, cpu_ms, worst, gap, sag = run(engine, scene, args)
-            base = ms if engine is Bullet else base
-            ratio = f"{ms / base:.2f}" if base and engine is not Bullet else "-"
+            base = ms if engine is bullet else base
+            ratio = f"{ms / base:.2f}" if base and engine is not bullet else "-"
             print(f"{name:10}{label:18}{ms:>10.2f}{ratio:>11}{cpu_ms:>9.2f}"
                   f"{worst:>12.2e}{gap:>12.2e}{sag:>10.2e}", flush=True)
 

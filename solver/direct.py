@@ -69,8 +69,10 @@ it topples).
 Islands larger than MAX_DIRECT_ROWS rows are not factored. Those whose joints close loops
 (a grid of ball sockets, a welded slab or truss: at least as many joints as bodies) have their
 equality rows solved and projected by conjugate gradients on K to a tolerance
-(`_solve_loops`, docs/decisions/loops-by-conjugate-gradients.md); their limits and contacts
-stay with the sweep. Larger trees (a long chain) stay iterative, their rows keep their blocks.
+(`_solve_loops`, docs/decisions/loops-by-conjugate-gradients.md), each solve pass starting
+from the island's last solutions, kept across substeps and frames in the plan's `factors` and
+the per-row stores of `keep_islands`; their limits and contacts stay with the sweep. Larger
+trees (a long chain) stay iterative, their rows keep their blocks.
 
 Rows over three or four bodies (rows.py: two slots, ACTIVE = WIDE) are one unknown here
 like any row: their K entries sum the couplings of both slots (`wide_coupling`), they link
@@ -137,6 +139,8 @@ LOOP_TOLERANCE = 1e-7       # m/s (projection: m; angular rows rad/s, rad): the 
                             # residual an island of many loops is solved to (`_solve_loops`)
 LOOP_RELATIVE = 1e-9        # ... or this fraction of its largest right-hand side, if larger
 LOOP_ITERATIONS = 1000      # at most this many conjugate-gradient steps per solve
+LOOP_HISTORY = 16           # the last solutions of an island of many loops' solve pass kept
+                            # (with K times each) to start its next solve from (`_solve_loops`)
 
 
 @helper
@@ -588,9 +592,10 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit):
     `keep_islands` kept of the last frame's islands: an island whose rows and their bodies
     are those kept (`_island_key`) takes its row order, pattern and factor from there
     instead of planning and factoring again (`_restore_islands`); `factor_islands` then
-    keeps the factor while the island has barely moved since it was made. bs: the bodies'
-    state at the first substep (a round body's contact joins when it strikes, `_strikes`);
-    unit: length units per metre."""
+    keeps the factor while the island has barely moved since it was made. An island of many
+    loops takes its kept solutions likewise (`_restore_loops`). bs: the bodies' state at the
+    first substep (a round body's contact joins when it strikes, `_strikes`); unit: length
+    units per metre."""
     rb, rp = R[0], R[3]
     rows = joint_rows(joints)
     root = row_islands(n_bodies, rb, rp, rows, bkind)
@@ -618,13 +623,14 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit):
     offsets = np.zeros(n_islands + 1, dtype=np.int64)
     for s in range(n_islands):
         n = starts[s + 1] - starts[s]
-        offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else 0)
+        offsets[s + 1] = offsets[s] + (n * n if n <= MAX_DIRECT_ROWS else _loop_store_size(n))
     factors = np.zeros(offsets[n_islands])     # entries outside the patterns stay zero
     ok = np.zeros(n_islands, dtype=np.bool_)
     kept = _kept_order(order, starts, n_islands, rb, rp, bkind, F[1], F[2])
     pattern = island_pattern(order, starts, n_islands, rb, rp, bkind, kept)
     _restore_islands(order, starts, n_islands, kept, pattern, factors, offsets, ok, F[2],
                      F[3])
+    _restore_loops(order, starts, n_islands, rb, rp, bkind, factors, offsets, F[1], F[2], F[3])
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
                                     mi, mf, bs, unit)
     bfirst, brows = _body_rows(order, n_bodies, rb)
@@ -714,7 +720,8 @@ def keep_islands(plan, R, bkind, F):
     per-row stores (so what an island keeps does not depend on the batch it steps in):
     fkey[r] the island's key (`_island_key`; 0: nothing kept), fpat[r] the row's place in
     the island, its pattern row and its parent, ffac[r] its row of the factor. An island
-    not factored now, or whose factor is too wide (KEEP_WIDTH), keeps nothing."""
+    not factored now, or whose factor is too wide (KEEP_WIDTH), keeps nothing; an island of
+    many loops keeps its last solutions there instead (`_keep_loops`)."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
      brows, gkeep, goff, gvalid, gfirst) = plan
     rb, rp = R[0], R[3]
@@ -724,6 +731,10 @@ def keep_islands(plan, R, bkind, F):
         s0 = starts[s]
         n = starts[s + 1] - s0
         rows = order[s0:s0 + n]
+        if n > MAX_DIRECT_ROWS:
+            _keep_loops(rows, factors[offsets[s]:offsets[s + 1]], rb, rp, bkind, fkey, fpat,
+                        ffac)
+            continue
         fits = ok[s] and n <= MAX_DIRECT_ROWS
         if fits:
             for i in range(n):
@@ -1332,7 +1343,8 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
             rows = order[starts[s]:starts[s + 1]]
             for i in range(len(rows)):
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
-            _solve_loops(rows, rb, rj, rd, binv, x, unit)
+            store = factors[offsets[s]:offsets[s + 1]]   # the solve pass's solutions
+            _solve_loops(rows, rb, rj, rd, binv, x, unit, store if use_bias else store[:0])
             for i in range(len(rows)):
                 acc[rows[i]] += x[i]
                 row_apply(rows[i], x[i], rb, rj, rd, rp, bs, binv)
@@ -1553,7 +1565,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             rows = order[starts[s]:starts[s + 1]]
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
-            _solve_loops(rows, rb, rj, rd, binv, x, unit)
+            _solve_loops(rows, rb, rj, rd, binv, x, unit, factors[:0])
             _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
         rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
@@ -1777,11 +1789,196 @@ def _island_rows(rows, rb, rj, rd):
     return crb, crj, crd
 
 
+# An island of many loops keeps its solve pass's last LOOP_HISTORY solutions X (each scaled
+# to x^T K x = 1) with K X, and starts the next solve pass from the best combination of them
+# (Galerkin: x0 = X E^-1 X^T b, E = X^T K X), then runs the conjugate gradients from there.
+# Once a lattice hangs, each substep's right-hand side is mostly what the last solves left in
+# K's slowest modes (the warm start re-applies their corrections), which the steps from zero
+# had to find again every substep: a 30 x 30 grid's 5 226 rows took about 150-200 steps a
+# frame, 20 per solve for a residual only twice the tolerance. The solutions span those modes
+# (K^-1 amplifies them). The store is the island's stretch of the plan's `factors` (layout
+# `_loop_store_size`), kept across frames per row by `keep_islands` (`_keep_loops`,
+# `_restore_loops`) while the island's rows and bodies stay the same, so what a solve starts
+# from depends only on the island's own history, whatever the thread count, and a
+# snapshot (World.save_state) keeps it. K moves a little between the solutions: K X is as it
+# was, so E is close; the guess is scaled by its exact line search along it (K x0 computed
+# afresh), so it never starts worse than from zero, and the steps then solve the true residual.
+
+@helper
+def _loop_store_size(n):
+    """Floats of an island's store of solutions: count and next slot, E (LOOP_HISTORY^2),
+    then X and K X (LOOP_HISTORY x n each, one solution per row)."""
+    return 2 + LOOP_HISTORY * LOOP_HISTORY + 2 * LOOP_HISTORY * n
+
+
+@helper
+def _loop_parts(store, n):
+    m = LOOP_HISTORY
+    e = store[2:2 + m * m].reshape((m, m))
+    xs = store[2 + m * m:2 + m * m + m * n].reshape((m, n))
+    kxs = store[2 + m * m + m * n:2 + m * m + 2 * m * n].reshape((m, n))
+    return e, xs, kxs
+
+
+@helper
+def _restore_loops(order, starts, n_islands, rb, rp, bkind, factors, offsets, fkey, fpat,
+                   ffac):
+    """The kept solutions of the islands of many loops (`_keep_loops`): those whose rows
+    are the same rows over the same bodies (`_island_key`) as when they were kept."""
+    m = LOOP_HISTORY
+    for s in range(n_islands):
+        s0 = starts[s]
+        n = starts[s + 1] - s0
+        if n <= MAX_DIRECT_ROWS:
+            continue
+        rows = order[s0:s0 + n]
+        key = _island_key(rows, rb, rp, bkind)
+        same = True
+        for i in range(n):
+            if fkey[rows[i]] != key or fpat[rows[i], 0] != i:
+                same = False
+                break
+        if not same:
+            continue
+        store = factors[offsets[s]:offsets[s + 1]]
+        e, xs, kxs = _loop_parts(store, n)
+        count = fpat[rows[0], 2]
+        store[0] = count
+        store[1] = fpat[rows[0], 3]
+        for i in range(n):
+            r = rows[i]
+            for k in range(count):
+                xs[k, i] = ffac[r, k]
+                kxs[k, i] = ffac[r, m + k]
+        for a in range(count):
+            for c in range(a + 1):
+                e[a, c] = e[c, a] = 0.5 * (_dot_from(xs[a], kxs[c], 0, n)
+                                           + _dot_from(xs[c], kxs[a], 0, n))
+
+
+@helper
+def _keep_loops(rows, store, rb, rp, bkind, fkey, fpat, ffac):
+    """Keep an island of many loops' solutions per row for the next frame: fkey[r] the
+    island's key, fpat[r] the row's place, the entries kept less one (so World.save_state
+    keeps them), the count and the next slot; ffac[r] its entries of X then of K X."""
+    m = LOOP_HISTORY
+    n = rows.shape[0]
+    count = int(store[0])
+    key = _island_key(rows, rb, rp, bkind) if count > 0 else 0
+    e, xs, kxs = _loop_parts(store, n)
+    for i in range(n):
+        r = rows[i]
+        fkey[r] = key
+        if count == 0:
+            continue
+        fpat[r, 0] = i
+        fpat[r, 1] = 2 * m - 1
+        fpat[r, 2] = count
+        fpat[r, 3] = int(store[1])
+        for k in range(m):
+            ffac[r, k] = xs[k, i] if k < count else 0.0
+            ffac[r, m + k] = kxs[k, i] if k < count else 0.0
+
+
+@helper
+def _apply_k(n, rb, rj, rd, binv, v, kv, u):
+    """kv = K v for the island's rows 0..n-1 (`_island_rows`)."""
+    for i in range(n):
+        for side in range(2):
+            body = rb[i, side]
+            if body >= 0:
+                u[body, :] = 0.0
+    for i in range(n):
+        _scatter(i, v[i], rb, rj, rd, binv, u)
+    for i in range(n):
+        kv[i] = _gather(i, rb, rj, u)
+
+
+@helper
+def _small_solve(e, count, g):
+    """g <- E^-1 g for the leading count x count block of E (symmetric, about unit
+    diagonal), by a Cholesky factor that drops the solutions nearly dependent on earlier
+    ones (their pivot under 1e-8 of their diagonal: their coefficient is 0)."""
+    l = np.zeros((count, count))
+    for i in range(count):
+        for j in range(i + 1):
+            t = e[i, j]
+            for k in range(j):
+                t -= l[i, k] * l[j, k]
+            if j < i:
+                l[i, j] = t / l[j, j] if l[j, j] > 0.0 else 0.0
+            elif t > 1e-8 * e[i, i]:
+                l[i, i] = math.sqrt(t)
+    for i in range(count):
+        if l[i, i] <= 0.0:
+            g[i] = 0.0
+            continue
+        t = g[i]
+        for k in range(i):
+            t -= l[i, k] * g[k]
+        g[i] = t / l[i, i]
+    for i in range(count - 1, -1, -1):
+        if l[i, i] <= 0.0:
+            g[i] = 0.0
+            continue
+        t = g[i]
+        for k in range(i + 1, count):
+            t -= l[k, i] * g[k]
+        g[i] = t / l[i, i]
+
+
+@helper
+def _loop_guess(store, n, rb, rj, rd, binv, b, x, kx, u):
+    """x <- the kept solutions' best combination for right-hand side b (Galerkin, then its
+    exact line search); b <- b - K x, the residual left to solve."""
+    e, xs, kxs = _loop_parts(store, n)
+    count = int(store[0])
+    g = np.empty(count)
+    for k in range(count):
+        g[k] = _dot_from(xs[k], b, 0, n)
+    _small_solve(e, count, g)
+    for i in range(n):
+        t = 0.0
+        for k in range(count):
+            t += g[k] * xs[k, i]
+        x[i] = t
+    _apply_k(n, rb, rj, rd, binv, x, kx, u)
+    xkx = _dot_from(x, kx, 0, n)
+    xb = _dot_from(x, b, 0, n)
+    a = xb / xkx if xkx > 0.0 and xb > 0.0 else 0.0
+    for i in range(n):
+        x[i] *= a
+        b[i] -= a * kx[i]
+
+
+@helper
+def _loop_remember(store, n, x, kx):
+    """Keep solution x (with K x) in the oldest slot of the island's store, scaled to
+    x^T K x = 1, and its row and column of E."""
+    e, xs, kxs = _loop_parts(store, n)
+    q = _dot_from(x, kx, 0, n)
+    if not (q > 0.0 and q < np.inf):
+        return
+    c = 1.0 / math.sqrt(q)
+    count = int(store[0])
+    slot = int(store[1])
+    for i in range(n):
+        xs[slot, i] = x[i] * c
+        kxs[slot, i] = kx[i] * c
+    count = min(count + 1, LOOP_HISTORY)
+    for k in range(count):
+        e[slot, k] = e[k, slot] = 0.5 * (_dot_from(xs[slot], kxs[k], 0, n)
+                                         + _dot_from(xs[k], kxs[slot], 0, n))
+    store[0] = count
+    store[1] = (slot + 1) % LOOP_HISTORY
+
+
 @helper(outline=True)
-def _solve_loops(rows, rb, rj, rd, binv, x, unit):
+def _solve_loops(rows, rb, rj, rd, binv, x, unit, store):
     """x <- -K^-1 x for an island's equality rows (two-body rows), by Jacobi-preconditioned
     conjugate gradients to LOOP_TOLERANCE (scaled to the world's unit) or LOOP_RELATIVE of
-    the largest right-hand side."""
+    the largest right-hand side. store: the island's kept solutions (the solve pass: started
+    from them, and the solution kept) or empty (the relax pass and the projection)."""
     n = rows.shape[0]
     big = 0.0
     for i in range(n):
@@ -1810,6 +2007,25 @@ def _solve_loops(rows, rb, rj, rd, binv, x, unit):
     z = np.empty(n)
     p = np.empty(n)
     kp = np.empty(n)
+    keep = store.shape[0] > 0
+    rhs = b.copy() if keep else b[:0]
+    if keep and store[0] > 0.0:
+        _loop_guess(store, n, crb, crj, crd, binv, b, x, kp, u)
+    _loop_steps(n, crb, crj, crd, binv, dinv, x, b, z, p, kp, u, tol)
+    if keep:
+        for i in range(n):
+            kp[i] = rhs[i] - b[i]         # K x, exact up to the steps' rounding
+        _loop_remember(store, n, x, kp)
+
+
+@helper
+def _loop_steps(n, crb, crj, crd, binv, dinv, x, b, z, p, kp, u, tol):
+    """The conjugate-gradient steps from x with residual b (both updated) to tolerance."""
+    worst = 0.0
+    for i in range(n):
+        worst = max(worst, abs(b[i]))
+    if worst <= tol:
+        return
     _jacobi(n, crb, crj, crd, binv, dinv, b, z, u)
     rz = 0.0
     for i in range(n):
