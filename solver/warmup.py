@@ -283,8 +283,9 @@ def _compile_collision():
 # whose types here drifted from step_frame's call compiles twice, in the part and for
 # step_frame: slower, never different (tests/solver/test_kernel_cache.py checks that each
 # part's cache holds the one signature step_frame uses).
-WORKER_PARTS = ("_prepare_joints", "begin_substep", "custom_rows")
-MAIN_PARTS = ("solve_pass", "plan_stage", "factor_stage", "project_stage", "keep_stage")
+WORKER_PARTS = ("_prepare_joints", "begin_substep")
+MAIN_PARTS = ("custom_rows", "solve_pass", "project_stage", "factor_stage", "plan_stage",
+              "keep_stage")
 
 
 def _returns(dispatcher, sig):
