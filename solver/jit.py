@@ -11,7 +11,9 @@ Two decorators, both numba's `njit(cache=True)` underneath:
               called (numba's forceinline); `outline=True` keeps a real call (the step's
               stages, which step_frame calls once per substep: inlined, they made
               step_frame one function too big to optimise quickly); `inline=True` is numba's
-              IR-level inlining, for one-line adapters only (see `helper`).
+              IR-level inlining, for one-line adapters only (see `helper`);
+              `separate=True` compiles it to machine code of its own, called by symbol
+              (step_frame's big stages, below).
 
 Why not plain `njit(cache=True, inline="always")`: the first run compiles the whole solver,
 and these made that take minutes (`bench/startup.py` prints the cold compile and the
@@ -35,6 +37,16 @@ seconds per kernel):
   (`_LibraryChoice`). If numba's code libraries are not the ones this was written against
   (`_internals_as_expected`), or LIGAMENT_LINKED_HELPERS=0, helpers compile as numba
   compiles them.
+* one kernel optimised whole: step_frame linked all of its stages and their callees into
+  one module, optimised and compiled to machine code in one process (about 30 of the 130
+  CPU s of a one-core cold compile). A separate stage (`helper(separate=True)`) is
+  compiled to machine code in its own library, once, and its callers' modules only
+  declare it (`_CallsStages`): the execution engine resolves the call against the stage's
+  code, which is loaded first, and a cached caller's entry names its stages so that a
+  process loading it loads them first (`_load_stages`). Stages compile in two processes at
+  once (solver/warmup.py). No fast-math: whether code is inlined cannot change the
+  arithmetic. If numba's internals differ (`_symbols_as_expected`), or with
+  LIGAMENT_SEPARATE_STAGES=0, stages are linked as numba links callees.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -208,19 +220,38 @@ class _SourceHashLocator(_CacheLocator):
 
 
 class _LoadsHelpers:
-    """numba's cache of compile results, which also loads a helper's (`_HelperLibrary`)."""
+    """numba's cache of compile results, which also loads a helper's (`_HelperLibrary`), and
+    the separate stages a cached function calls by symbol before the function itself."""
 
     def rebuild(self, target_context, payload):
-        """A kernel as numba loads it; a helper's module (`_HelperLibrary`) as callers link it."""
-        if payload[0][1] != _IR_KIND:
-            return super().rebuild(target_context, payload)
+        """A kernel as numba loads it; a helper's module (`_HelperLibrary`) as callers link it.
+        None (numba compiles it again) when a stage it calls by symbol is not the one it was
+        compiled against (`_load_stages`)."""
+        name, kind, data = payload[0]
         codegen = target_context.codegen()
+        stages = ()
         with global_compiler_lock:
-            codegen.unserialize_library = lambda state: _HelperLibrary.from_ir(codegen, state)
-            try:
-                return super().rebuild(target_context, payload)
-            finally:
-                del codegen.unserialize_library
+            if kind == _CALLS_KIND:
+                stages, kind, data = data
+                if not _load_stages(codegen, stages):
+                    return None
+                payload = ((name, kind, data),) + tuple(payload[1:])
+            elif kind == _IR_KIND:
+                stages = data[1]
+                if not _load_stages(codegen, stages):
+                    return None
+            if kind != _IR_KIND:
+                cres = super().rebuild(target_context, payload)
+            else:
+                codegen.unserialize_library = lambda state: _HelperLibrary.from_ir(codegen,
+                                                                                    state)
+                try:
+                    cres = super().rebuild(target_context, payload)
+                finally:
+                    del codegen.unserialize_library
+            if stages and isinstance(cres.library, _CallsStages):
+                cres.library.keep_stages(stages)
+            return cres
 
 
 class _KernelCacheImpl(_LoadsHelpers, FunctionCache._impl_class):
@@ -396,6 +427,7 @@ class _BorrowingLower(lowering.Lower):
 
 
 _IR_KIND = "ligament-helper-ir"      # a helper's cache entry: its module as callers link it
+_CALLS_KIND = "ligament-calls-stages"  # a kernel's, calling separate stages by symbol
 _HELPER_ENVS = set()                   # Environment names of helpers, set by the kernels
 
 
@@ -416,6 +448,22 @@ LINKED_HELPERS = os.environ.get("LIGAMENT_LINKED_HELPERS", "1") != "0" and \
     _internals_as_expected()
 
 
+def _symbols_as_expected():
+    """Whether numba calls a compiled function through what `_CallsStages` expects: its
+    library linked into the caller's by `add_linking_library`, the execution engine's
+    record of the symbols it holds, a cached compile result rebuilt from its library."""
+    from numba.core import bytecode, imputils
+    engine = _codegen.JitEngine
+    return hasattr(engine, "is_symbol_defined") and hasattr(engine, "_load_defined_symbols") \
+        and hasattr(compiler.CompileResult, "_rebuild") and \
+        hasattr(imputils, "user_function") and \
+        "unique_id" in vars(bytecode.FunctionIdentity.from_function(_symbols_as_expected))
+
+
+SEPARATE_STAGES = LINKED_HELPERS and \
+    os.environ.get("LIGAMENT_SEPARATE_STAGES", "1") != "0" and _symbols_as_expected()
+
+
 class _HelperCodegen:
     """The code generator as a helper's library shows it to numba: a helper's code is never
     in the execution engine, so its Environment is set by each kernel that links it."""
@@ -430,14 +478,66 @@ class _HelperCodegen:
         _HELPER_ENVS.add(env_name)
 
 
-class _HelperLibrary(_codegen.JITCodeLibrary):
+class _CallsStages:
+    """A code library that may call separate stages (`helper(separate=True)`) by symbol: a
+    stage's library is not linked into it (numba links every callee's); the module keeps the
+    stage's declaration, and the execution engine resolves it against the stage's machine
+    code, loaded first. `_stages`: {symbol: (module, qualname, argument types)} of the
+    stages this library and everything linked into it call, kept in its cache entry so
+    that a process loading it loads them first (`_load_stages`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._stages = {}
+
+    def add_linking_library(self, library):
+        stage = getattr(library, "stage", None)
+        if stage is None:
+            return super().add_linking_library(library)
+        library._ensure_finalized()
+        self._stages[stage[0]] = stage[1:]
+
+    def keep_stages(self, stages):
+        self._stages.update((symbol, rest) for symbol, *rest in stages)
+
+    def _gather_stages(self):
+        """The stages of the libraries linked into this one, which must be in the execution
+        engine before this library's module is (or a call would resolve to nothing)."""
+        for library in self._linking_libraries:
+            self._stages.update(getattr(library, "_stages", {}))
+        if not _load_stages(self._codegen, self.stage_list()):
+            raise RuntimeError(f"{self.name}: a stage it calls by symbol is not loaded "
+                               f"(LIGAMENT_SEPARATE_STAGES=0 links them as numba does)")
+
+    def stage_list(self):
+        return tuple((symbol,) + tuple(rest) for symbol, rest in self._stages.items())
+
+
+def _load_stages(codegen, stages):
+    """Load (or compile) the separate stages `stages` ((symbol, module, qualname, argument
+    types) each) into this process's execution engine; False when one of them, loaded,
+    has another symbol (its cache entry was written by another compile: the caller's entry
+    is then stale)."""
+    import importlib
+    engine = codegen._engine
+    for symbol, module, qualname, argtypes in stages:
+        if engine.is_symbol_defined(symbol):
+            continue
+        dispatcher = importlib.import_module(PACKAGE + module if module[0] == "." else module)
+        for part in qualname.split("."):
+            dispatcher = getattr(dispatcher, part)
+        dispatcher.compile(tuple(argtypes))
+        if not engine.is_symbol_defined(symbol):
+            return False
+    return True
+
+
+class _HelperLibrary(_CallsStages, _codegen.JITCodeLibrary):
     """A helper's code library: its module as every caller links it, never optimised as a
     whole nor compiled to machine code of its own (nothing calls a helper but kernels, and
     numba links each callee's module into its caller's and optimises and compiles the kernel's
     module with everything in it). numba finalises every library it compiles, so a helper
     four calls deep was optimised and compiled four times, each copy's machine code unused."""
-
-    optimise = False        # `optimised_alone`: run numba's module passes over it here
 
     @property
     def codegen(self):
@@ -451,8 +551,8 @@ class _HelperLibrary(_codegen.JITCodeLibrary):
                 seen.add(library)
                 self._reload_init.update(library._reload_init)
                 self._final_module.link_in(library._get_module_for_linking(), preserve=True)
-        if self.optimise:
-            self._optimize_final_module()
+        for library in seen:
+            self._stages.update(getattr(library, "_stages", {}))
         self._final_module.verify()
         self._finalize_dynamic_globals()
         self._verify_declare_only_symbols()
@@ -463,13 +563,15 @@ class _HelperLibrary(_codegen.JITCodeLibrary):
         return 0
 
     def serialize_using_object_code(self):
-        return (self.name, _IR_KIND, self._get_module_for_linking().as_bitcode())
+        return (self.name, _IR_KIND,
+                (self._get_module_for_linking().as_bitcode(), self.stage_list()))
 
     @classmethod
     def from_ir(cls, codegen, state):
-        name, kind, data = state
+        name, kind, (bitcode, stages) = state
         self = cls(codegen, name)
-        self._final_module = self._shared_module = _codegen.ll.parse_bitcode(data)
+        self._final_module = self._shared_module = _codegen.ll.parse_bitcode(bitcode)
+        self.keep_stages(stages)
         self._finalized = True
         return self
 
@@ -506,19 +608,25 @@ def _choose_libraries(codegen):
         codegen._library_class = _LibraryChoice()
 
 
-_OPTIMISED_ALONE = set()
+_SEPARATE = set()                    # py_funcs of separate stages (`helper(separate=True)`)
 
 
-def optimised_alone(dispatcher):
-    """Have helper `dispatcher`'s module optimised when it is compiled, as numba optimises
-    every library, instead of only in the kernels that link it: for a part of a kernel that
-    another process compiles first (solver/warmup.py), so that process does that work."""
-    _OPTIMISED_ALONE.add(dispatcher.py_func)
+class _KernelLibrary(_CallsStages, _codegen.JITCodeLibrary):
+    """A kernel's (or a separate stage's) code library: once in the execution engine, it
+    sets the Environments of the helpers linked into it (numba sets each helper's through
+    its own library)."""
 
+    stage = None        # (symbol, module, qualname, argument types) of a separate stage
 
-class _KernelLibrary(_codegen.JITCodeLibrary):
-    """A kernel's code library: once in the execution engine, it sets the Environments of
-    the helpers linked into it (numba sets each helper's through its own library)."""
+    def finalize(self):
+        self._gather_stages()
+        super().finalize()
+
+    def serialize_using_object_code(self):
+        name, kind, data = super().serialize_using_object_code()
+        if self._stages:
+            return (name, _CALLS_KIND, (self.stage_list(), kind, data))
+        return (name, kind, data)
 
     def _finalize_final_module(self):
         super()._finalize_final_module()
@@ -541,11 +649,17 @@ class _SolverLowering(typed_passes.NativeLowering):
 
     def run_pass(self, state):
         if state.library is None and LINKED_HELPERS:
-            helper = state.flags.no_cpython_wrapper and not state.flags.auto_parallel.enabled
+            separate = state.func_id.func in _SEPARATE
+            helper = state.flags.no_cpython_wrapper and not state.flags.auto_parallel.enabled \
+                and not separate
             cls = _HelperLibrary if helper else _KernelLibrary
             state.library = cls(state.targetctx.codegen(), state.func_id.func_qualname)
-            state.library.optimise = state.func_id.func in _OPTIMISED_ALONE
             state.library.enable_object_caching()
+            if separate:
+                # its symbol the same whichever process compiles it: numba numbers each
+                # compile of a process into the mangled name (for closures of one name),
+                # and a cached caller names the symbol of the stage it was compiled against
+                state.func_ir.func_id.unique_id = 0
         return super().run_pass(state)
 
 
@@ -576,7 +690,10 @@ class _Kernel(CPUDispatcher):
     argument types, cached by source hash."""
 
     def __init__(self, py_func, wrapper, inline, outline=False, nogil=False, parallel=False,
-                 always=False):
+                 always=False, separate=False):
+        if separate and SEPARATE_STAGES:
+            _SEPARATE.add(py_func)
+        outline = outline or separate
         options = {"nopython": True, "no_cpython_wrapper": not wrapper}
         if nogil:
             options["nogil"] = True
@@ -586,6 +703,10 @@ class _Kernel(CPUDispatcher):
             options["inline"] = "always"
         elif not wrapper and not outline and not parallel and (always or _short(py_func)):
             options["forceinline"] = True
+        if py_func in _SEPARATE:
+            # numba otherwise inherits it from the caller that compiles it first, and it
+            # is part of the symbol a cached caller names
+            options["forceinline"] = False
         super().__init__(py_func, targetoptions=options, pipeline_class=_PIPELINE)
         if _SourceHashLocator.from_function(py_func, py_func.__code__.co_filename):
             self._cache = _KernelCache(py_func)
@@ -603,6 +724,15 @@ class _Kernel(CPUDispatcher):
                 return super().compile(sig)
             finally:
                 _COMPILING[0] -= 1
+
+    def add_overload(self, cres):
+        super().add_overload(cres)
+        if self.py_func in _SEPARATE and isinstance(cres.library, _KernelLibrary):
+            module = self.py_func.__module__          # package-relative: ".step"
+            if module.startswith(PACKAGE + "."):
+                module = module[len(PACKAGE):]
+            cres.library.stage = (cres.fndesc.mangled_name, module, self.py_func.__qualname__,
+                                  tuple(cres.signature.args))
 
     def get_call_template(self, args, kws):
         args = tuple(types.unliteral(a) for a in args)
@@ -625,7 +755,8 @@ def kernel(py_func=None, *, inline=False, nogil=False):
     return _Kernel(py_func, wrapper=True, inline=inline, nogil=nogil)
 
 
-def helper(py_func=None, *, inline=False, outline=False, always=False, parallel=False):
+def helper(py_func=None, *, inline=False, outline=False, always=False, parallel=False,
+           separate=False):
     """A numba function that only kernels call (no Python entry point; cached on disk).
 
     inline=True inlines it into its callers when they are typed (numba's IR inlining), for
@@ -642,5 +773,5 @@ def helper(py_func=None, *, inline=False, outline=False, always=False, parallel=
     workqueue threading layer takes one caller at a time)."""
     def make(f):
         return _Helper(f, wrapper=False, inline=inline, outline=outline, always=always,
-                       parallel=parallel)
+                       parallel=parallel, separate=separate)
     return make if py_func is None else make(py_func)

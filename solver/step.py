@@ -148,7 +148,7 @@ def prepare_customs(X, jt, jf, bkind, S, R, B):
     prepare_custom_rows(X, jt, jf, bkind, S, R, B)
 
 
-@helper(outline=True)
+@helper(separate=True)
 def _prepare_joints(joints, jt, jf, jpts, bkind, S, rb, rj, rd, rp, rk, bs, binv, bI):
     for j in joints:
         if joint_awake(j, jt, bkind):
@@ -246,7 +246,7 @@ def _solve_listed_rows(sweep, rb, rj, rd, rp, rk, acc, bs, binv, use_bias, itera
                 _solve_block(r, use_bias, rb, rj, rd, rp, rk, acc, bs, binv)
 
 
-@helper
+@helper(separate=True)
 def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held, turn):
     """One solve (use_bias) or relax pass: `iterations` sweeps over the iterative joint rows
     and the contacts (a relax pass then up to `RELAX_EXTRA` more over the manifolds its
@@ -262,7 +262,7 @@ def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held
     solve_direct(plan, use_bias, R, acc, B[0], B[1], W, C)
 
 
-@helper(outline=True)
+@helper(separate=True)
 def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed):
     """A substep's start: integrate velocities (forces, fields, gravity), renew the world
     inertia of the bodies joints hold (`turned`) with the joints' geometric stiffness, and
@@ -276,7 +276,37 @@ def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed):
         joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
         stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
     prepare_joint_list(G[1], jt, jf, jpts, bkind, S, R, body)
+    custom_rows(X, jt, jf, bkind, S, R, body)
+
+
+# The step's big stages, each compiled to machine code of its own and called by symbol
+# (jit.py `helper(separate=True)`): step_frame's module declares them instead of linking
+# their code in and optimising it all again, and warmup.py compiles them in two processes
+# at once. A call per stage and substep costs nothing measurable.
+
+@helper(separate=True)
+def custom_rows(X, jt, jf, bkind, S, R, body):
     prepare_custom_rows(X, jt, jf, bkind, S, R, body)
+
+
+@helper(separate=True)
+def plan_stage(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit):
+    return plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit)
+
+
+@helper(separate=True)
+def factor_stage(plan, R, binv, bs, bI, fpose, unit, bkind):
+    factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind)
+
+
+@helper(separate=True)
+def project_stage(plan, R, bs, binv, W, C, lean, h, near):
+    project_positions(plan, R, bs, binv, W, C, lean, h, near)
+
+
+@helper(separate=True)
+def keep_stage(plan, R, bkind, F):
+    keep_islands(plan, R, bkind, F)
 
 
 @helper
@@ -468,8 +498,8 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # them (which rows are equalities and limits does not change within the frame)
     move_pins(joints, jt, jf, 0.0, dt)
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
-    plan = plan_islands(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3], bs,
-                        C[4][8])
+    plan = plan_stage(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3], bs,
+                      C[4][8])
     W = scratch(plan)
     lean = lean_islands(plan, jt)
     near = near_islands(plan, jt)
@@ -477,7 +507,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         if s > 0:
             begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
         update_stage(P, C, body)
-        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
+        factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
@@ -490,17 +520,17 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
             stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
         move_pins(joints, jt, jf, (s + 1) / substeps, dt)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
-        prepare_custom_rows(X, jt, jf, bkind, S_error, R, body)
-        factor_islands(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
+        custom_rows(X, jt, jf, bkind, S_error, R, body)
+        factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_positions(plan, R, bs, binv, W, C, lean, h, near)
+        project_stage(plan, R, bs, binv, W, C, lean, h, near)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
                    held, s + iterations)
         accumulate_joint_impulses(joints, jt, jf, R, acc, bs, jimp)
         impulses_stage(P, C)
-    keep_islands(plan, R, bkind, G[3])
+    keep_stage(plan, R, bkind, G[3])
     restitution_stage(P, C, body)
     snap_kinematic(ids, bs, bkind, ktarget, khas)
     break_joints(joints, jt, jf, jimp, acc, bkind, dt)

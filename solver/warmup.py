@@ -12,10 +12,11 @@ that folder for linux-x64, and checks READY to know that simulating will not com
 `prepare` does the same in two processes when the machine has a second core: the kernels
 fall into two trees that share almost nothing, the step (`step_frame`: joints, rows, the
 exact island solve, contact solving) and the collision (`ContactState.collide`: narrow phase,
-meshes, hulls, manifolds, and sleeping). The step's tree is the bigger one, so its parts
-are compiled on their own first (`_parts`): a worker process compiles `WORKER_PARTS` and
-then the collision tree while this one compiles `MAIN_PARTS` and then step_frame, which
-loads the parts from the cache. Both write the same kernel cache (numba writes each file
+meshes, hulls, manifolds, and sleeping). The step's tree is the bigger one; its stages are
+compiled to machine code of their own (step.py, jit.py `helper(separate=True)`), typed as
+step_frame calls them (`_parts`): a worker process compiles `WORKER_PARTS` and then the
+collision tree while this one compiles `MAIN_PARTS` and then step_frame, which loads the
+stages from the cache and calls them by symbol. Both write the same kernel cache (numba writes each file
 atomically), then `warm_up` loads both and compiles the few kernels left (waking, removing a
 joint), so a new user's first frame costs about half the compile, not all of it.
 `World.step` prepares on the first step of a process when the cache holds no complete set
@@ -39,9 +40,10 @@ from . import jit
 from .pool import cores
 from .colours import colour_plan
 from .contacts import MF_WIDTH, MI_WIDTH, awake_first
-from .direct import plan_islands, scratch
+from .direct import lean_islands, near_islands, plan_islands, scratch
 from .sleep import wake_marked
-from .step import _prepare_joints, held_bodies, solve_pass, step_frame
+from .step import (_prepare_joints, begin_substep, custom_rows, factor_stage, held_bodies,
+                   keep_stage, plan_stage, project_stage, solve_pass, step_frame)
 from .shapes import Box, Capsule, Compound, ConvexHull, Cylinder, Plane, Sphere, TriangleMesh
 from .world import World
 
@@ -273,16 +275,17 @@ def _compile_collision():
     _compile_waking()
 
 
-# step_frame's tree is most of the compile, and one process compiles a tree: its big
-# subtrees are compiled on their own first, typed here as step_frame calls them (`_parts`),
-# the worker's share of them in the worker, so that step_frame loads them from the cache
-# (numba links a cached callee's code into its caller as it links a fresh one: the same
-# machine code). A part whose types here drifted from step_frame's call compiles twice, in
-# the part and in step_frame: slower, never different (tests/solver/test_kernel_cache.py
-# checks that each part's cache holds the one signature step_frame uses).
-WORKER_PARTS = ("_prepare_joints",)
-MAIN_PARTS = ("solve_pass",)
-_parts_dispatchers = {"_prepare_joints": _prepare_joints, "solve_pass": solve_pass}
+# step_frame's tree is most of the compile. Its big stages are compiled to machine code of
+# their own and called by symbol (step.py, jit.py `helper(separate=True)`), so each is
+# optimised and compiled once, wherever it compiles first: here they are typed as
+# step_frame calls them (`_parts`) and shared between the processes (the worker's before
+# its collision tree), and step_frame, compiled last, loads them from the cache. A part
+# whose types here drifted from step_frame's call compiles twice, in the part and for
+# step_frame: slower, never different (tests/solver/test_kernel_cache.py checks that each
+# part's cache holds the one signature step_frame uses).
+WORKER_PARTS = ("_prepare_joints", "begin_substep")
+MAIN_PARTS = ("custom_rows", "solve_pass", "project_stage", "factor_stage", "plan_stage",
+              "keep_stage")
 
 
 def _returns(dispatcher, sig):
@@ -292,28 +295,52 @@ def _returns(dispatcher, sig):
 
 
 def _parts(args):
-    """{name: (dispatcher, argument types or a function giving them)} of step_frame's big
-    subtrees for step_frame's arguments `args` (a world's `_step_args`), typed as step_frame
-    types its calls (keep in step with step.py). The function compiles the small helpers
-    whose results a part takes (the plans)."""
+    """{name: (dispatcher, argument types or a function giving them)} of step_frame's
+    separate stages for step_frame's arguments `args` (a world's `_step_args`), typed as
+    step_frame types its calls (keep in step with step.py). The functions compile the
+    small helpers whose results a stage takes (the plans)."""
     (B, J, R, K, dt, substeps, world_substeps, stiffen, iterations, relax_iterations, gravity,
      joint_hertz, joint_damping, C, X, G, E, colour) = args
     t = typeof
     f64, i64, boolean = types.float64, types.int64, types.boolean
     S = types.UniTuple(f64, 5)                  # soft coefficients, h, 1 / h
+    body = types.Tuple((t(B[0]), t(B[1]), t(B[4])))
+    rows = tuple(t(r) for r in R)
+
+    def colours():
+        return _returns(colour_plan, (t(C), t(G[0]), t(B[0]), t(B[6]), t(gravity), t(colour)))
+
+    def plan():
+        return _returns(plan_islands, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
+                                       t(G[3]), t(B[0]), f64))
 
     def solve():
-        P = _returns(colour_plan, (t(C), t(G[0]), t(B[0]), t(B[6]), t(gravity), t(colour)))
-        plan = _returns(plan_islands, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
-                                       t(G[3]), t(B[0]), f64))
-        W = _returns(scratch, (plan,))
+        p = plan()
+        W = _returns(scratch, (p,))
         held = _returns(held_bodies, (t(G[1]), t(J[0]), i64))
-        body = types.Tuple((t(B[0]), t(B[1]), t(B[4])))
-        return (plan, i64[::1], W, t(R), t(J[2]), body, t(C), P, boolean, i64, boolean[::1],
-                held, i64)
+        return (p, i64[::1], W, t(R), t(J[2]), body, t(C), colours(), boolean, i64,
+                boolean[::1], held, i64)
+
+    def project():
+        p = plan()
+        return (p, t(R), t(B[0]), t(B[1]), _returns(scratch, (p,)), t(C),
+                _returns(lean_islands, (p, t(J[0]))), f64,
+                _returns(near_islands, (p, t(J[0]))))
+
+    def begin():
+        return (colours(), t(G[0]), t(B), t(J), t(G), t(E), t(X), S, t(R), t(gravity), f64,
+                f64[::1], i64[::1], boolean)
     return {"_prepare_joints": (_prepare_joints, (t(G[1]), t(J[0]), t(J[1]), t(J[4]), t(B[6]), S)
-                                + tuple(t(r) for r in R) + (t(B[0]), t(B[1]), t(B[4]))),
-            "solve_pass": (solve_pass, solve)}
+                                + rows + (t(B[0]), t(B[1]), t(B[4]))),
+            "custom_rows": (custom_rows, (t(X), t(J[0]), t(J[1]), t(B[6]), S, t(R), body)),
+            "begin_substep": (begin_substep, begin),
+            "solve_pass": (solve_pass, solve),
+            "plan_stage": (plan_stage, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
+                                        t(G[3]), t(B[0]), f64)),
+            "factor_stage": (factor_stage, lambda: (plan(), t(R), t(B[1]), t(B[0]), t(B[4]),
+                                                    t(G[3][0]), f64, t(B[6]))),
+            "project_stage": (project_stage, project),
+            "keep_stage": (keep_stage, lambda: (plan(), t(R), t(B[6]), t(G[3])))}
 
 
 def _compile_parts(args, names, done=None):
@@ -377,10 +404,6 @@ class _PrintCompiles(event.Listener):
 
 def _worker_main():
     threading.Thread(target=_watch_parent, daemon=True).start()
-    # its parts optimised here (helpers are otherwise optimised only in the kernels linking
-    # them, solver/jit.py): step_frame, in the other process, links them optimised
-    for name in WORKER_PARTS:
-        jit.optimised_alone(_parts_dispatchers[name])
     print(f"worker {__package__} {jit.CACHE_FOLDER}", flush=True)
     with event.install_listener("numba:compile", _PrintCompiles()):
         _compile_parts(_one_batch_args(every_feature_world()), WORKER_PARTS,
