@@ -125,7 +125,7 @@ def _inverse_inertia_times(bI, i, s, v):
     return scale(mat_vec(m, v), s)
 
 
-@helper
+@helper(always=True)      # every row's prepare: a call of its own costs frame time
 def _store_pair(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, binv, bI):
     """Bodies a, b and their Jacobian blocks into slot r; returns their part of K."""
     rb[r, 0] = a
