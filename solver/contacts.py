@@ -734,7 +734,7 @@ def solve_contacts(C, B, use_bias, iterations, busy, only_busy, turn):
                     only_busy, P[6], turn)
 
 
-@helper(outline=True)
+@helper(always=True)      # inlined into each pass's sweep, with its flags known there
 def _solve_contacts(mi, mf, acc, rj, rd, rp, bs, binv, use_bias, iterations, busy, only_busy,
                     tol, turn):
     for i in range(iterations):

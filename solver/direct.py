@@ -256,9 +256,11 @@ def coupling(r, k, rb, rj, rd, binv):
     return coupling_between(r, rb, rj, k, rb, rj, rd, binv)
 
 
-@helper
+@helper(outline=True)
 def wide_coupling(r, k, rb, rj, rd, rp, binv):
-    """`coupling` of any two rows: the slots of a wide row (rows.py) all count."""
+    """`coupling` of any two rows: the slots of a wide row (rows.py) all count. Only
+    islands with wide rows call it; a call of its own, it is not four more inlined copies
+    of `coupling` at each of its call sites (compile time: docs/performance.md)."""
     r2 = r + 1 if rp[r, ACTIVE] == WIDE else -1
     k2 = k + 1 if rp[k, ACTIVE] == WIDE else -1
     s = coupling(r, k, rb, rj, rd, binv)

@@ -701,12 +701,14 @@ class _Kernel(CPUDispatcher):
             options["parallel"] = True
         if inline:
             options["inline"] = "always"
-        elif not wrapper and not outline and not parallel and (always or _short(py_func)):
-            options["forceinline"] = True
-        if py_func in _SEPARATE:
-            # numba otherwise inherits it from the caller that compiles it first, and it
-            # is part of the symbol a cached caller names
-            options["forceinline"] = False
+        else:
+            # always set: numba's CPU target gives a function without it its caller's
+            # forceinline (`inherit_if_not_set`), so a long or outlined helper first
+            # compiled from a short one was inlined everywhere (docs/performance.md); a
+            # separate stage's (an outlined one: False) is part of the symbol a cached
+            # caller names
+            options["forceinline"] = not wrapper and not outline and not parallel and \
+                (always or _short(py_func))
         super().__init__(py_func, targetoptions=options, pipeline_class=_PIPELINE)
         if _SourceHashLocator.from_function(py_func, py_func.__code__.co_filename):
             self._cache = _KernelCache(py_func)

@@ -125,7 +125,7 @@ def _inverse_inertia_times(bI, i, s, v):
     return scale(mat_vec(m, v), s)
 
 
-@helper
+@helper(always=True)      # every row's prepare: a call of its own costs frame time
 def _store_pair(r, a, b, jva, jwa, jvb, jwb, rb, rj, rd, binv, bI):
     """Bodies a, b and their Jacobian blocks into slot r; returns their part of K."""
     rb[r, 0] = a
@@ -259,7 +259,7 @@ def apply_impulse(r, impulse, rb, rj, rd, bs, binv):
             bs[b, SPIN + k] += rd[r, 3 + k] * impulse
 
 
-@helper
+@helper(always=True)      # the sweeps' per-row update: a call of its own costs frame time
 def row_impulse(r, use_bias, cdot, rp, acc):
     """The one generic update: the new clamped accumulated impulse of row r given its
     velocity error Cdot; stores it and returns the change to apply."""

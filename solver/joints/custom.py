@@ -197,10 +197,11 @@ def _letter_jacobian(used, o, q, g, centre, jv, jw):
     return jv, jw
 
 
-@helper
+@helper(outline=True)
 def _jacobian(c, ci, q, g, side, centre):
     """(Jv, Jw) of the constraint for the body on `side` (0..3: A..D) whose centre of mass
-    is `centre`, from the gradient g (the derivation in the header)."""
+    is `centre`, from the gradient g (the derivation in the header). A call of its own:
+    inlined, its unrolled letters were four copies in each of the four sides' calls."""
     jv = (0.0, 0.0, 0.0)
     jw = (0.0, 0.0, 0.0)
     for i in range(LETTERS):
