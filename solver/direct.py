@@ -93,7 +93,7 @@ from .sorting import argsort
 
 from .bodies import DYNAMIC, KINEMATIC, POS, ROT, SPIN, VEL
 from .joints.layout import BALL, FLAGS, HAS_DRIVE, HAS_SPRING, HINGE, MAX_ROWS, RAGDOLL, TYPE
-from .mathx import qintegrate, quat_at
+from .mathx import add, cross, dot, qintegrate, quat_at, vec3_at
 from .rows import (ACTIVE, BIAS, BLOCK, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, SPRING,
                    TARGET, WIDE, apply_impulse, refresh_row_mass, row_apply, row_cdot)
 
@@ -806,24 +806,27 @@ def _contact_island(a, b, root, island_of, wide, bkind):
 
 
 @helper
-def _strikes(m, k, mi, mf, bs, bkind, unit):
-    """Whether point k of manifold m closes faster than CONTACT_STRIKE along its normal
-    (A's velocity minus B's at the point, along the normal from A to B; only dynamic and
-    kinematic bodies move)."""
+def closing_speed(m, k, mi, mf, bs, bkind):
+    """How fast point k of manifold m closes along its normal (> 0: closing; A's velocity
+    minus B's at the point, along the normal from A to B; static bodies still, kinematic
+    ones at their last frame's velocity)."""
     o = CONTACT_ARMS + 6 * k
     rel = 0.0
     for side in range(2):
         body = mi[m, side]
         if bkind[body] != DYNAMIC and bkind[body] != KINEMATIC:
             continue
-        along = 0.0
-        for i in range(3):
-            j, l = (i + 1) % 3, (i + 2) % 3
-            w_x_r = (bs[body, SPIN + j] * mf[m, o + 3 * side + l]
-                     - bs[body, SPIN + l] * mf[m, o + 3 * side + j])
-            along += (bs[body, VEL + i] + w_x_r) * mf[m, i]
+        arm = (mf[m, o + 3 * side], mf[m, o + 3 * side + 1], mf[m, o + 3 * side + 2])
+        v = add(vec3_at(bs, body, VEL), cross(vec3_at(bs, body, SPIN), arm))
+        along = dot(v, (mf[m, 0], mf[m, 1], mf[m, 2]))
         rel += along if side == 0 else -along
-    return rel > CONTACT_STRIKE * unit
+    return rel
+
+
+@helper
+def _strikes(m, k, mi, mf, bs, bkind, unit):
+    """Whether point k of manifold m closes faster than CONTACT_STRIKE along its normal."""
+    return closing_speed(m, k, mi, mf, bs, bkind) > CONTACT_STRIKE * unit
 
 
 @helper

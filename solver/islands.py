@@ -35,11 +35,10 @@ from .jit import helper, kernel
 
 from .bodies import DYNAMIC, KINEMATIC, SPIN, VEL
 from .colours import COLOURED_MIN
-from .contacts import ARMS, permute_manifolds, point_velocity
-from .direct import MAX_DIRECT_ROWS, find
+from .contacts import permute_manifolds
+from .direct import MAX_DIRECT_ROWS, closing_speed, find
 from .joints.layout import (BODY_A, BODY_B, BODY_C, BODY_D, BROKEN, ENABLED, FLAGS,
                             HAS_DRIVE, HAS_SPRING, PIN, TYPE)
-from .mathx import dot
 
 # joints of one jointed body the direct solver surely takes whole (direct.MAX_DIRECT_ROWS
 # equality rows at up to 6 a joint); a larger one steps at the full substeps
@@ -105,22 +104,6 @@ def owner(a, b, bkind):
 
 
 @helper
-def _closing_speed(m, k, mi, mf, bs, bkind):
-    """How fast point k of manifold m closes along its normal at the frame's start (> 0:
-    closing; static bodies still, kinematic ones at their last frame's velocity)."""
-    o = ARMS + 6 * k
-    rel = 0.0
-    for side in range(2):
-        body = mi[m, side]
-        if bkind[body] != DYNAMIC and bkind[body] != KINEMATIC:
-            continue
-        arm = (mf[m, o + 3 * side], mf[m, o + 3 * side + 1], mf[m, o + 3 * side + 2])
-        along = dot(point_velocity(bs, body, arm), (mf[m, 0], mf[m, 1], mf[m, 2]))
-        rel += along if side == 0 else -along       # the normal points from A to B
-    return rel
-
-
-@helper
 def _calm(label, n, bs, bkind, khas, bsub, jt, mi, mf, speed, spin):
     """Per island label: whether the island starts the frame calm, so a small jointed
     island may step at World.calm_substeps. Calm: its bodies move slower than `speed`
@@ -147,7 +130,7 @@ def _calm(label, n, bs, bkind, khas, bsub, jt, mi, mf, speed, spin):
         if o < 0 or not calm[label[o]]:
             continue
         for k in range(mi[m, 2]):
-            if _closing_speed(m, k, mi, mf, bs, bkind) > speed:
+            if closing_speed(m, k, mi, mf, bs, bkind) > speed:
                 calm[label[o]] = False
     for j in range(jt.shape[0]):
         flags = jt[j, FLAGS]
