@@ -10,7 +10,7 @@ from mathutils import Vector
 
 from .helpers import lig
 from .rigs import (enable_rigify, fcurves, ground, joint_angles, key_pose, metarig,
-                   mixamo_rig, ragdoll_bodies)
+                   mixamo_rig, ragdoll_bodies, ragdolled_metarigs)
 
 
 def metarig_mapped():
@@ -80,12 +80,7 @@ def five_drops(heights):
     """Metarigs side by side dropped from `heights`, 60 frames: each frame's joint angles
     per rig."""
     scene = bpy.context.scene
-    enable_rigify()
-    ground()
-    rigs = []
-    for i, height in enumerate(heights):
-        rigs.append(metarig(name=f"Rig{i}", location=(4.0 * i - 8.0, 0, height)))
-        bpy.ops.ligament.ragdoll_from_armature()
+    rigs = ragdolled_metarigs(heights)
     scene.ligament_world.frame_end = 60
     angles = []
     for f in range(1, 61):

@@ -3,7 +3,7 @@
 import bpy
 
 from .helpers import lig
-from .rigs import enable_rigify, ground, joint_angles, metarig, ragdoll_bodies
+from .rigs import joint_angles, ragdoll_bodies, ragdolled_metarigs
 
 
 def five_drops_at(jointed, heights):
@@ -11,12 +11,7 @@ def five_drops_at(jointed, heights):
     Substeps `jointed` (Substeps 8), 60 frames: each frame's joint angles per rig and the
     lowest point of any rig's body over the run (m; 0 is the ground's top)."""
     scene = bpy.context.scene
-    enable_rigify()
-    ground()
-    rigs = []
-    for i, height in enumerate(heights):
-        rigs.append(metarig(name=f"Rig{i}", location=(4.0 * i - 8.0, 0, height)))
-        bpy.ops.ligament.ragdoll_from_armature()
+    rigs = ragdolled_metarigs(heights)
     ws = scene.ligament_world
     ws.frame_end = 60
     ws.substeps, ws.jointed_substeps = 8, jointed

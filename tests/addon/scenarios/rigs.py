@@ -35,6 +35,18 @@ def metarig(name="Rig", location=(0, 0, 0)):
     return arm
 
 
+def ragdolled_metarigs(heights):
+    """Metarigs side by side (4 m apart) over a ground, raised to `heights`, each made a
+    ragdoll at the add-on's defaults."""
+    enable_rigify()
+    ground()
+    rigs = []
+    for i, height in enumerate(heights):
+        rigs.append(metarig(name=f"Rig{i}", location=(4.0 * i - 8.0, 0, height)))
+        bpy.ops.ligament.ragdoll_from_armature()
+    return rigs
+
+
 def metarig_and_generated_rig(location=(0, 0, 0)):
     """(the human metarig at `location`, its face left out, the rig Rigify generates from it
     placed where the metarig is), Rigify enabled first."""
