@@ -19,7 +19,11 @@ class Table:
     `version` counts the changes to its rows: appending and truncating count themselves, a
     write through `data` counts with `touch()`. What is derived from a table and kept (the
     joints' pairs that do not collide) is kept while the version is the one it was made at,
-    at the cost of an int compare a frame instead of comparing the table."""
+    at the cost of an int compare a frame instead of comparing the table.
+
+    `view` is kept as an attribute, made again whenever `n` or `data` changes (here only):
+    a step reads some forty of them, and a slice made on each read cost more than the
+    rest of the step's Python around its kernels."""
 
     def __init__(self, width, dtype, fill=0, *, state):
         shape = (8,) if width is None else (8, width)
@@ -28,6 +32,7 @@ class Table:
         self.n = 0
         self.state = state
         self.version = 0
+        self.view = self.data[:0]
 
     def touch(self):
         """Count a write through `data`."""
@@ -47,6 +52,7 @@ class Table:
             self.data = grown
         self.n += 1
         self.version += 1
+        self.view = self.data[:self.n]
         return self.n - 1
 
     def extend(self, rows):
@@ -73,6 +79,7 @@ class Table:
             self.data = grown
         self.n = first + m
         self.version += 1
+        self.view = self.data[:self.n]
         return first
 
     def truncate(self, n):
@@ -80,7 +87,4 @@ class Table:
         self.data[n:self.n] = self.fill
         self.n = n
         self.version += 1
-
-    @property
-    def view(self):
-        return self.data[:self.n]
+        self.view = self.data[:n]

@@ -277,6 +277,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._rows = None
         self._row_views = None            # `_row_storage`'s views of the joint count
         self._kept = None                 # islands' plans and factors across frames (`_keep`)
+        self._kept_plan = None            # where `_save_kept` finds the kept entries
+        self._state_tables = None         # (key, table) of each table a snapshot keeps
         self._bfilter = Table(2, np.int64, state=SETTING)    # collision group, mask
         self._shape_tables = None       # the colliders' tables (collision/colliders.py)
         self._cstates = new_states(0)   # the colliders' poses, this frame
@@ -1568,21 +1570,38 @@ class World(Mechanisms, CustomConstraints, Forces):
         Replaying from it is bit-identical (tests/solver/test_determinism.py)."""
         state = {"time": self.time, "contacts": self._contacts.save(),
                  "field_frame": self._field_frame, "kept_factors": self._save_kept()}
-        for table in self._tables().values():
-            if table.state not in (SETTING, DERIVED):
-                state[table.state] = table.view.copy()
+        tables = self._state_tables
+        if tables is None:      # tables are made with the world and never replaced
+            tables = self._state_tables = [(t.state, t) for t in self._tables().values()
+                                           if t.state not in (SETTING, DERIVED)]
+        for key, table in tables:
+            state[key] = table.data[:table.n].copy()
         return state
 
     def _save_kept(self):
         """The kept factors (`_keep`) of a snapshot, only the rows kept and their entries: the
-        next step reads them, so a replay needs them to be bit-identical."""
+        next step reads them, so a replay needs them to be bit-identical. Where the entries
+        lie (which rows are kept, how many entries each) is worked out again only when the
+        rows' keys or entry counts changed since the last snapshot: otherwise three `take`s
+        of precomputed places, instead of masks over every kept row (this runs every frame
+        of a cached simulation)."""
         if self._kept is None:
             return None
         fpose, fkey, fpat, ffac = self._kept
-        rows = np.flatnonzero(fkey)
-        used = np.arange(KEEP_WIDTH + 1) <= fpat[rows, 1:2]      # diagonal, then c entries
-        return (fpose.copy(), rows, fkey[rows], fpat[rows, :5],
-                fpat[rows, 5:][used[:, 1:]], ffac[rows][used])
+        counts = fpat[:, 1]
+        keys, lengths = fkey.tobytes(), counts.tobytes()
+        plan = self._kept_plan
+        if plan is None or plan[0] != keys or plan[1] != lengths or plan[2] is not fpat:
+            rows = np.flatnonzero(fkey)
+            wide = np.arange(KEEP_WIDTH + 1)
+            used = wide <= counts[rows, None]           # diagonal, then c entries
+            pat = (rows * fpat.shape[1])[:, None]
+            fac = (rows * ffac.shape[1])[:, None]
+            plan = self._kept_plan = (keys, lengths, fpat, rows, fkey[rows], pat + wide[:5],
+                                      (pat + 5 + wide[:-1])[used[:, 1:]], (fac + wide)[used])
+        rows, row_keys, head, cols, values = plan[3:]
+        return (fpose.copy(), rows, row_keys, fpat.take(head), fpat.take(cols),
+                ffac.take(values))
 
     def _load_kept(self, saved):
         self._kept = None
