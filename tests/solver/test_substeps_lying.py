@@ -1,0 +1,47 @@
+"""A ragdoll lying on the floor at `jointed_substeps=4` rests as deep as at 8: a round body's
+contact point carrying a load joins its island's exact solve (solver/direct.py,
+island_limits), so an elbow's exact solve no longer pulls a capsule forearm that only the
+sweep holds back into the floor."""
+
+import os
+import sys
+
+import solver as lg
+from probes import FRAME, note
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "bench")
+if BENCH not in sys.path:
+    sys.path.insert(0, BENCH)
+
+import scenes  # noqa: E402  (bench/scenes.py: the benchmarks' crowd of ragdolls)
+from contacts import GRAVITY, populate  # noqa: E402
+
+
+def _lowest(jointed, frames=100):
+    """Ragdolls 11, 15 and 16 of bench/scenes.ragdolls(20), the ones that touch each other
+    (15 lands, topples against its neighbours and lies on its left forearm from frame 70),
+    at `jointed` substeps: the lowest surface point of any of their bodies over the run (m,
+    0 = the floor's top) and the frame it was reached in."""
+    s = scenes.ragdolls(20, only=[11, 15, 16])
+    w = lg.World(gravity=GRAVITY, sleeping=False, jointed_substeps=jointed)
+    populate(w, s)
+    low, when = 1.0, -1
+    for f in range(frames):
+        w.step(FRAME)
+        z = scenes.lowest_point(s, w.positions, scenes.quats_to_matrices(w.orientations))
+        if z < low:
+            low, when = z, f
+    return low, when
+
+
+def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
+    # Before: ragdoll 15's lying left forearm sank from -2.2 mm (frame 71) to -6.8 mm
+    # (frame 80) at 4 substeps; the three went no deeper than -2.7 mm at 8
+    # (docs/decisions/jointed-substeps-not-default.md).
+    low4, when4 = _lowest(4)
+    low8, when8 = _lowest(8)
+    note("lowest point at 4 jointed substeps (mm)", 1e3 * low4, f"frame {when4}")
+    note("lowest point at 8 (mm)", 1e3 * low8, f"frame {when8}")
+    assert low4 > low8 - 1e-3, \
+        f"at 4 substeps the ragdoll went {1e3 * (low8 - low4):.1f} mm deeper than at 8"
