@@ -1,10 +1,15 @@
-"""A ragdoll lying on the floor at `jointed_substeps=4` rests as deep as at 8: a round body's
-contact point carrying a load joins its island's exact solve (solver/direct.py,
-island_limits), so an elbow's exact solve no longer pulls a capsule forearm that only the
-sweep holds back into the floor."""
+"""A ragdoll lying on the floor at `jointed_substeps=4` should rest as deep as at 8. It does
+not yet: a capsule forearm that only the sweep holds is pulled back into the floor by its
+elbow's exact solve. Taking a round body's loaded contact points into the island's exact
+solve fixed it but bent Rigify metarigs' limits past 3 degrees at Jointed Substeps 4
+(tests/addon/test_ragdoll_substeps.py), so it was reverted
+(docs/decisions/jointed-substeps-not-default.md). Strict xfail: it fails until the cause is
+fixed, and fails again (XPASS) once it is, so the mark comes off with the fix."""
 
 import os
 import sys
+
+import pytest
 
 import solver as lg
 from probes import FRAME, note
@@ -35,10 +40,12 @@ def _lowest(jointed, frames=100):
     return low, when
 
 
+@pytest.mark.xfail(strict=True, reason="a lying capsule forearm sinks at 4 jointed substeps "
+                   "(docs/decisions/jointed-substeps-not-default.md)")
 def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
-    # Before: ragdoll 15's lying left forearm sank from -2.2 mm (frame 71) to -6.8 mm
-    # (frame 80) at 4 substeps; the three went no deeper than -2.7 mm at 8
-    # (docs/decisions/jointed-substeps-not-default.md).
+    # Ragdoll 15's lying left forearm sinks from -2.2 mm (frame 71) to -6.8 mm (frame 80)
+    # at 4 substeps; the three go no deeper than -2.7 mm at 8. With loaded round contacts
+    # in the exact solve (commit 76d125a): -2.20 mm at 4, -1.60 at 8.
     low4, when4 = _lowest(4)
     low8, when8 = _lowest(8)
     note("lowest point at 4 jointed substeps (mm)", 1e3 * low4, f"frame {when4}")
