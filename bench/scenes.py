@@ -199,12 +199,13 @@ def add_ragdoll(s, origin, rotation):
     s.groups.append([ids[name] for name, *_ in RAGDOLL_BODIES])
 
 
-def ragdolls(count=20, spacing=2.0):
+def ragdolls(count=20, spacing=2.0, only=None):
     """`count` ragdolls on a 5-wide grid, each tilted 0.35 rad and turned about Z by its own
-    angle, feet 0.3-0.9 m above a static ground slab: they land on one foot and collapse."""
+    angle, feet 0.3-0.9 m above a static ground slab: they land on one foot and collapse.
+    only: the indices of the ragdolls to build (each where it stands among the `count`)."""
     s = Scene(f"{count} ragdolls ({13 * count} bodies)", "ragdolls")
     s.add("box", (30.0, 30.0, 0.5), (0, 0, -0.5))
-    for k in range(count):
+    for k in range(count) if only is None else only:
         turn = axis_angle((0, 0, 1), 0.9 * k)
         tilt = axis_angle((1, 0, 0), 0.35 if k % 2 else -0.35)
         add_ragdoll(s, ((k % 5) * spacing, (k // 5) * spacing, 0.3 + 0.3 * (k % 3)),
