@@ -129,9 +129,11 @@ PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
 REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
-PROJECTION_TOLERANCE = 1e-8    # m (angular rows: rad): an island of ball sockets, hinges
+PROJECTION_TOLERANCE = 5e-8    # m (angular rows: rad): an island of ball sockets, hinges
                             # and ragdoll joints whose rows are all within this of their
-                            # positions (its limits too) skips the substep's projection
+                            # positions (its limits too) skips the substep's projection;
+                            # at 5e-8 a crowd lying still skips 61 % of them (1e-8: 30 %),
+                            # and a limb keeps its joints within 1e-7 (docs/performance.md)
 KEEP_WIDTH = 48             # an island's plan and factor are kept across frames when no
                             # row of its factor has more entries left of the diagonal
                             # (`keep_islands`; a ragdoll's rows have at most about 12)
