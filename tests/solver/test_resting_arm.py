@@ -6,9 +6,9 @@ chest (static here) on its side, the upper arm held at the shoulder by a ragdoll
 forearm straight on from it (the elbow at its lower limit) with the tip of its capsule on
 the floor. Released from rest it is a passive system at rest: nothing may set it moving.
 Its forearm rolled on its tip, faster and faster, while its height did not change: a
-manifold kept across frames (contacts._keep_manifold) held the capsule's point midway
-between its core and the floor's point where the points were found, behind the contact
-as it rolled, until a new collide put it back (a ratchet). The energy test is a strict
+manifold kept across frames (contacts._keep_manifold) put the capsule's impulses midway
+between its surface and the floor's point where the points were found, behind the contact
+as it rolled, until a new collide put them back (a ratchet). The energy test is a strict
 xfail: it fails until the micrometre wobble that is left is found, and fails again
 (XPASS) once it is, so whoever fixes it drops the mark.
 """
@@ -98,7 +98,7 @@ def test_without_friction_the_arm_lies_still():
 
 def test_an_arm_resting_its_hand_on_the_floor_stays_at_rest():
     # released from rest, a passive arm may settle but not set itself rolling; before the
-    # kept manifold put a capsule's point under its core (contacts._keep_manifold) its
+    # kept manifold put a capsule's impulses under its core (contacts._keep_manifold) its
     # forearm rolled on its tip at 25-28 mm/s after 2-3 s, 1-3 mJ more than it started
     # with while no body's height changed by more than a few micrometres
     fastest, gain, sink = _run(0.5)
@@ -108,9 +108,9 @@ def test_an_arm_resting_its_hand_on_the_floor_stays_at_rest():
 
 
 @pytest.mark.xfail(strict=True, reason="the resting arm's bodies still rise and fall by "
-                   "5-16 micrometres on the floor's soft contact (0.1-0.5 mm/s), 0.2 mJ "
-                   "above the start at the highest (docs/performance.md, 'Why ragdolls "
-                   "lying still keep moving')")
+                   "micrometres on the floor's soft contact (0.1-0.5 mm/s), 0.37 mJ above "
+                   "the start at the highest (docs/performance.md, 'Why ragdolls lying "
+                   "still keep moving')")
 def test_a_resting_arm_gains_no_energy():
     # released from rest, a passive arm may settle but never gain energy
     fastest, gain, sink = _run(0.5)
