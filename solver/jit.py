@@ -85,6 +85,8 @@ A cache folder elsewhere than beside the sources is seeded from the one beside t
 that one holds kernels of the same hash (the shipped kernels of an installed extension).
 """
 
+import contextlib
+import hashlib
 import io
 import linecache
 import os
@@ -308,6 +310,28 @@ class _PortableCacheFile(IndexDataCacheFile):
     def _dump(self, obj):
         return pickle.dumps(PACKAGE, protocol=-1) + super()._dump(obj)
 
+    def save(self, key, data):
+        """numba's save, safe with other processes saving the same function at once (a
+        farm's jobs started together, pytest's workers, a compile worker beside its main
+        process). numba reads the index, adds the entry, writes the index back and names
+        the data file by the first number free in the index it read: two processes saving
+        two signatures at once each wrote an index without the other's entry, and both
+        wrote data file 1 (a signature lost, compiled again by every later process, or
+        loaded with the other's code). Here the data file is named by its key and written
+        first (an entry never names a missing or a foreign file), and the index is read,
+        updated and written back under a lock on its folder (`_index_lock`)."""
+        name = self._key_name(key)
+        self._save_data(name, data)
+        with _index_lock(self._cache_path):
+            overloads = self._load_index()
+            if overloads.get(key) != name:
+                overloads[key] = name
+                self._save_index(overloads)
+
+    def _key_name(self, key):
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+        return self._data_name_pattern.replace("{number:d}", digest)
+
     def _loads(self, data):
         stream = io.BytesIO(data)
         written_under = pickle.load(stream)
@@ -345,6 +369,25 @@ class _PortableCacheFile(IndexDataCacheFile):
 
 class _Foreign(Exception):
     pass
+
+
+@contextlib.contextmanager
+def _index_lock(folder):
+    """Holds the lock on a cache folder's index files: an exclusive flock on the folder
+    itself (no lock file to ship or leave behind), which the system releases when its
+    process ends, however it ends. Without fcntl (Windows) no lock: an entry saved at the
+    same moment as another of the same function may be lost, and compiles again."""
+    try:
+        import fcntl
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 class _KernelCache(FunctionCache):

@@ -1,0 +1,160 @@
+"""Processes that start cold together on one kernel cache (a render farm's batch jobs on a
+node without kernels, pytest's workers, a script started beside Blender): every one must
+finish with the bodies where a single process puts them, and leave a cache that a later
+process loads whole. The kernel cache is numba's index and data files (solver/jit.py),
+written by several processes at once, each of which also starts a compile worker
+(solver/warmup.py)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from solver import jit
+
+# Imports the solver from a copy of the sources (without solver/_kernels, so nothing seeds
+# the empty cache), simulates every feature (the first step prepares the kernels: a worker
+# process and this one compile into the cache), and prints the solver kernels that compiled
+# in this process, READY, and the bodies' state after every step.
+_RUN = """
+import importlib, json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+warmup = importlib.import_module("solver.warmup")
+from numba.core import event
+compiled = []
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith("solver."):
+            compiled.append(f.__module__[len("solver."):] + "." + f.__qualname__)
+
+states = []
+
+def keep(w):
+    states.append([w.positions.tolist(), w.orientations.tolist(),
+                   w.linear_velocities.tolist(), w.angular_velocities.tolist()])
+
+with event.install_listener("numba:compile", Listener()):
+    w = warmup.every_feature_world()
+    for _ in range(3):
+        w.step(1 / 60)
+        keep(w)
+    w.remove_joint(0)
+    w.step(1 / 60)
+    keep(w)
+    w.field_forces()
+    warmup._compile_waking()
+print(json.dumps({"compiled": compiled, "ready": warmup.ready(), "states": states,
+                  "cache": warmup.jit.CACHE_FOLDER}))
+"""
+
+
+def _sources(tmp_path):
+    solver = tmp_path / "sources" / "solver"
+    shutil.copytree(jit.SOLVER_DIR, solver,
+                    ignore=shutil.ignore_patterns("_kernels", "__pycache__"))
+    return solver
+
+
+def _env(cache):
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env["LIGAMENT_KERNEL_CACHE"] = str(cache)
+    return env
+
+
+def _nice():
+    os.nice(10)                      # a stress of several cold compiles on a shared machine
+
+
+def _start(solver, cache, extra=None):
+    return subprocess.Popen([sys.executable, "-c", _RUN, str(solver)],
+                            env=dict(_env(cache), **(extra or {})), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_nice, start_new_session=True)
+
+
+def _result(proc, timeout=3600):
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{out[-2000:]}\n{err[-4000:]}"
+    return json.loads(out.strip().splitlines()[-1])
+
+
+K = 3
+
+
+@pytest.mark.release
+def test_processes_started_cold_together_agree_and_leave_a_complete_cache(tmp_path):
+    """K processes start at once on one empty kernel cache, each (with its compile worker)
+    compiling every kernel into it: none crashes or raises, all end with the same body
+    states, and a process started afterwards alone loads every kernel without compiling
+    and moves the bodies exactly as they did."""
+    solver = _sources(tmp_path)
+    cache = tmp_path / "cache"
+    runs = [_start(solver, cache) for _ in range(K)]
+    cold = [_result(p) for p in runs]
+    warm = _result(_start(solver, cache))
+    assert warm["cache"] == str(cache / jit.KEY)
+    assert all(c["ready"] for c in cold)
+    assert warm["compiled"] == [], "kernels the cold processes left out of the cache"
+    for c in cold:
+        assert c["states"] == warm["states"]
+    leftovers = [p for p in os.listdir(cache / jit.KEY) if ".tmp." in p]
+    assert leftovers == []
+
+
+# Saves `count` entries of one function's cache file (jit._PortableCacheFile: numba's index
+# and data files), keys of its own, once the clock reaches `start`, then prints them.
+_SAVE = """
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from solver import jit
+folder, base, me, count, start = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), float(sys.argv[6])
+cache = jit._PortableCacheFile(cache_path=folder, filename_base=base, source_stamp=jit.STAMP)
+while time.time() < start:
+    pass
+keys = []
+for i in range(count):
+    key = ((me, i), ("x86_64-unknown-linux-gnu", "generic", ""), ("code", ""))
+    cache.save(key, (me, i, "payload " * (i % 50)))
+    keys.append(key)
+print(json.dumps(keys))
+"""
+
+
+def test_processes_saving_one_functions_signatures_at_once_lose_none(tmp_path):
+    """numba saves a compile result by reading the function's index, adding the entry and
+    writing the index back, and names the data file by the first number the index it read
+    leaves free: processes saving signatures of one function at once (the farm's jobs,
+    a run's compile worker beside its main process) each wrote an index without the
+    others' entries and the same data file. Every entry must load afterwards, each with
+    its own data."""
+    root = os.path.dirname(jit.SOLVER_DIR)
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    start = time.time() + 3.0                   # all of them imported by then
+    procs = [subprocess.Popen([sys.executable, "-c", _SAVE, root, str(folder), "f-1.py3",
+                               f"process{p}", "60", str(start)],
+                              env=_env(tmp_path / "unused"), text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for p in range(4)]
+    saved = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-3000:]
+        saved += [(tuple(k[0]), tuple(k[1]), tuple(k[2])) for k in json.loads(out)]
+    cache = jit._PortableCacheFile(cache_path=str(folder), filename_base="f-1.py3",
+                                   source_stamp=jit.STAMP)
+    index = cache._load_index()
+    assert sorted(index) == sorted(saved)
+    for key in saved:
+        me, i = key[0]
+        assert cache.load(key) == (me, i, "payload " * (i % 50)), key
