@@ -92,6 +92,7 @@ import linecache
 import os
 import pickle
 import shutil
+import sys
 import tempfile
 import types as pytypes
 
@@ -149,8 +150,11 @@ def _seed(folder):
             os.path.abspath(folder) == os.path.abspath(shipped):
         return
     parent = os.path.dirname(folder)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".seed-", dir=parent)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".seed-", dir=parent)
+    except OSError:
+        return                       # not writable: kernels compile in memory (`unwritable`)
     try:
         shutil.copytree(shipped, os.path.join(tmp, KEY))
         os.replace(os.path.join(tmp, KEY), folder)
@@ -348,23 +352,27 @@ class _PortableCacheFile(IndexDataCacheFile):
             with open(self._index_path, "rb") as f:
                 version = pickle.load(f)
                 data = f.read()
-        except FileNotFoundError:
+        except Exception:                # none yet, or damaged where numba's version was
             return {}
         if version != self._version:     # another numba's: its pickles may not even load
             return {}
         try:
             stamp, overloads = self._loads(data)
-        except _Foreign:
+        except Exception:                # not ours, or damaged: as if there were none
             return {}
         return overloads if stamp == self._source_stamp else {}
 
     def _load_data(self, name):
+        """A data file's compile result; OSError (numba's cache miss: the kernel compiles
+        again and its entry is written anew) when it is not one this can read: another
+        format's, or damaged (cut short by a machine that lost power before it reached the
+        disk, a copy stopped half way)."""
         with open(self._data_path(name), "rb") as f:
             data = f.read()
         try:
             return self._loads(data)
-        except _Foreign:
-            raise OSError(f"{name}: not a kernel cache file of this format") from None
+        except Exception as e:
+            raise OSError(f"{name}: not a kernel cache file this can read ({e!r})") from None
 
 
 class _Foreign(Exception):
@@ -398,6 +406,28 @@ class _KernelCache(FunctionCache):
         self._cache_file = _PortableCacheFile(
             cache_path=self._cache_path, filename_base=self._impl.filename_base,
             source_stamp=self._impl.locator.get_source_stamp())
+
+    def save_overload(self, sig, data):
+        """numba's, except that a cache folder this process may not write (a farm's
+        shared kernels, a read-only mount, a full disk) leaves the kernel compiled in
+        memory, said once, instead of failing the compile."""
+        try:
+            super().save_overload(sig, data)
+        except OSError as e:
+            unwritable(e)
+
+
+_SAID = []
+
+
+def unwritable(error):
+    """Says once per process that kernels cannot be saved in CACHE_FOLDER."""
+    if not _SAID:
+        _SAID.append(error)
+        print(f"Ligament: the kernel cache folder {CACHE_FOLDER} is not writable "
+              f"({error.strerror or error}): kernels compile in memory for this process "
+              f"only; set LIGAMENT_KERNEL_CACHE to a writable folder to keep them",
+              file=sys.stderr, flush=True)
 
 
 SHORT_HELPER = 15     # lines; longer helpers inlined gained no frame time and cost compile time
