@@ -176,8 +176,11 @@ def warm_up(report=None, progress=None):
         w.step(1 / 60)
         w.field_forces()
         _compile_waking()
-    with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
-        f.write(jit.STAMP + "\n")
+    try:
+        with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
+            f.write(jit.STAMP + "\n")
+    except OSError as e:
+        jit.unwritable(e)
     if report:
         report(100)
     return time.perf_counter() - t0
@@ -421,7 +424,7 @@ def prepare(report=None):
     t0 = time.perf_counter()
     progress = _Progress(_expected(), report or (lambda percent: None))
     worker = None
-    if workers():
+    if workers() and jit._writable(jit.CACHE_FOLDER):  # it hands its kernels over in the cache
         try:
             worker = _Worker(progress)
         except OSError as e:                    # no Python to start: compile it all here

@@ -158,3 +158,113 @@ def test_processes_saving_one_functions_signatures_at_once_lose_none(tmp_path):
     for key in saved:
         me, i = key[0]
         assert cache.load(key) == (me, i, "payload " * (i % 50)), key
+
+
+# The kernels that wake islands (two small ones: warmup._compile_waking), then wake_marked
+# on three bodies; prints what compiled, what it returned, and what it left.
+_WAKING = """
+import importlib, json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import numpy as np
+warmup = importlib.import_module("solver.warmup")
+from solver.bodies import ASLEEP, DYNAMIC
+from numba.core import event
+compiled = []
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith("solver."):
+            compiled.append(f.__module__[len("solver."):] + "." + f.__qualname__)
+
+with event.install_listener("numba:compile", Listener()):
+    warmup._compile_waking()
+kind = np.array([ASLEEP, ASLEEP, DYNAMIC, ASLEEP], dtype=np.int64)
+island = np.array([0, 1, 0, 0], dtype=np.int64)
+timer = np.array([1.0, 2.0, 3.0, 4.0])
+woke = warmup.wake_marked(np.array([True, False]), kind, island, timer)
+print(json.dumps({"compiled": compiled, "woke": woke, "kind": kind.tolist(),
+                  "island": island.tolist(), "timer": timer.tolist(),
+                  "dynamic": DYNAMIC, "asleep": ASLEEP}))
+"""
+
+_WAKING_KERNELS = {"sleep.wake_marked", "contacts.awake_first"}
+
+
+def _keep_permissions():
+    """A child that the folders' permissions bind even when this runs as root: without
+    CAP_DAC_OVERRIDE in its bounding set, root after exec writes only where the mode
+    bits let the owner write."""
+    os.nice(10)
+    if os.geteuid() == 0:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(24, 1, 0, 0, 0) != 0:          # PR_CAPBSET_DROP, CAP_DAC_OVERRIDE
+            raise OSError(ctypes.get_errno(), "prctl")
+
+
+def _waking(solver, cache):
+    proc = subprocess.run([sys.executable, "-c", _WAKING, str(solver)], env=_env(cache),
+                          capture_output=True, text=True, timeout=900,
+                          preexec_fn=_keep_permissions)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    # the body of island 0 that slept woke: one of three sleeping bodies, island 1 unmarked
+    asleep, dynamic = out["asleep"], out["dynamic"]
+    assert (out["woke"], out["kind"], out["island"], out["timer"]) == \
+        (2, [dynamic, asleep, dynamic, dynamic], [-1, 1, 0, -1], [0.0, 2.0, 3.0, 0.0])
+    return set(out["compiled"]), proc.stderr
+
+
+def _read_only(path):
+    for folder, dirs, files in os.walk(path):
+        os.chmod(folder, 0o555)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o444)
+
+
+@pytest.mark.slow
+def test_a_read_only_kernel_cache_compiles_in_memory_and_says_so(tmp_path):
+    """A kernel cache the process may not write (a farm's shared kernel folder, a
+    read-only mount): kernels it holds load, the others compile in memory, a message names
+    the folder, and the simulation runs."""
+    solver = _sources(tmp_path)
+    empty = tmp_path / "empty"
+    (empty / jit.KEY).mkdir(parents=True)
+    _read_only(empty)
+    try:
+        compiled, err = _waking(solver, empty)
+        assert compiled == _WAKING_KERNELS
+        assert str(empty / jit.KEY) in err and "not writable" in err, err
+        assert os.listdir(empty / jit.KEY) == []
+    finally:
+        os.chmod(empty / jit.KEY, 0o755)
+    filled = tmp_path / "filled"
+    assert _waking(solver, filled)[0] == _WAKING_KERNELS
+    _read_only(filled)
+    assert _waking(solver, filled) == (set(), "")
+
+
+@pytest.mark.slow
+def test_damaged_kernel_cache_files_compile_again(tmp_path):
+    """Cache files cut short or overwritten (a machine that lost power before the data
+    reached the disk, a copy that stopped half way) are a cache miss: the kernel compiles
+    again and its entry is written anew; nothing raises or loads a wrong kernel."""
+    solver = _sources(tmp_path)
+    cache = tmp_path / "cache"
+    assert _waking(solver, cache)[0] == _WAKING_KERNELS
+    folder = cache / jit.KEY
+    data = [p for p in os.listdir(folder) if p.startswith("sleep.wake_marked") and
+            p.endswith(".nbc")]
+    index = [p for p in os.listdir(folder) if p.startswith("contacts.awake_first") and
+             p.endswith(".nbi")]
+    assert len(data) == len(index) == 1
+    cut = (folder / data[0]).read_bytes()
+    (folder / data[0]).write_bytes(cut[:len(cut) // 2])
+    whole = (folder / index[0]).read_bytes()
+    (folder / index[0]).write_bytes(whole[:40] + b"\0" * (len(whole) - 40))
+    assert _waking(solver, cache)[0] == _WAKING_KERNELS
+    assert _waking(solver, cache)[0] == set()
