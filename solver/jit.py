@@ -333,7 +333,9 @@ class _PortableCacheFile(IndexDataCacheFile):
                 self._save_index(overloads)
 
     def _key_name(self, key):
-        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+        """The data file of `key`, by numba's version too: numbas of one Python share the
+        index file's name, and one's data must never be read as the other's."""
+        digest = hashlib.sha256(repr((self._version, key)).encode()).hexdigest()[:16]
         return self._data_name_pattern.replace("{number:d}", digest)
 
     def _loads(self, data):
