@@ -91,6 +91,21 @@ def _result(proc, timeout=3600):
 K = 3
 
 
+def _states():
+    """The bodies' states after each step of `_RUN`'s simulation, in this process (whose
+    kernels the session prepared, tests/solver/conftest.py)."""
+    from solver import warmup
+    w = warmup.every_feature_world()
+    states = []
+    for step in range(4):
+        if step == 3:
+            w.remove_joint(0)
+        w.step(1 / 60)
+        states.append([w.positions.tolist(), w.orientations.tolist(),
+                       w.linear_velocities.tolist(), w.angular_velocities.tolist()])
+    return states
+
+
 @pytest.mark.release
 def test_processes_started_cold_together_agree_and_leave_a_complete_cache(tmp_path):
     """K processes start at once on one empty kernel cache, each (with its compile worker)
@@ -105,10 +120,40 @@ def test_processes_started_cold_together_agree_and_leave_a_complete_cache(tmp_pa
     assert warm["cache"] == str(cache / jit.KEY)
     assert all(c["ready"] for c in cold)
     assert warm["compiled"] == [], "kernels the cold processes left out of the cache"
-    for c in cold:
-        assert c["states"] == warm["states"]
+    alone = _states()
+    for run in cold + [warm]:
+        assert run["states"] == alone
     leftovers = [p for p in os.listdir(cache / jit.KEY) if ".tmp." in p]
     assert leftovers == []
+
+
+@pytest.mark.release
+def test_a_process_killed_while_it_compiles_leaves_a_cache_the_next_one_uses(tmp_path):
+    """A process (and its compile worker) killed part way through the cold compile, while
+    it writes the cache (SIGKILL: no clean-up of its own): the next process finishes the
+    set and moves the bodies as a single process does, and the one after it compiles
+    nothing."""
+    solver = _sources(tmp_path)
+    cache = tmp_path / "cache"
+    first = _start(solver, cache)
+    folder = cache / jit.KEY
+    deadline = time.time() + 1800
+    while first.poll() is None and time.time() < deadline:
+        written = sum(name.endswith(".nbc") for _, _, names in os.walk(folder)
+                      for name in names)
+        if written >= 80:
+            break
+        time.sleep(0.05)
+    assert first.poll() is None, "it finished before it was killed"
+    os.killpg(first.pid, signal.SIGKILL)           # it and its worker (one process group)
+    first.communicate()
+    assert not any(n.startswith("READY") for n in os.listdir(folder))
+    after = _result(_start(solver, cache))
+    assert after["compiled"] and after["ready"]
+    warm = _result(_start(solver, cache))
+    assert warm["compiled"] == []
+    alone = _states()
+    assert after["states"] == alone and warm["states"] == alone
 
 
 # Saves `count` entries of one function's cache file (jit._PortableCacheFile: numba's index
