@@ -385,8 +385,9 @@ class _Foreign(Exception):
 def _index_lock(folder):
     """Holds the lock on a cache folder's index files: an exclusive flock on the folder
     itself (no lock file to ship or leave behind), which the system releases when its
-    process ends, however it ends. Without fcntl (Windows) no lock: an entry saved at the
-    same moment as another of the same function may be lost, and compiles again."""
+    process ends, however it ends. Without one (Windows has no fcntl; NFS may refuse an
+    exclusive lock on a folder opened for reading) an entry saved at the same moment as
+    another of the same function may be lost, and compiles again."""
     try:
         import fcntl
         fd = os.open(folder, os.O_RDONLY)
@@ -394,7 +395,10 @@ def _index_lock(folder):
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass
         yield
     finally:
         os.close(fd)
