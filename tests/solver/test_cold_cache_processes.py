@@ -162,7 +162,8 @@ _SAVE = """
 import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 from solver import jit
-folder, base, me, count, start = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), float(sys.argv[6])
+folder, base, me = sys.argv[2:5]
+count, start = int(sys.argv[5]), float(sys.argv[6])
 cache = jit._PortableCacheFile(cache_path=folder, filename_base=base, source_stamp=jit.STAMP)
 while time.time() < start:
     pass
