@@ -114,10 +114,26 @@ _ready = [False]
 
 def ready():
     """Whether the kernels are prepared (a file test, asked every frame until it is true;
-    then kept: kernels loaded once stay loaded in this process)."""
+    then kept: kernels loaded once stay loaded in this process). A kernel cache folder this
+    process may not write (LIGAMENT_KERNEL_CACHE on a read-only share) counts as prepared:
+    another process could not hand kernels over in it, so the kernels it lacks compile in
+    memory here on the first frame, and the console says so once."""
     if not _ready[0]:
-        _ready[0] = warmup.ready()
+        _ready[0] = warmup.ready() or not _writable()
     return _ready[0]
+
+
+def _writable():
+    if _writable_cache:
+        return _writable_cache[0]
+    writable = warmup.jit._writable(warmup.jit.CACHE_FOLDER)
+    if not writable:
+        warmup.jit.unwritable(PermissionError(13, "cannot create a file in it"))
+    _writable_cache.append(writable)
+    return writable
+
+
+_writable_cache = []
 
 
 def blocking():

@@ -85,11 +85,14 @@ A cache folder elsewhere than beside the sources is seeded from the one beside t
 that one holds kernels of the same hash (the shipped kernels of an installed extension).
 """
 
+import contextlib
+import hashlib
 import io
 import linecache
 import os
 import pickle
 import shutil
+import sys
 import tempfile
 import types as pytypes
 
@@ -147,8 +150,11 @@ def _seed(folder):
             os.path.abspath(folder) == os.path.abspath(shipped):
         return
     parent = os.path.dirname(folder)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".seed-", dir=parent)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".seed-", dir=parent)
+    except OSError:
+        return                       # not writable: kernels compile in memory (`unwritable`)
     try:
         shutil.copytree(shipped, os.path.join(tmp, KEY))
         os.replace(os.path.join(tmp, KEY), folder)
@@ -308,6 +314,30 @@ class _PortableCacheFile(IndexDataCacheFile):
     def _dump(self, obj):
         return pickle.dumps(PACKAGE, protocol=-1) + super()._dump(obj)
 
+    def save(self, key, data):
+        """numba's save, safe with other processes saving the same function at once (a
+        farm's jobs started together, pytest's workers, a compile worker beside its main
+        process). numba reads the index, adds the entry, writes the index back and names
+        the data file by the first number free in the index it read: two processes saving
+        two signatures at once each wrote an index without the other's entry, and both
+        wrote data file 1 (a signature lost, compiled again by every later process, or
+        loaded with the other's code). Here the data file is named by its key and written
+        first (an entry never names a missing or a foreign file), and the index is read,
+        updated and written back under a lock on its folder (`_index_lock`)."""
+        name = self._key_name(key)
+        self._save_data(name, data)
+        with _index_lock(self._cache_path):
+            overloads = self._load_index()
+            if overloads.get(key) != name:
+                overloads[key] = name
+                self._save_index(overloads)
+
+    def _key_name(self, key):
+        """The data file of `key`, by numba's version too: numbas of one Python share the
+        index file's name, and one's data must never be read as the other's."""
+        digest = hashlib.sha256(repr((self._version, key)).encode()).hexdigest()[:16]
+        return self._data_name_pattern.replace("{number:d}", digest)
+
     def _loads(self, data):
         stream = io.BytesIO(data)
         written_under = pickle.load(stream)
@@ -324,27 +354,54 @@ class _PortableCacheFile(IndexDataCacheFile):
             with open(self._index_path, "rb") as f:
                 version = pickle.load(f)
                 data = f.read()
-        except FileNotFoundError:
+        except Exception:                # none yet, or damaged where numba's version was
             return {}
         if version != self._version:     # another numba's: its pickles may not even load
             return {}
         try:
             stamp, overloads = self._loads(data)
-        except _Foreign:
+        except Exception:                # not ours, or damaged: as if there were none
             return {}
         return overloads if stamp == self._source_stamp else {}
 
     def _load_data(self, name):
+        """A data file's compile result; OSError (numba's cache miss: the kernel compiles
+        again and its entry is written anew) when it is not one this can read: another
+        format's, or damaged (cut short by a machine that lost power before it reached the
+        disk, a copy stopped half way)."""
         with open(self._data_path(name), "rb") as f:
             data = f.read()
         try:
             return self._loads(data)
-        except _Foreign:
-            raise OSError(f"{name}: not a kernel cache file of this format") from None
+        except Exception as e:
+            raise OSError(f"{name}: not a kernel cache file this can read ({e!r})") from None
 
 
 class _Foreign(Exception):
     pass
+
+
+@contextlib.contextmanager
+def _index_lock(folder):
+    """Holds the lock on a cache folder's index files: an exclusive flock on the folder
+    itself (no lock file to ship or leave behind), which the system releases when its
+    process ends, however it ends. Without one (Windows has no fcntl; NFS may refuse an
+    exclusive lock on a folder opened for reading) an entry saved at the same moment as
+    another of the same function may be lost, and compiles again."""
+    try:
+        import fcntl
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        yield
+    finally:
+        os.close(fd)
 
 
 class _KernelCache(FunctionCache):
@@ -355,6 +412,28 @@ class _KernelCache(FunctionCache):
         self._cache_file = _PortableCacheFile(
             cache_path=self._cache_path, filename_base=self._impl.filename_base,
             source_stamp=self._impl.locator.get_source_stamp())
+
+    def save_overload(self, sig, data):
+        """numba's, except that a cache folder this process may not write (a farm's
+        shared kernels, a read-only mount, a full disk) leaves the kernel compiled in
+        memory, said once, instead of failing the compile."""
+        try:
+            super().save_overload(sig, data)
+        except OSError as e:
+            unwritable(e)
+
+
+_SAID = []
+
+
+def unwritable(error):
+    """Says once per process that kernels cannot be saved in CACHE_FOLDER."""
+    if not _SAID:
+        _SAID.append(error)
+        print(f"Ligament: the kernel cache folder {CACHE_FOLDER} is not writable "
+              f"({error.strerror or error}): kernels compile in memory for this process "
+              f"only; set LIGAMENT_KERNEL_CACHE to a writable folder to keep them",
+              file=sys.stderr, flush=True)
 
 
 SHORT_HELPER = 15     # lines; longer helpers inlined gained no frame time and cost compile time

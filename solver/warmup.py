@@ -16,9 +16,10 @@ meshes, hulls, manifolds, and sleeping). The step's tree is the bigger one; its 
 compiled to machine code of their own (step.py, jit.py `helper(separate=True)`), typed as
 step_frame calls them (`_parts`): a worker process compiles `WORKER_PARTS` and then the
 collision tree while this one compiles `MAIN_PARTS` and then step_frame, which loads the
-stages from the cache and calls them by symbol. Both write the same kernel cache (numba writes each file
-atomically), then `warm_up` loads both and compiles the few kernels left (waking, removing a
-joint), so a new user's first frame costs about half the compile, not all of it.
+stages from the cache and calls them by symbol. Both write the same kernel cache (numba
+writes each file atomically; jit.py updates an index under a lock), then `warm_up` loads
+both and compiles the few kernels left (waking, removing a joint), so a new user's first
+frame costs about half the compile, not all of it.
 `World.step` prepares on the first step of a process when the cache holds no complete set
 (READY); the Blender extension prepares in a process of its own (addon/kernels.py) before
 it steps. LIGAMENT_COMPILE_WORKERS=0 turns the worker off.
@@ -176,8 +177,11 @@ def warm_up(report=None, progress=None):
         w.step(1 / 60)
         w.field_forces()
         _compile_waking()
-    with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
-        f.write(jit.STAMP + "\n")
+    try:
+        with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
+            f.write(jit.STAMP + "\n")
+    except OSError as e:
+        jit.unwritable(e)
     if report:
         report(100)
     return time.perf_counter() - t0
@@ -421,7 +425,7 @@ def prepare(report=None):
     t0 = time.perf_counter()
     progress = _Progress(_expected(), report or (lambda percent: None))
     worker = None
-    if workers():
+    if workers() and jit._writable(jit.CACHE_FOLDER):  # it hands its kernels over in the cache
         try:
             worker = _Worker(progress)
         except OSError as e:                    # no Python to start: compile it all here
