@@ -47,6 +47,10 @@ seconds per kernel):
   once (solver/warmup.py). No fast-math: whether code is inlined cannot change the
   arithmetic. If numba's internals differ (`_symbols_as_expected`), or with
   LIGAMENT_SEPARATE_STAGES=0, stages are linked as numba links callees.
+* entry points: numba gives every function it compiles a C-callable wrapper (`cfunc.`, for
+  first-class function values, which the solver never makes) as well as the Python one;
+  generating it was about 6 % of a cold compile. No solver function gets one (kernels keep
+  the Python entry point).
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -694,7 +698,10 @@ class _Kernel(CPUDispatcher):
         if separate and SEPARATE_STAGES:
             _SEPARATE.add(py_func)
         outline = outline or separate
-        options = {"nopython": True, "no_cpython_wrapper": not wrapper}
+        # no C entry point (numba's cfunc wrapper, for first-class function values, which
+        # the solver never makes): generating it was 6 % of a cold compile
+        options = {"nopython": True, "no_cpython_wrapper": not wrapper,
+                   "no_cfunc_wrapper": True}
         if nogil:
             options["nogil"] = True
         if parallel:
