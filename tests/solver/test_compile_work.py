@@ -4,6 +4,9 @@
   every function it compiles, for first-class function values, which the solver never
   makes; generating it was about 6 % of a cold compile. Kernels keep their Python entry
   point (`cpython.`), helpers have neither, and both compute what their Python does.
+* numba's flag values: typing looks up each call's implementation by a key holding the
+  compile's flags, whose hash and equality build the dict of all option values each time;
+  jit builds it in one pass, and it must be the dict numba's getters give.
 """
 
 import json
@@ -13,6 +16,10 @@ import subprocess
 import sys
 
 import numpy as np
+from numba.core import targetconfig
+from numba.core.compiler import Flags
+
+from solver import jit
 from solver.jit import helper, kernel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,3 +88,45 @@ def test_no_function_is_given_a_c_entry_point(tmp_path):
     expected = sum(wave(x, 4) for x in a) + sum(wave(x, 5) for x in a[::-1])
     assert math.isclose(out["value"], expected, rel_tol=1e-12, abs_tol=1e-12)
 
+
+def _getters(config):
+    """The option values as numba's generated properties read them, one by one."""
+    return {name: getattr(config, name) for name in type(config).options}
+
+
+def test_flag_values_are_read_in_one_pass_and_equal_numbas():
+    assert targetconfig.TargetConfig.values.__qualname__.startswith("_quick_flag_values"), \
+        "numba's TargetConfig.values is not replaced (jit._quick_flag_values)"
+    plain = Flags()
+    helper_flags = Flags()
+    helper_flags.no_cpython_wrapper = True
+    helper_flags.no_cfunc_wrapper = True
+    helper_flags.forceinline = True
+    helper_flags.error_model = "numpy"
+    for flags in (plain, helper_flags, Flags(helper_flags)):
+        assert flags.values() == _getters(flags)
+    assert Flags(helper_flags) == helper_flags
+    assert hash(Flags(helper_flags)) == hash(helper_flags)
+    other = Flags(helper_flags)
+    other.forceinline = False
+    assert other != helper_flags and plain != helper_flags
+    # the implementations typing caches under the flags: equal flags find each other's
+    cache = {("context", (1,), (), helper_flags): "impl"}
+    assert cache.get(("context", (1,), (), Flags(helper_flags))) == "impl"
+    assert cache.get(("context", (1,), (), other)) is None
+
+
+class _Shouting(targetconfig.TargetConfig):
+    """A target configuration whose option is read by a getter of its own."""
+    loud = targetconfig.Option(type=bool, default=False, doc="")
+
+
+_Shouting.loud = property(lambda self: "yes" if self._values.get("loud") else "no")
+
+
+def test_flag_values_of_a_class_with_its_own_getter_are_its_getters():
+    config = _Shouting()
+    assert config.values() == {"loud": "no"} == _getters(config)
+    config._values["loud"] = True
+    assert config.values() == {"loud": "yes"}
+    assert jit._plain_options(Flags) and not jit._plain_options(_Shouting)
