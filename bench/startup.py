@@ -17,6 +17,7 @@ Each figure is a fresh process from its start to the end of its first simulated 
   cold run as Python does for a user, loads too);
 * --one-core: cold again with LIGAMENT_COMPILE_WORKERS=0, and numba's compile events give
   the seconds per kernel (time in the kernel itself, not in the kernels it calls); with
+  --passes also the CPU seconds per numba compiler pass (typing, rewrites, lowering ...); with
   --llvm also LLVM's CPU seconds per code library (numba links every callee's code into
   its caller's library and optimises and compiles it there again: docs/performance.md);
 * installed: for each Blender of --blenders (default 5.0.1 and 5.3.0, one per Python line),
@@ -41,7 +42,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 FRAME = r"""
-import sys, time, json, collections
+import sys, time, json, collections, contextlib
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
 from numba.core import event
@@ -60,10 +61,30 @@ if {llvm!r}:    # --llvm: LLVM's CPU seconds per code library (numba's internals
     timed(cg.CPUCodeLibrary, "_optimize_functions", 0)
     timed(cg.CPUCodeLibrary, "_optimize_final_module", 1)
     timed(cg.JITCodeLibrary, "_finalize_specific", 2)
+passes, running = collections.Counter(), []
+
+
+class Passes(event.Listener):
+    # --passes: each numba compiler pass's own CPU seconds (a pass typing a call compiles
+    # the callee inside it: those seconds are the callee's passes')
+
+    def on_start(self, ev):
+        running.append([time.thread_time(), 0.0])
+
+    def on_end(self, ev):
+        start, inner = running.pop()
+        seconds = time.thread_time() - start
+        if running:
+            running[-1][1] += seconds
+        passes[ev.data["name"].split(" [")[0]] += seconds - inner
+
+
 import solver
 from solver.warmup import every_feature_world
 t1 = time.perf_counter()
-with event.install_recorder("numba:compile") as rec:
+timing = event.install_listener("numba:run_pass", Passes()) if {passes!r} else \
+    contextlib.nullcontext()
+with event.install_recorder("numba:compile") as rec, timing:
     w = every_feature_world()
     w.step(1 / 60)                 # the first step prepares the kernels (World.step)
 t2 = time.perf_counter()
@@ -84,7 +105,7 @@ cpu = [r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF
 print(json.dumps({{"import": t1 - t0, "frame": t2 - t1, "total": t2 - t0, "cpu": cpu,
                   "end": time.time(),
                   "compiles": sum(1 for _, ev in rec.buffer if ev.is_start),
-                  "kernels": own.most_common(),
+                  "kernels": own.most_common(), "passes": passes.most_common(),
                   "llvm": sorted(llvm.items(), key=lambda kv: -sum(kv[1]))}}))
 """
 
@@ -129,7 +150,7 @@ def fresh_copy(tmp):
     return root
 
 
-def run_frame(root, cache, workers=None, llvm=False):
+def run_frame(root, cache, workers=None, llvm=False, passes=False):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     # PYTHONDONTWRITEBYTECODE (set on some build machines): Python as a user runs it writes
     # the sources' bytecode on the first run; compiling the solver's 60 modules from source
@@ -139,8 +160,9 @@ def run_frame(root, cache, workers=None, llvm=False):
     if workers is not None:
         env["LIGAMENT_COMPILE_WORKERS"] = str(workers)
     start = time.time()
-    out = subprocess.run([sys.executable, "-c", FRAME.format(root=root, llvm=llvm)], env=env,
-                         capture_output=True, text=True, check=True).stdout
+    code = FRAME.format(root=root, llvm=llvm, passes=passes)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
     r = json.loads(out.splitlines()[-1])
     r["process"] = r["end"] - start      # from the process's start to its first frame's end
     return r
@@ -178,6 +200,9 @@ def main():
                     help="with --one-core: LLVM's CPU seconds per code library (function "
                          "passes, module passes over the library and every callee linked "
                          "into it, machine code)")
+    ap.add_argument("--passes", action="store_true",
+                    help="with --one-core: CPU seconds per numba compiler pass (its own: "
+                         "the callees it compiles while typing a call left out)")
     ap.add_argument("--blenders", default="5.0.1,5.3.0",
                     help="Blender versions to install the zip into (bash tools/setup.sh "
                          "blender-VERSION makes each)")
@@ -195,7 +220,7 @@ def main():
             rows = [("cold (empty kernel cache)", cold), ("warm (same cache)", warm)]
             if args.one_core:
                 one = run_frame(root, os.path.join(tmp, "numba-one-core"), workers=0,
-                                llvm=args.llvm)
+                                llvm=args.llvm, passes=args.passes)
                 rows.append(("cold, one core (no worker)", one))
             print(f"{'':36}{'import s':>10}{'1st frame s':>13}{'process s':>11}"
                   f"{'compiles':>10}{'cpu s':>8}{'worker cpu s':>14}")
@@ -240,6 +265,12 @@ def main():
                   f"{len(one['kernels'])} kernels, {one['compiles']} compiles)")
             for name, seconds in one["kernels"][:args.kernels]:
                 print(f"  {seconds:6.2f}  {name}")
+            if args.passes:
+                total = sum(seconds for _, seconds in one["passes"])
+                print(f"\nnumba's compiler passes, CPU seconds ({total:.1f} in all; the "
+                      f"lowering pass holds LLVM's work on the library)")
+                for name, seconds in one["passes"][:args.kernels]:
+                    print(f"  {seconds:6.2f}  {name}")
             if args.llvm:
                 totals = [sum(row[1][k] for row in one["llvm"]) for k in range(3)]
                 print(f"\nLLVM's CPU seconds per code library ({len(one['llvm'])} libraries; "
