@@ -284,11 +284,10 @@ def _compile_collision():
 # whose types here drifted from step_frame's call compiles twice, in the part and for
 # step_frame: slower, never different (tests/solver/test_kernel_cache.py checks that each
 # part's cache holds the one signature step_frame uses).
-WORKER_PARTS = ("_prepare_joints", "begin_substep", "restitution_stage", "warm_start_stage",
-                "refresh_stage")
+WORKER_PARTS = ("_prepare_joints", "begin_substep", "warm_start_stage")
 MAIN_PARTS = ("custom_rows", "solve_pass", "project_stage", "factor_stage", "plan_stage",
-              "keep_stage", "colour_plan", "prepare_stage", "update_stage", "positions_stage",
-              "impulses_stage")
+              "keep_stage", "colour_plan", "prepare_stage", "refresh_stage", "update_stage",
+              "positions_stage", "impulses_stage", "restitution_stage")
 
 
 def _returns(dispatcher, sig):
