@@ -13,7 +13,8 @@ that folder for linux-x64, and checks READY to know that simulating will not com
 fall into two trees that share almost nothing, the step (`step_frame`: joints, rows, the
 exact island solve, contact solving) and the collision (`ContactState.collide`: narrow phase,
 meshes, hulls, manifolds, and sleeping). The step's tree is the bigger one; its stages are
-compiled to machine code of their own (step.py, jit.py `helper(separate=True)`), typed as
+compiled to machine code of their own (step.py, colours.py, jit.py
+`helper(separate=True)`), typed as
 step_frame calls them (`_parts`): a worker process compiles `WORKER_PARTS` and then the
 collision tree while this one compiles `MAIN_PARTS` and then step_frame, which loads the
 stages from the cache and calls them by symbol. Both write the same kernel cache (numba writes each file
