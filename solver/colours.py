@@ -39,10 +39,7 @@ costs microseconds per phase and stage, some fifty times a substep.
 
 Every `parallel` helper here holds one `prange` loop and is called from the thread that
 steps the world (World.step runs coloured batches there, one at a time, before the others,
-on as many threads as `pool.Spread` measured to be faster). Each is also a separate stage
-(jit.py `helper(separate=True)`): numba compiles a parallel function to machine code of
-its own anyway, and its callers call that code instead of linking the function's module in
-and optimising it again.
+on as many threads as `pool.Spread` measured to be faster).
 """
 
 import numpy as np
@@ -266,7 +263,7 @@ def share_blocks(blocks, busy, only_busy, threads):
     return start, order
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _solve_blocks(blocks, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol,
                   turn, threads):
     start, order = share_blocks(blocks, busy, only_busy, threads)
@@ -277,7 +274,7 @@ def _solve_blocks(blocks, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, onl
                          use_bias, busy, only_busy, tol, turn)
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _solve_colour(lo, hi, mi, mf, acc, rj, rd, rp, bs, binv, use_bias, busy, only_busy, tol,
                   turn):
     for m in prange(lo, hi):
@@ -315,13 +312,13 @@ def _warm_start_range(lo, hi, mi, acc, rj, rd, rp, bs, binv):
         warm_start_manifold(m, mi, acc, rj, rd, rp, bs, binv)
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _warm_start_blocks(blocks, mi, acc, rj, rd, rp, bs, binv):
     for k in prange(blocks.shape[0] - 1):
         _warm_start_range(blocks[k], blocks[k + 1], mi, acc, rj, rd, rp, bs, binv)
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _warm_start_colour(lo, hi, mi, acc, rj, rd, rp, bs, binv):
     for m in prange(lo, hi):
         warm_start_manifold(m, mi, acc, rj, rd, rp, bs, binv)
@@ -349,14 +346,14 @@ def _restitute_range(lo, hi, mi, mf, acc, rb, rj, rd, rp, bs, binv, threshold):
         restitute_manifold(m, mi, mf, acc, rb, rj, rd, rp, bs, binv, threshold)
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _restitute_blocks(blocks, mi, mf, acc, rb, rj, rd, rp, bs, binv, threshold):
     for k in prange(blocks.shape[0] - 1):
         _restitute_range(blocks[k], blocks[k + 1], mi, mf, acc, rb, rj, rd, rp, bs, binv,
                          threshold)
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _restitute_colour(lo, hi, mi, mf, acc, rb, rj, rd, rp, bs, binv, threshold):
     for m in prange(lo, hi):
         restitute_manifold(m, mi, mf, acc, rb, rj, rd, rp, bs, binv, threshold)
@@ -381,7 +378,7 @@ def _restitution_coloured(P, C, B):
 
 # --- stages over bodies or manifolds, in ranges ------------------------------------------
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _velocities_in_ranges(ids, bs, binv, bil, bdamp, bkind, E, gravity, h):
     """`fields.apply_external` then `bodies.integrate_velocities`, CHUNK bodies a range."""
     n = ids.shape[0]
@@ -391,7 +388,7 @@ def _velocities_in_ranges(ids, bs, binv, bil, bdamp, bkind, E, gravity, h):
         integrate_velocities(part, bs, binv, bdamp, bkind, gravity, h)
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _positions_in_ranges(ids, bs, bil, bib, bkind, h):
     """`bodies.integrate_positions`, CHUNK bodies a range."""
     n = ids.shape[0]
@@ -399,7 +396,7 @@ def _positions_in_ranges(ids, bs, bil, bib, bkind, h):
         integrate_positions(ids[k * CHUNK:min(n, (k + 1) * CHUNK)], bs, bil, bib, bkind, h)
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _rows_in_ranges(C, B, first):
     """`contacts.prepare_contacts` (first: the frame's first) or `contacts.update_contacts`,
     CHUNK manifolds a range."""
@@ -416,7 +413,7 @@ def _rows_in_ranges(C, B, first):
                              B[2])
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _refresh_in_ranges(C, S, B):
     """`contacts.refresh_contacts`, CHUNK manifolds a range."""
     mi, mf, acc, R, P = C
@@ -426,7 +423,7 @@ def _refresh_in_ranges(C, S, B):
                           S[2], S[4], P[2])
 
 
-@helper(parallel=True, separate=True)
+@helper(parallel=True)
 def _impulses_in_ranges(C):
     """`contacts.add_substep_impulses`, CHUNK manifolds a range."""
     mi, mf, acc = C[0], C[1], C[2]
