@@ -1,18 +1,16 @@
-"""step_frame's contact stages and the parallel helpers under them are called by symbol
-(solver/colours.py, jit.py `helper(separate=True)`).
+"""step_frame's contact stages are called by symbol (solver/colours.py, jit.py
+`helper(separate=True)`).
 
 numba links each callee's module into its caller's and optimises and compiles it there again:
 the colour plan, the contact rows' preparation, refresh and update, the warm start, the
 integration of positions, the impulses and the restitution were optimised and compiled in
-step_frame's module, in one process after everything else, and a parallel helper (numba
-compiles it to machine code of its own anyway) once more in each caller. A kernel calling a
+step_frame's module, in one process after everything else. A kernel calling a
 stage by symbol names it in its cache entry, so that a process loading the kernel loads the
-stage first: these read those entries.
+stage first: the test reads that entry.
 """
 
 from solver import jit, warmup
-from solver.colours import prepare_stage, warm_start_stage
-from solver.step import begin_substep, solve_pass, step_frame
+from solver.step import step_frame
 
 import pytest
 
@@ -46,10 +44,3 @@ def _prepared():
 def test_step_frame_calls_its_contact_stages_by_symbol():
     assert CONTACT_STAGES <= _called_by_symbol(step_frame)
 
-
-def test_a_parallel_helpers_callers_call_its_code():
-    assert {"_rows_in_ranges"} <= _called_by_symbol(prepare_stage)
-    assert {"_warm_start_blocks", "_warm_start_colour"} <= _called_by_symbol(warm_start_stage)
-    assert {"_velocities_in_ranges"} <= _called_by_symbol(begin_substep)
-    # sweep_contacts is a helper linked into the solve pass: its stages are the pass's
-    assert {"_solve_blocks", "_solve_colour"} <= _called_by_symbol(solve_pass)
