@@ -66,7 +66,7 @@ CHUNK = 64             # bodies or manifolds a thread takes at a time in the oth
 SMALL_COLOUR = 32      # manifolds: a colour this small is swept on the calling thread
 
 
-@helper
+@helper(separate=True)
 def colour_plan(C, ids, bs, bkind, gravity, threads):
     """A batch's plan P = (blocks, colours, threads): for a coloured batch (threads > 0)
     its manifolds put in block and colour order (`order_manifolds`), its stages spread
@@ -433,6 +433,12 @@ def _impulses_in_ranges(C):
 
 
 # --- the stages step_frame calls: coloured, or the plain ones ----------------------------
+#
+# Those step_frame calls itself (not through another stage) are compiled to machine code of
+# their own and called by symbol (jit.py `helper(separate=True)`), as step.py's big stages
+# are: linked into step_frame, their code, the coloured paths' and the plain ones', was
+# optimised and compiled again in step_frame's module, in one process after everything
+# else (solver/warmup.py shares them between the processes).
 
 @helper
 def sweep_contacts(P, C, B, use_bias, busy, only_busy, turn):
@@ -444,7 +450,7 @@ def sweep_contacts(P, C, B, use_bias, busy, only_busy, turn):
         solve_contacts(C, B, use_bias, 1, busy, only_busy, turn)
 
 
-@helper
+@helper(separate=True)
 def warm_start_stage(P, C, B):
     if P[2] > 0:
         _warm_start_coloured(P, C, B)
@@ -452,7 +458,7 @@ def warm_start_stage(P, C, B):
         warm_start_contacts(C, B)
 
 
-@helper
+@helper(separate=True)
 def restitution_stage(P, C, B):
     if P[2] > 0:
         _restitution_coloured(P, C, B)
@@ -470,7 +476,7 @@ def velocities_stage(P, ids, bs, binv, bil, bdamp, bkind, E, gravity, h):
         integrate_velocities(ids, bs, binv, bdamp, bkind, gravity, h)
 
 
-@helper
+@helper(separate=True)
 def positions_stage(P, ids, bs, bil, bib, bkind, h):
     if spread(P):
         _positions_in_ranges(ids, bs, bil, bib, bkind, h)
@@ -478,7 +484,7 @@ def positions_stage(P, ids, bs, bil, bib, bkind, h):
         integrate_positions(ids, bs, bil, bib, bkind, h)
 
 
-@helper
+@helper(separate=True)
 def prepare_stage(P, C, S, B):
     if spread(P):
         _rows_in_ranges(C, B, True)
@@ -486,7 +492,7 @@ def prepare_stage(P, C, S, B):
         prepare_contacts(C, S, B)
 
 
-@helper
+@helper(separate=True)
 def update_stage(P, C, B):
     if spread(P):
         _rows_in_ranges(C, B, False)
@@ -494,7 +500,7 @@ def update_stage(P, C, B):
         update_contacts(C, B)
 
 
-@helper
+@helper(separate=True)
 def refresh_stage(P, C, S, B):
     if spread(P):
         _refresh_in_ranges(C, S, B)
@@ -502,7 +508,7 @@ def refresh_stage(P, C, S, B):
         refresh_contacts(C, S, B)
 
 
-@helper
+@helper(separate=True)
 def impulses_stage(P, C):
     if spread(P):
         _impulses_in_ranges(C)

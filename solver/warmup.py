@@ -13,7 +13,8 @@ that folder for linux-x64, and checks READY to know that simulating will not com
 fall into two trees that share almost nothing, the step (`step_frame`: joints, rows, the
 exact island solve, contact solving) and the collision (`ContactState.collide`: narrow phase,
 meshes, hulls, manifolds, and sleeping). The step's tree is the bigger one; its stages are
-compiled to machine code of their own (step.py, jit.py `helper(separate=True)`), typed as
+compiled to machine code of their own (step.py, colours.py, jit.py
+`helper(separate=True)`), typed as
 step_frame calls them (`_parts`): a worker process compiles `WORKER_PARTS` and then the
 collision tree while this one compiles `MAIN_PARTS` and then step_frame, which loads the
 stages from the cache and calls them by symbol. Both write the same kernel cache (numba
@@ -39,7 +40,8 @@ from numba.core import event, types
 
 from . import jit
 from .pool import cores
-from .colours import colour_plan
+from .colours import (colour_plan, impulses_stage, positions_stage, prepare_stage,
+                      refresh_stage, restitution_stage, update_stage, warm_start_stage)
 from .contacts import MF_WIDTH, MI_WIDTH, awake_first
 from .direct import lean_islands, near_islands, plan_islands, scratch
 from .sleep import wake_marked
@@ -287,9 +289,10 @@ def _compile_collision():
 # whose types here drifted from step_frame's call compiles twice, in the part and for
 # step_frame: slower, never different (tests/solver/test_kernel_cache.py checks that each
 # part's cache holds the one signature step_frame uses).
-WORKER_PARTS = ("_prepare_joints", "begin_substep")
+WORKER_PARTS = ("_prepare_joints", "begin_substep", "warm_start_stage")
 MAIN_PARTS = ("custom_rows", "solve_pass", "project_stage", "factor_stage", "plan_stage",
-              "keep_stage")
+              "keep_stage", "colour_plan", "prepare_stage", "refresh_stage", "update_stage",
+              "positions_stage", "impulses_stage", "restitution_stage")
 
 
 def _returns(dispatcher, sig):
@@ -312,7 +315,9 @@ def _parts(args):
     rows = tuple(t(r) for r in R)
 
     def colours():
-        return _returns(colour_plan, (t(C), t(G[0]), t(B[0]), t(B[6]), t(gravity), t(colour)))
+        # colour_plan's return type, written out: compiled for it, colour_plan would compile
+        # in both processes (a stage of its own: machine code each time)
+        return types.Tuple((i64[::1], i64[::1], t(colour)))
 
     def plan():
         return _returns(plan_islands, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
@@ -344,7 +349,17 @@ def _parts(args):
             "factor_stage": (factor_stage, lambda: (plan(), t(R), t(B[1]), t(B[0]), t(B[4]),
                                                     t(G[3][0]), f64, t(B[6]))),
             "project_stage": (project_stage, project),
-            "keep_stage": (keep_stage, lambda: (plan(), t(R), t(B[6]), t(G[3])))}
+            "keep_stage": (keep_stage, lambda: (plan(), t(R), t(B[6]), t(G[3]))),
+            "colour_plan": (colour_plan, (t(C), t(G[0]), t(B[0]), t(B[6]), t(gravity),
+                                          t(colour))),
+            "prepare_stage": (prepare_stage, lambda: (colours(), t(C), S, body)),
+            "refresh_stage": (refresh_stage, lambda: (colours(), t(C), S, body)),
+            "update_stage": (update_stage, lambda: (colours(), t(C), body)),
+            "warm_start_stage": (warm_start_stage, lambda: (colours(), t(C), body)),
+            "positions_stage": (positions_stage, lambda: (colours(), t(G[0]), t(B[0]),
+                                                          t(B[2]), t(B[3]), t(B[6]), f64)),
+            "impulses_stage": (impulses_stage, lambda: (colours(), t(C))),
+            "restitution_stage": (restitution_stage, lambda: (colours(), t(C), body))}
 
 
 def _compile_parts(args, names, done=None):
