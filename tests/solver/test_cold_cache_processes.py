@@ -17,14 +17,9 @@ import pytest
 
 from solver import jit
 
-# Imports the solver from a copy of the sources (without solver/_kernels, so nothing seeds
-# the cache folder), simulates every feature (the first step prepares the kernels the cache
-# lacks: a worker process and this one compile into the cache), and prints the solver
-# kernels that compiled in this process, READY, and the bodies' state after every step.
-_RUN = """
-import importlib, json, os, sys
-sys.path.insert(0, os.path.dirname(sys.argv[1]))
-warmup = importlib.import_module("solver.warmup")
+# A script's listener of numba's compiles: `compiled` names each solver function compiled in
+# the script's process ("module.qualname").
+_LISTENER = """
 from numba.core import event
 compiled = []
 
@@ -36,7 +31,17 @@ class Listener(event.Listener):
         f = ev.data["dispatcher"].py_func
         if f.__module__.startswith("solver."):
             compiled.append(f.__module__[len("solver."):] + "." + f.__qualname__)
+"""
 
+# Imports the solver from a copy of the sources (without solver/_kernels, so nothing seeds
+# the cache folder), simulates every feature (the first step prepares the kernels the cache
+# lacks: a worker process and this one compile into the cache), and prints the solver
+# kernels that compiled in this process, READY, and the bodies' state after every step.
+_RUN = """
+import importlib, json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+warmup = importlib.import_module("solver.warmup")
+""" + _LISTENER + """
 states = []
 
 def keep(w):
@@ -252,18 +257,7 @@ sys.path.insert(0, os.path.dirname(sys.argv[1]))
 import numpy as np
 warmup = importlib.import_module("solver.warmup")
 from solver.bodies import ASLEEP, DYNAMIC
-from numba.core import event
-compiled = []
-
-class Listener(event.Listener):
-    def on_start(self, ev):
-        pass
-
-    def on_end(self, ev):
-        f = ev.data["dispatcher"].py_func
-        if f.__module__.startswith("solver."):
-            compiled.append(f.__module__[len("solver."):] + "." + f.__qualname__)
-
+""" + _LISTENER + """
 with event.install_listener("numba:compile", Listener()):
     warmup._compile_waking()
 kind = np.array([ASLEEP, ASLEEP, DYNAMIC, ASLEEP], dtype=np.int64)
