@@ -1735,6 +1735,16 @@ def _closes_loops(rows, rb, rp, bkind):
 
 
 @helper
+def _clear_bodies(n, rb, u):
+    """u = 0 at the bodies of the island's rows 0..n-1, before `_scatter` sums into it."""
+    for i in range(n):
+        for side in range(2):
+            body = rb[i, side]
+            if body >= 0:
+                u[body, :] = 0.0
+
+
+@helper
 def _scatter(r, d, rb, rj, rd, binv, u):
     """u += M^-1 J_r^T d for a two-body row (u[body, 0:3] velocity, 3:6 spin)."""
     for side in range(2):
@@ -1764,11 +1774,7 @@ def _gather(r, rb, rj, u):
 def _jacobi(n, rb, rj, rd, binv, dinv, r, z, u):
     """z = D^-1 r for K's diagonal D (each row's own inverse effective mass); leaves
     u = M^-1 J^T z. Rows 0..n-1 of rb, rj, rd are the island's (`_island_rows`)."""
-    for i in range(n):
-        for side in range(2):
-            body = rb[i, side]
-            if body >= 0:
-                u[body, :] = 0.0
+    _clear_bodies(n, rb, u)
     for i in range(n):
         z[i] = r[i] * dinv[i]
         _scatter(i, z[i], rb, rj, rd, binv, u)
@@ -1890,11 +1896,7 @@ def _keep_loops(rows, store, rb, rp, bkind, fkey, fpat, ffac):
 @helper
 def _apply_k(n, rb, rj, rd, binv, v, kv, u):
     """kv = K v for the island's rows 0..n-1 (`_island_rows`)."""
-    for i in range(n):
-        for side in range(2):
-            body = rb[i, side]
-            if body >= 0:
-                u[body, :] = 0.0
+    _clear_bodies(n, rb, u)
     for i in range(n):
         _scatter(i, v[i], rb, rj, rd, binv, u)
     for i in range(n):
