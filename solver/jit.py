@@ -812,6 +812,86 @@ def _quick_flag_values():
 _quick_flag_values()
 
 
+# numba's `_OverloadFunctionTemplate._get_impl` (0.65.1 to 0.68.1), whose cache key
+# `_impls_per_inherited_flags` narrows; another numba's keeps its own key
+_GET_IMPL_SHA = "4e27d07b214ca16d6e8ed88f70d886b6b095e160d8f77f8df369dd4ed2eb3fae"
+
+
+def _inherited_options():
+    """The options numba's CPU target copies from the calling compile's flags into an
+    implementation's (`inherit_if_not_set` in `CPUTargetOptions.finalize`), or None when
+    its source cannot be read."""
+    import inspect
+    import re
+    from numba.core import cpu
+    try:
+        source = inspect.getsource(cpu.CPUTargetOptions.finalize)
+    except (OSError, TypeError):
+        return None
+    names = tuple(re.findall(r"inherit_if_not_set\(\s*[\"'](\w+)[\"']", source))
+    if source.count("inherit_if_not_set") != len(names) or "ConfigStack" in source:
+        return None
+    return names
+
+
+class _Inherited(tuple):
+    """The values of the options an implementation inherits from its caller, compared as
+    numba compares flags (by value) and hashed as numba hashes them (by the options alone:
+    fastmath's value is not hashable)."""
+
+    def __hash__(self):
+        return len(self)
+
+
+def _impls_per_inherited_flags():
+    """numba's `@overload` implementations (np.empty, np.zeros, np.full, array.fill, an
+    error message's formatting ...) compiled once per argument types and the caller's
+    inherited options, instead of once per argument types and every flag of the caller.
+
+    numba keys an overload template's implementation on the calling compile's whole flags
+    (`ConfigStack` top), and makes and compiles a new dispatcher for each key: the
+    solver's functions differ in flags that cannot change the implementation's code (the
+    Python entry point, `parallel`, `nogil`, numba's `inline`), so np.empty compiled 24
+    times, np.zeros 15. An implementation's compile reads its caller's flags only through
+    the options the CPU target inherits (`_inherited_options`: nrt, fastmath, error_model,
+    forceinline), so keyed on their values it gets the same flags, and the same code, as
+    numba's key gives. Another numba's `_get_impl`, or a template of another typing
+    context (not the CPU's), keeps numba's key."""
+    import inspect
+    from numba.core.typing import context as typing_context, templates
+    cls = templates._OverloadFunctionTemplate
+    original = cls._get_impl
+    try:
+        source = inspect.getsource(original)
+    except (OSError, TypeError):
+        return
+    inherited = _inherited_options()
+    if hashlib.sha256(source.encode()).hexdigest() != _GET_IMPL_SHA or not inherited:
+        return
+    cpu_context = typing_context.Context
+    top_or_none = targetconfig.ConfigStack.top_or_none
+
+    def _get_impl(self, args, kws):
+        flags = top_or_none()
+        if type(self.context) is not cpu_context or \
+                not (flags is None or type(flags) is compiler.Flags) or \
+                self.metadata.get("target", "generic") not in ("generic", "cpu"):
+            return original(self, args, kws)
+        inherits = None if flags is None else \
+            _Inherited(getattr(flags, name) for name in inherited)
+        cache_key = self.context, tuple(args), tuple(kws.items()), inherits
+        try:
+            return self._impl_cache[cache_key]
+        except KeyError:
+            pass
+        return self._build_impl(cache_key, args, kws)
+    _get_impl.original = original
+    cls._get_impl = _get_impl
+
+
+_impls_per_inherited_flags()
+
+
 class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""
