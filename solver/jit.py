@@ -773,45 +773,6 @@ except ImportError:
 _PIPELINE = _Compiler if LINKED_HELPERS or not _NUMBA_DROPS_REFCOUNTS else compiler.Compiler
 
 
-def _plain_options(cls):
-    """Whether every option of TargetConfig subclass `cls` is read by the getter numba's
-    metaclass makes (`self._values.get(name, option.default)`), which `_quick_flag_values`
-    does in one pass."""
-    for name in cls.options:
-        getter = getattr(vars(cls).get(name) or getattr(cls, name, None), "fget", None)
-        if getattr(getter, "__qualname__", "").rpartition("make_prop.<locals>.")[2] != "getter":
-            return False
-    return True
-
-
-def _quick_flag_values():
-    """numba's `TargetConfig.values` with its options' getters done in one dict comprehension:
-    typing looks up each call's implementation by a key holding the compile's flags, whose
-    hash and equality build that dict each time (700 000 times in a cold compile, about 5 %
-    of it, twice as fast here). The same dict: a class whose options are not all read as
-    numba's metaclass reads them uses numba's own method."""
-    config = targetconfig.TargetConfig
-    original = config.values
-    if getattr(original, "__qualname__", "") != "TargetConfig.values" or \
-            not isinstance(getattr(config, "options", None), MappingProxyType):
-        return
-    plain = {}
-
-    def values(self):
-        cls = type(self)
-        fast = plain.get(cls)
-        if fast is None:
-            fast = plain[cls] = _plain_options(cls)
-        if not fast:
-            return original(self)
-        get = self._values.get
-        return {k: get(k, option.default) for k, option in self.options.items()}
-    config.values = values
-
-
-_quick_flag_values()
-
-
 # numba's `_OverloadFunctionTemplate._get_impl` (0.65.1 to 0.68.1), whose cache key
 # `_impls_per_inherited_flags` narrows; another numba's keeps its own key
 _GET_IMPL_SHA = "4e27d07b214ca16d6e8ed88f70d886b6b095e160d8f77f8df369dd4ed2eb3fae"
@@ -890,6 +851,45 @@ def _impls_per_inherited_flags():
 
 
 _impls_per_inherited_flags()
+
+
+def _plain_options(cls):
+    """Whether every option of TargetConfig subclass `cls` is read by the getter numba's
+    metaclass makes (`self._values.get(name, option.default)`), which `_quick_flag_values`
+    does in one pass."""
+    for name in cls.options:
+        getter = getattr(vars(cls).get(name) or getattr(cls, name, None), "fget", None)
+        if getattr(getter, "__qualname__", "").rpartition("make_prop.<locals>.")[2] != "getter":
+            return False
+    return True
+
+
+def _quick_flag_values():
+    """numba's `TargetConfig.values` with its options' getters done in one dict comprehension:
+    typing looks up each call's implementation by a key holding the compile's flags, whose
+    hash and equality build that dict each time (700 000 times in a cold compile, about 5 %
+    of it, twice as fast here). The same dict: a class whose options are not all read as
+    numba's metaclass reads them uses numba's own method."""
+    config = targetconfig.TargetConfig
+    original = config.values
+    if getattr(original, "__qualname__", "") != "TargetConfig.values" or \
+            not isinstance(getattr(config, "options", None), MappingProxyType):
+        return
+    plain = {}
+
+    def values(self):
+        cls = type(self)
+        fast = plain.get(cls)
+        if fast is None:
+            fast = plain[cls] = _plain_options(cls)
+        if not fast:
+            return original(self)
+        get = self._values.get
+        return {k: get(k, option.default) for k, option in self.options.items()}
+    config.values = values
+
+
+_quick_flag_values()
 
 
 class _Kernel(CPUDispatcher):
