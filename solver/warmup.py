@@ -216,7 +216,7 @@ spec = importlib.util.spec_from_file_location({name!r}, {init!r},
 module = importlib.util.module_from_spec(spec)
 sys.modules[{name!r}] = module
 spec.loader.exec_module(module)
-sys.exit(importlib.import_module({name!r} + ".warmup")._worker_main())
+importlib.import_module({name!r} + ".warmup")._worker_main()
 """
 
 
@@ -288,9 +288,12 @@ def _compile_collision():
 # its collision tree), and step_frame, compiled last, loads them from the cache. A part
 # whose types here drifted from step_frame's call compiles twice, in the part and for
 # step_frame: slower, never different (tests/solver/test_kernel_cache.py checks that each
-# part's cache holds the one signature step_frame uses).
+# part's cache holds the one signature step_frame uses). custom_rows shares its row
+# helpers (row_jacobian, _store_pair ...) with the worker's `_prepare_joints`: compiled
+# first, both processes typed and lowered them at once; after solve_pass here, they load
+# from the cache.
 WORKER_PARTS = ("_prepare_joints", "begin_substep", "warm_start_stage")
-MAIN_PARTS = ("custom_rows", "solve_pass", "project_stage", "factor_stage", "plan_stage",
+MAIN_PARTS = ("solve_pass", "custom_rows", "project_stage", "factor_stage", "plan_stage",
               "keep_stage", "colour_plan", "prepare_stage", "refresh_stage", "update_stage",
               "positions_stage", "impulses_stage", "restitution_stage")
 
@@ -428,7 +431,17 @@ def _worker_main():
         _compile_parts(_one_batch_args(every_feature_world()), WORKER_PARTS,
                        lambda name: print("part", name, flush=True))
         _compile_collision()
-    return 0
+    _end_now()
+
+
+def _end_now():
+    """The worker's end once its kernels are in the cache: without Python's teardown, which
+    freed the compiler's modules and objects one by one, 1.6 CPU s that `prepare` waited
+    for (the process's exit, not its work, was the last thing it waited for). numba wrote
+    each cache file whole when it compiled; stdout is all there is to flush."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def prepare(report=None):
