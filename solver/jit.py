@@ -61,6 +61,10 @@ seconds per kernel):
   million times in a cold compile), and numba's answer recursed into every attribute of
   the statement, its location and names included (7 million calls): `_quick_list_vars`
   gives the same list in one loop.
+* reference counts: to find the pointer numba counts in a value, it read every field of
+  it (an array's seven, its shape's and strides' items) and looked inside each; LLVM then
+  deleted the reads as dead code. `_quick_meminfos` reads only the fields on the way to a
+  pointer: the same increments and decrements of the same pointers.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -958,6 +962,73 @@ def _quick_list_vars():
 
 _quick_list_vars()
 
+
+from numba.core.runtime import context as _numba_nrt  # noqa: E402
+
+_NUMBA_GET_MEMINFOS = vars(_numba_nrt.NRTContext).get("get_meminfos")
+
+
+def _quick_meminfos():
+    """numba's `NRTContext.get_meminfos` (the reference-counted pointers inside a value, for
+    each incref and decref it emits) without the fields that hold none: numba emitted an
+    `extractvalue` for every field of every value it counted, an array's seven and its shape's
+    and strides' items (about 300 000 instructions in a cold compile, a twentieth of numba's
+    own time, each named, printed, parsed by LLVM and then deleted as dead code), and looked
+    for pointers inside each. A field is left out when its data model is one of numba's
+    whose `traverse` can find none: a leaf (numba's default `traverse` and no meminfo of its
+    own), or a struct or a homogeneous tuple of such fields, and only by numba's own
+    traversals (whose getters only read the field). The same pointers in the same order;
+    any other model is traversed as numba does. numba code of another shape: numba's
+    own."""
+    from numba.core.datamodel import models
+    nrt, original = _numba_nrt, _NUMBA_GET_MEMINFOS
+    base, struct, unituple = models.DataModel, models.StructModel, models.UniTupleModel
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "_context", "data_model_manager", "traverse", "has_nrt_meminfo",
+            "get_nrt_meminfo", "append", "get_meminfos", "extend") or \
+            not all(hasattr(c, "traverse") for c in (base, struct, unituple)):
+        return
+    leaf_traverse, struct_traverse = base.traverse, struct.traverse
+    unituple_traverse, no_meminfo = unituple.traverse, base.has_nrt_meminfo
+    # numba's own traversals, whose getters only read a field (`extractvalue`, `select`)
+    pure = {struct_traverse, unituple_traverse, getattr(models, "OptionalModel", base).traverse}
+    empty = {}
+
+    def holds_none(model):
+        """Whether numba's traverse of `model` can find no meminfo (no instruction needed)."""
+        key = (model._dmm, model.fe_type)
+        known = empty.get(key)
+        if known is None:
+            cls = type(model)
+            known = False
+            if cls.has_nrt_meminfo is no_meminfo:
+                if cls.traverse is leaf_traverse:
+                    known = True
+                elif cls.traverse is struct_traverse:
+                    known = all(holds_none(m) for m in model._models)
+                elif cls.traverse is unituple_traverse:
+                    known = holds_none(model._elem_model)
+            empty[key] = known
+        return known
+
+    def get_meminfos(self, builder, ty, val):
+        dmm = self._context.data_model_manager
+        datamodel = dmm[ty]
+        if holds_none(datamodel):      # a leaf, or numba's pure traversals all the way down
+            return []
+        meminfos = []
+        if datamodel.has_nrt_meminfo():
+            meminfos.append((ty, datamodel.get_nrt_meminfo(builder, val)))
+        pure_getters = type(datamodel).traverse in pure
+        for mtyp, getter in datamodel.traverse(builder):
+            if not (pure_getters and holds_none(dmm[mtyp])):
+                meminfos.extend(self.get_meminfos(builder, mtyp, getter(val)))
+        return meminfos
+    get_meminfos.__qualname__ = "_quick_meminfos.<locals>.get_meminfos"
+    nrt.NRTContext.get_meminfos = get_meminfos
+
+
+_quick_meminfos()
 
 
 class _Kernel(CPUDispatcher):
