@@ -55,6 +55,16 @@ seconds per kernel):
   compile's flags, whose hash and equality build a dict of all 22 option values through
   their properties, 700 000 times in a cold compile (about 5 % of it);
   `_quick_flag_values` builds the same dict in one pass, twice as fast.
+  Their hash and equality (`_quick_flag_compare`) need no such dict: numba hashes the
+  sorted option names (the same number for all flags), so every lookup compared flags.
+* numba's IR analyses ask each statement for the variables it reads and writes (1.2
+  million times in a cold compile), and numba's answer recursed into every attribute of
+  the statement, its location and names included (7 million calls): `_quick_list_vars`
+  gives the same list in one loop.
+* reference counts: to find the pointer numba counts in a value, it read every field of
+  it (an array's seven, its shape's and strides' items) and looked inside each; LLVM then
+  deleted the reads as dead code. `_quick_meminfos` reads only the fields on the way to a
+  pointer: the same increments and decrements of the same pointers.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -890,6 +900,215 @@ def _quick_flag_values():
 
 
 _quick_flag_values()
+
+
+_NUMBA_FLAGS_HASH = targetconfig.TargetConfig.__hash__
+_NUMBA_FLAGS_EQ = targetconfig.TargetConfig.__eq__
+
+
+def _quick_flag_compare():
+    """numba's `TargetConfig.__hash__` and `__eq__` without building the dict of all option
+    values (`values()`) of either side: typing looks up each call's implementation by a key
+    holding the compile's flags, and all flags hash alike (numba hashes the sorted option
+    *names*), so every lookup compared flags, 300 000 times in a cold compile. The hash is
+    that same number, computed once per class; two flags of one class are equal when their
+    set options are (a C-level dict comparison), else compared option by option over those
+    set on either side, the others being their defaults on both. A class whose options are
+    not all read as numba's metaclass reads them (`_plain_options`), or whose `values` is
+    its own, or numba code of another shape: numba's own methods."""
+    config = targetconfig.TargetConfig
+    names = ("hash", "tuple", "sorted", "values")
+    if getattr(_NUMBA_FLAGS_HASH, "__code__", None) is None or \
+            _NUMBA_FLAGS_HASH.__code__.co_names != names or \
+            _NUMBA_FLAGS_HASH.__qualname__ != "TargetConfig.__hash__" or \
+            getattr(_NUMBA_FLAGS_EQ, "__qualname__", "") != "TargetConfig.__eq__" or \
+            _NUMBA_FLAGS_EQ.__code__.co_names != ("isinstance", "TargetConfig", "values",
+                                                  "NotImplemented") or \
+            not isinstance(getattr(config, "options", None), MappingProxyType):
+        return
+    values = config.values            # numba's, or `_quick_flag_values`'s: the same dict
+    plain = {}
+
+    def fast(cls):
+        known = plain.get(cls)
+        if known is None:
+            known = plain[cls] = cls.values is values and _plain_options(cls) and \
+                (hash(tuple(sorted(cls.options))),)
+        return known
+
+    def __hash__(self):
+        known = fast(type(self))
+        return known[0] if known else _NUMBA_FLAGS_HASH(self)
+
+    def __eq__(self, other):
+        if not isinstance(other, config):
+            return NotImplemented
+        cls = type(self)
+        if type(other) is not cls or not fast(cls):
+            return _NUMBA_FLAGS_EQ(self, other)
+        mine, theirs = self._values, other._values
+        if mine == theirs:
+            return True
+        options = cls.options
+        for name in mine.keys() | theirs.keys():
+            option = options.get(name)
+            if option is None:             # not an option's value: as numba compares
+                return _NUMBA_FLAGS_EQ(self, other)
+            a, b = mine.get(name, option.default), theirs.get(name, option.default)
+            if a is not b and not a == b:
+                return False
+        return True
+    config.__hash__ = __hash__
+    config.__eq__ = __eq__
+
+
+_quick_flag_compare()
+
+
+from numba.core import ir as _numba_ir  # noqa: E402
+
+_NUMBA_REC_LIST_VARS = vars(_numba_ir.Inst).get("_rec_list_vars")
+
+
+def _quick_list_vars():
+    """numba's `Inst._rec_list_vars` (the variables an IR statement reads or writes, in
+    order: every pass's use-def, liveness and dead-code analyses ask each statement for
+    them, about 1.2 million times in a cold compile) without a Python call per attribute:
+    numba recursed into every value of a statement's __dict__ (its location, names,
+    constants ...), one call and up to five isinstance tests each, 7 million calls. Here a
+    kind per class, found once, and one loop; statements and expressions whose `list_vars`
+    is numba's own are walked in place, any other's `list_vars` is called, as numba does.
+    The same list in the same order. numba code of another shape: numba's own."""
+    ir = _numba_ir
+    inst, stmt, expr = ir.Inst, ir.Stmt, ir.Expr
+    original = _NUMBA_REC_LIST_VARS
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "isinstance", "Var", "Inst", "list_vars", "list", "tuple", "extend",
+            "_rec_list_vars", "dict", "values") or \
+            stmt.list_vars.__code__.co_names != ("_rec_list_vars", "__dict__") or \
+            expr.list_vars.__code__.co_names != ("_rec_list_vars", "_kws"):
+        return
+    stmt_list_vars, expr_list_vars = stmt.list_vars, expr.list_vars
+    NONE, VAR, ATTRS, KWS, CALL, ITEMS, VALUES = range(7)
+    kinds = {}
+
+    def kind(cls):
+        if issubclass(cls, ir.Var):
+            k = VAR
+        elif issubclass(cls, inst):
+            k = CALL
+            if getattr(cls, "_rec_list_vars", None) is _rec_list_vars:
+                if cls.list_vars is stmt_list_vars:
+                    k = ATTRS
+                elif cls.list_vars is expr_list_vars:
+                    k = KWS
+        elif issubclass(cls, (list, tuple)):
+            k = ITEMS
+        elif issubclass(cls, dict):
+            k = VALUES
+        else:
+            k = NONE
+        kinds[cls] = k
+        return k
+
+    def walk(items, out):
+        get = kinds.get
+        for v in items:
+            k = get(type(v))
+            if k is None:
+                k = kind(type(v))
+            if k == NONE:
+                continue
+            if k == VAR:
+                out.append(v)
+            elif k == ATTRS:
+                walk(v.__dict__.values(), out)
+            elif k == KWS:
+                walk(v._kws.values(), out)
+            elif k == CALL:
+                out.extend(v.list_vars())
+            elif k == ITEMS:
+                walk(v, out)
+            else:
+                walk(v.values(), out)
+
+    def _rec_list_vars(self, val):
+        out = []
+        walk((val,), out)
+        return out
+    _rec_list_vars.__qualname__ = "_quick_list_vars.<locals>._rec_list_vars"
+    inst._rec_list_vars = _rec_list_vars
+
+
+_quick_list_vars()
+
+
+from numba.core.runtime import context as _numba_nrt  # noqa: E402
+
+_NUMBA_GET_MEMINFOS = vars(_numba_nrt.NRTContext).get("get_meminfos")
+
+
+def _quick_meminfos():
+    """numba's `NRTContext.get_meminfos` (the reference-counted pointers inside a value, for
+    each incref and decref it emits) without the fields that hold none: numba emitted an
+    `extractvalue` for every field of every value it counted, an array's seven and its shape's
+    and strides' items (about 300 000 instructions in a cold compile, a twentieth of numba's
+    own time, each named, printed, parsed by LLVM and then deleted as dead code), and looked
+    for pointers inside each. A field is left out when its data model is one of numba's
+    whose `traverse` can find none: a leaf (numba's default `traverse` and no meminfo of its
+    own), or a struct or a homogeneous tuple of such fields, and only by numba's own
+    traversals (whose getters only read the field). The same pointers in the same order;
+    any other model is traversed as numba does. numba code of another shape: numba's
+    own."""
+    from numba.core.datamodel import models
+    nrt, original = _numba_nrt, _NUMBA_GET_MEMINFOS
+    base, struct, unituple = models.DataModel, models.StructModel, models.UniTupleModel
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "_context", "data_model_manager", "traverse", "has_nrt_meminfo",
+            "get_nrt_meminfo", "append", "get_meminfos", "extend") or \
+            not all(hasattr(c, "traverse") for c in (base, struct, unituple)):
+        return
+    leaf_traverse, struct_traverse = base.traverse, struct.traverse
+    unituple_traverse, no_meminfo = unituple.traverse, base.has_nrt_meminfo
+    # numba's own traversals, whose getters only read a field (`extractvalue`, `select`)
+    pure = {struct_traverse, unituple_traverse, getattr(models, "OptionalModel", base).traverse}
+    empty = {}
+
+    def holds_none(model):
+        """Whether numba's traverse of `model` can find no meminfo (no instruction needed)."""
+        key = (model._dmm, model.fe_type)
+        known = empty.get(key)
+        if known is None:
+            cls = type(model)
+            known = False
+            if cls.has_nrt_meminfo is no_meminfo:
+                if cls.traverse is leaf_traverse:
+                    known = True
+                elif cls.traverse is struct_traverse:
+                    known = all(holds_none(m) for m in model._models)
+                elif cls.traverse is unituple_traverse:
+                    known = holds_none(model._elem_model)
+            empty[key] = known
+        return known
+
+    def get_meminfos(self, builder, ty, val):
+        dmm = self._context.data_model_manager
+        datamodel = dmm[ty]
+        if holds_none(datamodel):      # a leaf, or numba's pure traversals all the way down
+            return []
+        meminfos = []
+        if datamodel.has_nrt_meminfo():
+            meminfos.append((ty, datamodel.get_nrt_meminfo(builder, val)))
+        pure_getters = type(datamodel).traverse in pure
+        for mtyp, getter in datamodel.traverse(builder):
+            if not (pure_getters and holds_none(dmm[mtyp])):
+                meminfos.extend(self.get_meminfos(builder, mtyp, getter(val)))
+        return meminfos
+    get_meminfos.__qualname__ = "_quick_meminfos.<locals>.get_meminfos"
+    nrt.NRTContext.get_meminfos = get_meminfos
+
+
+_quick_meminfos()
 
 
 class _Kernel(CPUDispatcher):
