@@ -107,6 +107,7 @@ import contextlib
 import hashlib
 import io
 import linecache
+import operator
 import os
 import pickle
 import shutil
@@ -116,7 +117,7 @@ import types as pytypes
 from types import MappingProxyType
 
 from numba.core import codegen as _codegen
-from numba.core import compiler, lowering, targetconfig, typed_passes
+from numba.core import compiler, ir, lowering, targetconfig, typed_passes
 from numba.core import config as _numba_config
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.environment import lookup_environment
@@ -482,12 +483,16 @@ def _borrows_only(lower):
     every one it sees is an array its caller passed, and the caller holds a reference to it
     for the whole call. Then the function's reference-count operations cancel out and none
     can free anything. numba up to 0.65 dropped them (removerefctpass) on these conditions
-    (the test of what it calls a little stricter here):
-    * its arguments: arrays, or types without a reference count (not a tuple of arrays)
+    (the test of what it calls a little stricter here), for arrays only; here tuples of
+    them too (`_borrowed`): the step's stages take their tables as tuples, and taking an
+    array out of one counted a reference up and down each time, a tenth of a ragdoll's
+    frame (docs/performance.md, "One ragdoll's fixed cost"):
+    * its arguments: arrays, tuples of them, or types without a reference count
     * its result and the results of everything it calls: no reference count (no array made,
-      no view or array handed back)
-    * everything it calls takes arrays or values without a reference count (a callee
-      taking a tuple or a list of arrays may keep one)
+      no view or array handed back), but for the parts of a tuple (`_tuple_part`)
+    * everything it calls takes arrays, tuples of them or values without a reference count
+      (a callee taking a list or a dict may keep an array in it; one taking a tuple can
+      only hand an array back, which its result shows)
     * no NRT function but incref/decref in its module (no allocation)."""
     dmm = lower.context.data_model_manager
 
@@ -495,20 +500,47 @@ def _borrows_only(lower):
         return dmm[ty].contains_nrt_meminfo()
 
     def borrowed(ty):
-        return isinstance(ty, types.Array) or not counted(ty)
+        return _borrowed(dmm, ty)
 
     fndesc = lower.fndesc
     if not all(borrowed(t) for t in fndesc.argtypes) or counted(fndesc.restype):
         return False
-    for sig in fndesc.calltypes.values():
+    for expr, sig in fndesc.calltypes.items():
         if sig is None:
             continue
-        if counted(sig.return_type):
+        if counted(sig.return_type) and not _tuple_part(expr, sig, fndesc.typemap, dmm):
             return False
         if not all(borrowed(t) for t in sig.args):
             return False
     return not any(f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
                    for f in lower.module.functions)
+
+
+def _borrowed(dmm, ty):
+    """A value of type `ty` passed in is borrowed for a call: an array, a tuple (named or
+    not) of borrowed values, or a value without a reference count."""
+    if isinstance(ty, types.Array):
+        return True
+    if isinstance(ty, types.BaseTuple):
+        return all(_borrowed(dmm, t) for t in ty.types)
+    return not dmm[ty].contains_nrt_meminfo()
+
+
+def _tuple_part(expr, sig, typemap, dmm):
+    """Whether `expr` (typed `sig`) takes borrowed values out of tuples without making any:
+    an item of a tuple, two tuples joined, `tuple()` of a tuple (how numba passes `f(*R)`).
+    Its result holds the arrays the tuples hold, which the caller keeps alive."""
+    if not isinstance(expr, ir.Expr) or not _borrowed(dmm, sig.return_type) or \
+            not sig.args or not isinstance(sig.args[0], types.BaseTuple):
+        return False
+    if expr.op in ("getitem", "static_getitem", "typed_getitem"):
+        return True
+    if expr.op in ("binop", "inplace_binop") and expr.fn in (operator.add, operator.iadd):
+        return all(isinstance(t, types.BaseTuple) for t in sig.args)
+    if expr.op == "call" and len(sig.args) == 1:
+        func = typemap.get(expr.func.name)
+        return isinstance(func, types.Function) and func.typing_key is tuple
+    return False
 
 
 class _BorrowingLower(lowering.Lower):
@@ -743,7 +775,7 @@ class _SolverLowering(typed_passes.NativeLowering):
 
     @property
     def lowering_class(self):
-        return lowering.Lower if _NUMBA_DROPS_REFCOUNTS else _BorrowingLower
+        return _BorrowingLower        # numba <= 0.65 drops arrays' first, this tuples' too
 
     def run_pass(self, state):
         if state.library is None and LINKED_HELPERS:
