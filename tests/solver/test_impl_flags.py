@@ -103,9 +103,9 @@ print(json.dumps({{"values": values, "empties": len(empties), "inlined": sorted(
 def test_np_empty_compiles_once_per_inherited_options(tmp_path):
     """Five callers of np.empty(int64) with four flag sets (a kernel, a nogil kernel, an
     outlined helper, a parallel helper) and the short helper's forceinline: numba compiled
-    its implementation for each (5; a prange function's gufunc adds one); here once for the
-    four alike and once for the inlined helper, each with the flags numba gives it there,
-    and every function still computes sum(0.5 * i)."""
+    its implementation once per caller (5); here once for the four alike and once for the
+    inlined helper, each with the flags numba gives it there, and every function still
+    computes sum(0.5 * i)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     env.pop("LIGAMENT_KERNEL_CACHE", None)
     code = CHILD.format(solver_root=os.path.dirname(os.path.dirname(HERE)), here=HERE)
