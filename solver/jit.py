@@ -152,7 +152,9 @@ STAMP = source_hash(SOLVER_DIR)
 KEY = STAMP[:16]
 
 
-def _writable(path):
+def writable(path):
+    """Whether this process may create files in folder `path` (made if missing): a cache
+    folder it cannot write keeps kernels in memory (`unwritable`)."""
     try:
         os.makedirs(path, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
@@ -203,7 +205,7 @@ def cache_folder():
         folder = os.path.join(explicit, KEY)
     elif os.environ.get("NUMBA_CACHE_DIR"):
         folder = os.path.join(os.environ["NUMBA_CACHE_DIR"], "ligament", KEY)
-    elif _writable(SHIPPED_ROOT):
+    elif writable(SHIPPED_ROOT):
         _prune(SHIPPED_ROOT)
         return os.path.join(SHIPPED_ROOT, KEY)
     else:
@@ -997,9 +999,7 @@ def _quick_flag_compare():
 _quick_flag_compare()
 
 
-from numba.core import ir as _numba_ir  # noqa: E402
-
-_NUMBA_REC_LIST_VARS = vars(_numba_ir.Inst).get("_rec_list_vars")
+_NUMBA_REC_LIST_VARS = vars(ir.Inst).get("_rec_list_vars")
 
 
 def _quick_list_vars():
@@ -1011,7 +1011,6 @@ def _quick_list_vars():
     kind per class, found once, and one loop; statements and expressions whose `list_vars`
     is numba's own are walked in place, any other's `list_vars` is called, as numba does.
     The same list in the same order. numba code of another shape: numba's own."""
-    ir = _numba_ir
     inst, stmt, expr = ir.Inst, ir.Stmt, ir.Expr
     original = _NUMBA_REC_LIST_VARS
     if getattr(original, "__code__", None) is None or original.__code__.co_names != (

@@ -452,7 +452,7 @@ def prepare(report=None):
     t0 = time.perf_counter()
     progress = _Progress(_expected(), report or (lambda percent: None))
     worker = None
-    if workers() and jit._writable(jit.CACHE_FOLDER):  # it hands its kernels over in the cache
+    if workers() and jit.writable(jit.CACHE_FOLDER):  # it hands its kernels over in the cache
         try:
             worker = _Worker(progress)
         except OSError as e:                    # no Python to start: compile it all here
