@@ -188,14 +188,22 @@ def test_a_process_killed_while_it_compiles_leaves_a_cache_the_next_one_uses(tmp
 
 
 # Saves `count` entries of one function's cache file (jit._PortableCacheFile: numba's index
-# and data files), keys of its own, once the clock reaches `start`, then prints them.
+# and data files), keys of its own, then prints them. All of them start saving at one
+# instant: each says it is ready (a file of its own in `gate`) once its imports are done and
+# waits, asleep, for the file `go`, which holds that instant.
 _SAVE = """
 import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 from solver import jit
-folder, base, me = sys.argv[2:5]
-count, start = int(sys.argv[5]), float(sys.argv[6])
+folder, base, me, gate = sys.argv[2:6]
+count = int(sys.argv[6])
 cache = jit._PortableCacheFile(cache_path=folder, filename_base=base, source_stamp=jit.STAMP)
+open(os.path.join(gate, me), "w").close()
+go = os.path.join(gate, "go")
+while not os.path.exists(go + ".txt"):
+    time.sleep(0.002)
+start = float(open(go + ".txt").read())
+time.sleep(max(0.0, start - time.time() - 0.005))
 while time.time() < start:
     pass
 keys = []
@@ -217,12 +225,21 @@ def test_processes_saving_one_functions_signatures_at_once_lose_none(tmp_path):
     root = os.path.dirname(jit.SOLVER_DIR)
     folder = tmp_path / "cache"
     folder.mkdir()
-    start = time.time() + 3.0                   # all of them imported by then
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    names = [f"process{p}" for p in range(4)]
     procs = [subprocess.Popen([sys.executable, "-c", _SAVE, root, str(folder), "f-1.py3",
-                               f"process{p}", "60", str(start)],
+                               name, str(gate), "60"],
                               env=_env(tmp_path / "unused"), text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for p in range(4)]
+             for name in names]
+    deadline = time.time() + 300
+    while not all((gate / name).exists() for name in names):      # all of them imported
+        assert time.time() < deadline and all(p.poll() is None for p in procs), \
+            [p.communicate()[1][-3000:] for p in procs if p.poll() is not None]
+        time.sleep(0.01)
+    (gate / "go").write_text(repr(time.time() + 0.05))
+    (gate / "go").rename(gate / "go.txt")         # whole when they see it
     saved = []
     for proc in procs:
         out, err = proc.communicate(timeout=300)
