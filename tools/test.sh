@@ -201,17 +201,33 @@ done
 bash tools/setup.sh py311 "blender-${suites[1]}" & setup311=$!
 bash tools/setup.sh py313 "blender-${suites[3]}"
 wait "$setup311"
-# The runs after the compiles, longest first (build/durations/ has each run's seconds; the
-# 2026-11-29 fresh-clone run: add-on 230 and 238 s, solver 110-113 s each, farm with the
-# static check 56 s), taken by two workers side by side, each run by the first worker free
-# once the run can start: each worker begins when one line's first run has ended, so the
-# line compiled first starts its runs while the other compiles on.
+# The solver's tests that start Python processes of their own, compiling or loading kernels
+# there (a cold cache, a killed compile, the kernels under another package name...): about
+# 60 of each solver run's 140 s, a run of their own beside the rest, so that two workers
+# share out seven runs of 55-150 s more evenly than five of 130-150 s.
+PROCESSES=(tests/solver/test_cold_cache_processes.py tests/solver/test_kernel_cache.py
+           tests/solver/test_separate_stages.py tests/solver/test_linked_helpers.py
+           tests/solver/test_custom.py tests/solver/test_worker_exit.py
+           tests/solver/test_compile_work.py tests/solver/test_impl_flags.py
+           tests/solver/test_inline_choice.py tests/addon_logic/test_no_blender.py)
+SOLVER="tests/solver tests/addon_logic ${PROCESSES[*]/#/--ignore=}"
+# The runs after the compiles, taken by two workers side by side, each run by the first
+# worker free once the run can start (the queue's order is their priority): each worker
+# begins when one line's first run has ended, so the line compiled first starts its runs
+# while the other compiles on. Seconds a run, 2026-11-30, environments made, quiet 2-core
+# machine (build/durations/): the two first runs 78 and 114 (three compiles side by side),
+# add-on 145-153, solver 75-95, the solver's processes 55-65, the farm 2 (its static check
+# cached). The processes' runs first: three of their processes side by side overlap the
+# other worker's run least badly at the start, and the newest numba's needs no first run.
 QUEUE=(
-    addon-py311 py311 5.0.1 "tests/addon --deselect $FIRST_RUN"
+    processes-py313 py313 5.3.0 "${PROCESSES[*]}"
+    processes-py313-numba-newest py313-numba-newest 5.3.0 "${PROCESSES[*]}"
     addon-py313 py313 5.3.0 "tests/addon --deselect $FIRST_RUN"
-    solver-py313 py313 5.3.0 "tests/solver tests/addon_logic"
-    solver-py313-numba-newest py313-numba-newest 5.3.0 "tests/solver tests/addon_logic"
-    solver-py311 py311 5.0.1 "tests/solver tests/addon_logic"
+    processes-py311 py311 5.0.1 "${PROCESSES[*]}"
+    addon-py311 py311 5.0.1 "tests/addon --deselect $FIRST_RUN"
+    solver-py313-numba-newest py313-numba-newest 5.3.0 "$SOLVER"
+    solver-py313 py313 5.3.0 "$SOLVER"
+    solver-py311 py311 5.0.1 "$SOLVER"
     farm py311 5.0.1 "tests/farm tests/static"
 )
 rm -rf build/test-claims
@@ -224,14 +240,14 @@ wait "$other_worker"
 wait      # the environments' groups (done by now: the runs waited for them)
 cat build/setup-py311.log build/setup-py313.log build/setup-newest.log
 
-# One closing line for all eight runs, from pytest's own summaries (a tier may leave a run
+# One closing line for all the runs, from pytest's own summaries (a tier may leave a run
 # none of its tests: "N deselected").
 echo "tools/test.sh: $(( $(date +%s) - start )) s"
-python3 - <<'EOF'
-import re
+RUNS="first-run-py311 first-run-py313 $(for ((i = 0; i < ${#QUEUE[@]}; i += 4)); do
+    echo "${QUEUE[i]}"; done)" python3 - <<'EOF'
+import os, re
 totals = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
-for name in ("first-run-py311", "first-run-py313", "solver-py311", "farm", "solver-py313",
-             "solver-py313-numba-newest", "addon-py311", "addon-py313"):
+for name in os.environ["RUNS"].split():
     text = open(f"build/test-{name}.log", errors="replace").read().strip().splitlines()
     last = text[-1] if text else ""
     if not re.search(r"\d+ (passed|failed|error|deselected)|no tests ran", last):
