@@ -103,8 +103,13 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
         return 1
     fi
     # a copy of the store's complete set, so kernels a run compiles beyond it (a signature
-    # of a test's own) never land in what the zips ship
-    if ! store=$(kernels "$env" 2>"build/test-$name.log"); then
+    # of a test's own) never land in what the zips ship; the entry asked once per
+    # environment (its runs start once it is complete: ready)
+    if [ -s "build/store-$env.txt" ]; then
+        store=$(cat "build/store-$env.txt")
+    elif store=$(kernels "$env" 2>"build/test-$name.log"); then
+        echo "$store" >"build/store-$env.txt.$name" && mv "build/store-$env.txt.$name" "build/store-$env.txt"
+    else
         { echo "--- $name: no kernels ---"; cat "build/test-$name.log"; } >&2
         return 1
     fi
@@ -170,7 +175,7 @@ worker() {   # OUT: take the queue's runs (QUEUE: NAME ENV BLENDER PATHS, four w
 
 start=$(date +%s)
 rm -f build/setup-*.rc build/test-first-run-*.rc build/test-first-run-*.kernels \
-    build/test-worker-*.rc
+    build/test-worker-*.rc build/store-*.txt
 # Before the runs: each line's kernels compiled once, by the first run of a zip without
 # kernels in that line's suite Blender (first_run, both lines side by side), and the newest
 # numba's in its own environment (a compile nothing else shares: it starts at once, beside the
