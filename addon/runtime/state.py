@@ -107,7 +107,8 @@ class Reads:
 
 def _uids(collection):
     """The objects' session uids (int64), read into int32, the property's own type: into an
-    int64 buffer `foreach_get` takes twice as long (0.13 against 0.06 ms for 2650 objects)."""
+    int64 buffer `foreach_get` takes four times as long (0.55 against 0.14 ms for the 2651
+    objects of 50 metarig ragdolls)."""
     out = np.empty(len(collection), dtype=np.int32)
     if len(out):
         collection.foreach_get("session_uid", out)
