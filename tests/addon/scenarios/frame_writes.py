@@ -17,7 +17,7 @@ _OWN_TYPE = {'FLOAT': "<f4", 'INT': "<i4", 'ENUM': "<i4", 'BOOLEAN': "|b1"}
 
 class _Recorded:
     """`bpy.data.objects` with its `foreach_get` / `foreach_set` calls recorded as
-    (call, property, buffer dtype)."""
+    (call, property, buffer dtype), and its lengths asked as ("len", None, None)."""
 
     def __init__(self, objects, calls):
         self._objects, self._calls = objects, calls
@@ -31,6 +31,7 @@ class _Recorded:
         return self._objects.foreach_set(name, seq)
 
     def __len__(self):
+        self._calls.append(("len", None, None))
         return len(self._objects)
 
     def __iter__(self):
@@ -81,19 +82,24 @@ class recording:
 def bulk_call_types(count, frames):
     """`count` tilted ragdolls dropped from 0.4 m and played to `frames`, the runtime's bulk
     calls on the file's objects recorded: each distinct (call, property, buffer dtype), the
-    dtype of the property's own storage (from its RNA definition), and what Blender shows
+    dtype of the property's own storage (from its RNA definition), how many times each
+    frame after the first two asked how many objects the file holds, and what Blender shows
     at the last frame against the solver's state (`frame_path._shown`)."""
     scene = bpy.context.scene
     addon = lig().addon
     arms = _crowd(count, 0.4)
     scene.frame_start, scene.frame_end = 1, frames
     scene.ligament_world.frame_end = frames
+    lengths = []     # the lengths asked in each frame after the build's
     with recording() as calls:
         for f in range(1, frames + 1):
+            start = len(calls)
             scene.frame_set(f)
+            if f > 2:
+                lengths.append(sum(1 for c in calls[start:] if c[0] == "len"))
     props = bpy.types.Object.bl_rna.properties
-    seen = sorted(set(calls))
-    return {"calls": seen,
+    seen = sorted(set(c for c in calls if c[0] != "len"))
+    return {"calls": seen, "lengths": lengths,
             "own": {name: _OWN_TYPE[props[name].type] for _, name, _ in seen},
             "shown": _shown(arms, addon.runtime.cache.get(scene)),
             "error": addon.runtime.cache.error(scene)}
