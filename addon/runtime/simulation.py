@@ -613,8 +613,9 @@ class Simulation:
         moved = np.flatnonzero((locations[rows] != loc).any(axis=1) |
                                (rotations[rows] != rot).any(axis=1))
         if len(moved) and (reads.lookup.linked or len(moved) * ONE_BY_ONE < n):
-            # a few bodies moved (the others asleep or still): set on each of them, which
-            # tags it, instead of writing every object of the file
+            # set on each moved body (each set tags its object): linked objects in the file
+            # make foreach_set write nothing (`Lookup.renew`), and a few moved bodies (the
+            # others asleep) cost less so than writing every object of the file
             objs = self.bulk_objects
             for k in moved.tolist():
                 objs[k].location = loc[k]
