@@ -83,8 +83,8 @@ class Reads:
         self.evaluations = evaluations()   # scene updates before these reads
         self.data = bpy.data.objects
         self.scene_uids = lookup.scene_uids if untagged and lookup.current else \
-            _uids(scene.collection.all_objects)
-        self.uids = _uids(self.data)
+            _uids(scene.collection.all_objects, _count(lookup.scene_uids))
+        self.uids = _uids(self.data, _count(lookup.uids))
         self.n = len(self.uids)
         self.lookup = lookup.renew(self)
         self._channels = {}
@@ -105,11 +105,38 @@ class Reads:
         return self.lookup.rows(self, key, uids)
 
 
-def _uids(collection):
-    out = np.empty(len(collection), dtype=np.int64)
+def _uids(collection, known=None):
+    """The objects' session uids (int64), read into int32, the property's own type: into an
+    int64 buffer `foreach_get` takes four times as long (0.55 against 0.14 ms for the 2651
+    objects of 50 metarig ragdolls).
+
+    `known`: how many objects the collection held at the last read, or None. Its length is
+    not stored (`len` walks every object: 0.2 ms at 2651), so the read first guesses it: into
+    a buffer one longer, filled with `_NO_UID`, Blender writes as many uids as there are
+    objects (a longer buffer is accepted; a shorter one raises, or before Blender 5.0 is
+    filled), so the count is the same when the last slot is left and the one before it not;
+    else the length is asked and the uids read again."""
+    if known is not None:
+        out = np.full(known + 1, _NO_UID, dtype=np.int32)
+        try:
+            collection.foreach_get("session_uid", out)
+        except RuntimeError:     # more objects than the buffer holds
+            pass
+        else:
+            if out[known] == _NO_UID and (known == 0 or out[known - 1] != _NO_UID):
+                return out[:known].astype(np.int64)
+    out = np.empty(len(collection), dtype=np.int32)
     if len(out):
         collection.foreach_get("session_uid", out)
-    return out
+    return out.astype(np.int64)
+
+
+# no object's session uid (they count up from 1 as data-blocks are made in a session)
+_NO_UID = np.iinfo(np.int32).min
+
+
+def _count(uids):
+    return None if uids is None else len(uids)
 
 
 class Lookup:
