@@ -1179,6 +1179,78 @@ def _quick_abi_sizes():
 _quick_abi_sizes()
 
 
+def _numba_lock_callbacks():
+    """numba's callbacks on llvmlite's LLVM lock (`_initialize_llvm_lock_event`: an event
+    `numba:llvm_lock` at every acquire and release), or None."""
+    from llvmlite.binding import ffi
+    lock = getattr(getattr(ffi, "lib", None), "_lock", None)
+    for pair in getattr(lock, "_cblist", ()):
+        if [getattr(f, "__qualname__", "") for f in pair] == [
+                "_initialize_llvm_lock_event.<locals>.enter_fn",
+                "_initialize_llvm_lock_event.<locals>.exit_fn"]:
+            return lock, pair
+    return None
+
+
+_NUMBA_LOCK_CALLBACKS = _numba_lock_callbacks()
+
+
+def _quick_lock_events():
+    """numba's `numba:llvm_lock` events without an Event object and a broadcast each: every
+    call into LLVM takes llvmlite's lock, and numba's callbacks on it start and end an event
+    (about 215 000 of each in a cold compile), which the timers numba installs around each
+    compile (`TimingListener`, one per compile under way) turn into its `llvm_lock`
+    seconds. When every listener of the event is numba's own timer, its `on_start` and
+    `on_end` are called directly, as numba's broadcast would call them; any other listener
+    (a recorder, a user's) gets numba's own events. numba code of another shape: numba's
+    own."""
+    from numba.core import event
+    found = _NUMBA_LOCK_CALLBACKS
+    timer, listener = getattr(event, "TimingListener", None), getattr(event, "Listener", None)
+    if found is None or timer is None or \
+            found[1][0].__code__.co_names != ("event", "start_event") or \
+            found[1][1].__code__.co_names != ("event", "end_event") or \
+            event.start_event.__code__.co_names != ("Event", "EventStatus", "START",
+                                                    "broadcast") or \
+            event.end_event.__code__.co_names != ("Event", "EventStatus", "END",
+                                                  "broadcast") or \
+            timer.notify is not listener.notify or \
+            not isinstance(getattr(event, "_registered", None), dict):
+        return
+    lock, (numba_enter, numba_exit) = found
+    kind = "numba:llvm_lock"
+    registered = event._registered
+
+    def timers_only(listeners):
+        for one in listeners:
+            if type(one) is not timer:
+                return False
+        return True
+
+    def enter_fn():
+        listeners = registered.get(kind)
+        if listeners and timers_only(listeners):
+            for one in listeners:
+                one.on_start(None)
+        elif listeners:
+            numba_enter()
+
+    def exit_fn():
+        listeners = registered.get(kind)
+        if listeners and timers_only(listeners):
+            for one in listeners:
+                one.on_end(None)
+        elif listeners:
+            numba_exit()
+    enter_fn.__qualname__ = "_quick_lock_events.<locals>.enter_fn"
+    exit_fn.__qualname__ = "_quick_lock_events.<locals>.exit_fn"
+    index = lock._cblist.index((numba_enter, numba_exit))
+    lock._cblist[index] = (enter_fn, exit_fn)
+
+
+_quick_lock_events()
+
+
 class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""

@@ -3,10 +3,16 @@ counted against what numba's own code does and gives:
 
 * ABI sizes (`_quick_abi_sizes`): llvmlite answers each by printing a module and having
   LLVM parse it; a literal type is parsed once per data layout, and the sizes are LLVM's.
+* the LLVM lock's events (`_quick_lock_events`): no Event object per acquire and release
+  when numba's own timers are the only listeners, and the timers measure as before; any
+  other listener gets numba's events.
 """
+
+import sys
 
 import llvmlite.binding as llvm
 from llvmlite import ir as llvm_ir
+from numba.core import event
 from numba.core.registry import cpu_target
 
 import solver  # noqa: F401  (installs the patches)
@@ -47,3 +53,41 @@ def test_abi_size_of_an_identified_struct_asked_each_time(monkeypatch):
     assert [ctx.get_abi_sizeof(named) for _ in range(2)] == [16, 16]
     assert len(calls) == 2                      # its body is its context's: not remembered
 
+
+def _events_made(action):
+    made = []
+
+    def count(frame, what, arg):
+        if what == "call" and frame.f_code is event.Event.__init__.__code__:
+            made.append(1)
+    sys.setprofile(count)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return len(made)
+
+
+def _llvm_calls(n):
+    for _ in range(n):
+        llvm.get_process_triple()
+
+
+def test_llvm_lock_timed_without_events():
+    with event.install_timer("numba:llvm_lock", lambda seconds: None) as outer, \
+            event.install_timer("numba:llvm_lock", lambda seconds: None) as inner:
+        made = _events_made(lambda: _llvm_calls(200))
+    assert made == 0, f"{made} events made for 200 LLVM calls"
+    assert outer.done and inner.done and outer.duration > 0
+    assert outer._depth == inner._depth == 0
+
+
+def test_other_listeners_get_numbas_events():
+    with event.install_timer("numba:llvm_lock", lambda seconds: None) as timer, \
+            event.install_recorder("numba:llvm_lock") as recorder:
+        _llvm_calls(10)
+    kinds = [(ev.kind, ev.is_start) for _, ev in recorder.buffer]
+    # each LLVM call (two per triple: the call and the string's release) starts and ends one
+    assert len(kinds) >= 40 and \
+        kinds == [("numba:llvm_lock", True), ("numba:llvm_lock", False)] * (len(kinds) // 2)
+    assert timer.done and timer._depth == 0
