@@ -1251,6 +1251,47 @@ def _quick_lock_events():
 _quick_lock_events()
 
 
+from numba.core import utils as _numba_utils  # noqa: E402
+
+_NUMBA_TEMPLATE_ORDER = _numba_utils.order_by_target_specificity
+
+
+def _quick_template_order():
+    """numba's `order_by_target_specificity` (the typing templates of a function usable on
+    the target, most specific first) remembered per target and list of templates: typing
+    computed it again for every call it resolved (each `a + b`, `a[i]`, `len(a)` ...), about
+    90 000 times in a cold compile, each reading every template's metadata and sorting. The
+    order depends on the templates (classes, whose metadata names their target) and the
+    target registry, which only grows: the same list in the same order. A failure (no
+    usable template) is raised as numba raises it, each time. numba code of another shape:
+    numba's own."""
+    from numba.core.typing import context as typing_context
+    original = _NUMBA_TEMPLATE_ORDER
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "numba.core.target_extension", "target_registry", "enumerate", "getattr", "get",
+            "inherits_from", "append", "sorted", "numba.core.errors", "UnsupportedError") or \
+            typing_context.order_by_target_specificity is not original:
+        return
+    orders = {}
+
+    def order_by_target_specificity(target, templates, fnkey=''):
+        try:
+            key = target, tuple(templates)
+            known = orders.get(key)
+        except TypeError:              # something unhashable: as numba does
+            return original(target, templates, fnkey)
+        if known is None:
+            known = orders[key] = tuple(original(target, templates, fnkey))
+        return list(known)
+    order_by_target_specificity.__qualname__ = \
+        "_quick_template_order.<locals>.order_by_target_specificity"
+    _numba_utils.order_by_target_specificity = order_by_target_specificity
+    typing_context.order_by_target_specificity = order_by_target_specificity
+
+
+_quick_template_order()
+
+
 class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""

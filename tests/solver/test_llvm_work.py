@@ -6,6 +6,8 @@ counted against what numba's own code does and gives:
 * the LLVM lock's events (`_quick_lock_events`): no Event object per acquire and release
   when numba's own timers are the only listeners, and the timers measure as before; any
   other listener gets numba's events.
+* the typing templates' order (`_quick_template_order`): worked out once per target and
+  list of templates, not for every call typed; the same order.
 """
 
 import sys
@@ -15,7 +17,15 @@ from llvmlite import ir as llvm_ir
 from numba.core import event
 from numba.core.registry import cpu_target
 
-import solver  # noqa: F401  (installs the patches)
+import operator
+
+from numba.core import types, utils
+from numba.core.target_extension import get_local_target
+
+from solver import jit
+
+# numba's own, kept by jit when it replaces them
+_NUMBA_TEMPLATE_ORDER = getattr(jit, "_NUMBA_TEMPLATE_ORDER", utils.order_by_target_specificity)
 
 
 def _count_parses():
@@ -91,3 +101,35 @@ def test_other_listeners_get_numbas_events():
     assert len(kinds) >= 40 and \
         kinds == [("numba:llvm_lock", True), ("numba:llvm_lock", False)] * (len(kinds) // 2)
     assert timer.done and timer._depth == 0
+
+
+def _calls_of(code, action):
+    calls = []
+
+    def count(frame, what, arg):
+        if what == "call" and frame.f_code in code:
+            calls.append(frame.f_code.co_name)
+    sys.setprofile(count)
+    try:
+        result = action()
+    finally:
+        sys.setprofile(None)
+    return calls, result
+
+
+def test_typing_templates_ordered_once():
+    ctx = cpu_target.typing_context
+    ctx.refresh()                     # numba's registries loaded, as a compile loads them
+    add = ctx.resolve_value_type(operator.add)
+    target = get_local_target(ctx)
+    calls, orders = _calls_of({_NUMBA_TEMPLATE_ORDER.__code__}, lambda: [
+        utils.order_by_target_specificity(target, add.templates, fnkey="add")
+        for _ in range(5)])
+    assert len(calls) <= 1, f"numba's order worked out {len(calls)} times for one list"
+    assert orders == [_NUMBA_TEMPLATE_ORDER(target, add.templates, fnkey="add")] * 5
+    assert len(orders[0]) >= 5
+    # typing a + b again and again
+    calls, sigs = _calls_of({_NUMBA_TEMPLATE_ORDER.__code__}, lambda: [
+        ctx.resolve_function_type(add, (types.float64, types.int64), {}) for _ in range(5)])
+    assert len(calls) <= 1 and [str(s) for s in sigs] == ["(float64, float64) -> float64"] * 5
+
