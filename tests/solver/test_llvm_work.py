@@ -8,6 +8,7 @@ counted against what numba's own code does and gives:
   other listener gets numba's events.
 * the typing templates' order (`_quick_template_order`): worked out once per target and
   list of templates, not for every call typed; the same order.
+* instructions' names (`_quick_names`): one method call per name, the same names.
 """
 
 import sys
@@ -19,13 +20,15 @@ from numba.core.registry import cpu_target
 
 import operator
 
+from llvmlite.ir import _utils as llvm_ir_utils
 from numba.core import types, utils
 from numba.core.target_extension import get_local_target
 
 from solver import jit
 
-# numba's own, kept by jit when it replaces them
+# numba's and llvmlite's own, kept by jit when it replaces them
 _NUMBA_TEMPLATE_ORDER = getattr(jit, "_NUMBA_TEMPLATE_ORDER", utils.order_by_target_specificity)
+_LLVMLITE_REGISTER = getattr(jit, "_LLVMLITE_REGISTER", llvm_ir_utils.NameScope.register)
 
 
 def _count_parses():
@@ -133,3 +136,36 @@ def test_typing_templates_ordered_once():
         ctx.resolve_function_type(add, (types.float64, types.int64), {}) for _ in range(5)])
     assert len(calls) <= 1 and [str(s) for s in sigs] == ["(float64, float64) -> float64"] * 5
 
+
+def test_instruction_names_registered_in_one_call(monkeypatch):
+    names = ["", "ptr", ".5", "arg.x", "", "ptr", "ptr.1", "", ".5", "x\"y"] * 30
+    ours, theirs = llvm_ir_utils.NameScope(), llvm_ir_utils.NameScope()
+    helpers = {llvm_ir_utils.NameScope.is_used.__code__,
+               llvm_ir_utils.NameScope.deduplicate.__code__}
+    calls, given = _calls_of(helpers, lambda: [ours.register(n, deduplicate=True)
+                                               for n in names])
+    assert calls == [], f"{len(calls)} calls of is_used/deduplicate for {len(names)} names"
+    assert given == [_LLVMLITE_REGISTER(theirs, n, deduplicate=True) for n in names]
+    assert len(set(given)) == len(given)
+    for scope, register in ((ours, llvm_ir_utils.NameScope.register),
+                            (theirs, _LLVMLITE_REGISTER)):
+        try:
+            register(scope, "ptr")
+        except llvm_ir_utils.DuplicatedNameError as e:
+            assert str(e) == "ptr"
+        else:
+            raise AssertionError("a used name registered without deduplicating")
+    # a function's instructions, named as llvmlite names them
+    def function_names():
+        module = llvm_ir.Module()
+        fn = llvm_ir.Function(module, llvm_ir.FunctionType(llvm_ir.DoubleType(),
+                                                          [llvm_ir.DoubleType()]), "f")
+        builder = llvm_ir.IRBuilder(fn.append_basic_block())
+        value = fn.args[0]
+        for i in range(50):
+            value = builder.fadd(value, value, name="" if i % 2 else "sum")
+        builder.ret(value)
+        return str(module)
+    text = function_names()
+    monkeypatch.setattr(llvm_ir_utils.NameScope, "register", _LLVMLITE_REGISTER)
+    assert text == function_names() and '%"sum.1" = fadd' in text
