@@ -127,6 +127,7 @@ from numba.core.environment import _rebuild_env
 from numba.core.funcdesc import FunctionDescriptor
 from numba.core.compiler_machinery import PassManager, register_pass
 from numba.core.registry import CPUDispatcher, cpu_target
+from numba.core.runtime import context as _numba_nrt
 
 from .stamp import source_hash
 
@@ -496,6 +497,14 @@ def _borrows_only(lower):
       (a callee taking a list or a dict may keep an array in it; one taking a tuple can
       only hand an array back, which its result shows)
     * no NRT function but incref/decref in its module (no allocation)."""
+    return _borrows_arguments(lower) and not any(
+        f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
+        for f in lower.module.functions)
+
+
+def _borrows_arguments(lower):
+    """`_borrows_only`'s tests that the function's types answer before it is lowered (all
+    but the last: its module's NRT functions)."""
     dmm = lower.context.data_model_manager
 
     def counted(ty):
@@ -514,8 +523,7 @@ def _borrows_only(lower):
             return False
         if not all(borrowed(t) for t in sig.args):
             return False
-    return not any(f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
-                   for f in lower.module.functions)
+    return True
 
 
 def _borrowed(dmm, ty):
@@ -545,17 +553,69 @@ def _tuple_part(expr, sig, typemap, dmm):
     return False
 
 
+class _Recount(Exception):
+    """A function lowered without its reference counts (`_UNCOUNTED`) allocates after all:
+    its lowering starts again, counting."""
+
+
+_UNCOUNTED = set()     # llvmlite modules being lowered without reference-count operations
+_COUNTED = "ligament_counted"          # metadata: lower this function with them
+
+
 class _BorrowingLower(lowering.Lower):
     """numba's lowering, without the reference-count operations of a function that only
-    borrows arrays (see `_borrows_only` and the module docstring)."""
+    borrows arrays (see `_borrows_only` and the module docstring). When its types show it
+    borrows (`_borrows_arguments`), they are not emitted at all (`_quiet_refcounts`: numba
+    emitted each with the reads of its pointer, named, printed and parsed, all then
+    deleted); if its module then calls another NRT function, it is lowered again with
+    them (`_Recount`)."""
 
     def lower_normal_function(self, fndesc):
-        super().lower_normal_function(fndesc)
-        if self.context.enable_nrt and _borrows_only(self):
+        nrt = self.context.enable_nrt
+        quiet = nrt and _QUIET_REFCOUNTS and not (self.metadata or {}).get(_COUNTED) and \
+            _borrows_arguments(self)
+        if quiet:
+            _UNCOUNTED.add(self.module)
+        try:
+            super().lower_normal_function(fndesc)
+        finally:
+            _UNCOUNTED.discard(self.module)
+        if nrt and _borrows_only(self):
             for block in self.function.blocks:
                 block.instructions[:] = [
                     i for i in block.instructions
                     if getattr(getattr(i, "callee", None), "name", None) not in _REFCOUNT_OPS]
+        elif quiet:
+            raise _Recount(fndesc.qualname)
+
+
+_NUMBA_INCREF_DECREF = vars(_numba_nrt.NRTContext).get("_call_incref_decref")
+
+
+def _quiet_refcounts():
+    """numba's `NRTContext._call_incref_decref` (every incref and decref numba emits: the
+    reads of the value's pointers, then a call per pointer) emitting nothing into a module
+    `_BorrowingLower` lowers without them (`_UNCOUNTED`), where they would all be deleted
+    (about 40 000 in a cold compile). Any other module gets numba's. The machine code is
+    the same: the reads had no other use, and LLVM deleted them. numba code of another
+    shape: numba's own (emitted, then deleted)."""
+    original = _NUMBA_INCREF_DECREF
+    code = getattr(original, "__code__", None)
+    if code is None or code.co_varnames[:code.co_argcount] != (
+            "self", "builder", "typ", "value", "funcname"):
+        return False
+    uncounted = _UNCOUNTED
+
+    def _call_incref_decref(self, builder, typ, value, funcname):
+        if uncounted and builder.module in uncounted:
+            return None
+        return original(self, builder, typ, value, funcname)
+    _call_incref_decref.__qualname__ = "_quiet_refcounts.<locals>._call_incref_decref"
+    _numba_nrt.NRTContext._call_incref_decref = _call_incref_decref
+    return True
+
+
+_QUIET_REFCOUNTS = _quiet_refcounts()
 
 
 _IR_KIND = "ligament-helper-ir"      # a helper's cache entry: its module as callers link it
@@ -792,7 +852,11 @@ class _SolverLowering(typed_passes.NativeLowering):
                 # compile of a process into the mangled name (for closures of one name),
                 # and a cached caller names the symbol of the stage it was compiled against
                 state.func_ir.func_id.unique_id = 0
-        return super().run_pass(state)
+        try:
+            return super().run_pass(state)
+        except _Recount:                   # it allocates: its reference counts are needed
+            state.metadata[_COUNTED] = True
+            return super().run_pass(state)
 
 
 class _Compiler(compiler.CompilerBase):
@@ -1073,8 +1137,6 @@ def _quick_list_vars():
 
 _quick_list_vars()
 
-
-from numba.core.runtime import context as _numba_nrt  # noqa: E402
 
 _NUMBA_GET_MEMINFOS = vars(_numba_nrt.NRTContext).get("get_meminfos")
 
