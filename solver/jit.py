@@ -1395,6 +1395,59 @@ def _quick_names():
 _quick_names()
 
 
+from numba.np import numpy_support as _numba_numpy  # noqa: E402
+
+_NUMBA_UFUNC_LOOP = _numba_numpy.ufunc_find_matching_loop
+
+
+def _quick_ufunc_loops():
+    """numba's `ufunc_find_matching_loop` (which of a NumPy ufunc's loops takes the given
+    argument types, searched as NumPy searches: every loop's letters cast-checked in
+    turn) remembered per ufunc and argument types: numba's ufunc typing templates, tried
+    for every arithmetic operator typed, searched it about 25 000 times in a cold compile.
+    A NumPy ufunc's loops are fixed, so the answer is too: the same loop, with lists of its
+    own each time (a caller may change them); an error raised as numba raises it, each
+    time. Any other ufunc (numba's own DUFunc, which gains loops as it compiles) is
+    searched as numba searches. numba code of another shape: numba's own."""
+    import inspect
+    import numpy as np
+    from numba.core.typing import npydecl
+    from numba.np import npyimpl
+    original = _NUMBA_UFUNC_LOOP
+    spec = getattr(_numba_numpy, "UFuncLoopSpec", None)
+    try:
+        names = list(inspect.signature(original).parameters)
+    except (TypeError, ValueError):
+        return
+    if names != ["ufunc", "arg_types"] or getattr(spec, "_fields", None) != (
+            "inputs", "outputs", "ufunc_sig") or \
+            getattr(npydecl, "ufunc_find_matching_loop", None) is not original or \
+            getattr(npyimpl, "ufunc_find_matching_loop", None) is not original:
+        return
+    loops, ufunc_type = {}, np.ufunc
+
+    def ufunc_find_matching_loop(ufunc, arg_types):
+        if type(ufunc) is not ufunc_type:
+            return original(ufunc, arg_types)
+        try:
+            key = ufunc, tuple(arg_types)
+            known = loops.get(key, loops)
+        except TypeError:              # an unhashable type: as numba does
+            return original(ufunc, arg_types)
+        if known is loops:
+            known = loops[key] = original(ufunc, arg_types)
+        if known is None:
+            return None
+        return spec(list(known.inputs), list(known.outputs), known.ufunc_sig)
+    ufunc_find_matching_loop.__qualname__ = \
+        "_quick_ufunc_loops.<locals>.ufunc_find_matching_loop"
+    for module in (_numba_numpy, npydecl, npyimpl):
+        module.ufunc_find_matching_loop = ufunc_find_matching_loop
+
+
+_quick_ufunc_loops()
+
+
 class _Kernel(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from other kernels with plain (non-literal)
     argument types, cached by source hash."""

@@ -9,6 +9,8 @@ counted against what numba's own code does and gives:
 * the typing templates' order (`_quick_template_order`): worked out once per target and
   list of templates, not for every call typed; the same order.
 * instructions' names (`_quick_names`): one method call per name, the same names.
+* a NumPy ufunc's loop for argument types (`_quick_ufunc_loops`): searched once, the same
+  loop.
 """
 
 import sys
@@ -20,9 +22,12 @@ from numba.core.registry import cpu_target
 
 import operator
 
+import numpy as np
+
 from llvmlite.ir import _utils as llvm_ir_utils
 from numba.core import types, utils
 from numba.core.target_extension import get_local_target
+from numba.np import numpy_support
 
 from solver import jit
 
@@ -169,3 +174,25 @@ def test_instruction_names_registered_in_one_call(monkeypatch):
     text = function_names()
     monkeypatch.setattr(llvm_ir_utils.NameScope, "register", _LLVMLITE_REGISTER)
     assert text == function_names() and '%"sum.1" = fadd' in text
+
+
+def test_ufunc_loops_searched_once():
+    original = getattr(jit, "_NUMBA_UFUNC_LOOP", numpy_support.ufunc_find_matching_loop)
+    args = [types.float64, types.int64]
+    calls, loops = _calls_of({original.__code__}, lambda: [
+        numpy_support.ufunc_find_matching_loop(np.add, args) for _ in range(5)])
+    assert len(calls) <= 1, f"the loop searched {len(calls)} times for one ufunc and types"
+    assert loops == [original(np.add, args)] * 5
+    assert loops[0].ufunc_sig == "dd->d"
+    loops[0].inputs.append(None)                    # a caller's change stays its own
+    assert numpy_support.ufunc_find_matching_loop(np.add, args) == loops[1]
+    assert numpy_support.ufunc_find_matching_loop(np.add, [types.unicode_type] * 2) is None
+    # typing a + b of arrays through the ufunc templates
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    add = ctx.resolve_value_type(operator.add)
+    array = types.float64[::1]
+    calls, sigs = _calls_of({original.__code__}, lambda: [
+        ctx.resolve_function_type(add, (array, types.float64), {}) for _ in range(3)])
+    assert len(calls) <= 1 and len({str(s) for s in sigs}) == 1
+    assert sigs[0].return_type.ndim == 1 and sigs[0].return_type.dtype == types.float64
