@@ -65,6 +65,13 @@ seconds per kernel):
   it (an array's seven, its shape's and strides' items) and looked inside each; LLVM then
   deleted the reads as dead code. `_quick_meminfos` reads only the fields on the way to a
   pointer: the same increments and decrements of the same pointers.
+* more of numba's and llvmlite's Python around LLVM, each answer the same: an LLVM type's
+  ABI size (llvmlite prints and parses a module for each) remembered (`_quick_abi_sizes`);
+  the LLVM lock's events handed to numba's timers without an event object each
+  (`_quick_lock_events`); the typing templates' order (`_quick_template_order`) and a
+  NumPy ufunc's loop (`_quick_ufunc_loops`) worked out once; instructions named in one
+  call (`_quick_names`); a function that only borrows lowered without the reference
+  counts numba emitted and `_BorrowingLower` deleted (`_quiet_refcounts`).
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
