@@ -65,6 +65,13 @@ seconds per kernel):
   it (an array's seven, its shape's and strides' items) and looked inside each; LLVM then
   deleted the reads as dead code. `_quick_meminfos` reads only the fields on the way to a
   pointer: the same increments and decrements of the same pointers.
+* more of numba's and llvmlite's Python around LLVM, each answer the same: an LLVM type's
+  ABI size (llvmlite prints and parses a module for each) remembered (`_quick_abi_sizes`);
+  the LLVM lock's events handed to numba's timers without an event object each
+  (`_quick_lock_events`); the typing templates' order (`_quick_template_order`) and a
+  NumPy ufunc's loop (`_quick_ufunc_loops`) worked out once; instructions named in one
+  call (`_quick_names`); a function that only borrows lowered without the reference
+  counts numba emitted and `_BorrowingLower` deleted (`_quiet_refcounts`).
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -127,6 +134,7 @@ from numba.core.environment import _rebuild_env
 from numba.core.funcdesc import FunctionDescriptor
 from numba.core.compiler_machinery import PassManager, register_pass
 from numba.core.registry import CPUDispatcher, cpu_target
+from numba.core.runtime import context as _numba_nrt
 
 from .stamp import source_hash
 
@@ -496,6 +504,14 @@ def _borrows_only(lower):
       (a callee taking a list or a dict may keep an array in it; one taking a tuple can
       only hand an array back, which its result shows)
     * no NRT function but incref/decref in its module (no allocation)."""
+    return _borrows_arguments(lower) and not any(
+        f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
+        for f in lower.module.functions)
+
+
+def _borrows_arguments(lower):
+    """`_borrows_only`'s tests that the function's types answer before it is lowered (all
+    but the last: its module's NRT functions)."""
     dmm = lower.context.data_model_manager
 
     def counted(ty):
@@ -514,8 +530,7 @@ def _borrows_only(lower):
             return False
         if not all(borrowed(t) for t in sig.args):
             return False
-    return not any(f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
-                   for f in lower.module.functions)
+    return True
 
 
 def _borrowed(dmm, ty):
@@ -545,17 +560,69 @@ def _tuple_part(expr, sig, typemap, dmm):
     return False
 
 
+class _Recount(Exception):
+    """A function lowered without its reference counts (`_UNCOUNTED`) allocates after all:
+    its lowering starts again, counting."""
+
+
+_UNCOUNTED = set()     # llvmlite modules being lowered without reference-count operations
+_COUNTED = "ligament_counted"          # metadata: lower this function with them
+
+
 class _BorrowingLower(lowering.Lower):
     """numba's lowering, without the reference-count operations of a function that only
-    borrows arrays (see `_borrows_only` and the module docstring)."""
+    borrows arrays (see `_borrows_only` and the module docstring). When its types show it
+    borrows (`_borrows_arguments`), they are not emitted at all (`_quiet_refcounts`: numba
+    emitted each with the reads of its pointer, named, printed and parsed, all then
+    deleted); if its module then calls another NRT function, it is lowered again with
+    them (`_Recount`)."""
 
     def lower_normal_function(self, fndesc):
-        super().lower_normal_function(fndesc)
-        if self.context.enable_nrt and _borrows_only(self):
+        nrt = self.context.enable_nrt
+        quiet = nrt and _QUIET_REFCOUNTS and not (self.metadata or {}).get(_COUNTED) and \
+            _borrows_arguments(self)
+        if quiet:
+            _UNCOUNTED.add(self.module)
+        try:
+            super().lower_normal_function(fndesc)
+        finally:
+            _UNCOUNTED.discard(self.module)
+        if nrt and _borrows_only(self):
             for block in self.function.blocks:
                 block.instructions[:] = [
                     i for i in block.instructions
                     if getattr(getattr(i, "callee", None), "name", None) not in _REFCOUNT_OPS]
+        elif quiet:
+            raise _Recount(fndesc.qualname)
+
+
+_NUMBA_INCREF_DECREF = vars(_numba_nrt.NRTContext).get("_call_incref_decref")
+
+
+def _quiet_refcounts():
+    """numba's `NRTContext._call_incref_decref` (every incref and decref numba emits: the
+    reads of the value's pointers, then a call per pointer) emitting nothing into a module
+    `_BorrowingLower` lowers without them (`_UNCOUNTED`), where they would all be deleted
+    (about 40 000 in a cold compile). Any other module gets numba's. The machine code is
+    the same: the reads had no other use, and LLVM deleted them. numba code of another
+    shape: numba's own (emitted, then deleted)."""
+    original = _NUMBA_INCREF_DECREF
+    code = getattr(original, "__code__", None)
+    if code is None or code.co_varnames[:code.co_argcount] != (
+            "self", "builder", "typ", "value", "funcname"):
+        return False
+    uncounted = _UNCOUNTED
+
+    def _call_incref_decref(self, builder, typ, value, funcname):
+        if uncounted and builder.module in uncounted:
+            return None
+        return original(self, builder, typ, value, funcname)
+    _call_incref_decref.__qualname__ = "_quiet_refcounts.<locals>._call_incref_decref"
+    _numba_nrt.NRTContext._call_incref_decref = _call_incref_decref
+    return True
+
+
+_QUIET_REFCOUNTS = _quiet_refcounts()
 
 
 _IR_KIND = "ligament-helper-ir"      # a helper's cache entry: its module as callers link it
@@ -792,7 +859,11 @@ class _SolverLowering(typed_passes.NativeLowering):
                 # compile of a process into the mangled name (for closures of one name),
                 # and a cached caller names the symbol of the stage it was compiled against
                 state.func_ir.func_id.unique_id = 0
-        return super().run_pass(state)
+        try:
+            return super().run_pass(state)
+        except _Recount:                   # it allocates: its reference counts are needed
+            state.metadata[_COUNTED] = True
+            return super().run_pass(state)
 
 
 class _Compiler(compiler.CompilerBase):
@@ -1074,8 +1145,6 @@ def _quick_list_vars():
 _quick_list_vars()
 
 
-from numba.core.runtime import context as _numba_nrt  # noqa: E402
-
 _NUMBA_GET_MEMINFOS = vars(_numba_nrt.NRTContext).get("get_meminfos")
 
 
@@ -1140,6 +1209,250 @@ def _quick_meminfos():
 
 
 _quick_meminfos()
+
+
+from numba.core import base as _numba_base  # noqa: E402
+
+_NUMBA_ABI_SIZEOF = vars(_numba_base.BaseContext).get("get_abi_sizeof")
+
+
+def _quick_abi_sizes():
+    """numba's `BaseContext.get_abi_sizeof` remembered per LLVM type and data layout: llvmlite
+    answers it by printing a module holding a global of the type and having LLVM parse it
+    (`Type.get_abi_size`), and numba's lowering asks it for every user variable it allocates
+    (for debug information it then drops), about 5 000 times in a cold compile, a third of a
+    millisecond each. A literal type (no `%` in its text: no identified struct, whose body
+    is its context's) has one size per data layout, so it is asked once; any other type as
+    numba asks. numba code of another shape: numba's own."""
+    from llvmlite import ir as llvm_ir
+    original = _NUMBA_ABI_SIZEOF
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "isinstance", "llvmir", "Type", "get_abi_size", "target_data"):
+        return
+    sizes = {}                         # (id of the target data, type's text): (size, it)
+
+    def get_abi_sizeof(self, ty):
+        assert isinstance(ty, llvm_ir.Type), "Expected LLVM type"
+        text = str(ty)
+        if "%" in text:
+            return original(self, ty)
+        target_data = self.target_data
+        known = sizes.get((id(target_data), text))
+        if known is None:              # the target data kept: its id stays its own
+            known = sizes[id(target_data), text] = (ty.get_abi_size(target_data), target_data)
+        return known[0]
+    get_abi_sizeof.__qualname__ = "_quick_abi_sizes.<locals>.get_abi_sizeof"
+    _numba_base.BaseContext.get_abi_sizeof = get_abi_sizeof
+
+
+_quick_abi_sizes()
+
+
+def _numba_lock_callbacks():
+    """numba's callbacks on llvmlite's LLVM lock (`_initialize_llvm_lock_event`: an event
+    `numba:llvm_lock` at every acquire and release), or None."""
+    from llvmlite.binding import ffi
+    lock = getattr(getattr(ffi, "lib", None), "_lock", None)
+    for pair in getattr(lock, "_cblist", ()):
+        if [getattr(f, "__qualname__", "") for f in pair] == [
+                "_initialize_llvm_lock_event.<locals>.enter_fn",
+                "_initialize_llvm_lock_event.<locals>.exit_fn"]:
+            return lock, pair
+    return None
+
+
+_NUMBA_LOCK_CALLBACKS = _numba_lock_callbacks()
+
+
+def _quick_lock_events():
+    """numba's `numba:llvm_lock` events without an Event object and a broadcast each: every
+    call into LLVM takes llvmlite's lock, and numba's callbacks on it start and end an event
+    (about 215 000 of each in a cold compile), which the timers numba installs around each
+    compile (`TimingListener`, one per compile under way) turn into its `llvm_lock`
+    seconds. When every listener of the event is numba's own timer, its `on_start` and
+    `on_end` are called directly, as numba's broadcast would call them; any other listener
+    (a recorder, a user's) gets numba's own events. numba code of another shape: numba's
+    own."""
+    from numba.core import event
+    found = _NUMBA_LOCK_CALLBACKS
+    timer, listener = getattr(event, "TimingListener", None), getattr(event, "Listener", None)
+    if found is None or timer is None or \
+            found[1][0].__code__.co_names != ("event", "start_event") or \
+            found[1][1].__code__.co_names != ("event", "end_event") or \
+            event.start_event.__code__.co_names != ("Event", "EventStatus", "START",
+                                                    "broadcast") or \
+            event.end_event.__code__.co_names != ("Event", "EventStatus", "END",
+                                                  "broadcast") or \
+            timer.notify is not listener.notify or \
+            not isinstance(getattr(event, "_registered", None), dict):
+        return
+    lock, (numba_enter, numba_exit) = found
+    kind = "numba:llvm_lock"
+    registered = event._registered
+
+    def timers_only(listeners):
+        for one in listeners:
+            if type(one) is not timer:
+                return False
+        return True
+
+    def enter_fn():
+        listeners = registered.get(kind)
+        if listeners and timers_only(listeners):
+            for one in listeners:
+                one.on_start(None)
+        elif listeners:
+            numba_enter()
+
+    def exit_fn():
+        listeners = registered.get(kind)
+        if listeners and timers_only(listeners):
+            for one in listeners:
+                one.on_end(None)
+        elif listeners:
+            numba_exit()
+    enter_fn.__qualname__ = "_quick_lock_events.<locals>.enter_fn"
+    exit_fn.__qualname__ = "_quick_lock_events.<locals>.exit_fn"
+    index = lock._cblist.index((numba_enter, numba_exit))
+    lock._cblist[index] = (enter_fn, exit_fn)
+
+
+_quick_lock_events()
+
+
+from numba.core import utils as _numba_utils  # noqa: E402
+
+_NUMBA_TEMPLATE_ORDER = _numba_utils.order_by_target_specificity
+
+
+def _quick_template_order():
+    """numba's `order_by_target_specificity` (the typing templates of a function usable on
+    the target, most specific first) remembered per target and list of templates: typing
+    computed it again for every call it resolved (each `a + b`, `a[i]`, `len(a)` ...), about
+    90 000 times in a cold compile, each reading every template's metadata and sorting. The
+    order depends on the templates (classes, whose metadata names their target) and the
+    target registry, which only grows: the same list in the same order. A failure (no
+    usable template) is raised as numba raises it, each time. numba code of another shape:
+    numba's own."""
+    from numba.core.typing import context as typing_context
+    original = _NUMBA_TEMPLATE_ORDER
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "numba.core.target_extension", "target_registry", "enumerate", "getattr", "get",
+            "inherits_from", "append", "sorted", "numba.core.errors", "UnsupportedError") or \
+            typing_context.order_by_target_specificity is not original:
+        return
+    orders = {}
+
+    def order_by_target_specificity(target, templates, fnkey=''):
+        try:
+            key = target, tuple(templates)
+            known = orders.get(key)
+        except TypeError:              # something unhashable: as numba does
+            return original(target, templates, fnkey)
+        if known is None:
+            known = orders[key] = tuple(original(target, templates, fnkey))
+        return list(known)
+    order_by_target_specificity.__qualname__ = \
+        "_quick_template_order.<locals>.order_by_target_specificity"
+    _numba_utils.order_by_target_specificity = order_by_target_specificity
+    typing_context.order_by_target_specificity = order_by_target_specificity
+
+
+_quick_template_order()
+
+
+from llvmlite.ir import _utils as _llvm_ir_utils  # noqa: E402
+
+_LLVMLITE_REGISTER = vars(_llvm_ir_utils.NameScope).get("register")
+
+
+def _quick_names():
+    """llvmlite's `NameScope.register` (each instruction's name, made unique in its
+    function: 700 000 in a cold compile) in one method: llvmlite's calls `deduplicate`,
+    which calls `is_used` once or more. The same names in the same order (the same
+    counters per base name); a subclass's scope registers as llvmlite does. llvmlite code
+    of another shape: llvmlite's own."""
+    scope = _llvm_ir_utils.NameScope
+    original = _LLVMLITE_REGISTER
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "deduplicate", "is_used", "DuplicatedNameError", "_useset", "add") or \
+            scope.deduplicate.__code__.co_names != ("is_used", "_basenamemap", "format") or \
+            scope.is_used.__code__.co_names != ("_useset",):
+        return
+    duplicated = _llvm_ir_utils.DuplicatedNameError
+
+    def register(self, name, deduplicate=False):
+        if type(self) is not scope:
+            return original(self, name, deduplicate)
+        used = self._useset
+        if name in used:
+            if not deduplicate:
+                raise duplicated(name)
+            counters, basename = self._basenamemap, name
+            while name in used:
+                ident = counters[basename] + 1
+                counters[basename] = ident
+                name = "{0}.{1}".format(basename, ident)
+        used.add(name)
+        return name
+    register.__qualname__ = "_quick_names.<locals>.register"
+    scope.register = register
+
+
+_quick_names()
+
+
+from numba.np import numpy_support as _numba_numpy  # noqa: E402
+
+_NUMBA_UFUNC_LOOP = _numba_numpy.ufunc_find_matching_loop
+
+
+def _quick_ufunc_loops():
+    """numba's `ufunc_find_matching_loop` (which of a NumPy ufunc's loops takes the given
+    argument types, searched as NumPy searches: every loop's letters cast-checked in
+    turn) remembered per ufunc and argument types: numba's ufunc typing templates, tried
+    for every arithmetic operator typed, searched it about 25 000 times in a cold compile.
+    A NumPy ufunc's loops are fixed, so the answer is too: the same loop, with lists of its
+    own each time (a caller may change them); an error raised as numba raises it, each
+    time. Any other ufunc (numba's own DUFunc, which gains loops as it compiles) is
+    searched as numba searches. numba code of another shape: numba's own."""
+    import inspect
+    import numpy as np
+    from numba.core.typing import npydecl
+    from numba.np import npyimpl
+    original = _NUMBA_UFUNC_LOOP
+    spec = getattr(_numba_numpy, "UFuncLoopSpec", None)
+    try:
+        names = list(inspect.signature(original).parameters)
+    except (TypeError, ValueError):
+        return
+    if names != ["ufunc", "arg_types"] or getattr(spec, "_fields", None) != (
+            "inputs", "outputs", "ufunc_sig") or \
+            getattr(npydecl, "ufunc_find_matching_loop", None) is not original or \
+            getattr(npyimpl, "ufunc_find_matching_loop", None) is not original:
+        return
+    loops, ufunc_type = {}, np.ufunc
+
+    def ufunc_find_matching_loop(ufunc, arg_types):
+        if type(ufunc) is not ufunc_type:
+            return original(ufunc, arg_types)
+        try:
+            key = ufunc, tuple(arg_types)
+            known = loops.get(key, loops)
+        except TypeError:              # an unhashable type: as numba does
+            return original(ufunc, arg_types)
+        if known is loops:
+            known = loops[key] = original(ufunc, arg_types)
+        if known is None:
+            return None
+        return spec(list(known.inputs), list(known.outputs), known.ufunc_sig)
+    ufunc_find_matching_loop.__qualname__ = \
+        "_quick_ufunc_loops.<locals>.ufunc_find_matching_loop"
+    for module in (_numba_numpy, npydecl, npyimpl):
+        module.ufunc_find_matching_loop = ufunc_find_matching_loop
+
+
+_quick_ufunc_loops()
 
 
 class _Kernel(CPUDispatcher):
