@@ -63,7 +63,7 @@ from .mathx import (add, cross, dot, length, perpendicular, qconj, qmul, qrotate
                     scale, sub, vec3_at)
 from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
                    apply_impulse, new_rows, pair_apply, pair_row_solve, pair_velocities,
-                   row_angular, row_axis, row_velocity, soft_coefficients,
+                   refresh_row_mass, row_angular, row_axis, row_velocity, soft_coefficients,
                    store_pair_velocities)
 from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 from .sleep import wake_touched
@@ -661,6 +661,31 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
             rp[r0 + k, LO] = 0.0
             rp[r0 + k, HI] = 0.0
         rp[r0 + 7, ACTIVE] = 0.0
+
+
+@helper(outline=True)
+def stiffened_contact_inertia(C, kg, bI, binv):
+    """The contact rows of a body its joints' loads stiffen (kg > 0: bodies.py
+    `stiffen_world_inertia`) see the inertia the joint rows see, the substep's stiffened
+    one, instead of the frame's first. A contact the sweep solves between two bodies of one
+    jointed island (a bone chain's capsule started inside the chest it hangs from) fights
+    the joints every pass; with the light body rotationally heavier to the joint rows than
+    to the contact rows, each pass's contact impulses turned it further than the joints'
+    took back, and the fight gained energy every substep until the island flew apart
+    (tests/solver/test_chain_on_chest.py). One inertia for all of a body's rows makes the
+    passes projections in one metric again, which cannot gain energy. A body no joint
+    loads keeps the frame's first inertia, as in Box2D v3."""
+    mi, mf, acc, R, P = C
+    rb_, rj, rd, rp, rk = R
+    for m in range(mi.shape[0]):
+        a = mi[m, 0]
+        b = mi[m, 1]
+        if not ((a >= 0 and kg[a] > 0.0) or (b >= 0 and kg[b] > 0.0)):
+            continue
+        r0 = m * ROWS_PER_MANIFOLD
+        for k in range(ROWS_PER_MANIFOLD):
+            if rp[r0 + k, ACTIVE] != 0.0:
+                refresh_row_mass(r0 + k, rb_, rj, rd, rp, binv, bI)
 
 
 @helper(inline=True)
