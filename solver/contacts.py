@@ -665,22 +665,22 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
 
 @helper(outline=True)
 def stiffened_contact_inertia(C, kg, bI, binv):
-    """The contact rows between two bodies its joints' loads stiffen (kg > 0: bodies.py
+    """The contact rows of a body its joints' loads stiffen (kg > 0: bodies.py
     `stiffen_world_inertia`) see the inertia the joint rows see, the substep's stiffened
-    one, instead of the frame's first. Such a contact, solved by the sweep (a bone chain's
-    capsule started inside the chest it hangs from), closes a loop with the joints and
-    fights them every pass; with the light body rotationally heavier to the joint rows than
-    to the contact rows, the fight gained energy every frame until the island flew apart
-    (tests/solver/test_chain_on_chest.py). With one inertia for both the passes solve one
-    system again. A contact with a body no joint loads (the floor, a free body) keeps the
-    frame's first inertia, as in Box2D v3: given the stiffened one too, a ragdoll of the
-    crowd lying on the floor (bench/scenes.py) kept a limb swinging at up to 1.5 m/s."""
+    one, instead of the frame's first. A contact the sweep solves between two bodies of one
+    jointed island (a bone chain's capsule started inside the chest it hangs from) fights
+    the joints every pass; with the light body rotationally heavier to the joint rows than
+    to the contact rows, each pass's contact impulses turned it further than the joints'
+    took back, and the fight gained energy every substep until the island flew apart
+    (tests/solver/test_chain_on_chest.py). One inertia for all of a body's rows makes the
+    passes projections in one metric again, which cannot gain energy. A body no joint
+    loads keeps the frame's first inertia, as in Box2D v3."""
     mi, mf, acc, R, P = C
     rb_, rj, rd, rp, rk = R
     for m in range(mi.shape[0]):
         a = mi[m, 0]
         b = mi[m, 1]
-        if not (kg[a] > 0.0 and kg[b] > 0.0):
+        if not ((a >= 0 and kg[a] > 0.0) or (b >= 0 and kg[b] > 0.0)):
             continue
         r0 = m * ROWS_PER_MANIFOLD
         for k in range(ROWS_PER_MANIFOLD):
