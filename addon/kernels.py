@@ -126,7 +126,7 @@ def ready():
 def _writable():
     if _writable_cache:
         return _writable_cache[0]
-    writable = warmup.jit._writable(warmup.jit.CACHE_FOLDER)
+    writable = warmup.jit.writable(warmup.jit.CACHE_FOLDER)
     if not writable:
         warmup.jit.unwritable(PermissionError(13, "cannot create a file in it"))
     _writable_cache.append(writable)

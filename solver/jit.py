@@ -55,6 +55,16 @@ seconds per kernel):
   compile's flags, whose hash and equality build a dict of all 22 option values through
   their properties, 700 000 times in a cold compile (about 5 % of it);
   `_quick_flag_values` builds the same dict in one pass, twice as fast.
+  Their hash and equality (`_quick_flag_compare`) need no such dict: numba hashes the
+  sorted option names (the same number for all flags), so every lookup compared flags.
+* numba's IR analyses ask each statement for the variables it reads and writes (1.2
+  million times in a cold compile), and numba's answer recursed into every attribute of
+  the statement, its location and names included (7 million calls): `_quick_list_vars`
+  gives the same list in one loop.
+* reference counts: to find the pointer numba counts in a value, it read every field of
+  it (an array's seven, its shape's and strides' items) and looked inside each; LLVM then
+  deleted the reads as dead code. `_quick_meminfos` reads only the fields on the way to a
+  pointer: the same increments and decrements of the same pointers.
 * the CPU: code generation for the host's own CPU (AVX2 and up) takes a third longer than for
   the portable x86-64 baseline, and a kernel built for the host's CPU cannot be shipped. The
   solver's arithmetic is scalar (3-vectors in registers), so the baseline costs it little
@@ -97,6 +107,7 @@ import contextlib
 import hashlib
 import io
 import linecache
+import operator
 import os
 import pickle
 import shutil
@@ -106,7 +117,7 @@ import types as pytypes
 from types import MappingProxyType
 
 from numba.core import codegen as _codegen
-from numba.core import compiler, lowering, targetconfig, typed_passes
+from numba.core import compiler, ir, lowering, targetconfig, typed_passes
 from numba.core import config as _numba_config
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.environment import lookup_environment
@@ -141,7 +152,9 @@ STAMP = source_hash(SOLVER_DIR)
 KEY = STAMP[:16]
 
 
-def _writable(path):
+def writable(path):
+    """Whether this process may create files in folder `path` (made if missing): a cache
+    folder it cannot write keeps kernels in memory (`unwritable`)."""
     try:
         os.makedirs(path, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
@@ -192,7 +205,7 @@ def cache_folder():
         folder = os.path.join(explicit, KEY)
     elif os.environ.get("NUMBA_CACHE_DIR"):
         folder = os.path.join(os.environ["NUMBA_CACHE_DIR"], "ligament", KEY)
-    elif _writable(SHIPPED_ROOT):
+    elif writable(SHIPPED_ROOT):
         _prune(SHIPPED_ROOT)
         return os.path.join(SHIPPED_ROOT, KEY)
     else:
@@ -472,12 +485,16 @@ def _borrows_only(lower):
     every one it sees is an array its caller passed, and the caller holds a reference to it
     for the whole call. Then the function's reference-count operations cancel out and none
     can free anything. numba up to 0.65 dropped them (removerefctpass) on these conditions
-    (the test of what it calls a little stricter here):
-    * its arguments: arrays, or types without a reference count (not a tuple of arrays)
+    (the test of what it calls a little stricter here), for arrays only; here tuples of
+    them too (`_borrowed`): the step's stages take their tables as tuples, and taking an
+    array out of one counted a reference up and down each time, a tenth of a ragdoll's
+    frame (docs/performance.md, "One ragdoll's fixed cost"):
+    * its arguments: arrays, tuples of them, or types without a reference count
     * its result and the results of everything it calls: no reference count (no array made,
-      no view or array handed back)
-    * everything it calls takes arrays or values without a reference count (a callee
-      taking a tuple or a list of arrays may keep one)
+      no view or array handed back), but for the parts of a tuple (`_tuple_part`)
+    * everything it calls takes arrays, tuples of them or values without a reference count
+      (a callee taking a list or a dict may keep an array in it; one taking a tuple can
+      only hand an array back, which its result shows)
     * no NRT function but incref/decref in its module (no allocation)."""
     dmm = lower.context.data_model_manager
 
@@ -485,20 +502,47 @@ def _borrows_only(lower):
         return dmm[ty].contains_nrt_meminfo()
 
     def borrowed(ty):
-        return isinstance(ty, types.Array) or not counted(ty)
+        return _borrowed(dmm, ty)
 
     fndesc = lower.fndesc
     if not all(borrowed(t) for t in fndesc.argtypes) or counted(fndesc.restype):
         return False
-    for sig in fndesc.calltypes.values():
+    for expr, sig in fndesc.calltypes.items():
         if sig is None:
             continue
-        if counted(sig.return_type):
+        if counted(sig.return_type) and not _tuple_part(expr, sig, fndesc.typemap, dmm):
             return False
         if not all(borrowed(t) for t in sig.args):
             return False
     return not any(f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
                    for f in lower.module.functions)
+
+
+def _borrowed(dmm, ty):
+    """A value of type `ty` passed in is borrowed for a call: an array, a tuple (named or
+    not) of borrowed values, or a value without a reference count."""
+    if isinstance(ty, types.Array):
+        return True
+    if isinstance(ty, types.BaseTuple):
+        return all(_borrowed(dmm, t) for t in ty.types)
+    return not dmm[ty].contains_nrt_meminfo()
+
+
+def _tuple_part(expr, sig, typemap, dmm):
+    """Whether `expr` (typed `sig`) takes borrowed values out of tuples without making any:
+    an item of a tuple, two tuples joined, `tuple()` of a tuple (how numba passes `f(*R)`).
+    Its result holds the arrays the tuples hold, which the caller keeps alive."""
+    if not isinstance(expr, ir.Expr) or not _borrowed(dmm, sig.return_type) or \
+            not sig.args or not isinstance(sig.args[0], types.BaseTuple):
+        return False
+    if expr.op in ("getitem", "static_getitem", "typed_getitem"):
+        return True
+    if expr.op in ("binop", "inplace_binop") and expr.fn in (operator.add, operator.iadd):
+        return all(isinstance(t, types.BaseTuple) for t in sig.args)
+    if expr.op == "call" and len(sig.args) == 1:
+        func = typemap.get(expr.func.name)
+        return isinstance(func, types.Function) and func.typing_key is tuple
+    return False
 
 
 class _BorrowingLower(lowering.Lower):
@@ -733,7 +777,7 @@ class _SolverLowering(typed_passes.NativeLowering):
 
     @property
     def lowering_class(self):
-        return lowering.Lower if _NUMBA_DROPS_REFCOUNTS else _BorrowingLower
+        return _BorrowingLower        # numba <= 0.65 drops arrays' first, this tuples' too
 
     def run_pass(self, state):
         if state.library is None and LINKED_HELPERS:
@@ -773,6 +817,86 @@ except ImportError:
 _PIPELINE = _Compiler if LINKED_HELPERS or not _NUMBA_DROPS_REFCOUNTS else compiler.Compiler
 
 
+# numba's `_OverloadFunctionTemplate._get_impl` (0.65.1 to 0.68.1), whose cache key
+# `_impls_per_inherited_flags` narrows; another numba's keeps its own key
+_GET_IMPL_SHA = "4e27d07b214ca16d6e8ed88f70d886b6b095e160d8f77f8df369dd4ed2eb3fae"
+
+
+def _inherited_options():
+    """The options numba's CPU target copies from the calling compile's flags into an
+    implementation's (`inherit_if_not_set` in `CPUTargetOptions.finalize`), or None when
+    its source cannot be read."""
+    import inspect
+    import re
+    from numba.core import cpu
+    try:
+        source = inspect.getsource(cpu.CPUTargetOptions.finalize)
+    except (OSError, TypeError):
+        return None
+    names = tuple(re.findall(r"inherit_if_not_set\(\s*[\"'](\w+)[\"']", source))
+    if source.count("inherit_if_not_set") != len(names) or "ConfigStack" in source:
+        return None
+    return names
+
+
+class _Inherited(tuple):
+    """The values of the options an implementation inherits from its caller, compared as
+    numba compares flags (by value) and hashed as numba hashes them (by the options alone:
+    fastmath's value is not hashable)."""
+
+    def __hash__(self):
+        return len(self)
+
+
+def _impls_per_inherited_flags():
+    """numba's `@overload` implementations (np.empty, np.zeros, np.full, array.fill, an
+    error message's formatting ...) compiled once per argument types and the caller's
+    inherited options, instead of once per argument types and every flag of the caller.
+
+    numba keys an overload template's implementation on the calling compile's whole flags
+    (`ConfigStack` top), and makes and compiles a new dispatcher for each key: the
+    solver's functions differ in flags that cannot change the implementation's code (the
+    Python entry point, `parallel`, `nogil`, numba's `inline`), so np.empty compiled 24
+    times, np.zeros 15. An implementation's compile reads its caller's flags only through
+    the options the CPU target inherits (`_inherited_options`: nrt, fastmath, error_model,
+    forceinline), so keyed on their values it gets the same flags, and the same code, as
+    numba's key gives. Another numba's `_get_impl`, or a template of another typing
+    context (not the CPU's), keeps numba's key."""
+    import inspect
+    from numba.core.typing import context as typing_context, templates
+    cls = templates._OverloadFunctionTemplate
+    original = cls._get_impl
+    try:
+        source = inspect.getsource(original)
+    except (OSError, TypeError):
+        return
+    inherited = _inherited_options()
+    if hashlib.sha256(source.encode()).hexdigest() != _GET_IMPL_SHA or not inherited:
+        return
+    cpu_context = typing_context.Context
+    top_or_none = targetconfig.ConfigStack.top_or_none
+
+    def _get_impl(self, args, kws):
+        flags = top_or_none()
+        if type(self.context) is not cpu_context or \
+                not (flags is None or type(flags) is compiler.Flags) or \
+                self.metadata.get("target", "generic") not in ("generic", "cpu"):
+            return original(self, args, kws)
+        inherits = None if flags is None else \
+            _Inherited(getattr(flags, name) for name in inherited)
+        cache_key = self.context, tuple(args), tuple(kws.items()), inherits
+        try:
+            return self._impl_cache[cache_key]
+        except KeyError:
+            pass
+        return self._build_impl(cache_key, args, kws)
+    _get_impl.original = original
+    cls._get_impl = _get_impl
+
+
+_impls_per_inherited_flags()
+
+
 def _plain_options(cls):
     """Whether every option of TargetConfig subclass `cls` is read by the getter numba's
     metaclass makes (`self._values.get(name, option.default)`), which `_quick_flag_values`
@@ -810,6 +934,212 @@ def _quick_flag_values():
 
 
 _quick_flag_values()
+
+
+_NUMBA_FLAGS_HASH = targetconfig.TargetConfig.__hash__
+_NUMBA_FLAGS_EQ = targetconfig.TargetConfig.__eq__
+
+
+def _quick_flag_compare():
+    """numba's `TargetConfig.__hash__` and `__eq__` without building the dict of all option
+    values (`values()`) of either side: typing looks up each call's implementation by a key
+    holding the compile's flags, and all flags hash alike (numba hashes the sorted option
+    *names*), so every lookup compared flags, 300 000 times in a cold compile. The hash is
+    that same number, computed once per class; two flags of one class are equal when their
+    set options are (a C-level dict comparison), else compared option by option over those
+    set on either side, the others being their defaults on both. A class whose options are
+    not all read as numba's metaclass reads them (`_plain_options`), or whose `values` is
+    its own, or numba code of another shape: numba's own methods."""
+    config = targetconfig.TargetConfig
+    names = ("hash", "tuple", "sorted", "values")
+    if getattr(_NUMBA_FLAGS_HASH, "__code__", None) is None or \
+            _NUMBA_FLAGS_HASH.__code__.co_names != names or \
+            _NUMBA_FLAGS_HASH.__qualname__ != "TargetConfig.__hash__" or \
+            getattr(_NUMBA_FLAGS_EQ, "__qualname__", "") != "TargetConfig.__eq__" or \
+            _NUMBA_FLAGS_EQ.__code__.co_names != ("isinstance", "TargetConfig", "values",
+                                                  "NotImplemented") or \
+            not isinstance(getattr(config, "options", None), MappingProxyType):
+        return
+    values = config.values            # numba's, or `_quick_flag_values`'s: the same dict
+    plain = {}
+
+    def fast(cls):
+        known = plain.get(cls)
+        if known is None:
+            known = plain[cls] = cls.values is values and _plain_options(cls) and \
+                (hash(tuple(sorted(cls.options))),)
+        return known
+
+    def __hash__(self):
+        known = fast(type(self))
+        return known[0] if known else _NUMBA_FLAGS_HASH(self)
+
+    def __eq__(self, other):
+        if not isinstance(other, config):
+            return NotImplemented
+        cls = type(self)
+        if type(other) is not cls or not fast(cls):
+            return _NUMBA_FLAGS_EQ(self, other)
+        mine, theirs = self._values, other._values
+        if mine == theirs:
+            return True
+        options = cls.options
+        for name in mine.keys() | theirs.keys():
+            option = options.get(name)
+            if option is None:             # not an option's value: as numba compares
+                return _NUMBA_FLAGS_EQ(self, other)
+            a, b = mine.get(name, option.default), theirs.get(name, option.default)
+            if a is not b and not a == b:
+                return False
+        return True
+    config.__hash__ = __hash__
+    config.__eq__ = __eq__
+
+
+_quick_flag_compare()
+
+
+_NUMBA_REC_LIST_VARS = vars(ir.Inst).get("_rec_list_vars")
+
+
+def _quick_list_vars():
+    """numba's `Inst._rec_list_vars` (the variables an IR statement reads or writes, in
+    order: every pass's use-def, liveness and dead-code analyses ask each statement for
+    them, about 1.2 million times in a cold compile) without a Python call per attribute:
+    numba recursed into every value of a statement's __dict__ (its location, names,
+    constants ...), one call and up to five isinstance tests each, 7 million calls. Here a
+    kind per class, found once, and one loop; statements and expressions whose `list_vars`
+    is numba's own are walked in place, any other's `list_vars` is called, as numba does.
+    The same list in the same order. numba code of another shape: numba's own."""
+    inst, stmt, expr = ir.Inst, ir.Stmt, ir.Expr
+    original = _NUMBA_REC_LIST_VARS
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "isinstance", "Var", "Inst", "list_vars", "list", "tuple", "extend",
+            "_rec_list_vars", "dict", "values") or \
+            stmt.list_vars.__code__.co_names != ("_rec_list_vars", "__dict__") or \
+            expr.list_vars.__code__.co_names != ("_rec_list_vars", "_kws"):
+        return
+    stmt_list_vars, expr_list_vars = stmt.list_vars, expr.list_vars
+    NONE, VAR, ATTRS, KWS, CALL, ITEMS, VALUES = range(7)
+    kinds = {}
+
+    def kind(cls):
+        if issubclass(cls, ir.Var):
+            k = VAR
+        elif issubclass(cls, inst):
+            k = CALL
+            if getattr(cls, "_rec_list_vars", None) is _rec_list_vars:
+                if cls.list_vars is stmt_list_vars:
+                    k = ATTRS
+                elif cls.list_vars is expr_list_vars:
+                    k = KWS
+        elif issubclass(cls, (list, tuple)):
+            k = ITEMS
+        elif issubclass(cls, dict):
+            k = VALUES
+        else:
+            k = NONE
+        kinds[cls] = k
+        return k
+
+    def walk(items, out):
+        get = kinds.get
+        for v in items:
+            k = get(type(v))
+            if k is None:
+                k = kind(type(v))
+            if k == NONE:
+                continue
+            if k == VAR:
+                out.append(v)
+            elif k == ATTRS:
+                walk(v.__dict__.values(), out)
+            elif k == KWS:
+                walk(v._kws.values(), out)
+            elif k == CALL:
+                out.extend(v.list_vars())
+            elif k == ITEMS:
+                walk(v, out)
+            else:
+                walk(v.values(), out)
+
+    def _rec_list_vars(self, val):
+        out = []
+        walk((val,), out)
+        return out
+    _rec_list_vars.__qualname__ = "_quick_list_vars.<locals>._rec_list_vars"
+    inst._rec_list_vars = _rec_list_vars
+
+
+_quick_list_vars()
+
+
+from numba.core.runtime import context as _numba_nrt  # noqa: E402
+
+_NUMBA_GET_MEMINFOS = vars(_numba_nrt.NRTContext).get("get_meminfos")
+
+
+def _quick_meminfos():
+    """numba's `NRTContext.get_meminfos` (the reference-counted pointers inside a value, for
+    each incref and decref it emits) without the fields that hold none: numba emitted an
+    `extractvalue` for every field of every value it counted, an array's seven and its shape's
+    and strides' items (about 300 000 instructions in a cold compile, a twentieth of numba's
+    own time, each named, printed, parsed by LLVM and then deleted as dead code), and looked
+    for pointers inside each. A field is left out when its data model is one of numba's
+    whose `traverse` can find none: a leaf (numba's default `traverse` and no meminfo of its
+    own), or a struct or a homogeneous tuple of such fields, and only by numba's own
+    traversals (whose getters only read the field). The same pointers in the same order;
+    any other model is traversed as numba does. numba code of another shape: numba's
+    own."""
+    from numba.core.datamodel import models
+    nrt, original = _numba_nrt, _NUMBA_GET_MEMINFOS
+    base, struct, unituple = models.DataModel, models.StructModel, models.UniTupleModel
+    if getattr(original, "__code__", None) is None or original.__code__.co_names != (
+            "_context", "data_model_manager", "traverse", "has_nrt_meminfo",
+            "get_nrt_meminfo", "append", "get_meminfos", "extend") or \
+            not all(hasattr(c, "traverse") for c in (base, struct, unituple)):
+        return
+    leaf_traverse, struct_traverse = base.traverse, struct.traverse
+    unituple_traverse, no_meminfo = unituple.traverse, base.has_nrt_meminfo
+    # numba's own traversals, whose getters only read a field (`extractvalue`, `select`)
+    pure = {struct_traverse, unituple_traverse, getattr(models, "OptionalModel", base).traverse}
+    empty = {}
+
+    def holds_none(model):
+        """Whether numba's traverse of `model` can find no meminfo (no instruction needed)."""
+        key = (model._dmm, model.fe_type)
+        known = empty.get(key)
+        if known is None:
+            cls = type(model)
+            known = False
+            if cls.has_nrt_meminfo is no_meminfo:
+                if cls.traverse is leaf_traverse:
+                    known = True
+                elif cls.traverse is struct_traverse:
+                    known = all(holds_none(m) for m in model._models)
+                elif cls.traverse is unituple_traverse:
+                    known = holds_none(model._elem_model)
+            empty[key] = known
+        return known
+
+    def get_meminfos(self, builder, ty, val):
+        dmm = self._context.data_model_manager
+        datamodel = dmm[ty]
+        if holds_none(datamodel):      # a leaf, or numba's pure traversals all the way down
+            return []
+        meminfos = []
+        if datamodel.has_nrt_meminfo():
+            meminfos.append((ty, datamodel.get_nrt_meminfo(builder, val)))
+        pure_getters = type(datamodel).traverse in pure
+        for mtyp, getter in datamodel.traverse(builder):
+            if not (pure_getters and holds_none(dmm[mtyp])):
+                meminfos.extend(self.get_meminfos(builder, mtyp, getter(val)))
+        return meminfos
+    get_meminfos.__qualname__ = "_quick_meminfos.<locals>.get_meminfos"
+    nrt.NRTContext.get_meminfos = get_meminfos
+
+
+_quick_meminfos()
 
 
 class _Kernel(CPUDispatcher):

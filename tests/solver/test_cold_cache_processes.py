@@ -15,23 +15,11 @@ import time
 
 import pytest
 
+from compile_listener import LISTENER
 from solver import jit
 
-# A script's listener of numba's compiles: `compiled` names each solver function compiled in
-# the script's process ("module.qualname").
-_LISTENER = """
-from numba.core import event
-compiled = []
-
-class Listener(event.Listener):
-    def on_start(self, ev):
-        pass
-
-    def on_end(self, ev):
-        f = ev.data["dispatcher"].py_func
-        if f.__module__.startswith("solver."):
-            compiled.append(f.__module__[len("solver."):] + "." + f.__qualname__)
-"""
+# numba's compiles of the solver's functions in a script (compile_listener.py)
+_LISTENER = 'PACKAGE = "solver"\n' + LISTENER
 
 # Imports the solver from a copy of the sources (without solver/_kernels, so nothing seeds
 # the cache folder), simulates every feature (the first step prepares the kernels the cache

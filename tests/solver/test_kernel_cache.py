@@ -7,6 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
+from compile_listener import LISTENER
 from solver import jit
 from solver.mathx import cross
 from solver.sorting import SMALL_RUN, argsort, pair_order, search_sorted
@@ -178,18 +179,8 @@ module = importlib.util.module_from_spec(spec)
 sys.modules[name] = module
 spec.loader.exec_module(module)
 warmup = importlib.import_module(name + ".warmup")
-from numba.core import event
-compiled = []
-
-class Listener(event.Listener):
-    def on_start(self, ev):
-        pass
-
-    def on_end(self, ev):
-        f = ev.data["dispatcher"].py_func
-        if f.__module__.startswith(name + "."):
-            compiled.append(f.__module__[len(name) + 1:] + "." + f.__qualname__)
-
+PACKAGE = name
+""" + LISTENER + """
 with event.install_listener("numba:compile", Listener()):
     if what == "waking":
         warmup._compile_waking()

@@ -1,15 +1,23 @@
-"""A ragdoll lying on the floor at `jointed_substeps=4` should rest as deep as at 8. It does
-not yet: a capsule forearm that only the sweep holds is pulled back into the floor by its
+"""Ragdolls at `jointed_substeps=4` should go no deeper into the floor than at 8, lying or
+landing. They do not yet. Lying:  a capsule forearm that only the sweep holds is pulled back into the floor by its
 elbow's exact solve. Taking a round body's loaded contact points into the island's exact
 solve fixed it but bent Rigify metarigs' limits past 3 degrees at Jointed Substeps 4
 (tests/addon/test_ragdoll_substeps.py), so it was reverted
 (docs/decisions/jointed-substeps-not-default.md). It passes since the contacts of a body
 the joints stiffen see the stiffened inertia (contacts.stiffened_contact_inertia, branch
-chain44: -2.64 mm at 4 jointed substeps, -2.81 at 8)."""
+chain44: -2.64 mm at 4 jointed substeps, -2.81 at 8).
+
+Landing: a tilted box foot lands on its heel edge and the landing impulse slaps it flat
+within the frame; its far edge, 94.8 mm up at the frame's start and outside the
+narrowphase's margin, has no contact point and ends the frame 8 mm in the floor (-3.0 mm at
+8). A margin counting the pivot about the striking edge fixed it (commit a950d26, reverted:
+it let capsule forearms land deeper at 8 substeps and bent metarig limits at 4;
+docs/performance.md, "The landing foot's pivot margin"). Strict xfail."""
 
 import os
 import sys
 
+import pytest
 
 import solver as lg
 from probes import FRAME, note
@@ -23,12 +31,11 @@ import scenes  # noqa: E402  (bench/scenes.py: the benchmarks' crowd of ragdolls
 from contacts import GRAVITY, populate  # noqa: E402
 
 
-def _lowest(jointed, frames=100):
-    """Ragdolls 11, 15 and 16 of bench/scenes.ragdolls(20), the ones that touch each other
-    (15 lands, topples against its neighbours and lies on its left forearm from frame 70),
-    at `jointed` substeps: the lowest surface point of any of their bodies over the run (m,
-    0 = the floor's top) and the frame it was reached in."""
-    s = scenes.ragdolls(20, only=[11, 15, 16])
+def _lowest(only, jointed, frames):
+    """Ragdolls `only` of bench/scenes.ragdolls(20) alone at `jointed` substeps: the lowest
+    surface point of any of their bodies over `frames` frames (m, 0 = the floor's top) and
+    the frame it was reached in."""
+    s = scenes.ragdolls(20, only=only)
     w = lg.World(gravity=GRAVITY, sleeping=False, jointed_substeps=jointed)
     populate(w, s)
     low, when = 1.0, -1
@@ -40,13 +47,28 @@ def _lowest(jointed, frames=100):
     return low, when
 
 
-def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
-    # Ragdoll 15's lying left forearm sinks from -2.2 mm (frame 71) to -6.8 mm (frame 80)
-    # at 4 substeps; the three go no deeper than -2.7 mm at 8. With loaded round contacts
-    # in the exact solve (commit 76d125a): -2.20 mm at 4, -1.60 at 8.
-    low4, when4 = _lowest(4)
-    low8, when8 = _lowest(8)
+def _no_deeper_at_four(only, frames):
+    low4, when4 = _lowest(only, 4, frames)
+    low8, when8 = _lowest(only, 8, frames)
     note("lowest point at 4 jointed substeps (mm)", 1e3 * low4, f"frame {when4}")
     note("lowest point at 8 (mm)", 1e3 * low8, f"frame {when8}")
     assert low4 > low8 - 1e-3, \
         f"at 4 substeps the ragdoll went {1e3 * (low8 - low4):.1f} mm deeper than at 8"
+
+
+def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
+    # Ragdoll 15's lying left forearm sinks from -2.2 mm (frame 71) to -6.8 mm (frame 80)
+    # at 4 substeps; the three go no deeper than -2.7 mm at 8. With loaded round contacts
+    # in the exact solve (commit 76d125a): -2.20 mm at 4, -1.60 at 8.
+    # Ragdolls 11, 15 and 16, the ones that touch each other (15 lands, topples against its
+    # neighbours and lies on its left forearm from frame 70).
+    _no_deeper_at_four([11, 15, 16], 100)
+
+
+@pytest.mark.xfail(strict=True, reason="a box foot slapping flat on landing has no contact "
+                   "point on its far edge at 4 jointed substeps (docs/performance.md)")
+def test_a_foot_landing_on_its_heel_goes_no_deeper_at_four_jointed_substeps_than_at_eight():
+    # main: -8.02 mm at 4 (frame 25), -2.98 at 8 (frame 26); with the pivot margin and the
+    # friction anchor weighted by nearness (a950d26): -1.38 at 4, -0.86 at 8.
+    # Ragdoll 8 alone: it lands on its right foot, tilted, on frame 25.
+    _no_deeper_at_four([8], 40)
