@@ -663,50 +663,38 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
         rp[r0 + 7, ACTIVE] = 0.0
 
 
-# A body's stiffening (h^2 kg) below this share of its smallest moment of inertia leaves its
-# contact rows with the frame's first inertia (`stiffened_contact_inertia`)
-STIFFENED_SHARE = 0.01
-
-
 @helper(outline=True)
-def stiffened_contact_inertia(C, kg, bI, binv, bil, h):
-    """The contact rows of a body its joints' loads stiffen (kg: bodies.py
-    `stiffen_world_inertia`) see the inertia the joint rows see, the substep's stiffened
-    one, instead of the frame's first. A contact the sweep solves between two bodies of one
-    jointed island (a bone chain's capsule started inside the chest it hangs from) fights
-    the joints every pass; with the light body rotationally heavier to the joint rows than
-    to the contact rows, each pass's contact impulses turned it further than the joints'
-    took back, and the fight gained energy every substep until the island flew apart
-    (tests/solver/test_chain_on_chest.py). One inertia for all of a body's rows makes the
-    passes projections in one metric again, which cannot gain energy.
+def stiffened_contact_inertia(C, kg, bI, binv):
+    """The contact rows of a round body (sphere, capsule, cylinder) its joints' loads
+    stiffen (kg > 0: bodies.py `stiffen_world_inertia`), and of the bodies it touches, see
+    the inertia the joint rows see, the substep's stiffened one, instead of the frame's
+    first. A round body's contacts always stay with the sweep (direct.py): a bone chain's
+    capsule started inside the chest it hangs from fights its joints every pass, and with
+    the light capsule rotationally heavier to the joint rows than to its contact rows, each
+    pass's contact impulses turned it further than the joints' took back; the fight gained
+    energy every substep until the island flew apart (tests/solver/test_chain_on_chest.py).
+    One inertia for the capsule's rows makes the passes projections in one metric again.
 
-    Only where the stiffening is at least STIFFENED_SHARE of the body's smallest moment: a
-    contact row's frame-first inertia differs from the body's current one anyway by what
-    the body turns in a frame (a limb turning at 1 rad/s, about 2 % at 60 Hz), and a
-    stiffening smaller than that leaves the passes as near one metric as Box2D v3's. In a
-    crowd of ragdolls lying still the median body's stiffening is 0.5 % of its smallest
-    moment (up to 5 %: upper arms, about their axis); refreshing every one of their contact
-    rows twice a substep cost about a sixth of their frame. A body no joint loads keeps the
-    frame's first inertia, as in Box2D v3."""
+    Other bodies' contacts that carry load join their island's exact solve, which gives
+    them the stiffened inertia there (direct.py `island_contact_inertia`); the rest keep
+    the frame's first, as in Box2D v3. Given to every loaded body's contacts, the stiffened
+    inertia in a box foot's friction rows let a landing foot slap flat 19.8 mm into the
+    floor (the 20 ragdolls of bench/scenes.py, ragdoll 14's right foot at frame 25: 3.1 mm
+    with the frame's first inertia there), and refreshing every loaded body's rows twice a
+    substep cost about a sixth of a crowd's frame."""
     mi, mf, acc, R, P = C
     rb_, rj, rd, rp, rk = R
-    h2 = h * h
     for m in range(mi.shape[0]):
-        if not (_stiffened(mi[m, 0], kg, bil, h2) or _stiffened(mi[m, 1], kg, bil, h2)):
+        if mf[m, ROLLS] == 0.0:
+            continue
+        a = mi[m, 0]
+        b = mi[m, 1]
+        if not ((a >= 0 and kg[a] > 0.0) or (b >= 0 and kg[b] > 0.0)):
             continue
         r0 = m * ROWS_PER_MANIFOLD
         for k in range(ROWS_PER_MANIFOLD):
             if rp[r0 + k, ACTIVE] != 0.0:
                 refresh_row_mass(r0 + k, rb_, rj, rd, rp, binv, bI)
-
-
-@helper
-def _stiffened(i, kg, bil, h2):
-    """Whether body i's stiffening h^2 kg is at least STIFFENED_SHARE of its smallest
-    moment of inertia (bil: the inverse inertia in the body's frame)."""
-    if i < 0 or kg[i] <= 0.0:
-        return False
-    return h2 * kg[i] * max(bil[i, 0], max(bil[i, 4], bil[i, 8])) >= STIFFENED_SHARE
 
 
 @helper(inline=True)

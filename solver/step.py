@@ -511,7 +511,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
         if jointed:
-            stiffened_contact_inertia(C, kg, bI, binv, bil, h)
+            stiffened_contact_inertia(C, kg, bI, binv)
         island_contact_inertia(plan, R, C, bI, binv)
         warm_start_stage(P, C, body)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, True, iterations, busy, held,
@@ -528,7 +528,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         project_stage(plan, R, bs, binv, W, C, lean, h, near)
         refresh_stage(P, C, SC, body)
         if jointed:
-            stiffened_contact_inertia(C, kg, bI, binv, bil, h)
+            stiffened_contact_inertia(C, kg, bI, binv)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
                    held, s + iterations)

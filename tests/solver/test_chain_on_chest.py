@@ -9,7 +9,7 @@ the chain's with its orientation drives (17 and 8.5 Hz). The second strand start
 inside the chest, the first 0.7 cm inside the neck. Without gravity and released from rest
 it is a passive system: the first frame's push-out gives it about 5 J (as much without
 friction), and nothing may gain energy after that: it comes to rest. Before the contacts
-of a body the joints stiffen saw the stiffened inertia the joint rows see
+of a round body the joints stiffen saw the stiffened inertia the joint rows see
 (contacts.stiffened_contact_inertia), the fight between the strands' contacts and their
 joints grew the energy from frame to frame (30 J in the first half second, 1e17 J after
 3 s on main).
