@@ -63,7 +63,7 @@ from .mathx import (add, cross, dot, length, perpendicular, qconj, qmul, qrotate
                     scale, sub, vec3_at)
 from .rows import (ACTIVE, BIAS, EFF, HI, IMPULSE_SCALE, LO, MASS_SCALE, TARGET,
                    apply_impulse, new_rows, pair_apply, pair_row_solve, pair_velocities,
-                   refresh_row_mass, row_angular, row_axis, row_velocity, soft_coefficients,
+                   row_angular, row_axis, row_velocity, soft_coefficients,
                    store_pair_velocities)
 from .shapes import CAPSULE, CYLINDER, HULL, PLANE, SPHERE
 from .sleep import wake_touched
@@ -661,40 +661,6 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
             rp[r0 + k, LO] = 0.0
             rp[r0 + k, HI] = 0.0
         rp[r0 + 7, ACTIVE] = 0.0
-
-
-@helper(outline=True)
-def stiffened_contact_inertia(C, kg, bI, binv):
-    """The contact rows of a round body (sphere, capsule, cylinder) its joints' loads
-    stiffen (kg > 0: bodies.py `stiffen_world_inertia`), and of the bodies it touches, see
-    the inertia the joint rows see, the substep's stiffened one, instead of the frame's
-    first. A round body's contacts always stay with the sweep (direct.py): a bone chain's
-    capsule started inside the chest it hangs from fights its joints every pass, and with
-    the light capsule rotationally heavier to the joint rows than to its contact rows, each
-    pass's contact impulses turned it further than the joints' took back; the fight gained
-    energy every substep until the island flew apart (tests/solver/test_chain_on_chest.py).
-    One inertia for the capsule's rows makes the passes projections in one metric again.
-
-    Other bodies' contacts that carry load join their island's exact solve, which gives
-    them the stiffened inertia there (direct.py `island_contact_inertia`); the rest keep
-    the frame's first, as in Box2D v3. Given to every loaded body's contacts, the stiffened
-    inertia in a box foot's friction rows let a landing foot slap flat 19.8 mm into the
-    floor (the 20 ragdolls of bench/scenes.py, ragdoll 14's right foot at frame 25: 3.1 mm
-    with the frame's first inertia there), and refreshing every loaded body's rows twice a
-    substep cost about a sixth of a crowd's frame."""
-    mi, mf, acc, R, P = C
-    rb_, rj, rd, rp, rk = R
-    for m in range(mi.shape[0]):
-        if mf[m, ROLLS] == 0.0:
-            continue
-        a = mi[m, 0]
-        b = mi[m, 1]
-        if not ((a >= 0 and kg[a] > 0.0) or (b >= 0 and kg[b] > 0.0)):
-            continue
-        r0 = m * ROWS_PER_MANIFOLD
-        for k in range(ROWS_PER_MANIFOLD):
-            if rp[r0 + k, ACTIVE] != 0.0:
-                refresh_row_mass(r0 + k, rb_, rj, rd, rp, binv, bI)
 
 
 @helper(inline=True)

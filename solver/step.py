@@ -56,7 +56,7 @@ from .joints.pin import move_pins
 from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
                    row_solve, soft_coefficients,
                    warm_start, wide_solve)
-from .contacts import ROWS_PER_MANIFOLD, contact_softness, stiffened_contact_inertia
+from .contacts import ROWS_PER_MANIFOLD, contact_softness
 from .colours import (colour_plan, impulses_stage, positions_stage,
                       prepare_stage, refresh_stage, restitution_stage, sweep_contacts,
                       update_stage, velocities_stage, warm_start_stage)
@@ -510,8 +510,6 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
-        if jointed:
-            stiffened_contact_inertia(C, kg, bI, binv)
         island_contact_inertia(plan, R, C, bI, binv)
         warm_start_stage(P, C, body)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, True, iterations, busy, held,
@@ -527,8 +525,6 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         project_stage(plan, R, bs, binv, W, C, lean, h, near)
         refresh_stage(P, C, SC, body)
-        if jointed:
-            stiffened_contact_inertia(C, kg, bI, binv)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
                    held, s + iterations)

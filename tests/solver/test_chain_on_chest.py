@@ -8,14 +8,24 @@ box), the neck (a capsule) and the chain's two 0.77 kg capsules, joined by ragdo
 the chain's with its orientation drives (17 and 8.5 Hz). The second strand starts 1 cm
 inside the chest, the first 0.7 cm inside the neck. Without gravity and released from rest
 it is a passive system: the first frame's push-out gives it about 5 J (as much without
-friction), and nothing may gain energy after that: it comes to rest. Before the contacts
-of a round body the joints stiffen saw the stiffened inertia the joint rows see
-(contacts.stiffened_contact_inertia), the fight between the strands' contacts and their
-joints grew the energy from frame to frame (30 J in the first half second, 1e17 J after
-3 s on main).
+friction), and nothing may gain energy after that: it comes to rest. It does not today:
+a contact the sweep solves keeps the frame's first inertia while the joint rows see the
+bodies' inertia stiffened by their joints' loads (I + h^2 kg), and the fight between the
+strands' contacts and their joints grows the energy from frame to frame (30 J in the first
+half second, 1e17 J after 3 s). Giving those contacts the stiffened inertia too
+(contacts.stiffened_contact_inertia on branch chain44) brings it to rest.
+
+Strict xfail: the fix (branch chain44) holds this scene, but with it a box foot's friction
+rows see the stiffened inertia too and a landing foot slaps 19.8 mm into the floor
+(tests/solver/test_foot_landing_depth.py); given only to round bodies' contacts it holds
+this scene but Rigify metarigs land past their limits (branch chain44b). The add-on no
+longer builds such an overlap (world/ragdolls.py `clear_chain_overlaps`); the mark comes
+off with a fix that holds all three.
 """
 
 import numpy as np
+import pytest
+
 import solver as lg
 
 # (shape, mass, friction, position, orientation (w, x, y, z)) as the add-on built them
@@ -75,6 +85,9 @@ def _energy(w, ids):
     return e
 
 
+@pytest.mark.xfail(strict=True, reason="a contact the joints hold overlapped sees another "
+                   "inertia than the joints do (docs/performance.md, 'Why ragdolls lying "
+                   "still keep moving'): energy grows from frame to frame")
 def test_a_chain_started_inside_the_chest_gains_no_energy():
     w, ids = _chain_on_chest()
     start = w.positions.copy()

@@ -2,8 +2,8 @@
 within the frame and must not go deep into the floor. With the stiffened inertia of the
 joints' loads in the box foot's friction rows (every contact of a loaded body seeing it,
 branch chain44) ragdoll 14 of bench/scenes.ragdolls(20) put its right foot 19.8 mm into the
-floor on frame 25; with the frame's first inertia there, 3.1 mm, as deep as the crowd's
-other landings (contacts.stiffened_contact_inertia: only round bodies' contacts see it)."""
+floor on frame 25; with the frame's first inertia there (main), 3.1 mm, as deep as the
+crowd's other landings (docs/performance.md, the rest44 subsection)."""
 
 import os
 import sys

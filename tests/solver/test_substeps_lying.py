@@ -7,8 +7,8 @@ solve fixed it but bent Rigify metarigs' limits past 3 degrees at Jointed Subste
 fixed, and fails again (XPASS) once it is, so the mark comes off with the fix. With every
 contact of a loaded body seeing the stiffened inertia (branch chain44) it passed (-2.64 mm
 at 4 jointed substeps, -2.81 at 8), but that let a landing box foot slap 19.8 mm into the
-floor; with only a round body's contacts seeing it (contacts.stiffened_contact_inertia)
-the forearm goes to -4.65 mm at 4 and -3.01 at 8.
+floor; with only a round body's contacts seeing it (branch chain44b) the forearm went to
+-4.65 mm at 4 and -3.01 at 8.
 
 Landing: a tilted box foot lands on its heel edge and the landing impulse slaps it flat
 within the frame; its far edge, 94.8 mm up at the frame's start and outside the
