@@ -273,6 +273,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._broken = 0                                   # joints broken, at the last look
         self._pins = np.zeros(0, dtype=np.int64)           # add_pin's joints
         self._joint_pairs_key = None                       # `_joint_pairs`' last answer
+        self._ignored = np.zeros((0, 2), dtype=np.int64)   # `ignore_collisions`' pairs
         self._init_custom()                                # add_custom's tables (custom.py)
         self._rows = None
         self._row_views = None            # `_row_storage`'s views of the joint count
@@ -1220,6 +1221,17 @@ class World(Mechanisms, CustomConstraints, Forces):
         self._set_flags(j, off=L.ENABLED)
         self._jacc.data[j] = 0.0
 
+    def ignore_collisions(self, a, b):
+        """Bodies a and b never collide with each other (each still collides with the rest,
+        as its group and mask say): a pair no group bits can single out, such as a bone
+        chain's capsules and the ragdoll part the chain hangs from. For good; wakes both."""
+        ia, ib = self._body("a", a), self._body("b", b)
+        if ia == ib:
+            raise ValueError(f"ignore_collisions needs two bodies, got body {ia} twice")
+        self._ignored = np.concatenate([self._ignored, [[min(ia, ib), max(ia, ib)]]])
+        self._joint_pairs_key = None
+        self._wake_bodies(np.array([ia, ib]))
+
     def _set_flags(self, j, on=0, off=0):
         """Set the flags `on` and clear the flags `off` of joint j (or an array of joints)."""
         jt = self._jt
@@ -1506,7 +1518,8 @@ class World(Mechanisms, CustomConstraints, Forces):
     def _joint_pairs(self, n):
         """The pairs of bodies that joints keep from colliding (every pair of an acting
         joint's bodies: A and B, and C, D of joints over more bodies; not the joints that
-        let their bodies collide), as sorted codes min * n + max. Kept while the joint
+        let their bodies collide) and `ignore_collisions`' pairs, as sorted codes
+        min * n + max. Kept while the joint
         table's version (every write to it counts, a joint breaking in a step too) and the
         body count are as they were."""
         jt = self._jt.view
@@ -1521,6 +1534,7 @@ class World(Mechanisms, CustomConstraints, Forces):
             keep = acting & (jt[:, ca] >= 0) & (jt[:, cb] >= 0) & (jt[:, ca] != jt[:, cb])
             a, b = jt[keep, ca], jt[keep, cb]
             codes.append(np.minimum(a, b) * n + np.maximum(a, b))
+        codes.append(self._ignored[:, 0] * n + self._ignored[:, 1])
         excl = np.unique(np.concatenate(codes)).astype(np.int64)
         self._joint_pairs_key = (n, self._jt.version, excl)
         return excl

@@ -448,6 +448,31 @@ def chain_scales(run, world):
     return out
 
 
+def clear_chain_overlaps(world, run, dt):
+    """Keep `run`'s bone chain bodies from colliding with the parts of its ragdoll they
+    overlap at their start poses. Chains collide with the ragdoll's parts (a tail meets the
+    legs), but a capsule made from bones that start inside the chest or neck it hangs from
+    is held there by its joints while its contact pushes it out: the two fight every
+    substep, and the fight fed a JIGGLE chain on a metarig's chest until the rig was
+    thrown (docs/performance.md, the rest44 subsection). Parts a chain clears at the start
+    keep colliding with it. Returns the pairs ignored, as body ids (chain, part)."""
+    chain = {p.body.id for p in run.parts if p.chain}
+    own = {p.body.id for p in run.parts if not p.chain}
+    if not chain or not own:
+        return []
+    state = world.save_state()      # the check's contacts must not warm start the first step
+    world.collide(dt)
+    found = world.contacts()
+    world.load_state(state)
+    pairs = set()
+    for (a, b), sep in zip(found["bodies"].tolist(), found["separations"].tolist()):
+        if sep < 0.0 and ((a in chain and b in own) or (b in chain and a in own)):
+            pairs.add((a, b) if a in chain else (b, a))
+    for a, b in sorted(pairs):
+        world.ignore_collisions(a, b)
+    return sorted(pairs)
+
+
 # A gravity factor below 1 lifts each chain body by (1 - factor) m g with a soft spring to an
 # anchor ANCHOR_HEIGHT above it, stretched GRAVITY_REACH beyond its rest length: the pull
 # changes by 0.1 % per metre the body moves along it, and tilts by 0.1 mrad per metre it
@@ -595,6 +620,7 @@ def attach(scene, sim, frames):
         for part, m in zip(parts, run.place_at_start(sim.world, sim.start, sim.dt, frames)):
             starts[part.name] = m
         if run.chains:
+            clear_chain_overlaps(sim.world, run, sim.dt)
             lift_chains(sim.world, run)
             run.set_static_drives(sim.world, sim.start, frames(sim.start))
         runs.append(run)

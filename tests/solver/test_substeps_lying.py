@@ -4,7 +4,11 @@ elbow's exact solve. Taking a round body's loaded contact points into the island
 solve fixed it but bent Rigify metarigs' limits past 3 degrees at Jointed Substeps 4
 (tests/addon/test_ragdoll_substeps.py), so it was reverted
 (docs/decisions/jointed-substeps-not-default.md). Strict xfail: it fails until the cause is
-fixed, and fails again (XPASS) once it is, so the mark comes off with the fix.
+fixed, and fails again (XPASS) once it is, so the mark comes off with the fix. With every
+contact of a loaded body seeing the stiffened inertia (branch chain44) it passed (-2.64 mm
+at 4 jointed substeps, -2.81 at 8), but that let a landing box foot slap 19.8 mm into the
+floor; with only a round body's contacts seeing it (branch chain44b) the forearm went to
+-4.65 mm at 4 and -3.01 at 8.
 
 Landing: a tilted box foot lands on its heel edge and the landing impulse slaps it flat
 within the frame; its far edge, 94.8 mm up at the frame's start and outside the
