@@ -208,8 +208,8 @@ bash tools/setup.sh py313 "blender-${suites[3]}"
 wait "$setup311"
 # The solver's tests that start Python processes of their own, compiling or loading kernels
 # there (a cold cache, a killed compile, the kernels under another package name...): about
-# 60 of each solver run's 140 s, a run of their own beside the rest, so that two workers
-# share out seven runs of 55-150 s more evenly than five of 130-150 s.
+# 65 of each solver suite's 145 s, a run of their own beside the rest, so that two workers
+# share out eight runs of 60-175 s more evenly than five of 130-175 s.
 PROCESSES=(tests/solver/test_cold_cache_processes.py tests/solver/test_kernel_cache.py
            tests/solver/test_separate_stages.py tests/solver/test_linked_helpers.py
            tests/solver/test_custom.py tests/solver/test_worker_exit.py
@@ -220,10 +220,10 @@ SOLVER="tests/solver tests/addon_logic ${PROCESSES[*]/#/--ignore=}"
 # worker free once the run can start (the queue's order is their priority): each worker
 # begins when one line's first run has ended, so the line compiled first starts its runs
 # while the other compiles on. Seconds a run, 2026-11-30, environments made, quiet 2-core
-# machine (build/durations/): the two first runs 78 and 114 (three compiles side by side),
-# add-on 145-153, solver 75-95, the solver's processes 55-65, the farm 2 (its static check
-# cached). The processes' runs first: three of their processes side by side overlap the
-# other worker's run least badly at the start, and the newest numba's needs no first run.
+# machine (the logs' headers): the two first runs 68-76 and 107-109, add-on 142-156,
+# solver 75-81, the solver's processes 62-68, the farm 1 (its static check cached; 48 s in
+# CI, the first). The processes' runs first: the newest numba's needs no first run, so it
+# starts beside the other line's compile, and the longer runs then share out the rest.
 QUEUE=(
     processes-py313 py313 5.3.0 "${PROCESSES[*]}"
     processes-py313-numba-newest py313-numba-newest 5.3.0 "${PROCESSES[*]}"
