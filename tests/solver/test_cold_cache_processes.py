@@ -235,8 +235,11 @@ def test_processes_saving_one_functions_signatures_at_once_lose_none(tmp_path):
              for name in names]
     deadline = time.time() + 300
     while not all((gate / name).exists() for name in names):      # all of them imported
-        assert time.time() < deadline and all(p.poll() is None for p in procs), \
-            [p.communicate()[1][-3000:] for p in procs if p.poll() is not None]
+        if time.time() > deadline or any(p.poll() is not None for p in procs):
+            for p in procs:                 # the others would wait for the go for ever
+                p.kill()
+            pytest.fail("a saving process ended or hung before all had imported:\n" +
+                        "\n".join(p.communicate()[1][-3000:] for p in procs))
         time.sleep(0.01)
     (gate / "go").write_text(repr(time.time() + 0.05))
     (gate / "go").rename(gate / "go.txt")         # whole when they see it
