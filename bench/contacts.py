@@ -105,16 +105,17 @@ WARMUP = 10
 # Engines: build(scene) in __init__, step() one frame, poses() -> positions (n,3) and
 # rotation matrices (n,3,3) of every body in scene order
 
-def populate(w, scene):
+def populate(w, scene, linear_damping=0.0, angular_damping=0.0):
     """Add the scene's bodies (boxes, capsules and spheres, mass 0: static) and joints to
-    World w."""
+    World w, the dynamic bodies with the damping given."""
     import solver as lg
     for i, b in enumerate(scene.bodies):
         shape = (lg.Box(b.size) if b.shape == "box" else lg.Sphere(b.size[0])
                  if b.shape == "sphere" else lg.Capsule(*b.size))
         q = S.matrix_to_quat(b.rotation)
         if b.mass > 0:
-            got = w.add_body(shape, b.position, q, mass=b.mass, friction=scene.mu)
+            got = w.add_body(shape, b.position, q, mass=b.mass, friction=scene.mu,
+                             linear_damping=linear_damping, angular_damping=angular_damping)
         else:
             got = w.add_body(shape, b.position, q, kind="static", friction=scene.mu)
         assert got == i
