@@ -170,21 +170,32 @@ def group_missing_in_library(obj, name):
     ref = ov.reference if ov is not None else None
     if ref is None or ref.library is None:
         return None
-    system = getattr(ref, "bl_system_properties_get", None)
-    props = system() if system is not None else ref
-    if props is not None and name in props:
+    if group_saved(ref, name):
         return None
     return ref.library.filepath
+
+
+def group_saved(owner, name):
+    """Whether `owner` holds the property group `name` with a value in it, as `keep_groups`
+    saves it. Blender before 5.0 makes a group on an ID as soon as its properties are read
+    (making a library override reads those of the linked ID too), holding only empty
+    entries, so a group's presence does not tell that a file kept it."""
+    system = getattr(owner, "bl_system_properties_get", None)
+    props = system() if system is not None else owner
+    group = props.get(name) if props is not None else None
+    if group is None:
+        return False
+    if not hasattr(group, "to_dict"):
+        return True
+    return any(value != {} for value in group.to_dict().values())
 
 
 def keep_groups(arm):
     """Store the property groups a library override of `arm` may change (see
     `group_missing_in_library`) in the file `arm` is saved in."""
-    system = getattr(arm, "bl_system_properties_get", None)
-    props = system() if system is not None else arm
-    if props is None or "ligament_motion" not in props:
+    if not group_saved(arm, "ligament_motion"):
         motion = arm.ligament_motion
-        motion.show_drawing = motion.show_drawing      # a write creates the group
+        motion.show_drawing = motion.show_drawing      # a write stores a value in the group
 
 
 def library_of(obj):
