@@ -193,7 +193,11 @@ def warm_up(report=None, progress=None):
 
 def _compile_poses(w):
     """poses.py's kernels, typed as the Blender add-on calls them (the World's position
-    and orientation views, its float32 reads of objects' channels)."""
+    and orientation views, its float32 reads of objects' channels). A World of one body
+    has views numba types as contiguous (a single row): that layout too."""
+    one = np.zeros((1, w.positions.shape[1] + w.orientations.shape[1]))
+    shape_origins(one[:, 0:3], one[:, 3:7], np.zeros(1, dtype=np.int64), np.zeros((1, 3)),
+                  np.ones((1, 4)))
     ids = np.arange(2, 4, dtype=np.int64)
     loc, q = shape_origins(w.positions, w.orientations, ids, np.zeros((2, 3)),
                            np.ones((2, 4)))
