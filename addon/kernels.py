@@ -63,6 +63,7 @@ warmup = importlib.import_module(MODULE_NAME + ".warmup")
 vectors = importlib.import_module(MODULE_NAME + ".vectors")     # the Python-side math
 balance = importlib.import_module(MODULE_NAME + ".balance")     # the balance assist
 polygon = importlib.import_module(MODULE_NAME + ".polygon")     # support polygons
+poses = importlib.import_module(MODULE_NAME + ".poses")         # bodies' poses in bulk
 
 
 class _Preparation:

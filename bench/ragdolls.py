@@ -5,6 +5,7 @@
     python bench/ragdolls.py --counts 10 --frames 120
     python bench/ragdolls.py --counts 50 --jointed-substeps 4   # Ligament's ragdolls at 4
     python bench/ragdolls.py --stages 50           # what Ligament's start frame spends
+    python bench/ragdolls.py --frame-parts 1       # where a live frame goes, stage by stage
     python bench/ragdolls.py --solver-parts        # one ragdoll's step: headless to Blender
     python bench/ragdolls.py --counts 50 --engines ligament,prebuilt,bullet
 
@@ -354,6 +355,102 @@ def stages(count, repeats=6):
     floor = min(_read_all(scene) for _ in range(3))
     print(f"  {'(reading what the build needs)':34s} {1000 * floor:7.1f} ms")
 
+# (owner, attribute, label, parent label): the stages of a live frame `frame_parts` times; the
+# owner is "folder.module" or "folder.module.Class" under addon/, "World" (the solver's World
+# class) or "world_module" (the module World.step looks its kernels up in)
+FRAME_PARTS = (
+    ("ui.handlers", "_others_edit_in_frames", "others' handlers", "handler"),
+    ("runtime.cache", "apply_frame", "apply_frame", "handler"),
+    ("runtime.cache", "drop_if_changed", "change check", "apply_frame"),
+    ("runtime.changes", "tagged_since_evaluation", "update tags", "change check"),
+    ("runtime.changes", "Reads", "bulk reads (uids)", "change check"),
+    ("runtime.changes", "_user_moved", "user-moved check", "change check"),
+    ("runtime.changes.Watch", "transforms", "watched transforms", "change check"),
+    ("runtime.changes", "revise", "keys", "change check"),
+    ("runtime.simulation.Simulation", "simulate_to", "simulate_to", "apply_frame"),
+    ("runtime.simulation.Simulation", "step_to", "step_to", "simulate_to"),
+    ("runtime.simulation.Simulation", "send_inputs", "inputs", "step_to"),
+    ("World", "step", "World.step", "step_to"),
+    ("World", "_check_state", "state check", "World.step"),
+    ("World", "_wake_disturbed", "wake", "World.step"),
+    ("World", "_collide", "collision", "World.step"),
+    ("World", "_batches", "batches (partition)", "World.step"),
+    ("world_module", "step_frame", "step_frame", "World.step"),
+    ("World", "_fall_asleep", "sleep, finite", "World.step"),
+    ("World", "save_state", "save_state", "step_to"),
+    ("runtime.simulation.Simulation", "_bulk_poses", "bulk poses", "step_to"),
+    ("runtime.simulation.Simulation", "write_bulk", "bulk write", "apply_frame"),
+)
+
+
+def frame_parts(count, repeats=12):
+    """Where a live frame goes at `count` ragdolls (`--frame-parts N`): frames 3-30 played
+    `repeats` times in one Blender session, each time simulated again (the cached frames
+    after 2 forgotten), every stage of FRAME_PARTS timed (perf_counter_ns around it); prints
+    each stage's median over the frames of the last repeats but two, inclusive and
+    exclusive of the stages under it. Wall clock: on a shared machine compare trees in
+    alternating runs."""
+    import bpy
+    import functools
+    import importlib
+    import statistics
+    scene, _, _ = build_scene(bpy, count, 30)
+    lig = sys.modules[MODULE]
+    bench_blender.load_kernels(lig)
+    world_cls = lig.addon.kernels.solver.World
+    cur = {}
+
+    def timed(fn, label):
+        @functools.wraps(fn)   # the add-on tells its own frame handler by name and module
+        def run(*args, **kw):
+            t = time.perf_counter_ns()
+            try:
+                return fn(*args, **kw)
+            finally:
+                cur[label] = cur.get(label, 0) + time.perf_counter_ns() - t
+        return run
+    for path, name, label, _ in FRAME_PARTS:
+        if path == "World":
+            owner = world_cls
+        elif path == "world_module":
+            owner = sys.modules[world_cls.__module__]
+        else:
+            folder, module, *classes = path.split(".")   # addon/FOLDER/MODULE.py, a class
+            owner = importlib.import_module(f"{MODULE}.addon.{folder}.{module}")
+            for attr in classes:
+                owner = getattr(owner, attr)
+        setattr(owner, name, timed(getattr(owner, name), label))
+    handlers = bpy.app.handlers.frame_change_pre
+    for k, fn in enumerate(handlers):
+        if getattr(fn, "__name__", "") == "on_frame_change_pre":
+            handlers[k] = timed(fn, "handler")
+    frames = []
+    scene.frame_set(1)
+    scene.frame_set(2)
+    for r in range(repeats):
+        lig.addon.runtime.cache.get(scene).forget_from(3)
+        for f in range(3, 31):
+            cur.clear()
+            t = time.perf_counter_ns()
+            scene.frame_set(f)
+            cur["frame_set"] = time.perf_counter_ns() - t
+            if r >= 2:
+                frames.append(dict(cur))
+    labels = ["frame_set", "handler"] + [label for _, _, label, _ in FRAME_PARTS]
+    parent = {label: up for _, _, label, up in FRAME_PARTS}
+    parent["handler"] = "frame_set"
+    depth = {"frame_set": 0}
+    for label in labels[1:]:
+        depth[label] = depth[parent[label]] + 1
+    print(f"a live frame at {count} ragdolls, median us over {len(frames)} frames "
+          f"(inclusive, exclusive of the stages below it)")
+    for label in labels:
+        below = [c for c in labels if parent.get(c) == label]
+        inc = statistics.median(fr.get(label, 0) for fr in frames) / 1000
+        exc = statistics.median(fr.get(label, 0) - sum(fr.get(c, 0) for c in below)
+                                for fr in frames) / 1000
+        print(f"  {'  ' * depth[label]}{label:{36 - 2 * depth[label]}s} {inc:8.1f} {exc:8.1f}")
+
 
 def solver_parts(repeats=3):
     """Where one ragdoll's solver share through Blender differs from the headless figure
@@ -479,6 +576,9 @@ def main():
                    help="with --child: print cProfile's top functions of setup and playback")
     p.add_argument("--jointed-substeps", type=int, default=0,
                    help="Ligament's Jointed Substeps (0, the default: as many as Substeps)")
+    p.add_argument("--frame-parts", type=int, metavar="N",
+                   help="time the stages of Ligament's live frame at N ragdolls instead")
+    p.add_argument("--child-frame-parts", type=int, help=argparse.SUPPRESS)
     p.add_argument("--stages", type=int, metavar="N",
                    help="time the stages of Ligament's start frame at N ragdolls instead")
     args = p.parse_args()
@@ -491,6 +591,19 @@ def main():
         print("\n".join(l for l in proc.stdout.splitlines() if l.startswith(("start", "  "))))
         if proc.returncode:
             raise SystemExit(proc.stderr[-3000:])
+        return
+    if args.frame_parts:
+        bench_blender.ensure_installed()
+        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-frame-parts",
+                               str(args.frame_parts)], env=bench_blender._env(), text=True,
+                              capture_output=True)
+        print("\n".join(l for l in proc.stdout.splitlines() if l.startswith(("a live", "  "))))
+        if proc.returncode:
+            raise SystemExit(proc.stderr[-3000:])
+        return
+    if args.child_frame_parts:
+        frame_parts(args.child_frame_parts)
         return
     if args.child_stages:
         stages(args.child_stages)

@@ -43,6 +43,7 @@ from .pool import cores
 from .colours import (colour_plan, impulses_stage, positions_stage, prepare_stage,
                       refresh_stage, restitution_stage, update_stage, warm_start_stage)
 from .contacts import MF_WIDTH, MI_WIDTH, awake_first
+from .poses import shape_origins, store_float32
 from .direct import lean_islands, near_islands, plan_islands, scratch
 from .sleep import wake_marked
 from .step import (_prepare_joints, begin_substep, custom_rows, factor_stage, held_bodies,
@@ -179,6 +180,7 @@ def warm_up(report=None, progress=None):
         w.step(1 / 60)
         w.field_forces()
         _compile_waking()
+        _compile_poses(w)
     try:
         with open(os.path.join(jit.CACHE_FOLDER, READY), "w") as f:
             f.write(jit.STAMP + "\n")
@@ -187,6 +189,20 @@ def warm_up(report=None, progress=None):
     if report:
         report(100)
     return time.perf_counter() - t0
+
+
+def _compile_poses(w):
+    """poses.py's kernels, typed as the Blender add-on calls them (the World's position
+    and orientation views, its float32 reads of objects' channels). A World of one body
+    has views numba types as contiguous (a single row): that layout too."""
+    one = np.zeros((1, w.positions.shape[1] + w.orientations.shape[1]))
+    shape_origins(one[:, 0:3], one[:, 3:7], np.zeros(1, dtype=np.int64), np.zeros((1, 3)),
+                  np.ones((1, 4)))
+    ids = np.arange(2, 4, dtype=np.int64)
+    loc, q = shape_origins(w.positions, w.orientations, ids, np.zeros((2, 3)),
+                           np.ones((2, 4)))
+    store_float32(np.zeros((4, 3), np.float32), np.zeros((4, 4), np.float32), ids, loc, q,
+                  np.zeros((4, 3)), np.zeros((4, 4)), ids)
 
 
 # --- two processes --------------------------------------------------------------------

@@ -13,6 +13,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Quaternion
 
+from ..kernels import poses as pose_kernels
 from ..world.hits import Hits
 from ..world.inputs import FrameInputs
 from ..world.pins import Pins
@@ -285,10 +286,6 @@ class Simulation:
         self.bulk_ids = np.array([b.id for b in self.bulk], dtype=np.int64)
         self.bulk_offsets = np.array([tuple(b.offset) for b in self.bulk],
                                      dtype=np.float64).reshape(-1, 3)
-        # a few bodies (a ragdoll or two): their offsets rotated as one matrix product
-        # (`_rotated`), in fewer array operations than the cross products take
-        self.bulk_form = _rotation_form(self.bulk_offsets) \
-            if len(self.bulk) <= FORM_BODIES else None
         self.bulk_rows = None          # their rows in the scene's Written (first write)
         self.bulk_checked = None       # the rows in the frame's reads last found all there
         self.bulk_poses = {self.start: (
@@ -490,10 +487,8 @@ class Simulation:
             self._push(frame)
             self._step(frame)
         self.world_frame = frame
+        # a state the step made non-finite raised in World.step (`_step`: a SceneError)
         positions, orientations = self.world.positions, self.world.orientations
-        if not (np.isfinite(positions).all() and np.isfinite(orientations).all()):
-            raise SceneError(f"The simulation became unstable at frame {frame}; raise Substeps "
-                             "in Scene > Ligament World or check for overlapping bodies")
         state = self.states[frame] = self.world.save_state()
         if self.hits:
             # part of the frame's state: a replay from any frame takes the same hits
@@ -540,26 +535,13 @@ class Simulation:
     def _bulk_poses(self, frame, positions, orientations):
         """The bulk bodies' (locations, quaternions) at `frame`, kept as arrays in
         `bulk_poses`: origin = centre of mass - q (offset), the quaternion's sign continuous
-        with the previous frame's."""
+        with the previous frame's (one kernel call, `poses.shape_origins`)."""
         if not len(self.bulk_ids):
             self.bulk_poses[frame] = self.bulk_poses[self.start]
             return
-        q = orientations[self.bulk_ids]
-        if self.bulk_form is not None:
-            n = len(q)
-            qq = (q[:, :, None] * q[:, None, :]).reshape(n, 1, 16)
-            rotated = np.matmul(qq, self.bulk_form).reshape(n, 3)
-        else:
-            w, v = q[:, :1], q[:, 1:]
-            o = self.bulk_offsets
-            t = 2.0 * _cross(v, o)
-            rotated = o + w * t + _cross(v, t)
-        loc = positions[self.bulk_ids] - rotated
-        before = self.bulk_poses[frame - 1][1]
-        flip = np.einsum("ij,ij->i", q, before) < 0.0
-        if flip.any():
-            q[flip] = -q[flip]
-        self.bulk_poses[frame] = (loc, q)
+        self.bulk_poses[frame] = pose_kernels.shape_origins(
+            positions, orientations, self.bulk_ids, self.bulk_offsets,
+            self.bulk_poses[frame - 1][1])
 
     def before_start(self, scene, frame):
         """The bulk bodies' (locations, quaternions) at `frame`, before the start frame: the
@@ -594,7 +576,6 @@ class Simulation:
         if not self.bulk_objects:
             return
         loc, rot = self.bulk_poses[frame] if poses is None else poses
-        loc, rot = loc.astype(np.float32), rot.astype(np.float32)
         rows = reads.rows("bulk", self.bulk_uids)
         if rows is not self.bulk_checked:   # the same rows while the objects are the same
             if (rows < 0).any():
@@ -610,30 +591,27 @@ class Simulation:
             rotations = np.empty((n, 4), dtype=np.float32)
             data.foreach_get("location", locations.ravel())
             data.foreach_get("rotation_quaternion", rotations.ravel())
-        moved = np.flatnonzero((locations[rows] != loc).any(axis=1) |
-                               (rotations[rows] != rot).any(axis=1))
+        if self.bulk_rows is None:
+            self.bulk_rows = written.rows(self.bulk_objects)
+        written.mode[self.bulk_rows] = 0
+        # the poses rounded to the float32 Blender stores, into the reads' rows and the
+        # record of what was written; the bodies whose rows held other values moved
+        moved = pose_kernels.store_float32(locations, rotations, rows, loc, rot, written.loc,
+                                           written.rot, self.bulk_rows)
         if len(moved) and (reads.lookup.linked or len(moved) * ONE_BY_ONE < n):
             # set on each moved body (each set tags its object): linked objects in the file
             # make foreach_set write nothing (`Lookup.renew`), and a few moved bodies (the
             # others asleep) cost less so than writing every object of the file
             objs = self.bulk_objects
             for k in moved.tolist():
-                objs[k].location = loc[k]
-                objs[k].rotation_quaternion = rot[k]
-            locations[rows[moved]], rotations[rows[moved]] = loc[moved], rot[moved]
+                objs[k].location = locations[rows[k]]
+                objs[k].rotation_quaternion = rotations[rows[k]]
         elif len(moved):
-            locations[rows], rotations[rows] = loc, rot
             data.foreach_set("location", locations.ravel())
             data.foreach_set("rotation_quaternion", rotations.ravel())
             tags = self.bulk_tags
             for k in moved.tolist():
                 tags[k](refresh=_TRANSFORM)
-        if self.bulk_rows is None:
-            rows = written.rows(self.bulk_objects)
-            # rows one after the other (as a new Written makes them): a slice, faster to set
-            contiguous = len(rows) and np.array_equal(rows, np.arange(rows[0], rows[0] + len(rows)))
-            self.bulk_rows = slice(int(rows[0]), int(rows[0]) + len(rows)) if contiguous else rows
-        written.set(self.bulk_rows, loc, rot, 0)
 
 
 # `write_bulk` sets the moved bodies' channels one object at a time while they are fewer than
@@ -641,40 +619,6 @@ class Simulation:
 # tag, two `foreach_set`s over the file's objects about 0.3 us an object and a tag 3.7 us
 # (Blender 5.0, 2651 objects)
 ONE_BY_ONE = 8
-
-# up to this many bulk bodies `_bulk_poses` rotates their offsets by a matrix product (a fixed
-# cost of a few array operations, more arithmetic per body than the cross products: measured
-# faster up to about 250 bodies)
-FORM_BODIES = 256
-
-
-def _rotation_form(offsets):
-    """(n, 16, 3): each body's offset o rotated by a unit quaternion q as a quadratic form,
-    R(q) o = (q q^T).ravel() @ form, where R(q) o = (w^2 - |v|^2) o + 2 (v.o) v + 2 w (v x o)
-    for q = (w, v); the form's entries found by polarization of that polynomial."""
-    offsets = np.asarray(offsets, dtype=np.float64).reshape(-1, 3)
-
-    def rotate(q):      # the polynomial at one q (not a unit one) for every offset
-        w, v = q[0], q[1:]
-        return (w * w - v @ v) * offsets + 2.0 * (offsets @ v)[:, None] * v + \
-            2.0 * w * _cross(np.broadcast_to(v, offsets.shape), offsets)
-    e = np.eye(4)
-    form = np.empty((len(offsets), 4, 4, 3))
-    for k in range(4):
-        form[:, k, k] = rotate(e[k])
-    for k in range(4):
-        for m in range(k + 1, 4):
-            form[:, k, m] = form[:, m, k] = \
-                0.5 * (rotate(e[k] + e[m]) - form[:, k, k] - form[:, m, m])
-    return form.reshape(-1, 16, 3)
-
-
-def _cross(a, b):
-    """Row-wise cross products of (n, 3) arrays (np.cross costs ~20 us of axis handling)."""
-    a0, a1, a2 = a[:, 0], a[:, 1], a[:, 2]
-    b0, b1, b2 = b[:, 0], b[:, 1], b[:, 2]
-    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=1)
-
 
 def evaluated_depsgraph(scene):
     """Shapes are fitted to the evaluated geometry (modifiers applied). Handlers get no

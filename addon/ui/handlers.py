@@ -84,10 +84,10 @@ def _others_edit_in_frames():
     checks everything, not only what the tags point at."""
     if len(bpy.app.handlers.frame_change_post):
         return True
-    pre = list(bpy.app.handlers.frame_change_pre)
-    ours = [k for k, fn in enumerate(pre) if getattr(fn, "__name__", "") == "on_frame_change_pre"
-            and getattr(fn, "__module__", "") == __name__]
-    return not ours or ours[-1] != len(pre) - 1
+    pre = bpy.app.handlers.frame_change_pre
+    last = pre[-1] if len(pre) else None     # ours is the last one, or another may edit
+    return getattr(last, "__name__", "") != "on_frame_change_pre" or \
+        getattr(last, "__module__", "") != __name__
 
 
 @persistent

@@ -73,24 +73,12 @@ def _shown(arms, sim):
     return worst
 
 
-def bodies_and_bones_shown(count, frames, rotated_by):
+def bodies_and_bones_shown(count, frames):
     """`count` tilted ragdolls dropped from 0.4 m, played to `frames`, then scrubbed back
     to a few frames: at each, what Blender shows against the solver's state at the frame
-    (`_shown`); the bulk bodies, the frames' builds and the frame's bones that follow.
-    `rotated_by`: how the bulk bodies' offsets are rotated, 'FORM' (the matrix product a few
-    bodies take) or 'CROSS' (the cross products of many), whatever their count."""
+    (`_shown`); the bulk bodies, the frames' builds and the frame's bones that follow."""
     scene = bpy.context.scene
     addon = lig().addon
-    simulation = addon.runtime.simulation
-    kept = simulation.FORM_BODIES
-    simulation.FORM_BODIES = 10 ** 9 if rotated_by == 'FORM' else 0
-    try:
-        return _bodies_and_bones_shown(scene, addon, count, frames)
-    finally:
-        simulation.FORM_BODIES = kept
-
-
-def _bodies_and_bones_shown(scene, addon, count, frames):
     arms = _crowd(count, 0.4)
     scene.frame_start, scene.frame_end = 1, frames
     scene.ligament_world.frame_end = frames
@@ -105,7 +93,7 @@ def _bodies_and_bones_shown(scene, addon, count, frames):
         scene.frame_set(f)
         sim.world.load_state(sim.states[f])     # the solver's state at the frame shown
         out["back"][f] = _shown(arms, sim)
-    out.update(bulk=len(sim.bulk), dynamic=len(sim.dynamic), form=sim.bulk_form is not None,
+    out.update(bulk=len(sim.bulk), dynamic=len(sim.dynamic),
                builds=addon.runtime.simulation.stats["builds"] - builds,
                bones=sum(1 for arm in arms for pb in arm.pose.bones
                          if pb.constraints.get(RAGDOLL_CONSTRAINT) is not None),
