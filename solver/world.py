@@ -146,14 +146,13 @@ class World(Mechanisms, CustomConstraints, Forces):
     jointed_substeps
                 substeps per `step` for a small jointed island: a ragdoll or a mechanism on
                 the ground, with at most two other jointed or free bodies on it, no spring
-                and no drive (islands.py). None: half of `substeps` (rounded up), at least
-                4 and at most `substeps`: 4 at the default 8. The direct solver (direct.py)
-                holds such an island's joints and pressed contacts exactly, so fewer
-                substeps keep its joints together at less cost; a landing's contacts join
-                that solve and the position projection catches up with limits bent by an
-                impact as fast a second as at `substeps`, so ragdolls land and lie as deep
-                and keep their limits as at 8 (docs/decisions/jointed-substeps.md). Set it
-                to `substeps` to step every island alike. Bigger piles take
+                and no drive (islands.py). None: `substeps`. The direct solver (direct.py)
+                holds such an island's joints and pressed contacts exactly (a landing's
+                too), so fewer substeps keep its joints together at less cost: at 4 of 8
+                ragdolls land and lie no deeper and keep their limits within 3 degrees.
+                It is not the default: through Blender, characters at 4 fell otherwise
+                than the add-on's tests of copies and characters allow
+                (docs/decisions/jointed-substeps.md). Bigger piles take
                 `substeps` whatever this says: their contacts are swept, and jitter at fewer
                 substeps. Contacts keep the stiffness of `substeps`, and warm-start impulses
                 are rescaled when an island's count changes.
@@ -231,8 +230,7 @@ class World(Mechanisms, CustomConstraints, Forces):
         self.time_to_sleep = validate.number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(validate.number("substeps", substeps, minimum=1))
         self.max_frame = validate.number("max_frame", max_frame, minimum=0.0, strict=True)
-        self.jointed_substeps = min(self.substeps, max(4, -(-self.substeps // 2))) \
-            if jointed_substeps is None \
+        self.jointed_substeps = self.substeps if jointed_substeps is None \
             else int(validate.number("jointed_substeps", jointed_substeps, minimum=1))
         half = max(4, -(-self.jointed_substeps // 2))
         self.calm_substeps = min(self.jointed_substeps, half) if calm_substeps is None \

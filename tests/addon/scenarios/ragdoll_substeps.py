@@ -1,5 +1,4 @@
-"""test_ragdoll_substeps.py's scenarios: metarig ragdolls landing at a Jointed Substeps
-count."""
+"""test_ragdoll_substeps.py's scenarios: metarig ragdolls landing at Jointed Substeps 4."""
 
 import bpy
 
