@@ -44,8 +44,7 @@ Layout, one row per manifold:
             max normal impulse of point k at 42 + k; rounding radii (46, 47); arms (48:72);
             whether A or B is round (72); B's pose in A's frame and the normal in A's or
             B's frame when the points were found (73:84); normal impulse of point k over
-            the whole frame (every substep's and restitution's) at 84 + k; the pair's
-            margin without the pivot term when the points were found (88)
+            the whole frame (every substep's and restitution's) at 84 + k
     acc[8m + k]  normal impulse of point k; 8m + 4..7: tangent 1, tangent 2, twist, rolling
 """
 
@@ -72,7 +71,7 @@ from .vectors import qmat
 
 MI_WIDTH = 9
 COLLIDERS = 7      # mi columns 7, 8: collider A, collider B
-MF_WIDTH = 89
+MF_WIDTH = 88
 ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
 RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
 ROLLS = 72         # 1 when A or B is round (sphere, capsule, cylinder): its patch can roll
@@ -83,8 +82,6 @@ ROWS_PER_MANIFOLD = 8
 P0 = 10            # first point column in mf
 MAXIMP = 42
 TOTAL = 84         # per point k at 84 + k: the frame's normal impulse (`add_substep_impulses`)
-OWN_MARGIN = 88    # the pair's margin without the pivot term (`_pair_margin`) when its points
-                   # were found: a point farther apart is the pivot's (`_friction_weight`)
 
 LINEAR_SLOP = 0.005
 SPECULATIVE_DISTANCE = 4.0 * LINEAR_SLOP
@@ -428,31 +425,13 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
             mf[m, ARMS + 6 * k + 3 + j] = mid[j] - bs[b, j]
 
 
-@helper
-def _pair_margin(cs, ca, cb, ext, unit, dt, cap):
-    """How far apart colliders ca and cb may be for the narrowphase to give them points:
-    SPECULATIVE_DISTANCE, each one's own motion over the frame (`ext`: its speed and its
-    spin times its extent, broadphase.compute_aabbs), and the pivot of a face that strikes
-    at one edge. The impulse that stops the striking edge turns the body about it, which
-    the frame-start spin does not foresee: a box foot landing tilted on its heel slaps
-    flat within the frame, its far edge, carried about the heel by a centre that keeps
-    moving, closing at up to twice the centre's speed. So the pair's relative speed counts
-    once more; without it, ragdolls at 4 substeps (bench/scenes.ragdolls) landed with a
-    foot's far edge 94.8 mm up, outside the margin (20 + 68 mm), and that edge, with no
-    point, ended the frame 8 mm in the floor. A pair moving together (a resting pile)
-    adds nothing."""
-    rel = length(sub(vec3_at(cs, ca, VEL), vec3_at(cs, cb, VEL)))
-    return SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb] + min(rel * dt, cap)
-
-
 @kernel(nogil=True)
 def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key, old_order,
-                 old_mi, old_mf, old_acc, mi, mf, acc, unit, dt, cap):
+                 old_mi, old_mf, old_acc, mi, mf, acc, unit):
     """The manifolds of `pairs` of colliders (from `contact_pairs`; cs, cbody, skind and
     sparam are the colliders'), written from row 0 of mi, mf and acc (room for one a pair),
     each warm started from last frame's manifold of the same pair of colliders (`unit`:
-    length units per metre); a pair's points are those within its margin
-    (`_pair_margin`: dt is the frame, cap bounds a body's share in the world's unit);
+    length units per metre);
     returns their count and how many pairs went through the narrowphase (the others kept
     their manifold, `_keep_manifold`). A manifold depends on its pair alone, so the world's
     threads share the pairs out in runs and the table is the same as one thread's (the GIL is
@@ -482,8 +461,7 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
             m += 1
             continue
         fresh += 1
-        own = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
-        margin = _pair_margin(cs, ca, cb, ext, unit, dt, cap)
+        margin = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
         count, nrm = collide_convex(skind[ca], vec3_at(cs, ca, POS), quat_at(cs, ca, ROT),
                                     sparam[ca], skind[cb], vec3_at(cs, cb, POS),
                                     quat_at(cs, cb, ROT), sparam[cb], margin, pts, scratch,
@@ -495,7 +473,6 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
                         _rounding(skind[cb], sparam[cb]), round_a or round_b, mi, mf)
         mi[m, COLLIDERS] = ca
         mi[m, COLLIDERS + 1] = cb
-        mf[m, OWN_MARGIN] = own
         _record_pose(bs, a, b, nrm, round_a, mf, m)
         r0 = m * ROWS_PER_MANIFOLD
         for k in range(ROWS_PER_MANIFOLD):
@@ -648,37 +625,15 @@ def prepare_contacts(C, S, B):
     _prepare_contacts(0, mi.shape[0], mi, mf, acc, *R, *B)
 
 
-@helper
-def _friction_weight(mf, m, k):
-    """Point k of manifold m's share (1 or 0) of the friction rows' anchor: 1 when it was
-    found within the pair's own margin (OWN_MARGIN: SPECULATIVE_DISTANCE and the bodies'
-    own motion, as every point was before the pivot term), 0 when only the pivot term
-    (`_pair_margin`) brought it in. Commit a950d26 weighted every point by its nearness
-    (1 within LINEAR_SLOP, 0 at SPECULATIVE_DISTANCE), which moved the anchor of manifolds
-    the pivot term does not touch too; leaving out only the pivot's points (branch sub4e)
-    keeps a manifold without them anchored at all its points' centroid, as before the
-    pivot term."""
-    return 1.0 if mf[m, P0 + 8 * k + 6] <= mf[m, OWN_MARGIN] else 0.0
-
-
 @helper(outline=True)
 def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
-    """`prepare_contacts` of manifolds lo..hi-1 (colours.py runs ranges in parallel).
-
-    The friction rows act at the centroid of the points found within the pair's own margin
-    (`_friction_weight`): a face landing on one edge has its far corners as speculative
-    points by the pivot term (`_pair_margin`), and friction at the whole face's centre
-    twisted the landing body about the edge it stands on (a metarig's hand bent 8.9 degrees
-    past its limit, tests/addon/test_ragdoll.py)."""
+    """`prepare_contacts` of manifolds lo..hi-1 (colours.py runs ranges in parallel)."""
     for m in range(lo, hi):
         a = mi[m, 0]
         b = mi[m, 1]
         cnt = mi[m, 2]
         n = (mf[m, 0], mf[m, 1], mf[m, 2])
         r0 = m * ROWS_PER_MANIFOLD
-        total = 0.0
-        for k in range(cnt):
-            total += _friction_weight(mf, m, k)
         cen_a = (0.0, 0.0, 0.0)
         cen_b = (0.0, 0.0, 0.0)
         for k in range(4):
@@ -691,13 +646,12 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
             q = ARMS + 6 * k
             ra = (mf[m, q], mf[m, q + 1], mf[m, q + 2])
             rb = (mf[m, q + 3], mf[m, q + 4], mf[m, q + 5])
-            wk = _friction_weight(mf, m, k) if total > 0.0 else 1.0
-            cen_a = add(cen_a, scale(ra, wk))
-            cen_b = add(cen_b, scale(rb, wk))
+            cen_a = add(cen_a, ra)
+            cen_b = add(cen_b, rb)
             row_axis(r, a, b, n, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
             rp[r, LO] = 0.0
-        ra = scale(cen_a, 1.0 / (total if total > 0.0 else cnt))
-        rb = scale(cen_b, 1.0 / (total if total > 0.0 else cnt))
+        ra = scale(cen_a, 1.0 / cnt)
+        rb = scale(cen_b, 1.0 / cnt)
         t1 = perpendicular(n)
         t2 = cross(n, t1)
         row_axis(r0 + 4, a, b, t1, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
@@ -954,9 +908,9 @@ class ContactState:
         world that sleeps, whose islands a touch wakes (sleep.wake_touched); returns
         whether one woke."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
-        cap = self.speculative_cap * self.unit
         pairs, ext, moving, old_key, old_order = collide_begin(
-            bs, cbody, corig, cs, skind, sparam, bkind, khas, bfilter, excl, dt, cap, old[0])
+            bs, cbody, corig, cs, skind, sparam, bkind, khas, bfilter, excl, dt,
+            self.speculative_cap * self.unit, old[0])
         need = len(pairs) + self.n               # a manifold a pair, then the parked ones
         if len(self._spare[0]) < need:
             self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
@@ -969,7 +923,7 @@ class ContactState:
                    work // MIN_PAIRS_PER_THREAD) if pool is not None else 1
         if runs <= 1:
             runs = 1
-            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit, dt, cap)
+            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit)
         else:
             cut = [len(pairs) * k // runs for k in range(runs + 1)]
             w = ROWS_PER_MANIFOLD
@@ -977,7 +931,7 @@ class ContactState:
             def run(k):
                 lo, hi = cut[k], cut[k + 1]
                 return narrow_pairs(pairs[lo:hi], *args, mi[lo:hi], mf[lo:hi],
-                                    acc[lo * w:hi * w], self.unit, dt, cap)
+                                    acc[lo * w:hi * w], self.unit)
 
             futures = [pool.submit(run, k) for k in range(1, runs)]
             counts = [run(0)] + [f.result() for f in futures]

@@ -64,9 +64,7 @@ lower the LCP's energy. Contacts between two islands, those of islands holding r
 three or four bodies, and those of round bodies (spheres, capsules, cylinders: their patch
 rolls) stay with the sweep, but for the frame a round body's point strikes (closes faster
 than CONTACT_STRIKE at the frame's start: a ragdoll's capsule forearm hitting the floor as
-it topples), and in an island without a motor, drive or spring a round body's point on
-the world (or a static, kinematic or sleeping body) joins when it carries a load
-(CONTACT_LOAD, as above: a lying forearm under its elbow).
+it topples).
 
 Islands larger than MAX_DIRECT_ROWS rows are not factored. Those whose joints close loops
 (a grid of ball sockets, a welded slab or truss: at least as many joints as bodies) have their
@@ -112,7 +110,7 @@ MAX_DIRECT_ROWS = 192
 Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts "
                            "bfirst brows gkeep goff gvalid gfirst")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
-MAX_PROJECTION_TURN = 0.1   # radians a substep of the world's count (`projection_turn`)
+MAX_PROJECTION_TURN = 0.1   # radians
 PROJECTION_CUTS = 3         # solves with the limits' errors cut, when a step is too large
 PROJECTION_REACH = 2.0 * MAX_PROJECTION_TURN   # rad: an angular limit this near its bound
                             # joins the projection (`_projected_limit`)
@@ -127,8 +125,6 @@ CONTACT_STRIKE = 0.25       # m/s: a round body's contact point closing faster t
                             # the frame's start joins its island's solve for the frame
 CONTACT_CLOSING = 0.01      # m/s: a contact joins its island's solve when closing faster,
 CONTACT_LOAD = 0.1          # m/s: or when its impulse would move its body alone faster
-LOAD_ONLY = 4               # a round body's point k listed as contact row 8 m + 4 + k joins
-                            # its island's solve by its load only (`island_limits`)
 PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does not settle
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
@@ -853,29 +849,13 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
     substeps; bench/landing.py --set jointed_substeps=4). Solved with the island, a landing's
     contacts stop the whole body at once; swept before the island's exact solve, a 1 kg
     foot under a 70 kg body stopped only itself, and the joints pulled it 5 cm into the
-    floor. A round body's other points join, in an island without a motor, drive or
-    spring, when they carry a load (`_contact_row`'s load_only; the solve's CONTACT_LOAD):
-    lying on the floor under an elbow's exact solve, a ragdoll's capsule forearm at 4
-    substeps was pushed up by the sweep and down again by the elbow, and sank 6.8 mm over
-    ten frames (bench/scenes.ragdolls(20); 1.9 mm at most at 8). A head resting under its
-    own weight does not reach the load, and cars' wheels (their islands driven) stay with
-    the sweep. Only against the world, a static, kinematic or sleeping body: a round body
-    pressed against another body of its own island (a metarig's capsule upper arm against
-    its spine) joined by its load and closed a loop through the joints, and the exact solve
-    bent the metarig's wrist 7.21 degrees past its limit at 8 substeps
-    (tests/addon/test_ragdoll.py)."""
+    floor."""
     rb, rp = R[0], R[3]
     island_of = np.full(root.shape[0], -1, dtype=np.int64)
     wide = np.zeros(n_islands + 1, dtype=np.bool_)
-    driven = np.zeros(n_islands + 1, dtype=np.bool_)
     for s in range(n_islands):
         island_of[root[_dynamic_body(order[starts[s]], rb, rp, bkind)]] = s
         wide[s] = _has_wide(order[starts[s]:starts[s + 1]], rp)
-    for r in rows:
-        if rp[r, ACTIVE] != 0.0 and not _is_equality(r, rp) and not _is_limit(r, rp):
-            body = _dynamic_body(r, rb, rp, bkind)
-            if body >= 0 and island_of[root[body]] >= 0:
-                driven[island_of[root[body]]] = True      # a motor, drive or spring
     span = n_rows + CONTACT_ROWS * mi.shape[0] + 1
     keys = np.empty(rows.shape[0] + 4 * mi.shape[0], dtype=np.int64)
     count = 0
@@ -893,10 +873,6 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
             for k in range(mi[m, 2]):
                 if mf[m, CONTACT_ROLLS] == 0.0 or _strikes(m, k, mi, mf, bs, bkind, unit):
                     keys[count] = s * span + n_rows + CONTACT_ROWS * m + k
-                    count += 1
-                elif not driven[s] and (bkind[mi[m, 0]] != DYNAMIC or
-                                        bkind[mi[m, 1]] != DYNAMIC):
-                    keys[count] = s * span + n_rows + CONTACT_ROWS * m + LOAD_ONLY + k
                     count += 1
     keys = keys[:count]
     keys = keys[argsort(keys)]
@@ -1072,19 +1048,7 @@ def island_contact_inertia(plan, R, C, bI, binv):
 def _island_contact_inertia(lorder, crb, crj, crd, crp, bI, binv, nr):
     for r in lorder:
         if r >= nr:
-            c, _ = _contact_row(r, nr)
-            refresh_row_mass(c, crb, crj, crd, crp, binv, bI)
-
-
-@helper
-def _contact_row(r, nr):
-    """Contact row c of the plan's limit entry r (>= nr, the joint rows' count), and
-    whether it joins its island's solve by its load only (a round body's point that does not
-    strike: `island_limits` lists it as 8 m + LOAD_ONLY + k, a friction row's slot)."""
-    c = r - nr
-    if c % CONTACT_ROWS >= LOAD_ONLY:
-        return c - LOAD_ONLY, True
-    return c, False
+            refresh_row_mass(r - nr, crb, crj, crd, crp, binv, bI)
 
 
 @helper
@@ -1403,14 +1367,12 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
             for k in range(nl):
                 r = limits[k]
                 if r >= nr:                       # a contact row
-                    c, load_only = _contact_row(r, nr)
+                    c = r - nr
                     if crp[c, ACTIVE] == 0.0:
                         continue
-                    r = nr + c
                     b = _rhs(c, use_bias, crj, crp, bs, crb)
                     lam = cacc[c]
-                    closing = b <= -CONTACT_CLOSING * unit and not load_only
-                    if not pressed[k] and not closing and \
+                    if not pressed[k] and b > -CONTACT_CLOSING * unit and \
                             lam <= CONTACT_LOAD * unit * crp[c, EFF]:
                         continue
                 else:
@@ -1563,19 +1525,8 @@ def _within_tolerance(rows, limits, rj, rp, unit):
     return True
 
 
-@helper
-def projection_turn(h, h_full):
-    """The most a body turns in one projection of a substep of length h, when the world's
-    substeps are h_full long: MAX_PROJECTION_TURN at the world's count, so much a second.
-    Per substep, an island stepped at half the count (jointed_substeps) caught up with a
-    limit bent past by an impact at half the rate a second, and the frame ended before it
-    had: at 4 substeps a Rigify metarig's ankle ended its landing frame 10.4 degrees past
-    its limit (tests/addon/test_ragdoll_substeps.py)."""
-    return MAX_PROJECTION_TURN * (h / h_full)
-
-
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W, C, lean, h, near, turn):
+def project_positions(plan, R, bs, binv, W, C, lean, h, near):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Each body moves once, by
@@ -1590,16 +1541,14 @@ def project_positions(plan, R, bs, binv, W, C, lean, h, near, turn):
 
     An island of articulation joints (`lean`, from `lean_islands`) whose joints are within
     PROJECTION_TOLERANCE of their positions and whose limits are not violated is left as it
-    is: its Newton step would move nothing that matters (a ragdoll lying still).
-
-    turn: the most a body turns in one projection (`projection_turn`)."""
+    is: its Newton step would move nothing that matters (a ragdoll lying still)."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
      brows, gkeep, goff, gvalid, gfirst) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean, h,
-                       near, turn)
+                       near)
 
 
 @helper(outline=True)
@@ -1607,7 +1556,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, which, crb, crj, crd, unit, lean, h, near, turn):
+                       soft, live, which, crb, crj, crd, unit, lean, h, near):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
@@ -1624,7 +1573,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             _solve_loops(rows, rb, rj, rd, binv, x, unit, factors[:0])
-            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move, turn)
+            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
             continue
         rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
         if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
@@ -1654,9 +1603,9 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
         worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
         cut = 1.0
         for _ in range(PROJECTION_CUTS):
-            if worst <= turn or violated == 0:
+            if worst <= MAX_PROJECTION_TURN or violated == 0:
                 break
-            # A step this large is cut to `turn` (`_move_island`); cut as a
+            # A step this large is cut to MAX_PROJECTION_TURN (`_move_island`); cut as a
             # whole, it left the joints open by the fraction of their error it did not take
             # while the substeps caught up with a limit bent far past (a metarig landing
             # at 24 fps: 2.1 mm at the frame's end, tests/addon/test_landing_gaps.py).
@@ -1664,7 +1613,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             # step is still too large), the step closes the joints whole and catches up with
             # the limits as before.
             _clear_moves(rows, n, lims, m, rp, rb, move)
-            cut *= turn / worst
+            cut *= MAX_PROJECTION_TURN / worst
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             for a in range(m):
@@ -1675,7 +1624,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
                           W, bfirst, brows, starts[s], which, gk, gv, gf)
             worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
-        _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, turn)
+        _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move)
 
 
 @helper
@@ -1697,11 +1646,11 @@ def _projected_limit(r, rj, rp, h):
 
 
 @helper
-def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move, turn):
+def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move):
     """Move the island's bodies by the projection's displacements x (rows) and dl (the m
     limit rows lims)."""
     worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
-    _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, turn)
+    _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move)
 
 
 @helper
@@ -1733,12 +1682,12 @@ def _clear_moves(rows, n, lims, m, rp, rb, move):
 
 
 @helper
-def _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, turn):
+def _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move):
     """Move the island's bodies by their summed displacements, `worst` their largest turn."""
     # Newton's step is exact for small errors; a large one (a violent frame) is scaled
-    # so no body of the island turns by more than `turn`, keeping the step
+    # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
     # where the linearisation holds. Each body moves once, by its summed displacement.
-    step = 1.0 if worst <= turn else turn / worst
+    step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
     for i in range(n):
         _move_bodies(rows[i], step, rp, rb, bs, move)
     for a in range(m):

@@ -147,11 +147,10 @@ class World(Mechanisms, CustomConstraints, Forces):
                 substeps per `step` for a small jointed island: a ragdoll or a mechanism on
                 the ground, with at most two other jointed or free bodies on it, no spring
                 and no drive (islands.py). None: `substeps`. The direct solver (direct.py)
-                holds such an island's joints and pressed contacts exactly (a landing's
-                too), so fewer substeps keep its joints together at less cost: at 4 of 8
-                ragdolls land and lie no deeper and keep their limits within 3 degrees.
-                It is not the default: through Blender, characters at 4 fell otherwise
-                than the add-on's tests of copies and characters allow
+                holds such an island's joints and pressed contacts exactly, so fewer
+                substeps keep its joints together at less cost. The price is on impacts:
+                deeper landings and limits overshot further, because the position
+                projection runs less often; so it is not the default
                 (docs/decisions/jointed-substeps.md). Bigger piles take
                 `substeps` whatever this says: their contacts are swept, and jitter at fewer
                 substeps. Contacts keep the stiffness of `substeps`, and warm-start impulses

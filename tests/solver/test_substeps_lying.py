@@ -1,19 +1,28 @@
-"""Ragdolls at `jointed_substeps=4` go no deeper into the floor than at 8, lying or
-landing.
-
-Lying: a capsule forearm that only the sweep held was pulled back into the floor by its
-elbow's exact solve (-6.79 mm at 4 against -2.73 at 8 on main before branch sub4f). A round
-body's loaded contact on the world joins its island's exact solve (direct.island_limits).
+"""Ragdolls at `jointed_substeps=4` should go no deeper into the floor than at 8, lying or
+landing. They do not yet. Lying:  a capsule forearm that only the sweep holds is pulled back into the floor by its
+elbow's exact solve. Taking a round body's loaded contact points into the island's exact
+solve fixed it but bent Rigify metarigs' limits past 3 degrees at Jointed Substeps 4
+(tests/addon/test_ragdoll_substeps.py), so it was reverted
+(docs/decisions/jointed-substeps.md). Strict xfail: it fails until the cause is
+fixed, and fails again (XPASS) once it is, so the mark comes off with the fix. With every
+contact of a loaded body seeing the stiffened inertia (branch chain44) it passed (-2.64 mm
+at 4 jointed substeps, -2.81 at 8), but that let a landing box foot slap 19.8 mm into the
+floor; with only a round body's contacts seeing it (branch chain44b) the forearm went to
+-4.65 mm at 4 and -3.01 at 8.
 
 Landing: a tilted box foot lands on its heel edge and the landing impulse slaps it flat
-within the frame; its far edge, 94.8 mm up at the frame's start, was outside the
-narrowphase's margin, had no contact point and ended the frame 8 mm in the floor (-3.0 mm
-at 8). A pair's margin counts the pivot about the striking edge (contacts._pair_margin;
-docs/performance.md, "The landing foot's pivot margin").
-"""
+within the frame; its far edge, 94.8 mm up at the frame's start and outside the
+narrowphase's margin, has no contact point and ends the frame 8 mm in the floor (-3.0 mm at
+8). A margin counting the pivot about the striking edge fixed it (commit a950d26, reverted:
+it let capsule forearms land deeper at 8 substeps and bent metarig limits at 4;
+docs/performance.md, "The landing foot's pivot margin"). Strict xfail too. Branch sub4f's
+changes passed both (-1.45 / -1.42 mm lying, -1.38 / -0.69 landing, at 4 / 8) but kept a
+ragdoll of the crowd swinging at 8 (test_still_joints) and were reverted."""
 
 import os
 import sys
+
+import pytest
 
 import solver as lg
 from probes import FRAME, note
@@ -52,17 +61,21 @@ def _no_deeper_at_four(only, frames):
         f"at 4 substeps the ragdoll went {1e3 * (low8 - low4):.1f} mm deeper than at 8"
 
 
+@pytest.mark.xfail(strict=True, reason="a lying capsule forearm sinks at 4 jointed substeps "
+                   "(docs/decisions/jointed-substeps.md)")
 def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
     # Ragdoll 15's lying left forearm sinks from -2.2 mm (frame 71) to -6.8 mm (frame 80)
-    # at 4 substeps before sub4f; the three go no deeper than -2.7 mm at 8. sub4f: -1.45 mm
-    # at 4, -1.42 at 8.
+    # at 4 substeps; the three go no deeper than -2.7 mm at 8. With loaded round contacts
+    # in the exact solve (commit 76d125a): -2.20 mm at 4, -1.60 at 8.
     # Ragdolls 11, 15 and 16, the ones that touch each other (15 lands, topples against its
     # neighbours and lies on its left forearm from frame 70).
     _no_deeper_at_four([11, 15, 16], 100)
 
 
+@pytest.mark.xfail(strict=True, reason="a box foot slapping flat on landing has no contact "
+                   "point on its far edge at 4 jointed substeps (docs/performance.md)")
 def test_a_foot_landing_on_its_heel_goes_no_deeper_at_four_jointed_substeps_than_at_eight():
-    # Before the pivot margin: -8.02 mm at 4 (frame 25), -2.98 at 8 (frame 26); sub4f:
-    # -1.38 at 4, -0.69 at 8.
+    # main: -8.02 mm at 4 (frame 25), -2.98 at 8 (frame 26); with the pivot margin and the
+    # friction anchor weighted by nearness (a950d26): -1.38 at 4, -0.86 at 8.
     # Ragdoll 8 alone: it lands on its right foot, tilted, on frame 25.
     _no_deeper_at_four([8], 40)
