@@ -1468,7 +1468,7 @@ def near_islands(plan, jt):
     (`_projected_limit`): not in an island with a spring or a drive. With them, a metarig
     carrying a jiggle chain (ragdoll joints sprung at 6 Hz, twist within 5 degrees) was
     thrown 6e22 m within 30 frames (tests/addon/test_chain_and_ragdoll.py); the cause is
-    not found (docs/decisions/jointed-substeps-not-default.md)."""
+    not found (docs/decisions/jointed-substeps.md)."""
     order, starts = plan.order, plan.starts
     near = np.ones(plan.n_islands, dtype=np.bool_)
     for s in range(plan.n_islands):

@@ -151,7 +151,7 @@ class World(Mechanisms, CustomConstraints, Forces):
                 substeps keep its joints together at less cost. The price is on impacts:
                 deeper landings and limits overshot further, because the position
                 projection runs less often; so it is not the default
-                (docs/decisions/jointed-substeps-not-default.md). Bigger piles take
+                (docs/decisions/jointed-substeps.md). Bigger piles take
                 `substeps` whatever this says: their contacts are swept, and jitter at fewer
                 substeps. Contacts keep the stiffness of `substeps`, and warm-start impulses
                 are rescaled when an island's count changes.

@@ -17,7 +17,7 @@ def test_metarigs_landing_at_four_jointed_substeps_keep_their_joint_limits(blend
     # solve pulled a forearm that had hit the floor back into it, bending a joint up to 12
     # degrees past its limit; with those contacts solved but only violated limits in the
     # position projection, its Newton step bent a neighbouring limit 6.3 degrees past at a
-    # frame's end (docs/decisions/jointed-substeps-not-default.md).
+    # frame's end (docs/decisions/jointed-substeps.md).
     out = blender.call("ragdoll_substeps.five_drops_at", 4, HEIGHTS)
     assert out["error"] is None
     excess = [_limit_excess([frame[i] for frame in out["angles"]]) for i in range(5)]
