@@ -151,7 +151,7 @@ def test_the_direct_solvers_island_solve_and_reuse_check_count_nothing():
     as `_solve_direct` and `_factor_islands` call them."""
     R = types.Tuple((I2, A2, A2, A2, A2))
     CR = types.Tuple((I2, A2, A2))
-    W = types.Tuple((A1, I1, A1, A1, A1, B1, I1, A2, A1, B1, I1, A2, A1, I1, A1, B1, I1))
+    W = types.Tuple((A1, I1, A1, A1, A1, B1, I1, A2, A1, B1, I1, A2, A1, I1, A1, B1, I1, A2))
     sig = (I1, A2, I2, I1, types.int64, types.boolean, R, CR, A1, A1, A1, A1, A1, W,
            I1, I1, types.int64, I1, A2, B1, I1)
     assert _refcount_calls(_solve_island, sig) == 0
