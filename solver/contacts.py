@@ -216,23 +216,26 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit):
         acc[r0 + k] = old_acc[o0 + k]
     for k in range(7, 10):
         mf[m, k] = old_mf[o, k]
-    used = np.zeros(4, dtype=np.bool_)
-    how = np.zeros(4, dtype=np.int64)    # 0 unmatched, 1 by id, 2 near by distance, 3 far
+    # bit j of `used`: old point j matched; bits 2k, 2k+1 of `how`: how point k matched, 0
+    # unmatched, 1 by id, 2 near by distance, 3 far (bit fields, not arrays: no allocation
+    # a manifold)
+    used = 0
+    how = 0
     for k in range(cnt):
         for j in range(ocnt):
-            if not used[j] and mi[m, 3 + k] == old_mi[o, 3 + j]:
+            if not used >> j & 1 and mi[m, 3 + k] == old_mi[o, 3 + j]:
                 acc[r0 + k] = old_acc[o0 + j]
-                used[j] = True
-                how[k] = 1
+                used |= 1 << j
+                how |= 1 << 2 * k
                 break
     for k in range(cnt):
-        if how[k] != 0:
+        if how >> 2 * k & 3 != 0:
             continue
         best = -1
         bd = (MATCH_DISTANCE * unit) ** 2
         c = P0 + 8 * k
         for j in range(ocnt):
-            if used[j]:
+            if used >> j & 1:
                 continue
             oc = P0 + 8 * j
             d = 0.0
@@ -243,20 +246,21 @@ def _match(m, o, mi, mf, acc, old_mi, old_mf, old_acc, unit):
                 best = j
         if best >= 0:
             acc[r0 + k] = old_acc[o0 + best]
-            used[best] = True
-            how[k] = 2 if bd <= (NEAR_MATCH * unit) ** 2 else 3
+            used |= 1 << best
+            how |= (2 if bd <= (NEAR_MATCH * unit) ** 2 else 3) << 2 * k
     left = 0.0
     for j in range(ocnt):
-        if not used[j]:
+        if not used >> j & 1:
             left += old_acc[o0 + j]
     unmatched = 0
     for k in range(cnt):
-        if how[k] == 0:
+        if how >> 2 * k & 3 == 0:
             unmatched += 1
     for k in range(cnt):
-        if how[k] == 0:
+        way = how >> 2 * k & 3
+        if way == 0:
             acc[r0 + k] = left / unmatched
-        if how[k] == 0 or how[k] == 3:           # shallow-contact clamp for fresh points
+        if way == 0 or way == 3:           # shallow-contact clamp for fresh points
             pen = -mf[m, P0 + 8 * k + 6]
             acc[r0 + k] *= min(1.0, pen / (2.0 * LINEAR_SLOP * unit)) if pen > 0.0 else 0.0
 

@@ -1012,10 +1012,13 @@ def mark_direct(plan, rp):
                 rp[order[i], BLOCK] = DIRECT
 
 
-@helper
+@helper(inline=True)
 def _island(plan, s):
     """(rows, Cholesky factor, its pattern, limit rows, the limit rows' kept columns of G
-    with their validity and first rows) of island s of the plan."""
+    with their validity and first rows) of island s of the plan: views of the plan's
+    arrays. Inlined, so that its callers see the views made of the arrays they borrow and
+    count no references (jit.py `_borrowed_part`); called, it hands views back, which
+    numba counts."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
      brows, gkeep, goff, gvalid, gfirst) = plan
     n = starts[s + 1] - starts[s]
@@ -1140,7 +1143,9 @@ def _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense):
 def scratch(plan):
     """Work arrays for `_solve_island`, sized to the plan's largest island and limit count:
     (x, lims, bl, lam0, dl, pressed, start, s, r, act, idx, sub, rhs, dense, soft,
-    live, which); the columns of G are the plan's (gkeep)."""
+    live, which, move); the columns of G are the plan's (gkeep); move: per body of the
+    world, the displacements `_project_positions` sums (made here once a frame instead of
+    at each projection)."""
     starts, n_islands, lstarts = plan.starts, plan.n_islands, plan.lstarts
     n = 1
     m = 1
@@ -1152,7 +1157,7 @@ def scratch(plan):
             np.empty((m, m)), np.empty(m), np.empty(m, dtype=np.bool_),
             np.empty(m, dtype=np.int64), np.empty((m, m)), np.empty(m),
             np.zeros(m, dtype=np.int64), np.zeros(m), np.empty(n, dtype=np.bool_),
-            np.empty(m, dtype=np.int64))
+            np.empty(m, dtype=np.int64), np.zeros((plan.bfirst.shape[0] - 1, 7)))
 
 
 @helper
@@ -1335,13 +1340,13 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
                   lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
-                  soft, live, which, crb, crj, crd, crp, cacc, unit):
+                  soft, live, which, move, crb, crj, crd, crp, cacc, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
-         live, which)
+         live, which, move)
     nr = rp.shape[0]
     for s in range(plan.n_islands):
         if not ok[s]:
@@ -1556,14 +1561,14 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, which, crb, crj, crd, unit, lean, h, near):
+                       soft, live, which, move, crb, crj, crd, unit, lean, h, near):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
-         live, which)
-    move = np.zeros((bs.shape[0], 7))
+         live, which, move)
+    move[:, :] = 0.0
     for s in range(plan.n_islands):
         if not ok[s]:
             continue

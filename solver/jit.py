@@ -490,20 +490,27 @@ _REFCOUNT_OPS = ("NRT_incref", "NRT_decref")
 
 def _borrows_only(lower):
     """Whether the function `lower` has just lowered only borrows reference-counted values:
-    every one it sees is an array its caller passed, and the caller holds a reference to it
-    for the whole call. Then the function's reference-count operations cancel out and none
-    can free anything. numba up to 0.65 dropped them (removerefctpass) on these conditions
-    (the test of what it calls a little stricter here), for arrays only; here tuples of
-    them too (`_borrowed`): the step's stages take their tables as tuples, and taking an
-    array out of one counted a reference up and down each time, a tenth of a ragdoll's
-    frame (docs/performance.md, "One ragdoll's fixed cost"):
-    * its arguments: arrays, tuples of them, or types without a reference count
+    every one it sees is an array its caller passed, or a part or a view of one, and the
+    caller holds a reference to it for the whole call. Then the function's reference-count
+    operations cancel out and none can free anything. numba up to 0.65 dropped them
+    (removerefctpass) on these conditions (the test of what it calls a little stricter
+    here), for arrays only; here tuples of them too (`_borrowed`): the step's stages take
+    their tables as tuples, and taking an array out of one counted a reference up and down
+    each time, a tenth of a ragdoll's frame (docs/performance.md, "One ragdoll's fixed
+    cost"); and views of them (`_borrowed_part`: `order[a:b]`, `gk[k]`, a reshape, a loop
+    over an array), which hold the array's own memory and counted it up and down for each
+    island and row (docs/performance.md, 2026-11-30, branch views44):
+    * its arguments: arrays, tuples of them, iterators over them, or types without a
+      reference count
     * its result and the results of everything it calls: no reference count (no array made,
-      no view or array handed back), but for the parts of a tuple (`_tuple_part`)
+      no view or array handed back), but for the parts and views of borrowed values
+      (`_borrowed_part`)
     * everything it calls takes arrays, tuples of them or values without a reference count
       (a callee taking a list or a dict may keep an array in it; one taking a tuple can
       only hand an array back, which its result shows)
-    * no NRT function but incref/decref in its module (no allocation)."""
+    * no NRT function but incref/decref in its module (no allocation).
+    A view made here can leave the function only through its result or a container, and
+    both are excluded: it dies with the call, before the array it views."""
     return _borrows_arguments(lower) and not any(
         f.name.startswith("NRT_") and f.name not in _REFCOUNT_OPS
         for f in lower.module.functions)
@@ -526,7 +533,7 @@ def _borrows_arguments(lower):
     for expr, sig in fndesc.calltypes.items():
         if sig is None:
             continue
-        if counted(sig.return_type) and not _tuple_part(expr, sig, fndesc.typemap, dmm):
+        if counted(sig.return_type) and not _borrowed_part(expr, sig, fndesc.typemap, dmm):
             return False
         if not all(borrowed(t) for t in sig.args):
             return False
@@ -535,20 +542,54 @@ def _borrows_arguments(lower):
 
 def _borrowed(dmm, ty):
     """A value of type `ty` passed in is borrowed for a call: an array, a tuple (named or
-    not) of borrowed values, or a value without a reference count."""
+    not) of borrowed values, an iterator over an array, or a value without a reference
+    count."""
     if isinstance(ty, types.Array):
         return True
     if isinstance(ty, types.BaseTuple):
         return all(_borrowed(dmm, t) for t in ty.types)
+    if isinstance(ty, types.ArrayIterator):
+        return True
     return not dmm[ty].contains_nrt_meminfo()
 
 
-def _tuple_part(expr, sig, typemap, dmm):
-    """Whether `expr` (typed `sig`) takes borrowed values out of tuples without making any:
-    an item of a tuple, two tuples joined, `tuple()` of a tuple (how numba passes `f(*R)`).
-    Its result holds the arrays the tuples hold, which the caller keeps alive."""
-    if not isinstance(expr, ir.Expr) or not _borrowed(dmm, sig.return_type) or \
-            not sig.args or not isinstance(sig.args[0], types.BaseTuple):
+# index types of numba's basic indexing, which makes a view (an array index makes a copy)
+_VIEW_INDEX = (types.Integer, types.SliceType, types.EllipsisType, types.NoneType)
+
+
+def _view_index(ty):
+    if isinstance(ty, types.BaseTuple):
+        return all(isinstance(t, _VIEW_INDEX) for t in ty.types)
+    return isinstance(ty, _VIEW_INDEX)
+
+
+def _borrowed_part(expr, sig, typemap, dmm):
+    """Whether `expr` (typed `sig`) makes no new reference-counted value, only borrowed
+    values of what it reads, which hold the memory of the caller's arrays:
+    * a part of a tuple: an item, two tuples joined, `tuple()` of a tuple (how numba passes
+      `f(*R)`), a named tuple built of borrowed values (`Plan(...)`);
+    * a view of an array: basic indexing (`a[i:j]`, `a[k]` of a 2-d array, `a[:, 0]`),
+      `a.reshape(...)` (numba's reshape never copies: it raises instead);
+    * an iterator over an array and its items (`for r in rows`).
+    Its result holds the arrays the caller keeps alive."""
+    if not isinstance(expr, ir.Expr) or not _borrowed(dmm, sig.return_type):
+        return False
+    if expr.op == "getiter":
+        return len(sig.args) == 1 and isinstance(sig.args[0], types.Array)
+    if expr.op == "iternext":
+        return len(sig.args) == 1 and isinstance(sig.args[0], types.ArrayIterator)
+    if expr.op == "call":
+        func = typemap.get(expr.func.name)
+        if isinstance(func, types.NamedTupleClass):
+            return True                      # its arguments are borrowed: checked by the caller
+        if isinstance(func, types.BoundFunction) and func.typing_key == "array.reshape":
+            return isinstance(func.this, types.Array)
+    if not sig.args:
+        return False
+    if isinstance(sig.args[0], types.Array):
+        return expr.op in ("getitem", "static_getitem") and len(sig.args) == 2 and \
+            _view_index(sig.args[1])
+    if not isinstance(sig.args[0], types.BaseTuple):
         return False
     if expr.op in ("getitem", "static_getitem", "typed_getitem"):
         return True

@@ -291,5 +291,8 @@ def prepare_custom(ci, cf, jt, jf, bkind, S, R_b, R_j, R_d, R_p, R_k, B_s, B_inv
 
 @helper(inline=True)
 def prepare_custom_rows(X, jt, jf, bkind, S, R, B):
-    """`prepare_custom` for X = (ci, cf), R = (rb, rj, rd, rp, rk), B = (bs, binv, bI)."""
-    prepare_custom(X[0], X[1], jt, jf, bkind, S, *R, *B)
+    """`prepare_custom` for X = (ci, cf), R = (rb, rj, rd, rp, rk), B = (bs, binv, bI);
+    not called without custom constraints: it allocates, so numba counts the references of
+    its 14 arrays on each call (twice a substep)."""
+    if X[0].shape[0] > 0:
+        prepare_custom(X[0], X[1], jt, jf, bkind, S, *R, *B)
