@@ -561,6 +561,18 @@ def run_child(engine, count, frames, jointed_substeps=0):
                    jointed_substeps], f"{engine} {count}")
 
 
+def timed_stages(flag, count, lines):
+    """Run this script's child `flag` at `count` ragdolls in the benchmark's Blender (the
+    kernels compiled or loaded first) and print its lines that start with `lines`."""
+    bench_blender.ensure_installed()
+    run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), flag, str(count)],
+                          env=bench_blender._env(), text=True, capture_output=True)
+    print("\n".join(l for l in proc.stdout.splitlines() if l.startswith(lines)))
+    if proc.returncode:
+        raise SystemExit(proc.stderr[-3000:])
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--frames", type=int, default=60)
@@ -583,24 +595,10 @@ def main():
                    help="time the stages of Ligament's start frame at N ragdolls instead")
     args = p.parse_args()
     if args.stages:
-        bench_blender.ensure_installed()
-        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-stages",
-                               str(args.stages)], env=bench_blender._env(), text=True,
-                              capture_output=True)
-        print("\n".join(l for l in proc.stdout.splitlines() if l.startswith(("start", "  "))))
-        if proc.returncode:
-            raise SystemExit(proc.stderr[-3000:])
+        timed_stages("--child-stages", args.stages, ("start", "  "))
         return
     if args.frame_parts:
-        bench_blender.ensure_installed()
-        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-frame-parts",
-                               str(args.frame_parts)], env=bench_blender._env(), text=True,
-                              capture_output=True)
-        print("\n".join(l for l in proc.stdout.splitlines() if l.startswith(("a live", "  "))))
-        if proc.returncode:
-            raise SystemExit(proc.stderr[-3000:])
+        timed_stages("--child-frame-parts", args.frame_parts, ("a live", "  "))
         return
     if args.child_frame_parts:
         frame_parts(args.child_frame_parts)
