@@ -13,7 +13,27 @@ record of what was written.
 
 import numpy as np
 
-from .jit import kernel
+from .jit import helper, kernel
+from .mathx import qrotate, quat_at, store3, store4, sub, vec3
+
+
+@helper
+def _qdot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+
+
+@helper
+def _store_rounded(dst, r, src, k, kept, kept_row):
+    """src[k] rounded to float32 into dst[r] and kept[kept_row]; whether dst[r] held
+    other values."""
+    differs = False
+    for c in range(src.shape[1]):
+        v = np.float32(src[k, c])
+        if dst[r, c] != v:
+            differs = True
+            dst[r, c] = v
+        kept[kept_row, c] = v
+    return differs
 
 
 @kernel
@@ -31,27 +51,11 @@ def shape_origins(positions, orientations, ids, offsets, reference):
         i = ids[k]
         if i < 0 or i >= positions.shape[0] or i >= orientations.shape[0]:
             raise IndexError("a body id out of range")
-        w = orientations[i, 0]
-        x = orientations[i, 1]
-        y = orientations[i, 2]
-        z = orientations[i, 3]
-        if w * reference[k, 0] + x * reference[k, 1] + y * reference[k, 2] + \
-                z * reference[k, 3] < 0.0:
-            w, x, y, z = -w, -x, -y, -z
-        quat[k, 0] = w
-        quat[k, 1] = x
-        quat[k, 2] = y
-        quat[k, 3] = z
-        ox = offsets[k, 0]
-        oy = offsets[k, 1]
-        oz = offsets[k, 2]
-        # R(q) o = o + 2 w (v x o) + 2 v x (v x o), v = (x, y, z)
-        tx = 2.0 * (y * oz - z * oy)
-        ty = 2.0 * (z * ox - x * oz)
-        tz = 2.0 * (x * oy - y * ox)
-        loc[k, 0] = positions[i, 0] - (ox + w * tx + (y * tz - z * ty))
-        loc[k, 1] = positions[i, 1] - (oy + w * ty + (z * tx - x * tz))
-        loc[k, 2] = positions[i, 2] - (oz + w * tz + (x * ty - y * tx))
+        q = quat_at(orientations, i, 0)
+        if _qdot(q, quat_at(reference, k, 0)) < 0.0:
+            q = (-q[0], -q[1], -q[2], -q[3])
+        store4(quat, k, 0, q)
+        store3(loc, k, 0, sub(vec3(positions, i), qrotate(q, vec3(offsets, k))))
     return loc, quat
 
 
@@ -72,21 +76,9 @@ def store_float32(locations, rotations, rows, loc, rot, kept_loc, kept_rot, kept
     changed = np.empty(n, dtype=np.int64)
     count = 0
     for k in range(n):
-        r = rows[k]
-        differs = False
-        for c in range(3):
-            v = np.float32(loc[k, c])
-            if locations[r, c] != v:
-                differs = True
-                locations[r, c] = v
-            kept_loc[kept_rows[k], c] = v
-        for c in range(4):
-            v = np.float32(rot[k, c])
-            if rotations[r, c] != v:
-                differs = True
-                rotations[r, c] = v
-            kept_rot[kept_rows[k], c] = v
-        if differs:
+        moved = _store_rounded(locations, rows[k], loc, k, kept_loc, kept_rows[k])
+        turned = _store_rounded(rotations, rows[k], rot, k, kept_rot, kept_rows[k])
+        if moved or turned:
             changed[count] = k
             count += 1
     return changed[:count]
