@@ -2,14 +2,14 @@
 # The test suite on both Python lines Blender runs (tools/setup.sh makes the environments
 # first):
 #
-#   3.11: tests/solver in .venv/py311; tests/farm (the Flamenco job type, run by Node) with
+#   3.11: tests/solver's quick tier in .venv/py311 (marks_of); tests/farm (the Flamenco job type, run by Node) with
 #         tests/static (addon/ against each Blender's API); tests/addon in Blender 5.0.1,
 #         with the install, play and bake check in Blender 4.2 LTS and 4.5 LTS (the py311
 #         zip), its first-run test in a run of its own before the others
 #   3.13: tests/solver in .venv/py313; tests/addon in Blender 5.3.0, with the same check in
 #         Blender 5.2 LTS (the py313 zip), its first-run test likewise
-#   and tests/solver once more on the newest numba (.venv/py313-numba-newest), which the
-#   extension does not ship but headless users may have
+#   and tests/solver once more, but for its slow scenes, on the newest numba
+#   (.venv/py313-numba-newest), which the extension does not ship but headless users may have
 #
 # The solver's kernels are compiled once per environment and sources into the kernel store
 # (build/kernel-cache/) before the runs start: on each Python line by the first-run test
@@ -73,9 +73,9 @@ if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then      # a path first: one pytest r
     exec ".venv/py${line/./}/bin/python" -m pytest "$@"
 fi
 case "$tier" in
-    full) select=(-m "not release") ;;
-    release) select=(-m release) ;;
-    *) select=() ;;
+    full) tier_mark="not release" ;;
+    release) tier_mark=release ;;
+    *) tier_mark="" ;;
 esac
 options=("$@")
 mkdir -p build
@@ -134,10 +134,28 @@ run() {      # NAME ENV BLENDER PATHS...: one pytest run in .venv/ENV, its outpu
     pytest_run "$@"
 }
 
+marks_of() {   # NAME: the markers a run's tests must have beyond its tier's (none: all).
+               # The solver's tests run in full on numba 0.65.1 (the one the zips bundle) in
+               # .venv/py313; .venv/py311 has the same numba, LLVM and so the same kernels, with
+               # Python 3.11 and NumPy 1.26: the quick tier there (the slow scenes and the
+               # release checks of the processes again cost 125 CPU s and differ only in the
+               # Python that drives the same machine code); the newest numba (other machine
+               # code, other caching) everything but the slow scenes (68 CPU s), its release
+               # checks of the kernel cache included (docs/testing.md, "Where each test runs")
+    case "$1" in
+        solver-py311 | processes-py311) echo quick ;;
+        *-numba-newest) echo "not slow" ;;
+    esac
+}
+
 pytest_run() {  # NAME ENV BLENDER PATHS...: pytest in .venv/ENV with build/kernels-NAME as its
                 # kernel cache, each run its own pytest cache (so --lf finds that run's failures)
     local name=$1 env=$2 rc=0 line began=$(date +%s)
     line=$(".venv/$env/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    local mark select=()
+    mark=$(marks_of "$name")
+    [ -n "$tier_mark" ] && mark="${mark:+($mark) and }($tier_mark)"
+    [ -n "$mark" ] && select=(-m "$mark")
     LIGAMENT_BLENDER=$3 LIGAMENT_KERNEL_CACHE="$PWD/build/kernels-$name" \
         LIGAMENT_TEST_RUN=$name ".venv/$env/bin/python" -m pytest -q \
         -o cache_dir="build/pytest-cache/$name" --durations=15 --durations-min=1 \
@@ -234,21 +252,22 @@ SOLVER="tests/solver tests/addon_logic ${PROCESSES[*]/#/--ignore=}"
 # The runs after the compiles, taken by two workers side by side, each run by the first
 # worker free once the run can start (the queue's order is their priority): each worker
 # begins when one line's first run has ended, so the line compiled first starts its runs
-# while the other compiles on. Seconds a run, 2026-11-30, environments made, quiet 2-core
-# machine (the logs' headers): the two first runs 68-76 and 107-109, add-on 142-156,
-# solver 75-81, the solver's processes 62-68, the farm 1 (its static check cached; 48 s in
-# CI, the first). The processes' runs first: the newest numba's needs no first run, so it
-# starts beside the other line's compile, and the longer runs then share out the rest.
+# while the other compiles on. Seconds a run in the fresh clone's CI, 2026-11-30, quiet
+# 2-core AMD EPYC (the logs' headers; before marks_of trimmed the py311 and newest runs):
+# the two first runs 143 and 195, add-on 213-223, solver 99-104, the solver's processes
+# 82-89, the farm 61 (its static check's first read; 1 s cached). The newest numba's
+# processes first: they need no first run, so they start beside the other line's compile;
+# then the two add-on runs side by side, the longest, and the short runs share out the rest.
 QUEUE=(
-    processes-py313 py313 5.3.0 "${PROCESSES[*]}"
     processes-py313-numba-newest py313-numba-newest 5.3.0 "${PROCESSES[*]}"
     addon-py313 py313 5.3.0 "tests/addon --deselect $FIRST_RUN"
-    processes-py311 py311 5.0.1 "${PROCESSES[*]}"
     addon-py311 py311 5.0.1 "tests/addon --deselect $FIRST_RUN"
-    solver-py313-numba-newest py313-numba-newest 5.3.0 "$SOLVER"
+    processes-py313 py313 5.3.0 "${PROCESSES[*]}"
     solver-py313 py313 5.3.0 "$SOLVER"
-    solver-py311 py311 5.0.1 "$SOLVER"
     farm py311 5.0.1 "tests/farm tests/static"
+    processes-py311 py311 5.0.1 "${PROCESSES[*]}"
+    solver-py313-numba-newest py313-numba-newest 5.3.0 "$SOLVER"
+    solver-py311 py311 5.0.1 "$SOLVER"
 )
 rm -rf build/test-claims
 mkdir -p build/test-claims
