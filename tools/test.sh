@@ -140,11 +140,11 @@ marks_of() {   # NAME: the markers a run's tests must have beyond its tier's (no
                # Python 3.11 and NumPy 1.26: the quick tier there (the slow scenes and the
                # release checks of the processes again cost 125 CPU s and differ only in the
                # Python that drives the same machine code); the newest numba (other machine
-               # code, other caching) everything but the slow scenes (68 CPU s), its release
-               # checks of the kernel cache included (docs/testing.md, "Where each test runs")
+               # code, other caching) every process test and all but the slow scenes of the
+               # rest (68 CPU s; docs/testing.md, "Where each test runs")
     case "$1" in
         solver-py311 | processes-py311) echo quick ;;
-        *-numba-newest) echo "not slow" ;;
+        solver-py313-numba-newest) echo "not slow" ;;
     esac
 }
 
