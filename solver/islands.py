@@ -237,12 +237,15 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     on every thread (colours.py).
 
     Returns (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
-    batch_substeps, batch_cut, batch_stiffen, batch_coloured): batch k moves
+    batch_substeps, batch_cut, batch_stiffen, batch_coloured, batch_calm): batch k moves
     bodies[body_start[k]:body_start[k + 1]], solves joints[joint_start[k]:joint_start[k + 1]]
     and manifolds manifold_start[k]:manifold_start[k + 1] at batch_substeps[k] substeps, in
     thread batch_cut[k] (the batches of one cut have about a thread's share of the work
     together); joint_batch[j] is joint j's batch, and its contacts are batch_stiffen[k] times
-    stiffer than the world's; batch_coloured[k]: the batch is one coloured island."""
+    stiffer than the world's; batch_coloured[k]: the batch is one coloured island;
+    batch_calm[k]: its islands started the frame calm and step at fewer substeps than
+    `substeps` for it (step.py takes their joints' geometric stiffness at their own
+    substep, a jointed island's below the world's count at the world's)."""
     n = bkind.shape[0]
     nm = mi.shape[0]
     nj = jt.shape[0]
@@ -298,6 +301,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     batch_stiffen = np.ones(room, dtype=np.int64)
     batch_cut = np.zeros(room, dtype=np.int64)
     batch_coloured = np.zeros(room, dtype=np.bool_)
+    batch_calm = np.zeros(room, dtype=np.bool_)
     batches = 0
     done = 0.0
     last_cut = -1
@@ -306,13 +310,15 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
         middle = done + 0.5 * work[i] * sub[i]
         cut = min(cuts - 1, int(middle * cuts / total)) if total > 0 else 0
         coloured = big[i] >= COLOURED_MIN
+        slow = calm[i] and sub[i] < substeps
         if k == 0 or cut != last_cut or sub[i] != batch_substeps[batches - 1] or \
                 stiff[i] != batch_stiffen[batches - 1] or coloured or \
-                batch_coloured[batches - 1]:
+                batch_coloured[batches - 1] or slow != batch_calm[batches - 1]:
             batch_substeps[batches] = sub[i]
             batch_stiffen[batches] = stiff[i]
             batch_cut[batches] = cut
             batch_coloured[batches] = coloured
+            batch_calm[batches] = slow
             batches += 1
         last_cut = cut
         batch_of[i] = batches - 1
@@ -322,6 +328,7 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     batch_cut = batch_cut[:batches].copy()
     batch_stiffen = batch_stiffen[:batches].copy()
     batch_coloured = batch_coloured[:batches].copy()
+    batch_calm = batch_calm[:batches].copy()
     # bodies and joints by batch, ids increasing inside a batch (counting sort)
     body_start = np.zeros(batches + 1, dtype=np.int64)
     for i in range(n):
@@ -379,4 +386,4 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
     if not sorted_already:
         permute_manifolds(order, mi, mf, acc, rows_per)
     return (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
-            batch_substeps, batch_cut, batch_stiffen, batch_coloured)
+            batch_substeps, batch_cut, batch_stiffen, batch_coloured, batch_calm)

@@ -263,10 +263,11 @@ def solve_pass(plan, sweep, W, R, acc, B, C, P, use_bias, iterations, busy, held
 
 
 @helper(separate=True)
-def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed):
+def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, hk):
     """A substep's start: integrate velocities (forces, fields, gravity), renew the world
-    inertia of the bodies joints hold (`turned`) with the joints' geometric stiffness, and
-    prepare the joint rows (soft coefficients S)."""
+    inertia of the bodies joints hold (`turned`) with the joints' geometric stiffness
+    weighted by hk^2 (`stiffen_world_inertia`; hk: the substep of the world's count, or the
+    island's own when it steps finer), and prepare the joint rows (soft coefficients S)."""
     bs, binv, bil, bib, bI, bdamp, bkind = B
     jt, jf, acc, jpts = J[0], J[1], J[2], J[4]
     body = (bs, binv, bI)
@@ -274,7 +275,7 @@ def begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed):
     if jointed:
         world_inertia(turned, bs, bil, bkind, bI)
         joint_geometric_stiffness(G, jt, jf, acc, bs, bkind, h, kg)
-        stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
+        stiffen_world_inertia(turned, bs, bib, bkind, kg, hk, bI)
     prepare_joint_list(G[1], jt, jf, jpts, bkind, S, R, body)
     custom_rows(X, jt, jf, bkind, S, R, body)
 
@@ -428,11 +429,13 @@ def rescale_warm_start(G, jt, acc, C, bkind, substeps):
 
 
 @kernel(nogil=True)
-def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
+def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iterations,
                relax_iterations, gravity, joint_hertz, joint_damping, C, X, G, E, colour):
     """Advance a batch of islands by one frame of length dt in `substeps` substeps (the
     batch's; `world_substeps` sets the contact stiffness cap, `contact_softness`, and
-    `stiffen` multiplies the contact hertz and its cap: islands.py `_stiffen`).
+    `stiffen` multiplies the contact hertz and its cap: islands.py `_stiffen`; `calm`: the
+    batch's islands started the frame calm and step at Calm Substeps, their joints'
+    geometric stiffness taken at their own substep, not the world's: `hk` below).
 
     B = (bs, binv, bil, bib, bI, bdamp, bkind)   bodies (see bodies.py; bkind as the step
                                                  sees it, ASLEEP for sleeping bodies)
@@ -468,6 +471,13 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     ktarget, khas = K
     ids, joints = G[0], G[1]
     h = dt / substeps
+    # the geometric stiffness's substep: an island stepped at fewer substeps than the world
+    # (Jointed Substeps) is stiffened as at the world's count (bodies.py
+    # `stiffen_world_inertia`: weighted by its own, coarser substep squared it threw a
+    # landing ragdoll up); one that started the frame calm (Calm Substeps) at its own, which
+    # keeps a lying ragdoll still (as at the world's, a metarig lying on the floor still
+    # turned a body at 0.58 rad/s after 5 s)
+    hk = h if calm else min(h, dt / world_substeps)
     soft = soft_coefficients(joint_hertz, joint_damping, h)
     S = (soft[0], soft[1], soft[2], h, 1.0 / h)
     S_error = (1.0, 1.0, 0.0, h, 1.0 / h)      # rows re-prepared with BIAS = C
@@ -497,7 +507,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     # the first substep's rows are prepared before the loop: the islands' plan is made from
     # them (which rows are equalities and limits does not change within the frame)
     move_pins(joints, jt, jf, 0.0, dt)
-    begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
+    begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, hk)
     plan = plan_stage(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3], bs,
                       C[4][8])
     W = scratch(plan)
@@ -505,7 +515,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
     near = near_islands(plan, jt)
     for s in range(substeps):
         if s > 0:
-            begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed)
+            begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, hk)
         update_stage(P, C, body)
         factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
@@ -517,7 +527,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, iterations,
         positions_stage(P, ids, bs, bil, bib, bkind, h)
         if jointed:
             world_inertia(turned, bs, bil, bkind, bI)
-            stiffen_world_inertia(turned, bs, bib, bkind, kg, h, bI)
+            stiffen_world_inertia(turned, bs, bib, bkind, kg, hk, bI)
         move_pins(joints, jt, jf, (s + 1) / substeps, dt)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         custom_rows(X, jt, jf, bkind, S_error, R, body)

@@ -324,8 +324,8 @@ def _parts(args):
     separate stages for step_frame's arguments `args` (a world's `_step_args`), typed as
     step_frame types its calls (keep in step with step.py). The functions compile the
     small helpers whose results a stage takes (the plans)."""
-    (B, J, R, K, dt, substeps, world_substeps, stiffen, iterations, relax_iterations, gravity,
-     joint_hertz, joint_damping, C, X, G, E, colour) = args
+    (B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iterations, relax_iterations,
+     gravity, joint_hertz, joint_damping, C, X, G, E, colour) = args
     t = typeof
     f64, i64, boolean = types.float64, types.int64, types.boolean
     S = types.UniTuple(f64, 5)                  # soft coefficients, h, 1 / h
@@ -356,7 +356,7 @@ def _parts(args):
 
     def begin():
         return (colours(), t(G[0]), t(B), t(J), t(G), t(E), t(X), S, t(R), t(gravity), f64,
-                f64[::1], i64[::1], boolean)
+                f64[::1], i64[::1], boolean, f64)
     return {"_prepare_joints": (_prepare_joints, (t(G[1]), t(J[0]), t(J[1]), t(J[4]), t(B[6]), S)
                                 + rows + (t(B[0]), t(B[1]), t(B[4]))),
             "custom_rows": (custom_rows, (t(X), t(J[0]), t(J[1]), t(B[6]), S, t(R), body)),
@@ -401,7 +401,7 @@ def _one_batch_args(w):
         return np.array(values, dtype=np.int64)
     batch = (np.arange(nb, dtype=np.int64), ints(0, nb), np.arange(nj, dtype=np.int64),
              ints(0, nj), ints(0, nm), np.zeros(nj, dtype=np.int64), ints(w.substeps),
-             ints(0), ints(1), ints(0))
+             ints(0), ints(1), ints(0), np.zeros(1, dtype=np.bool_))
     w._partition = lambda *args: batch        # this world only, for this one call
     try:
         return w._step_args(1 / 60, C)

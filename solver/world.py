@@ -1351,8 +1351,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         substep count, reordering this frame's manifolds by island)."""
         B, J, R, K = self._kernel_args()
         mi, mf, acc, rows, params = C
-        bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut, bstiff, bcolour = \
-            self._partition(B, J, K, C, threads)
+        (bodies, bstart, joints, jstart, mstart, jbatch, bsubsteps, bcut, bstiff, bcolour,
+         bcalm) = self._partition(B, J, K, C, threads)
         ci, cf = self._custom_args()
         E = (self._bforce.view, self._fields.view, self._field_frame)
         g = self.gravity
@@ -1374,7 +1374,8 @@ class World(Mechanisms, CustomConstraints, Forces):
                 G = (bodies[bstart[k]:bstart[k + 1]], joints[jstart[k]:jstart[k + 1]], bsub,
                      keep)
             batches.append((B, J, R, K, dt, int(bsubsteps[k]), self.substeps,
-                            int(bstiff[k]), self.iterations, self.relax_iterations,
+                            int(bstiff[k]), bool(bcalm[k]), self.iterations,
+                            self.relax_iterations,
                             (g[0], g[1], g[2]), self.joint_hertz, self.joint_damping_ratio,
                             Ck, X, G, E, int(bcolour[k])))
         return batches, bcut

@@ -27,3 +27,26 @@ def test_metarigs_landing_at_four_jointed_substeps_keep_their_joint_limits(blend
         f"a joint went {math.degrees(max(excess)):.1f} deg past its limit"
     # nothing through the floor (test_ragdoll's bound for the landing frame at 8 substeps)
     assert out["lowest"] > -0.08
+
+
+def test_a_character_landing_at_four_jointed_substeps_stays_on_the_floor_as_at_eight(blender):
+    # A limp ragdoll with no restitution that has landed does not leave the floor again: it
+    # may topple and roll, but some body touches the floor at every frame. The metarig of
+    # test_characters, dropped from 1 m at 24 fps, lands on its feet in a deep crouch on
+    # frame 17; at Jointed Substeps 4 its feet's contacts and knee and hip limits, solved
+    # together, threw the whole body up at 1.4 m/s (the landing frame's impulse on the
+    # feet 280 N s where stopping it took 200) and it hung 12 cm above the floor on frame
+    # 23: each joint's geometric stiffness (solver/bodies.py) weighted the solve's inertia
+    # with the island's own substep squared, four times that at 8 substeps on the impact's
+    # loads (docs/decisions/jointed-substeps.md).
+    for jointed in (4, 8):
+        out = blender.call("ragdoll_substeps.character_landing", jointed)
+        assert out["error"] is None
+        lowest = out["lowest"]
+        touched = next(f for f, z in enumerate(lowest) if z < 0.005)
+        print(f"Jointed Substeps {jointed}: lands on frame {touched + 1}, highest lowest point "
+              f"after it {1000 * max(lowest[touched:]):.1f} mm, deepest "
+              f"{1000 * min(lowest):.1f} mm")
+        # within the speculative contacts' reach of the floor (SPECULATIVE_DISTANCE, 20 mm)
+        assert max(lowest[touched:]) < 0.02, (jointed, lowest)
+        assert min(lowest) > -0.08        # and not through it (test_ragdoll's landing bound)

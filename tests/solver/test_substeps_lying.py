@@ -1,14 +1,14 @@
 """Ragdolls at `jointed_substeps=4` should go no deeper into the floor than at 8, lying or
-landing. They do not yet. Lying:  a capsule forearm that only the sweep holds is pulled back into the floor by its
-elbow's exact solve. Taking a round body's loaded contact points into the island's exact
-solve fixed it but bent Rigify metarigs' limits past 3 degrees at Jointed Substeps 4
-(tests/addon/test_ragdoll_substeps.py), so it was reverted
-(docs/decisions/jointed-substeps.md). Strict xfail: it fails until the cause is
-fixed, and fails again (XPASS) once it is, so the mark comes off with the fix. With every
-contact of a loaded body seeing the stiffened inertia (branch chain44) it passed (-2.64 mm
-at 4 jointed substeps, -2.81 at 8), but that let a landing box foot slap 19.8 mm into the
-floor; with only a round body's contacts seeing it (branch chain44b) the forearm went to
--4.65 mm at 4 and -3.01 at 8.
+landing. Lying, they do: a capsule forearm that only the sweep holds was pulled back into
+the floor by its elbow's exact solve (-6.8 mm at 4, -2.7 at 8), while the elbow's joints
+saw the forearm's inertia plus its geometric stiffness weighted by the island's substep
+squared, four times that at 8. Taken at the world's substep (solver/step.py `hk`, branch
+geo) the trio lies no deeper than -3.10 mm at 4 and -2.45 at 8. Before, taking a round
+body's loaded contact points into the island's exact solve fixed it but bent Rigify
+metarigs' limits past 3 degrees at Jointed Substeps 4 (tests/addon/test_ragdoll_substeps.py;
+docs/decisions/jointed-substeps.md); with every contact of a loaded body seeing the
+stiffened inertia (branch chain44) it passed (-2.64 mm at 4 jointed substeps, -2.81 at 8),
+but that let a landing box foot slap 19.8 mm into the floor.
 
 Landing: a tilted box foot lands on its heel edge and the landing impulse slaps it flat
 within the frame; its far edge, 94.8 mm up at the frame's start and outside the
@@ -61,12 +61,11 @@ def _no_deeper_at_four(only, frames):
         f"at 4 substeps the ragdoll went {1e3 * (low8 - low4):.1f} mm deeper than at 8"
 
 
-@pytest.mark.xfail(strict=True, reason="a lying capsule forearm sinks at 4 jointed substeps "
-                   "(docs/decisions/jointed-substeps.md)")
 def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
-    # Ragdoll 15's lying left forearm sinks from -2.2 mm (frame 71) to -6.8 mm (frame 80)
-    # at 4 substeps; the three go no deeper than -2.7 mm at 8. With loaded round contacts
-    # in the exact solve (commit 76d125a): -2.20 mm at 4, -1.60 at 8.
+    # Ragdoll 15's lying left forearm sank from -2.2 mm (frame 71) to -6.8 mm (frame 80) at
+    # 4 substeps with the geometric stiffness at the island's substep; the three go no
+    # deeper than -2.7 mm at 8 (-2.45 with calm frames stiffened at 8 too). Now -3.10 mm
+    # at 4 (frame 59).
     # Ragdolls 11, 15 and 16, the ones that touch each other (15 lands, topples against its
     # neighbours and lies on its left forearm from frame 70).
     _no_deeper_at_four([11, 15, 16], 100)

@@ -60,4 +60,7 @@ def simulated_fall_baked():
     return {"phases": phases, "keyed": keyed.tolist(), "fixed": fixed.tolist(),
             "names": rig.names(), "baked_onto": rig.baked_onto, "rig": rig.arm.name,
             "fixed_bones": rig.fixed_paths(), "fps": rig.scene.render.fps,
+            # the substeps a frame the falling ragdoll stepped at (a jointed island)
+            "substeps": (rig.scene.ligament_world.jointed_substeps
+                         or rig.scene.ligament_world.substeps),
             "masses": rig.masses(), "L": report.angular_momentum.tolist()}

@@ -3,7 +3,7 @@
 import bpy
 
 from .helpers import lig
-from .rigs import joint_angles, ragdoll_bodies, ragdolled_metarigs
+from .rigs import enable_rigify, joint_angles, ragdoll_bodies, ragdolled_metarigs
 
 
 def five_drops_at(jointed, heights):
@@ -24,3 +24,21 @@ def five_drops_at(jointed, heights):
                                  for v in o.data.vertices))
     return {"error": lig().addon.runtime.cache.error(scene), "angles": angles,
             "lowest": lowest}
+
+
+def character_landing(jointed, frames=40):
+    """characters.py's metarig (a Hero in its own collection, 1 m up, as test_characters and
+    test_crowds build it) dropped in a new shot at 24 fps with Substeps 8 and Jointed Substeps
+    `jointed`: per frame, the lowest point of its ragdoll's bodies (m; 0 is the floor's
+    top)."""
+    from .characters import character, new_shot
+    enable_rigify()
+    scene = new_shot(frames)
+    ws = scene.ligament_world
+    ws.substeps, ws.jointed_substeps = 8, jointed
+    bodies = ragdoll_bodies(character())
+    lowest = []
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+        lowest.append(min((o.matrix_world @ v.co).z for o in bodies for v in o.data.vertices))
+    return {"error": lig().addon.runtime.cache.error(scene), "lowest": lowest}

@@ -96,7 +96,7 @@ def joint_edited():
 
 def jointed_substeps():
     """The door and a free crate for 30 frames at (Substeps, Jointed Substeps) (8, 4), (4, 0)
-    and (8, 0)."""
+    and (8, 0): their poses, and the substeps each stepped at in frames 2-30."""
     scene = bpy.context.scene
     frame, door_, hinge = door()
     crate = box("Crate", (0.3, 0.3, 0.3), (4, 0, 3))
@@ -104,9 +104,14 @@ def jointed_substeps():
 
     def swing(substeps, jointed):
         ws.substeps, ws.jointed_substeps = substeps, jointed
+        counts = set()
         for f in range(1, 31):
             scene.frame_set(f)
-        return transforms([door_]), transforms([crate])
+            if f > 1:
+                sim = lig().addon.runtime.cache.get(scene)
+                ids = {b.name: b.id for b in sim.bodies}
+                counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
+        return transforms([door_]), transforms([crate]), sorted(counts)
     return {"mixed": swing(8, 4), "four": swing(4, 0), "eight": swing(8, 0),
             "error": lig().addon.runtime.cache.error(scene)}
 
