@@ -64,8 +64,7 @@ def _no_deeper_at_four(only, frames):
 def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
     # Ragdoll 15's lying left forearm sank from -2.2 mm (frame 71) to -6.8 mm (frame 80) at
     # 4 substeps with the geometric stiffness at the island's substep; the three go no
-    # deeper than -2.7 mm at 8 (-2.45 with calm frames stiffened at 8 too). Now -3.10 mm
-    # at 4 (frame 59).
+    # deeper than -2.45 mm at 8. Now -3.10 mm at 4 (frame 59).
     # Ragdolls 11, 15 and 16, the ones that touch each other (15 lands, topples against its
     # neighbours and lies on its left forearm from frame 70).
     _no_deeper_at_four([11, 15, 16], 100)
