@@ -180,7 +180,7 @@ def test_wrecking_ball_on_a_joint_bit_identical():
 def _coloured(w):
     """Which of the world's batches islands.partition would colour this frame."""
     B, J, R, K = w._kernel_args()
-    return w._partition(B, J, K, w._collide(FRAME), w.threads)[-1]
+    return w._partition(B, J, K, w._collide(FRAME), w.threads)[9]     # batch_coloured
 
 
 def test_spread_takes_the_faster_count_and_tries_the_other_again():
