@@ -429,13 +429,31 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
             mf[m, ARMS + 6 * k + 3 + j] = mid[j] - bs[b, j]
 
 
+@helper
+def _pair_margin(cs, ca, cb, ext, unit, dt, cap):
+    """How far apart colliders ca and cb may be for the narrowphase to give them points:
+    SPECULATIVE_DISTANCE, each one's own motion over the frame (`ext`: its speed and its
+    spin times its extent, broadphase.compute_aabbs), and the pivot of a face that strikes
+    at one edge. The impulse that stops the striking edge turns the body about it, which
+    the frame-start spin does not foresee: a box foot landing tilted on its heel slaps
+    flat within the frame, its far edge, carried about the heel by a centre that keeps
+    moving, closing at up to twice the centre's speed. So the pair's relative speed counts
+    once more; without it, ragdolls at 4 substeps (bench/scenes.ragdolls) landed with a
+    foot's far edge 94.8 mm up, outside the margin (20 + 68 mm), and that edge, with no
+    point, ended the frame 8 mm in the floor. A pair moving together (a resting pile)
+    adds nothing."""
+    rel = length(sub(vec3_at(cs, ca, VEL), vec3_at(cs, cb, VEL)))
+    return SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb] + min(rel * dt, cap)
+
+
 @kernel(nogil=True)
 def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key, old_order,
-                 old_mi, old_mf, old_acc, mi, mf, acc, unit):
+                 old_mi, old_mf, old_acc, mi, mf, acc, unit, dt, cap):
     """The manifolds of `pairs` of colliders (from `contact_pairs`; cs, cbody, skind and
     sparam are the colliders'), written from row 0 of mi, mf and acc (room for one a pair),
     each warm started from last frame's manifold of the same pair of colliders (`unit`:
-    length units per metre);
+    length units per metre); a pair's points are those within its margin
+    (`_pair_margin`: dt is the frame, cap bounds a body's share in the world's unit);
     returns their count and how many pairs went through the narrowphase (the others kept
     their manifold, `_keep_manifold`). A manifold depends on its pair alone, so the world's
     threads share the pairs out in runs and the table is the same as one thread's (the GIL is
@@ -465,7 +483,7 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
             m += 1
             continue
         fresh += 1
-        margin = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
+        margin = _pair_margin(cs, ca, cb, ext, unit, dt, cap)
         count, nrm = collide_convex(skind[ca], vec3_at(cs, ca, POS), quat_at(cs, ca, ROT),
                                     sparam[ca], skind[cb], vec3_at(cs, cb, POS),
                                     quat_at(cs, cb, ROT), sparam[cb], margin, pts, scratch,
@@ -626,18 +644,39 @@ def prepare_contacts(C, S, B):
     are the world arms found at collide time and the inertia is the frame's first, so only
     the biases change from substep to substep (update_contacts)."""
     mi, mf, acc, R, P = C
-    _prepare_contacts(0, mi.shape[0], mi, mf, acc, *R, *B)
+    _prepare_contacts(0, mi.shape[0], mi, mf, acc, *R, *B, P[4])
+
+
+@helper
+def _friction_weight(s, slop):
+    """A point's share of the friction rows' anchor by its separation s at collide time: 1
+    within LINEAR_SLOP (slop, in the world's unit: a resting pile's points all count as
+    before), falling linearly to 0 at SPECULATIVE_DISTANCE, so the anchor moves smoothly as
+    a point lifts off or comes near (a hard cut at one separation let a lying metarig's
+    friction anchors jump from frame to frame, and it kept turning)."""
+    near = SPECULATIVE_DISTANCE / LINEAR_SLOP * slop
+    return min(1.0, max(0.0, (near - s) / (near - slop)))
 
 
 @helper(outline=True)
-def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
-    """`prepare_contacts` of manifolds lo..hi-1 (colours.py runs ranges in parallel)."""
+def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, slop):
+    """`prepare_contacts` of manifolds lo..hi-1 (colours.py runs ranges in parallel).
+    slop: LINEAR_SLOP in the world's length unit.
+
+    The friction rows act at the centroid of the points weighted by how near they were
+    found (`_friction_weight`): a face landing on one edge has its far corners as
+    speculative points (`_pair_margin`), and friction at the whole face's centre twisted the
+    landing body about the edge it stands on (a metarig's hand bent 8.9 degrees past its
+    limit, tests/addon/test_ragdoll.py)."""
     for m in range(lo, hi):
         a = mi[m, 0]
         b = mi[m, 1]
         cnt = mi[m, 2]
         n = (mf[m, 0], mf[m, 1], mf[m, 2])
         r0 = m * ROWS_PER_MANIFOLD
+        total = 0.0
+        for k in range(cnt):
+            total += _friction_weight(mf[m, P0 + 8 * k + 6], slop)
         cen_a = (0.0, 0.0, 0.0)
         cen_b = (0.0, 0.0, 0.0)
         for k in range(4):
@@ -650,12 +689,13 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
             q = ARMS + 6 * k
             ra = (mf[m, q], mf[m, q + 1], mf[m, q + 2])
             rb = (mf[m, q + 3], mf[m, q + 4], mf[m, q + 5])
-            cen_a = add(cen_a, ra)
-            cen_b = add(cen_b, rb)
+            wk = _friction_weight(mf[m, P0 + 8 * k + 6], slop) if total > 0.0 else 1.0
+            cen_a = add(cen_a, scale(ra, wk))
+            cen_b = add(cen_b, scale(rb, wk))
             row_axis(r, a, b, n, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
             rp[r, LO] = 0.0
-        ra = scale(cen_a, 1.0 / cnt)
-        rb = scale(cen_b, 1.0 / cnt)
+        ra = scale(cen_a, 1.0 / (total if total > 0.0 else cnt))
+        rb = scale(cen_b, 1.0 / (total if total > 0.0 else cnt))
         t1 = perpendicular(n)
         t2 = cross(n, t1)
         row_axis(r0 + 4, a, b, t1, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
@@ -912,9 +952,9 @@ class ContactState:
         world that sleeps, whose islands a touch wakes (sleep.wake_touched); returns
         whether one woke."""
         old = (self.mi[:self.n], self.mf[:self.n], self.acc[:self.n * ROWS_PER_MANIFOLD])
+        cap = self.speculative_cap * self.unit
         pairs, ext, moving, old_key, old_order = collide_begin(
-            bs, cbody, corig, cs, skind, sparam, bkind, khas, bfilter, excl, dt,
-            self.speculative_cap * self.unit, old[0])
+            bs, cbody, corig, cs, skind, sparam, bkind, khas, bfilter, excl, dt, cap, old[0])
         need = len(pairs) + self.n               # a manifold a pair, then the parked ones
         if len(self._spare[0]) < need:
             self._alloc(max(64, 2 * need))       # `old` keeps the arrays it views alive
@@ -927,7 +967,7 @@ class ContactState:
                    work // MIN_PAIRS_PER_THREAD) if pool is not None else 1
         if runs <= 1:
             runs = 1
-            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit)
+            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit, dt, cap)
         else:
             cut = [len(pairs) * k // runs for k in range(runs + 1)]
             w = ROWS_PER_MANIFOLD
@@ -935,7 +975,7 @@ class ContactState:
             def run(k):
                 lo, hi = cut[k], cut[k + 1]
                 return narrow_pairs(pairs[lo:hi], *args, mi[lo:hi], mf[lo:hi],
-                                    acc[lo * w:hi * w], self.unit)
+                                    acc[lo * w:hi * w], self.unit, dt, cap)
 
             futures = [pool.submit(run, k) for k in range(1, runs)]
             counts = [run(0)] + [f.result() for f in futures]

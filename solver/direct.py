@@ -64,7 +64,8 @@ lower the LCP's energy. Contacts between two islands, those of islands holding r
 three or four bodies, and those of round bodies (spheres, capsules, cylinders: their patch
 rolls) stay with the sweep, but for the frame a round body's point strikes (closes faster
 than CONTACT_STRIKE at the frame's start: a ragdoll's capsule forearm hitting the floor as
-it topples).
+it topples), and in an island without a motor, drive or spring a round body's point joins
+when it carries a load (CONTACT_LOAD, as above: a lying forearm under its elbow).
 
 Islands larger than MAX_DIRECT_ROWS rows are not factored. Those whose joints close loops
 (a grid of ball sockets, a welded slab or truss: at least as many joints as bodies) have their
@@ -125,6 +126,8 @@ CONTACT_STRIKE = 0.25       # m/s: a round body's contact point closing faster t
                             # the frame's start joins its island's solve for the frame
 CONTACT_CLOSING = 0.01      # m/s: a contact joins its island's solve when closing faster,
 CONTACT_LOAD = 0.1          # m/s: or when its impulse would move its body alone faster
+LOAD_ONLY = 4               # a round body's point k listed as contact row 8 m + 4 + k joins
+                            # its island's solve by its load only (`island_limits`)
 PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does not settle
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
@@ -849,13 +852,25 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
     substeps; bench/landing.py --set jointed_substeps=4). Solved with the island, a landing's
     contacts stop the whole body at once; swept before the island's exact solve, a 1 kg
     foot under a 70 kg body stopped only itself, and the joints pulled it 5 cm into the
-    floor."""
+    floor. A round body's other points join, in an island without a motor, drive or
+    spring, when they carry a load (`_contact_row`'s load_only; the solve's CONTACT_LOAD):
+    lying on the floor under an elbow's exact solve, a ragdoll's capsule forearm at 4
+    substeps was pushed up by the sweep and down again by the elbow, and sank 6.8 mm over
+    ten frames (bench/scenes.ragdolls(20); 1.9 mm at most at 8). A head resting under its
+    own weight does not reach the load, and cars' wheels (their islands driven) stay with
+    the sweep."""
     rb, rp = R[0], R[3]
     island_of = np.full(root.shape[0], -1, dtype=np.int64)
     wide = np.zeros(n_islands + 1, dtype=np.bool_)
+    driven = np.zeros(n_islands + 1, dtype=np.bool_)
     for s in range(n_islands):
         island_of[root[_dynamic_body(order[starts[s]], rb, rp, bkind)]] = s
         wide[s] = _has_wide(order[starts[s]:starts[s + 1]], rp)
+    for r in rows:
+        if rp[r, ACTIVE] != 0.0 and not _is_equality(r, rp) and not _is_limit(r, rp):
+            body = _dynamic_body(r, rb, rp, bkind)
+            if body >= 0 and island_of[root[body]] >= 0:
+                driven[island_of[root[body]]] = True      # a motor, drive or spring
     span = n_rows + CONTACT_ROWS * mi.shape[0] + 1
     keys = np.empty(rows.shape[0] + 4 * mi.shape[0], dtype=np.int64)
     count = 0
@@ -873,6 +888,9 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
             for k in range(mi[m, 2]):
                 if mf[m, CONTACT_ROLLS] == 0.0 or _strikes(m, k, mi, mf, bs, bkind, unit):
                     keys[count] = s * span + n_rows + CONTACT_ROWS * m + k
+                    count += 1
+                elif not driven[s]:
+                    keys[count] = s * span + n_rows + CONTACT_ROWS * m + LOAD_ONLY + k
                     count += 1
     keys = keys[:count]
     keys = keys[argsort(keys)]
@@ -1051,7 +1069,19 @@ def island_contact_inertia(plan, R, C, bI, binv):
 def _island_contact_inertia(lorder, crb, crj, crd, crp, bI, binv, nr):
     for r in lorder:
         if r >= nr:
-            refresh_row_mass(r - nr, crb, crj, crd, crp, binv, bI)
+            c, _ = _contact_row(r, nr)
+            refresh_row_mass(c, crb, crj, crd, crp, binv, bI)
+
+
+@helper
+def _contact_row(r, nr):
+    """Contact row c of the plan's limit entry r (>= nr, the joint rows' count), and
+    whether it joins its island's solve by its load only (a round body's point that does not
+    strike: `island_limits` lists it as 8 m + LOAD_ONLY + k, a friction row's slot)."""
+    c = r - nr
+    if c % CONTACT_ROWS >= LOAD_ONLY:
+        return c - LOAD_ONLY, True
+    return c, False
 
 
 @helper
@@ -1372,12 +1402,14 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
             for k in range(nl):
                 r = limits[k]
                 if r >= nr:                       # a contact row
-                    c = r - nr
+                    c, load_only = _contact_row(r, nr)
                     if crp[c, ACTIVE] == 0.0:
                         continue
+                    r = nr + c
                     b = _rhs(c, use_bias, crj, crp, bs, crb)
                     lam = cacc[c]
-                    if not pressed[k] and b > -CONTACT_CLOSING * unit and \
+                    closing = b <= -CONTACT_CLOSING * unit and not load_only
+                    if not pressed[k] and not closing and \
                             lam <= CONTACT_LOAD * unit * crp[c, EFF]:
                         continue
                 else:
