@@ -112,7 +112,7 @@ MAX_DIRECT_ROWS = 192
 Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts "
                            "bfirst brows gkeep goff gvalid gfirst")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
-MAX_PROJECTION_TURN = 0.1   # radians
+MAX_PROJECTION_TURN = 0.1   # radians a substep of the world's count (`projection_turn`)
 PROJECTION_CUTS = 3         # solves with the limits' errors cut, when a step is too large
 PROJECTION_REACH = 2.0 * MAX_PROJECTION_TURN   # rad: an angular limit this near its bound
                             # joins the projection (`_projected_limit`)
@@ -1568,8 +1568,19 @@ def _within_tolerance(rows, limits, rj, rp, unit):
     return True
 
 
+@helper
+def projection_turn(h, h_full):
+    """The most a body turns in one projection of a substep of length h, when the world's
+    substeps are h_full long: MAX_PROJECTION_TURN at the world's count, so much a second.
+    Per substep, an island stepped at half the count (jointed_substeps) caught up with a
+    limit bent past by an impact at half the rate a second, and the frame ended before it
+    had: at 4 substeps a Rigify metarig's ankle ended its landing frame 10.4 degrees past
+    its limit (tests/addon/test_ragdoll_substeps.py)."""
+    return MAX_PROJECTION_TURN * (h / h_full)
+
+
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W, C, lean, h, near):
+def project_positions(plan, R, bs, binv, W, C, lean, h, near, turn):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Each body moves once, by
@@ -1584,14 +1595,16 @@ def project_positions(plan, R, bs, binv, W, C, lean, h, near):
 
     An island of articulation joints (`lean`, from `lean_islands`) whose joints are within
     PROJECTION_TOLERANCE of their positions and whose limits are not violated is left as it
-    is: its Newton step would move nothing that matters (a ragdoll lying still)."""
+    is: its Newton step would move nothing that matters (a ragdoll lying still).
+
+    turn: the most a body turns in one projection (`projection_turn`)."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
      brows, gkeep, goff, gvalid, gfirst) = plan
     _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean, h,
-                       near)
+                       near, turn)
 
 
 @helper(outline=True)
@@ -1599,7 +1612,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, which, move, crb, crj, crd, unit, lean, h, near):
+                       soft, live, which, move, crb, crj, crd, unit, lean, h, near, turn):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
@@ -1616,7 +1629,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             _solve_loops(rows, rb, rj, rd, binv, x, unit, factors[:0])
-            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move)
+            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move, turn)
             continue
         rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
         if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
@@ -1646,9 +1659,9 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
         worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
         cut = 1.0
         for _ in range(PROJECTION_CUTS):
-            if worst <= MAX_PROJECTION_TURN or violated == 0:
+            if worst <= turn or violated == 0:
                 break
-            # A step this large is cut to MAX_PROJECTION_TURN (`_move_island`); cut as a
+            # A step this large is cut to `turn` (`_move_island`); cut as a
             # whole, it left the joints open by the fraction of their error it did not take
             # while the substeps caught up with a limit bent far past (a metarig landing
             # at 24 fps: 2.1 mm at the frame's end, tests/addon/test_landing_gaps.py).
@@ -1656,7 +1669,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             # step is still too large), the step closes the joints whole and catches up with
             # the limits as before.
             _clear_moves(rows, n, lims, m, rp, rb, move)
-            cut *= MAX_PROJECTION_TURN / worst
+            cut *= turn / worst
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             for a in range(m):
@@ -1667,7 +1680,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
                           W, bfirst, brows, starts[s], which, gk, gv, gf)
             worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
-        _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move)
+        _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, turn)
 
 
 @helper
@@ -1689,11 +1702,11 @@ def _projected_limit(r, rj, rp, h):
 
 
 @helper
-def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move):
+def _move_island(rows, x, n, lims, dl, m, rb, rj, rd, rp, bs, binv, move, turn):
     """Move the island's bodies by the projection's displacements x (rows) and dl (the m
     limit rows lims)."""
     worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
-    _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move)
+    _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, turn)
 
 
 @helper
@@ -1725,12 +1738,12 @@ def _clear_moves(rows, n, lims, m, rp, rb, move):
 
 
 @helper
-def _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move):
+def _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, turn):
     """Move the island's bodies by their summed displacements, `worst` their largest turn."""
     # Newton's step is exact for small errors; a large one (a violent frame) is scaled
-    # so no body of the island turns by more than MAX_PROJECTION_TURN, keeping the step
+    # so no body of the island turns by more than `turn`, keeping the step
     # where the linearisation holds. Each body moves once, by its summed displacement.
-    step = 1.0 if worst <= MAX_PROJECTION_TURN else MAX_PROJECTION_TURN / worst
+    step = 1.0 if worst <= turn else turn / worst
     for i in range(n):
         _move_bodies(rows[i], step, rp, rb, bs, move)
     for a in range(m):

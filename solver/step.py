@@ -51,7 +51,8 @@ from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
 from .direct import (factor_islands, island_contact_inertia, keep_islands, lean_islands,
-                     near_islands, plan_islands, project_positions, scratch, solve_direct)
+                     near_islands, plan_islands, project_positions, projection_turn, scratch,
+                     solve_direct)
 from .joints.pin import move_pins
 from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
                    row_solve, soft_coefficients,
@@ -301,8 +302,8 @@ def factor_stage(plan, R, binv, bs, bI, fpose, unit, bkind):
 
 
 @helper(separate=True)
-def project_stage(plan, R, bs, binv, W, C, lean, h, near):
-    project_positions(plan, R, bs, binv, W, C, lean, h, near)
+def project_stage(plan, R, bs, binv, W, C, lean, h, near, turn):
+    project_positions(plan, R, bs, binv, W, C, lean, h, near, turn)
 
 
 @helper(separate=True)
@@ -483,6 +484,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
     S_error = (1.0, 1.0, 0.0, h, 1.0 / h)      # rows re-prepared with BIAS = C
     body = (bs, binv, bI)
     csoft = contact_softness(C[4], h, dt / world_substeps, stiffen)
+    turn = projection_turn(h, dt / world_substeps)
     SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
     rescale_warm_start(G, jt, acc, C, bkind, substeps)
     clear_joint_impulses(joints, jt, bkind, jimp)
@@ -533,7 +535,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
         custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_stage(plan, R, bs, binv, W, C, lean, h, near)
+        project_stage(plan, R, bs, binv, W, C, lean, h, near, turn)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,
