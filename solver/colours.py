@@ -407,7 +407,7 @@ def _rows_in_ranges(C, B, first):
         hi = min(n, lo + CHUNK)
         if first:
             _prepare_contacts(lo, hi, mi, mf, acc, R[0], R[1], R[2], R[3], R[4], B[0], B[1],
-                              B[2], P[4])
+                              B[2])
         else:
             _update_contacts(lo, hi, mi, mf, acc, R[0], R[1], R[2], R[3], R[4], B[0], B[1],
                              B[2])

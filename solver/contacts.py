@@ -44,7 +44,8 @@ Layout, one row per manifold:
             max normal impulse of point k at 42 + k; rounding radii (46, 47); arms (48:72);
             whether A or B is round (72); B's pose in A's frame and the normal in A's or
             B's frame when the points were found (73:84); normal impulse of point k over
-            the whole frame (every substep's and restitution's) at 84 + k
+            the whole frame (every substep's and restitution's) at 84 + k; the pair's
+            margin without the pivot term when the points were found (88)
     acc[8m + k]  normal impulse of point k; 8m + 4..7: tangent 1, tangent 2, twist, rolling
 """
 
@@ -71,7 +72,7 @@ from .vectors import qmat
 
 MI_WIDTH = 9
 COLLIDERS = 7      # mi columns 7, 8: collider A, collider B
-MF_WIDTH = 88
+MF_WIDTH = 89
 ARMS = 48          # per point k at 48 + 6k: world arms from A's and B's centre at collide time
 RADII = 46         # rounding radius of A and B (sphere, capsule): anchors are core points
 ROLLS = 72         # 1 when A or B is round (sphere, capsule, cylinder): its patch can roll
@@ -82,6 +83,8 @@ ROWS_PER_MANIFOLD = 8
 P0 = 10            # first point column in mf
 MAXIMP = 42
 TOTAL = 84         # per point k at 84 + k: the frame's normal impulse (`add_substep_impulses`)
+OWN_MARGIN = 88    # the pair's margin without the pivot term (`_pair_margin`) when its points
+                   # were found: a point farther apart is the pivot's (`_friction_weight`)
 
 LINEAR_SLOP = 0.005
 SPECULATIVE_DISTANCE = 4.0 * LINEAR_SLOP
@@ -483,6 +486,7 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
             m += 1
             continue
         fresh += 1
+        own = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
         margin = _pair_margin(cs, ca, cb, ext, unit, dt, cap)
         count, nrm = collide_convex(skind[ca], vec3_at(cs, ca, POS), quat_at(cs, ca, ROT),
                                     sparam[ca], skind[cb], vec3_at(cs, cb, POS),
@@ -495,6 +499,7 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
                         _rounding(skind[cb], sparam[cb]), round_a or round_b, mi, mf)
         mi[m, COLLIDERS] = ca
         mi[m, COLLIDERS + 1] = cb
+        mf[m, OWN_MARGIN] = own
         _record_pose(bs, a, b, nrm, round_a, mf, m)
         r0 = m * ROWS_PER_MANIFOLD
         for k in range(ROWS_PER_MANIFOLD):
@@ -644,30 +649,32 @@ def prepare_contacts(C, S, B):
     are the world arms found at collide time and the inertia is the frame's first, so only
     the biases change from substep to substep (update_contacts)."""
     mi, mf, acc, R, P = C
-    _prepare_contacts(0, mi.shape[0], mi, mf, acc, *R, *B, P[4])
+    _prepare_contacts(0, mi.shape[0], mi, mf, acc, *R, *B)
 
 
 @helper
-def _friction_weight(s, slop):
-    """A point's share of the friction rows' anchor by its separation s at collide time: 1
-    within LINEAR_SLOP (slop, in the world's unit: a resting pile's points all count as
-    before), falling linearly to 0 at SPECULATIVE_DISTANCE, so the anchor moves smoothly as
-    a point lifts off or comes near (a hard cut at one separation let a lying metarig's
-    friction anchors jump from frame to frame, and it kept turning)."""
-    near = SPECULATIVE_DISTANCE / LINEAR_SLOP * slop
-    return min(1.0, max(0.0, (near - s) / (near - slop)))
+def _friction_weight(mf, m, k):
+    """Point k of manifold m's share (1 or 0) of the friction rows' anchor: 1 when it was
+    found within the pair's own margin (OWN_MARGIN: SPECULATIVE_DISTANCE and the bodies'
+    own motion, as every point was before the pivot term), 0 when only the pivot term
+    (`_pair_margin`) brought it in. Weighted by nearness for every point (1 within
+    LINEAR_SLOP, 0 at SPECULATIVE_DISTANCE; commit a950d26), the anchors of a metarig's
+    box feet and hands changed with every point between 5 and 20 mm: the metarigs at 8
+    substeps, which do not need the pivot term there, landed otherwise
+    (tests/addon/test_ragdoll.py). This way a manifold with no pivot point has its anchor
+    at all its points' centroid, as before the pivot term."""
+    return 1.0 if mf[m, P0 + 8 * k + 6] <= mf[m, OWN_MARGIN] else 0.0
 
 
 @helper(outline=True)
-def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, slop):
+def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI):
     """`prepare_contacts` of manifolds lo..hi-1 (colours.py runs ranges in parallel).
-    slop: LINEAR_SLOP in the world's length unit.
 
-    The friction rows act at the centroid of the points weighted by how near they were
-    found (`_friction_weight`): a face landing on one edge has its far corners as
-    speculative points (`_pair_margin`), and friction at the whole face's centre twisted the
-    landing body about the edge it stands on (a metarig's hand bent 8.9 degrees past its
-    limit, tests/addon/test_ragdoll.py)."""
+    The friction rows act at the centroid of the points found within the pair's own margin
+    (`_friction_weight`): a face landing on one edge has its far corners as speculative
+    points by the pivot term (`_pair_margin`), and friction at the whole face's centre
+    twisted the landing body about the edge it stands on (a metarig's hand bent 8.9 degrees
+    past its limit, tests/addon/test_ragdoll.py)."""
     for m in range(lo, hi):
         a = mi[m, 0]
         b = mi[m, 1]
@@ -676,7 +683,7 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, sl
         r0 = m * ROWS_PER_MANIFOLD
         total = 0.0
         for k in range(cnt):
-            total += _friction_weight(mf[m, P0 + 8 * k + 6], slop)
+            total += _friction_weight(mf, m, k)
         cen_a = (0.0, 0.0, 0.0)
         cen_b = (0.0, 0.0, 0.0)
         for k in range(4):
@@ -689,7 +696,7 @@ def _prepare_contacts(lo, hi, mi, mf, acc, rb_, rj, rd, rp, rk, bs, binv, bI, sl
             q = ARMS + 6 * k
             ra = (mf[m, q], mf[m, q + 1], mf[m, q + 2])
             rb = (mf[m, q + 3], mf[m, q + 4], mf[m, q + 5])
-            wk = _friction_weight(mf[m, P0 + 8 * k + 6], slop) if total > 0.0 else 1.0
+            wk = _friction_weight(mf, m, k) if total > 0.0 else 1.0
             cen_a = add(cen_a, scale(ra, wk))
             cen_b = add(cen_b, scale(rb, wk))
             row_axis(r, a, b, n, ra, rb, rb_, rj, rd, rp, rk, bs, binv, bI)
