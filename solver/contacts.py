@@ -657,12 +657,11 @@ def _friction_weight(mf, m, k):
     """Point k of manifold m's share (1 or 0) of the friction rows' anchor: 1 when it was
     found within the pair's own margin (OWN_MARGIN: SPECULATIVE_DISTANCE and the bodies'
     own motion, as every point was before the pivot term), 0 when only the pivot term
-    (`_pair_margin`) brought it in. Weighted by nearness for every point (1 within
-    LINEAR_SLOP, 0 at SPECULATIVE_DISTANCE; commit a950d26), the anchors of a metarig's
-    box feet and hands changed with every point between 5 and 20 mm: the metarigs at 8
-    substeps, which do not need the pivot term there, landed otherwise
-    (tests/addon/test_ragdoll.py). This way a manifold with no pivot point has its anchor
-    at all its points' centroid, as before the pivot term."""
+    (`_pair_margin`) brought it in. Commit a950d26 weighted every point by its nearness
+    (1 within LINEAR_SLOP, 0 at SPECULATIVE_DISTANCE), which moved the anchor of manifolds
+    the pivot term does not touch too; leaving out only the pivot's points (branch sub4e)
+    keeps a manifold without them anchored at all its points' centroid, as before the
+    pivot term."""
     return 1.0 if mf[m, P0 + 8 * k + 6] <= mf[m, OWN_MARGIN] else 0.0
 
 
