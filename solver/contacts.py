@@ -433,7 +433,7 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
 
 
 @helper
-def _pair_margin(cs, ca, cb, ext, unit, dt, cap):
+def _pair_margin(cs, ca, cb, ext, unit, dt, cap, pivot):
     """How far apart colliders ca and cb may be for the narrowphase to give them points:
     SPECULATIVE_DISTANCE, each one's own motion over the frame (`ext`: its speed and its
     spin times its extent, broadphase.compute_aabbs), and the pivot of a face that strikes
@@ -444,14 +444,20 @@ def _pair_margin(cs, ca, cb, ext, unit, dt, cap):
     once more; without it, ragdolls at 4 substeps (bench/scenes.ragdolls) landed with a
     foot's far edge 94.8 mm up, outside the margin (20 + 68 mm), and that edge, with no
     point, ended the frame 8 mm in the floor. A pair moving together (a resting pile)
-    adds nothing."""
+    adds nothing. Only for a pair with a body whose island stepped at fewer substeps than
+    the world's last frame (`pivot`; World._collide's `coarse`): at the world's count the
+    slap ends within a substep of the frame's next narrowphase, and the extra points kept a
+    crowd's ragdoll swinging at 8 substeps (docs/decisions/jointed-substeps.md)."""
+    own = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
+    if not pivot:
+        return own
     rel = length(sub(vec3_at(cs, ca, VEL), vec3_at(cs, cb, VEL)))
-    return SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb] + min(rel * dt, cap)
+    return own + min(rel * dt, cap)
 
 
 @kernel(nogil=True)
 def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key, old_order,
-                 old_mi, old_mf, old_acc, mi, mf, acc, unit, dt, cap):
+                 old_mi, old_mf, old_acc, mi, mf, acc, unit, dt, cap, coarse):
     """The manifolds of `pairs` of colliders (from `contact_pairs`; cs, cbody, skind and
     sparam are the colliders'), written from row 0 of mi, mf and acc (room for one a pair),
     each warm started from last frame's manifold of the same pair of colliders (`unit`:
@@ -487,7 +493,8 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
             continue
         fresh += 1
         own = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
-        margin = _pair_margin(cs, ca, cb, ext, unit, dt, cap)
+        margin = _pair_margin(cs, ca, cb, ext, unit, dt, cap,
+                              coarse[a] or coarse[b])
         count, nrm = collide_convex(skind[ca], vec3_at(cs, ca, POS), quat_at(cs, ca, ROT),
                                     sparam[ca], skind[cb], vec3_at(cs, cb, POS),
                                     quat_at(cs, cb, ROT), sparam[cb], margin, pts, scratch,
@@ -948,7 +955,7 @@ class ContactState:
                        np.zeros(cap * ROWS_PER_MANIFOLD))
 
     def collide(self, bs, cs, cbody, corig, skind, sparam, hverts, bkind, khas, bmat, bfilter,
-                excl, dt, pool=None, threads=1, sleep=None):
+                excl, dt, coarse, pool=None, threads=1, sleep=None):
         """This frame's manifolds; bkind is the step's view (ASLEEP for sleeping bodies); cs
         (posed here from the bodies), cbody, corig, skind, sparam and hverts are the
         colliders' (collision/colliders.py). Last frame's tables are read in place: the new
@@ -973,7 +980,7 @@ class ContactState:
                    work // MIN_PAIRS_PER_THREAD) if pool is not None else 1
         if runs <= 1:
             runs = 1
-            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit, dt, cap)
+            m, fresh = narrow_pairs(pairs, *args, mi, mf, acc, self.unit, dt, cap, coarse)
         else:
             cut = [len(pairs) * k // runs for k in range(runs + 1)]
             w = ROWS_PER_MANIFOLD
@@ -981,7 +988,7 @@ class ContactState:
             def run(k):
                 lo, hi = cut[k], cut[k + 1]
                 return narrow_pairs(pairs[lo:hi], *args, mi[lo:hi], mf[lo:hi],
-                                    acc[lo * w:hi * w], self.unit, dt, cap)
+                                    acc[lo * w:hi * w], self.unit, dt, cap, coarse)
 
             futures = [pool.submit(run, k) for k in range(1, runs)]
             counts = [run(0)] + [f.result() for f in futures]

@@ -589,7 +589,7 @@ def joint_rows(joints):
 
 
 @helper(outline=True)
-def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit):
+def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit, coarse):
     """Group the equality rows of `joints` by island (once per frame: the set of equality
     rows only changes when joints are added, removed or broken, between frames). n_rows:
     the size of the row tables.
@@ -640,7 +640,7 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit):
                      F[3])
     _restore_loops(order, starts, n_islands, rb, rp, bkind, factors, offsets, F[1], F[2], F[3])
     lorder, lstarts = island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind,
-                                    mi, mf, bs, unit)
+                                    mi, mf, bs, unit, coarse)
     bfirst, brows = _body_rows(order, n_bodies, rb)
     goff = np.zeros(n_islands + 1, dtype=np.int64)
     for s in range(n_islands):
@@ -836,7 +836,8 @@ def _strikes(m, k, mi, mf, bs, bkind, unit):
 
 
 @helper
-def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf, bs, unit):
+def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf, bs, unit,
+                  coarse):
     """The joints' limit rows (lambda >= 0, not springs) grouped by the island of equality
     rows they act in: (rows ordered by island, island start offsets). A limit row whose
     bodies have no equality rows stays with the iterative sweep only.
@@ -863,7 +864,9 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
     pressed against another body of its own island (a metarig's capsule upper arm against
     its spine) joined by its load and closed a loop through the joints, and the exact solve
     bent the metarig's wrist 7.21 degrees past its limit at 8 substeps
-    (tests/addon/test_ragdoll.py)."""
+    (tests/addon/test_ragdoll.py). Those load-only rows join only when `coarse` (the batch
+    steps at fewer substeps than the world's: Jointed or Calm Substeps): at the world's
+    count they kept a crowd's ragdoll swinging (docs/decisions/jointed-substeps.md)."""
     rb, rp = R[0], R[3]
     island_of = np.full(root.shape[0], -1, dtype=np.int64)
     wide = np.zeros(n_islands + 1, dtype=np.bool_)
@@ -894,7 +897,7 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
                 if mf[m, CONTACT_ROLLS] == 0.0 or _strikes(m, k, mi, mf, bs, bkind, unit):
                     keys[count] = s * span + n_rows + CONTACT_ROWS * m + k
                     count += 1
-                elif not driven[s] and (bkind[mi[m, 0]] != DYNAMIC or
+                elif coarse and not driven[s] and (bkind[mi[m, 0]] != DYNAMIC or
                                         bkind[mi[m, 1]] != DYNAMIC):
                     keys[count] = s * span + n_rows + CONTACT_ROWS * m + LOAD_ONLY + k
                     count += 1

@@ -292,8 +292,8 @@ def custom_rows(X, jt, jf, bkind, S, R, body):
 
 
 @helper(separate=True)
-def plan_stage(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit):
-    return plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit)
+def plan_stage(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit, coarse):
+    return plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit, coarse)
 
 
 @helper(separate=True)
@@ -511,7 +511,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
     move_pins(joints, jt, jf, 0.0, dt)
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, hk)
     plan = plan_stage(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3], bs,
-                      C[4][8])
+                      C[4][8], substeps < world_substeps)
     W = scratch(plan)
     lean = lean_islands(plan, jt)
     near = near_islands(plan, jt)

@@ -339,7 +339,7 @@ def _parts(args):
 
     def plan():
         return _returns(plan_islands, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
-                                       t(G[3]), t(B[0]), f64))
+                                       t(G[3]), t(B[0]), f64, boolean))
 
     def solve():
         p = plan()
@@ -363,7 +363,7 @@ def _parts(args):
             "begin_substep": (begin_substep, begin),
             "solve_pass": (solve_pass, solve),
             "plan_stage": (plan_stage, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
-                                        t(G[3]), t(B[0]), f64)),
+                                        t(G[3]), t(B[0]), f64, boolean)),
             "factor_stage": (factor_stage, lambda: (plan(), t(R), t(B[1]), t(B[0]), t(B[4]),
                                                     t(G[3][0]), f64, t(B[6]))),
             "project_stage": (project_stage, project),

@@ -1508,9 +1508,13 @@ class World(Mechanisms, CustomConstraints, Forces):
         motion = self._bmotion.view
         sleep = (self._bisland.view, self._btimer.view, self._marks()) if self._sleeping \
             else None
+        # bodies whose island last stepped at fewer substeps than the world's (Jointed or
+        # Calm Substeps): their pairs' margin takes the pivot term (contacts._pair_margin)
+        bsub = self._bsub.view
+        coarse = (bsub > 0) & (bsub < self.substeps)
         if self._contacts.collide(self._bs.view, self._cstates, cbody, corig, kinds, params,
                                   hverts, motion, self._khas.view, self._bmat.view,
-                                  self._bfilter.view, excl, dt,
+                                  self._bfilter.view, excl, dt, coarse,
                                   pool.pool(self._threads - 1) if self._threads > 1 else None,
                                   self._threads, sleep):
             self._contacts.sort_awake(motion)
