@@ -22,7 +22,6 @@ ragdoll of the crowd swinging at 8 (test_still_joints) and were reverted."""
 import os
 import sys
 
-import pytest
 
 import solver as lg
 from probes import FRAME, note
@@ -70,8 +69,6 @@ def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
     _no_deeper_at_four([11, 15, 16], 100)
 
 
-@pytest.mark.xfail(strict=True, reason="a box foot slapping flat on landing has no contact "
-                   "point on its far edge at 4 jointed substeps (docs/performance.md)")
 def test_a_foot_landing_on_its_heel_goes_no_deeper_at_four_jointed_substeps_than_at_eight():
     # main: -8.02 mm at 4 (frame 25), -2.98 at 8 (frame 26); with the pivot margin and the
     # friction anchor weighted by nearness (a950d26): -1.38 at 4, -0.86 at 8.
