@@ -11,8 +11,8 @@ between its surface and the floor's point where the points were found, behind th
 as it rolled, until a new collide put them back (a ratchet). After that fix the arm still
 gained 0.36 mJ (0.63 at 4 jointed substeps): the forearm's tip, a round body's contact, was
 held by the sweep and pulled back by the elbow's exact solve. Its loaded contact on the floor
-joins that solve (direct.island_limits, branch sub4f): 0.39 microjoules at 8 substeps, 0.32
-at 4.
+joins that solve in frames stepped below the world's count, as its calm frames are
+(direct.island_limits' coarse, branch sub4g): 0.38 microjoules at the default 8.
 """
 
 import os

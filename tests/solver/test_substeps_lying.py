@@ -12,16 +12,13 @@ but that let a landing box foot slap 19.8 mm into the floor.
 
 Landing: a tilted box foot lands on its heel edge and the landing impulse slaps it flat
 within the frame; its far edge, 94.8 mm up at the frame's start and outside the
-narrowphase's margin, has no contact point and ends the frame 8 mm in the floor (-3.0 mm at
-8). A margin counting the pivot about the striking edge fixed it (commit a950d26, reverted:
-it let capsule forearms land deeper at 8 substeps and bent metarig limits at 4;
-docs/performance.md, "The landing foot's pivot margin"). Strict xfail too. Branch sub4f's
-changes passed both (-1.45 / -1.42 mm lying, -1.38 / -0.69 landing, at 4 / 8) but kept a
-ragdoll of the crowd swinging at 8 (test_still_joints) and were reverted."""
+narrowphase's margin, had no contact point and ended the frame 8 mm in the floor (-3.0 mm
+at 8). A margin counting the pivot about the striking edge fixes it (contacts._pair_margin,
+for pairs whose island steps below the world's count, branch sub4g): -1.10 mm at 4, -2.98
+at 8; with sub4f's other changes the trio lies at -1.76 mm at 4."""
 
 import os
 import sys
-
 
 import solver as lg
 from probes import FRAME, note
@@ -71,6 +68,7 @@ def test_a_lying_ragdoll_rests_as_deep_at_four_jointed_substeps_as_at_eight():
 
 def test_a_foot_landing_on_its_heel_goes_no_deeper_at_four_jointed_substeps_than_at_eight():
     # main: -8.02 mm at 4 (frame 25), -2.98 at 8 (frame 26); with the pivot margin and the
-    # friction anchor weighted by nearness (a950d26): -1.38 at 4, -0.86 at 8.
+    # friction anchor weighted by nearness (a950d26): -1.38 at 4, -0.86 at 8; with sub4g's
+    # (the pivot margin below the world's count only): -1.10 at 4 (frame 31), -2.98 at 8.
     # Ragdoll 8 alone: it lands on its right foot, tilted, on frame 25.
     _no_deeper_at_four([8], 40)
