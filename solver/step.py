@@ -511,7 +511,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
     move_pins(joints, jt, jf, 0.0, dt)
     begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, hk)
     plan = plan_stage(R, joints, acc.shape[0], bs.shape[0], bkind, C[0], C[1], G[3], bs,
-                      C[4][8], substeps < world_substeps)
+                      C[4][8], substeps < world_substeps and not calm)
     W = scratch(plan)
     lean = lean_islands(plan, jt)
     near = near_islands(plan, jt)
