@@ -138,7 +138,8 @@ def stiffen_world_inertia(ids, bs, bib, bkind, kg, h, bI):
     which damps those modes and leaves slow motion alone.
 
     h is the substep of the world's count (World.substeps) for an island stepped at fewer
-    (`jointed_substeps`, `calm_substeps`; step.py passes min(island's, world's)): the term is
+    (`jointed_substeps`; step.py passes min(island's, world's)), the island's own in a frame
+    it started calm (`calm_substeps`, where the world's left a lying metarig turning): the term is
     a metric the constraint solve projects in, not the true one, so while it stays near the
     body's own inertia the solve's velocities keep the true kinetic energy; on an impact's
     loads, at twice the substep, it grew to several times a light body's inertia, and a

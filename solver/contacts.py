@@ -433,11 +433,10 @@ def _keep_manifold(m, o, bs, bmat, mi, mf, acc, old_mi, old_mf, old_acc):
 
 
 @helper
-def _pair_margin(cs, ca, cb, ext, unit, dt, cap, pivot):
+def _pair_margin(cs, ca, cb, own, dt, cap, pivot):
     """How far apart colliders ca and cb may be for the narrowphase to give them points:
-    SPECULATIVE_DISTANCE, each one's own motion over the frame (`ext`: its speed and its
-    spin times its extent, broadphase.compute_aabbs), and the pivot of a face that strikes
-    at one edge. The impulse that stops the striking edge turns the body about it, which
+    their own margin `own` (SPECULATIVE_DISTANCE and each one's motion over the frame,
+    `narrow_pairs`), and the pivot of a face that strikes at one edge. The impulse that stops the striking edge turns the body about it, which
     the frame-start spin does not foresee: a box foot landing tilted on its heel slaps
     flat within the frame, its far edge, carried about the heel by a centre that keeps
     moving, closing at up to twice the centre's speed. So the pair's relative speed counts
@@ -448,7 +447,6 @@ def _pair_margin(cs, ca, cb, ext, unit, dt, cap, pivot):
     the world's last frame (`pivot`; World._collide's `coarse`): at the world's count the
     slap ends within a substep of the frame's next narrowphase, and the extra points kept a
     crowd's ragdoll swinging at 8 substeps (docs/decisions/jointed-substeps.md)."""
-    own = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
     if not pivot:
         return own
     rel = length(sub(vec3_at(cs, ca, VEL), vec3_at(cs, cb, VEL)))
@@ -492,9 +490,10 @@ def narrow_pairs(pairs, bs, cs, cbody, skind, sparam, hverts, ext, bmat, old_key
             m += 1
             continue
         fresh += 1
+        # SPECULATIVE_DISTANCE and each collider's motion over the frame (`ext`: its speed
+        # and its spin times its extent, broadphase.compute_aabbs)
         own = SPECULATIVE_DISTANCE * unit + ext[ca] + ext[cb]
-        margin = _pair_margin(cs, ca, cb, ext, unit, dt, cap,
-                              coarse[a] or coarse[b])
+        margin = _pair_margin(cs, ca, cb, own, dt, cap, coarse[a] or coarse[b])
         count, nrm = collide_convex(skind[ca], vec3_at(cs, ca, POS), quat_at(cs, ca, ROT),
                                     sparam[ca], skind[cb], vec3_at(cs, cb, POS),
                                     quat_at(cs, cb, ROT), sparam[cb], margin, pts, scratch,

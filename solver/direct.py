@@ -603,7 +603,8 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit, coarse
     keeps the factor while the island has barely moved since it was made. An island of many
     loops takes its kept solutions likewise (`_restore_loops`). bs: the bodies' state at the
     first substep (a round body's contact joins when it strikes, `_strikes`); unit: length
-    units per metre."""
+    units per metre; coarse: the batch steps at Jointed Substeps below the world's count, not
+    in a calm frame (a round body's loaded contact joins then, `island_limits`)."""
     rb, rp = R[0], R[3]
     rows = joint_rows(joints)
     root = row_islands(n_bodies, rb, rp, rows, bkind)

@@ -478,13 +478,14 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
     # landing ragdoll up); one that started the frame calm (Calm Substeps) at its own, which
     # keeps a lying ragdoll still (as at the world's, a metarig lying on the floor still
     # turned a body at 0.58 rad/s after 5 s)
-    hk = h if calm else min(h, dt / world_substeps)
+    hw = dt / world_substeps            # the world's substep
+    hk = h if calm else min(h, hw)
     soft = soft_coefficients(joint_hertz, joint_damping, h)
     S = (soft[0], soft[1], soft[2], h, 1.0 / h)
     S_error = (1.0, 1.0, 0.0, h, 1.0 / h)      # rows re-prepared with BIAS = C
     body = (bs, binv, bI)
-    csoft = contact_softness(C[4], h, dt / world_substeps, stiffen)
-    turn = projection_turn(h, dt / world_substeps)
+    csoft = contact_softness(C[4], h, hw, stiffen)
+    turn = projection_turn(h, hw)
     SC = (csoft[0], csoft[1], csoft[2], h, 1.0 / h)
     rescale_warm_start(G, jt, acc, C, bkind, substeps)
     clear_joint_impulses(joints, jt, bkind, jimp)
