@@ -15,7 +15,8 @@ link carrying a heavy load would stretch like a weak spring. The exact solve nee
 that. Position drift is removed after the substep's position update by `project_positions`,
 a Newton step on the constraint errors with the same K (post-stabilisation), which leaves
 velocities alone (an island of ball sockets, hinges and ragdoll joints whose errors are all
-under PROJECTION_TOLERANCE after the substep's move skips it: `lean_islands`); what a
+under PROJECTION_TOLERANCE after the substep's move skips it: `lean_islands`; one whose
+step turned a body more than NEWTON_TURN steps again from its new poses); what a
 clamped step leaves is fed back through the soft step's bias rate in the solve pass (the
 relax pass removes that bias velocity again). K is factored per island by a sparse Cholesky
 twice per substep: before the solve pass, and at the moved poses for the position
@@ -133,6 +134,9 @@ PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
 REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
+NEWTON_TURN = 2e-3          # rad: a lean island whose projection turned a body by more
+                            # steps again at the new poses (`newton_islands`) ...
+NEWTON_PASSES = 2           # ... at most this many more times a substep
 PROJECTION_TOLERANCE = 5e-8    # m (angular rows: rad): an island of ball sockets, hinges
                             # and ragdoll joints whose rows are all within this of their
                             # positions (its limits too) skips the substep's projection;
@@ -1533,17 +1537,27 @@ def lean_islands(plan, jt):
     sockets, hinges, ragdoll cones): such an island skips its position projection in a
     substep that left its joints within PROJECTION_TOLERANCE (`_within_tolerance`).
     Mechanisms, welds, pins, sliders and custom constraints keep it every substep: a gear's
-    coupled angles, an Atwood rope and a weld are held near rounding (tests/solver)."""
-    order, starts = plan.order, plan.starts
+    coupled angles, an Atwood rope and a weld are held near rounding (tests/solver). The
+    island's limit rows count too: a rope or a pulley is one-sided, a limit row only."""
+    order, starts, lorder, lstarts = plan.order, plan.starts, plan.lorder, plan.lstarts
     lean = np.zeros(plan.n_islands, dtype=np.bool_)
     for s in range(plan.n_islands):
-        lean[s] = True
-        for i in range(starts[s], starts[s + 1]):
-            kind = jt[order[i] // MAX_ROWS, TYPE]
-            if not (kind == BALL or kind == HINGE or kind == RAGDOLL):
-                lean[s] = False
-                break
+        lean[s] = (_articulated(order[starts[s]:starts[s + 1]], jt)
+                   and _articulated(lorder[lstarts[s]:lstarts[s + 1]], jt))
     return lean
+
+
+@helper
+def _articulated(rows, jt):
+    """Whether every joint row of `rows` (contact rows, numbered past the joints', aside)
+    is a ball socket's, a hinge's or a ragdoll cone's."""
+    for r in rows:
+        j = r // MAX_ROWS
+        if j < jt.shape[0]:
+            kind = jt[j, TYPE]
+            if not (kind == BALL or kind == HINGE or kind == RAGDOLL):
+                return False
+    return True
 
 
 @helper
@@ -1584,8 +1598,28 @@ def projection_turn(h, h_full):
     return MAX_PROJECTION_TURN * (h / h_full)
 
 
+@helper
+def newton_joints(plan, todo, n_joints):
+    """The joints of the plan's islands marked in `todo` (`project_positions`), each once:
+    the joints to prepare again at their projected poses before another Newton step."""
+    order, starts, lorder, lstarts = plan.order, plan.starts, plan.lorder, plan.lstarts
+    seen = np.zeros(n_joints, dtype=np.bool_)
+    joints = np.empty(n_joints, dtype=np.int64)
+    n = 0
+    for s in range(plan.n_islands):
+        if todo[s] > 0.0:
+            for rows in (order[starts[s]:starts[s + 1]], lorder[lstarts[s]:lstarts[s + 1]]):
+                for r in rows:
+                    j = r // MAX_ROWS
+                    if j < n_joints and not seen[j]:     # contact rows aside
+                        seen[j] = True
+                        joints[n] = j
+                        n += 1
+    return joints[:n]
+
+
 @helper(inline=True)
-def project_positions(plan, R, bs, binv, W, C, lean, h, near, turn):
+def project_positions(plan, R, bs, binv, W, C, lean, h, near, todo):
     """Post-stabilisation (Cline & Pai 2003): one Newton step on the position errors,
     K dp = -C, moving bodies by M^-1 J^T dp, for the equality rows and the violated limit
     rows (C < 0), whose dp may only push (dp >= 0, `_limit_lcp`). Each body moves once, by
@@ -1602,14 +1636,24 @@ def project_positions(plan, R, bs, binv, W, C, lean, h, near, turn):
     PROJECTION_TOLERANCE of their positions and whose limits are not violated is left as it
     is: its Newton step would move nothing that matters (a ragdoll lying still).
 
-    turn: the most a body turns in one projection (`projection_turn`)."""
+    todo: per island, the most a body of it may still turn in the substep's projection
+    (`projection_turn` before its first step; 0: leave the island). Left at what remains
+    for a lean island whose step turned a body by more than NEWTON_TURN, and 0 for the
+    others: the linearisation's error, about the turn squared times a body's size, is then
+    over a micrometre, and another step from the new poses (their rows prepared again, K
+    factored again) closes what the first left. One step left a metarig landing at 4
+    substeps 0.2-0.5 mm open at its landing frames' ends; three, under 1 um (the frame's
+    end is what Blender shows and bakes). The remaining turn keeps the limits' catch-up at
+    its pace: with `turn` a step, a mirrored ragdoll's landing parted from its mirror image
+    twice as far (tests/addon/test_ragdoll_presets.py). Returns how many islands are left
+    to step again."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
      brows, gkeep, goff, gvalid, gfirst) = plan
-    _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                       lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
-                       *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean, h,
-                       near, turn)
+    return _project_positions(order, starts, n_islands, factors, offsets, ok, pattern,
+                              lorder, lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
+                              *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean, h,
+                              near, todo)
 
 
 @helper(outline=True)
@@ -1617,7 +1661,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                        lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
-                       soft, live, which, move, crb, crj, crd, unit, lean, h, near, turn):
+                       soft, live, which, move, crb, crj, crd, unit, lean, h, near, todo):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
@@ -1625,7 +1669,12 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
     W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
          live, which, move)
     move[:, :] = 0.0
+    again = 0
     for s in range(plan.n_islands):
+        tb = todo[s]            # the turn this island may still take this substep
+        if tb <= 0.0:
+            continue
+        todo[s] = 0.0
         if not ok[s]:
             continue
         n = starts[s + 1] - starts[s]
@@ -1634,7 +1683,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             _solve_loops(rows, rb, rj, rd, binv, x, unit, factors[:0])
-            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move, turn)
+            _move_island(rows, x, n, lims, dl, 0, rb, rj, rd, rp, bs, binv, move, tb)
             continue
         rows, factor, pattern, limits, gk, gv, gf = _island(plan, s)
         if lean[s] and _within_tolerance(rows, limits, rj, rp, unit):
@@ -1664,9 +1713,9 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
         worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
         cut = 1.0
         for _ in range(PROJECTION_CUTS):
-            if worst <= turn or violated == 0:
+            if worst <= tb or violated == 0:
                 break
-            # A step this large is cut to `turn` (`_move_island`); cut as a
+            # A step this large is cut to `tb` (`_apply_moves`); cut as a
             # whole, it left the joints open by the fraction of their error it did not take
             # while the substeps caught up with a limit bent far past (a metarig landing
             # at 24 fps: 2.1 mm at the frame's end, tests/addon/test_landing_gaps.py).
@@ -1674,7 +1723,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             # step is still too large), the step closes the joints whole and catches up with
             # the limits as before.
             _clear_moves(rows, n, lims, m, rp, rb, move)
-            cut *= turn / worst
+            cut *= tb / worst
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
             for a in range(m):
@@ -1685,7 +1734,12 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
             _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
                           W, bfirst, brows, starts[s], which, gk, gv, gf)
             worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
-        _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, turn)
+        _apply_moves(rows, n, lims, m, worst, rp, rb, bs, move, tb)
+        took = min(worst, tb)
+        if lean[s] and took > NEWTON_TURN and tb - took > NEWTON_TURN:
+            todo[s] = tb - took
+            again += 1
+    return again
 
 
 @helper

@@ -13,7 +13,9 @@
                  -> re-prepare joint rows at the new poses
                  -> refactor K, project joint (and violated limit) position errors
                  (skipped by an island of ball, hinge and ragdoll joints already within
-                 direct.PROJECTION_TOLERANCE)
+                 direct.PROJECTION_TOLERANCE; such an island whose step turned a body more
+                 than direct.NEWTON_TURN is prepared, factored and projected again from
+                 its new poses, up to NEWTON_PASSES more times)
                  -> re-measure contact separations at the projected poses (they serve the
                  relax pass and the next substep's solve: positions do not move between)
                  -> relax (no bias; then up to RELAX_EXTRA more contact sweeps over
@@ -51,8 +53,8 @@ from .joints.custom import prepare_custom_rows
 from .mathx import cross, length, qconj, qmul, qnormalize, qrotation_vector, quat_at, \
     scale, sub, vec3_at
 from .direct import (factor_islands, island_contact_inertia, keep_islands, lean_islands,
-                     near_islands, plan_islands, project_positions, projection_turn, scratch,
-                     solve_direct)
+                     near_islands, newton_joints, plan_islands, project_positions,
+                     projection_turn, scratch, solve_direct, NEWTON_PASSES)
 from .joints.pin import move_pins
 from .rows import (ACTIVE, BLOCK, ROUND, WIDE, block_solve, deactivate, round_block_solve,
                    row_solve, soft_coefficients,
@@ -302,8 +304,8 @@ def factor_stage(plan, R, binv, bs, bI, fpose, unit, bkind):
 
 
 @helper(separate=True)
-def project_stage(plan, R, bs, binv, W, C, lean, h, near, turn):
-    project_positions(plan, R, bs, binv, W, C, lean, h, near, turn)
+def project_stage(plan, R, bs, binv, W, C, lean, h, near, todo):
+    return project_positions(plan, R, bs, binv, W, C, lean, h, near, todo)
 
 
 @helper(separate=True)
@@ -516,6 +518,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
     W = scratch(plan)
     lean = lean_islands(plan, jt)
     near = near_islands(plan, jt)
+    todo = np.empty(plan.n_islands)
     for s in range(substeps):
         if s > 0:
             begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, hk)
@@ -536,7 +539,15 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
         custom_rows(X, jt, jf, bkind, S_error, R, body)
         factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
-        project_stage(plan, R, bs, binv, W, C, lean, h, near, turn)
+        todo[:] = turn        # the turn each island's projection may take
+        again = project_stage(plan, R, bs, binv, W, C, lean, h, near, todo)
+        for _ in range(NEWTON_PASSES):     # more Newton steps where one turned far
+            if again == 0:
+                break
+            prepare_joint_list(newton_joints(plan, todo, jt.shape[0]), jt, jf, jpts, bkind,
+                               S_error, R, body)
+            factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
+            again = project_stage(plan, R, bs, binv, W, C, lean, h, near, todo)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)
         solve_pass(plan, sweep[:n_sweep], W, R, acc, body, C, P, False, relax_iterations, busy,

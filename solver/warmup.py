@@ -352,7 +352,7 @@ def _parts(args):
         p = plan()
         return (p, t(R), t(B[0]), t(B[1]), _returns(scratch, (p,)), t(C),
                 _returns(lean_islands, (p, t(J[0]))), f64,
-                _returns(near_islands, (p, t(J[0]))), f64)
+                _returns(near_islands, (p, t(J[0]))), f64[::1])
 
     def begin():
         return (colours(), t(G[0]), t(B), t(J), t(G), t(E), t(X), S, t(R), t(gravity), f64,

@@ -24,3 +24,24 @@ def joint_gaps(frames):
         gaps.append(float(np.linalg.norm(a[:, 0] - a[:, 1], axis=1).max()))
         lowest.append(float(world.positions[:, 2].min()))
     return {"error": addon.runtime.cache.error(scene), "gaps": gaps, "lowest": lowest}
+
+
+def tilted_crowd_gaps(count, frames):
+    """test_frame_path's `count` tilted metarigs dropped from 0.4 m at 24 fps at Jointed
+    Substeps 4, played `frames` frames: per frame the widest joint gap (m) and the lowest
+    body centre (m)."""
+    from .frame_path import _crowd
+    scene = bpy.context.scene
+    _crowd(count, 0.4)
+    scene.frame_start, scene.frame_end = 1, frames
+    scene.ligament_world.frame_end = frames
+    scene.ligament_world.jointed_substeps = 4
+    addon = lig().addon
+    gaps, lowest = [], []
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+        world = addon.runtime.cache.get(scene).world
+        a = world.joint_anchors()
+        gaps.append(float(np.linalg.norm(a[:, 0] - a[:, 1], axis=1).max()))
+        lowest.append(float(world.positions[:, 2].min()))
+    return {"error": addon.runtime.cache.error(scene), "gaps": gaps, "lowest": lowest}
