@@ -3,7 +3,7 @@
 
     python bench/ragdolls.py                        # 10, 50 and 160 ragdolls, 60 frames
     python bench/ragdolls.py --counts 10 --frames 120
-    python bench/ragdolls.py --counts 50 --jointed-substeps 4   # Ligament's ragdolls at 4
+    python bench/ragdolls.py --counts 50 --jointed-substeps 0   # Ligament's ragdolls at 8
     python bench/ragdolls.py --stages 50           # what Ligament's start frame spends
     python bench/ragdolls.py --frame-parts 1       # where a live frame goes, stage by stage
     python bench/ragdolls.py --solver-parts        # one ragdoll's step: headless to Blender
@@ -163,7 +163,7 @@ def add_constraint(c, j):
                              (-j.swing_2, j.swing_2)))
 
 
-def child(engine, count, frames, profile=False, jointed_substeps=0):
+def child(engine, count, frames, profile=False, jointed_substeps=4):
     import bpy
     if profile:
         import cProfile
@@ -555,7 +555,7 @@ def _read_all(scene):
     return time.perf_counter() - t
 
 
-def run_child(engine, count, frames, jointed_substeps=0):
+def run_child(engine, count, frames, jointed_substeps=4):
     return bench_blender.child_result(
         __file__, ["--child", engine, count, "--frames", frames, "--jointed-substeps",
                    jointed_substeps], f"{engine} {count}")
@@ -586,8 +586,9 @@ def main():
                    help="one ragdoll's solver share, from the headless crowd's to Blender's")
     p.add_argument("--profile", action="store_true",
                    help="with --child: print cProfile's top functions of setup and playback")
-    p.add_argument("--jointed-substeps", type=int, default=0,
-                   help="Ligament's Jointed Substeps (0, the default: as many as Substeps)")
+    p.add_argument("--jointed-substeps", type=int, default=4,
+                   help="Ligament's Jointed Substeps (the add-on's default 4; 0: as many as "
+                        "Substeps)")
     p.add_argument("--frame-parts", type=int, metavar="N",
                    help="time the stages of Ligament's live frame at N ragdolls instead")
     p.add_argument("--child-frame-parts", type=int, help=argparse.SUPPRESS)

@@ -146,12 +146,14 @@ class World(Mechanisms, CustomConstraints, Forces):
     jointed_substeps
                 substeps per `step` for a small jointed island: a ragdoll or a mechanism on
                 the ground, with at most two other jointed or free bodies on it, no spring
-                and no drive (islands.py). None: `substeps`. The direct solver (direct.py)
+                and no drive (islands.py). None: half of `substeps` (rounded up), at least
+                4 and at most `substeps`: 4 at the default 8. The direct solver (direct.py)
                 holds such an island's joints and pressed contacts exactly, so fewer
-                substeps keep its joints together at less cost. The price is on impacts:
-                deeper landings and limits overshot further, because the position
-                projection runs less often; so it is not the default
-                (docs/decisions/jointed-substeps.md). Bigger piles take
+                substeps keep its joints together at less cost; a landing's contacts join
+                that solve and the position projection catches up with limits bent by an
+                impact as fast a second as at `substeps`, so ragdolls land and lie as deep
+                and keep their limits as at 8 (docs/decisions/jointed-substeps.md). Set it
+                to `substeps` to step every island alike. Bigger piles take
                 `substeps` whatever this says: their contacts are swept, and jitter at fewer
                 substeps. Contacts keep the stiffness of `substeps`, and warm-start impulses
                 are rescaled when an island's count changes.
@@ -229,7 +231,8 @@ class World(Mechanisms, CustomConstraints, Forces):
         self.time_to_sleep = validate.number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(validate.number("substeps", substeps, minimum=1))
         self.max_frame = validate.number("max_frame", max_frame, minimum=0.0, strict=True)
-        self.jointed_substeps = self.substeps if jointed_substeps is None \
+        self.jointed_substeps = min(self.substeps, max(4, -(-self.substeps // 2))) \
+            if jointed_substeps is None \
             else int(validate.number("jointed_substeps", jointed_substeps, minimum=1))
         half = max(4, -(-self.jointed_substeps // 2))
         self.calm_substeps = min(self.jointed_substeps, half) if calm_substeps is None \

@@ -75,7 +75,7 @@ def world_settings(scene):
         "gravity": tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0),
         "dt": 1.0 / fps,
         "substeps": ws.substeps,
-        "jointed_substeps": ws.jointed_substeps or None,   # 0: as many as substeps
+        "jointed_substeps": ws.jointed_substeps or ws.substeps,   # 0: as many as substeps
         "calm_substeps": ws.calm_substeps or None,         # 0: the World's default
         "iterations": ws.iterations,
         # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives

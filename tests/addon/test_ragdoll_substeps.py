@@ -1,7 +1,9 @@
-"""Metarig ragdolls landing at Jointed Substeps 4 keep their joint limits as at 8: a round
-body's contact that strikes the floor (a capsule hand or forearm as the body topples) is
-solved with its island's joints (solver/direct.py, island_limits), and a limit near its bound
-is a row of the position projection (`_projected_limit`). The scenarios:
+"""Metarig ragdolls landing at Jointed Substeps 4 (the default, test_ragdoll.py's drops) keep
+their joint limits as at 8, and at 8 as at 4: a round body's contact that strikes the floor (a
+capsule hand or forearm as the body topples) or carries a load on it is solved with its
+island's joints (solver/direct.py, island_limits), a limit near its bound is a row of the
+position projection (`_projected_limit`), and the projection catches up with a limit as fast a
+second at either count (`projection_turn`). The scenarios:
 tests/addon/scenarios/ragdoll_substeps.py."""
 
 import math
@@ -11,14 +13,16 @@ from test_ragdoll import _limit_excess
 HEIGHTS = (0.9, 0.95, 1.02, 1.05, 1.1)
 
 
-def test_metarigs_landing_at_four_jointed_substeps_keep_their_joint_limits(blender):
-    # The same five drops as test_ragdoll's at 8 substeps (within 3 degrees there). With the
-    # capsule limbs' contacts swept before the joints' exact solve, at 4 substeps the elbow's
-    # solve pulled a forearm that had hit the floor back into it, bending a joint up to 12
-    # degrees past its limit; with those contacts solved but only violated limits in the
-    # position projection, its Newton step bent a neighbouring limit 6.3 degrees past at a
-    # frame's end (docs/decisions/jointed-substeps.md).
-    out = blender.call("ragdoll_substeps.five_drops_at", 4, HEIGHTS)
+def test_metarigs_landing_at_eight_jointed_substeps_keep_their_joint_limits(blender):
+    # The same five drops as test_ragdoll's at the default Jointed Substeps 4 (within 3
+    # degrees there), at the full count. Before branch sub4f it was the other way round, and
+    # at 4 substeps: with the capsule limbs' contacts swept before the joints' exact solve,
+    # the elbow's solve pulled a forearm that had hit the floor back into it, bending a joint
+    # up to 12 degrees past its limit; with those contacts solved but only violated limits in
+    # the position projection, its Newton step bent a neighbouring limit 6.3 degrees past at
+    # a frame's end; with a round body's loaded contacts against its own spine in the exact
+    # solve, a wrist 7.21 degrees at 8 (docs/decisions/jointed-substeps.md).
+    out = blender.call("ragdoll_substeps.five_drops_at", 8, HEIGHTS)
     assert out["error"] is None
     excess = [_limit_excess([frame[i] for frame in out["angles"]]) for i in range(5)]
     print("worst limit excess per drop (deg):", [round(math.degrees(e), 2) for e in excess],

@@ -41,7 +41,7 @@ def test_a_jointed_island_steps_at_jointed_substeps_and_a_lone_body_at_substeps(
     # count takes its joints' geometric stiffness, and the position projection's turn per
     # second, at the world's count; bodies.stiffen_world_inertia, direct.projection_turn.)
     ball, box, counts = _pendulum_and_box(jointed_substeps=4)     # 8, jointed 4
-    ball8, box8, _ = _pendulum_and_box()                          # every island at 8
+    ball8, box8, _ = _pendulum_and_box(jointed_substeps=8)        # every island at 8
     assert counts == {(4, 8)}, f"(pendulum, box) stepped at {counts} substeps"
     assert np.array_equal(box, box8), "the box did not step as at 8 substeps"
     assert not np.array_equal(ball, ball8)
@@ -49,8 +49,13 @@ def test_a_jointed_island_steps_at_jointed_substeps_and_a_lone_body_at_substeps(
 
 
 def test_jointed_substeps_default_and_validation():
-    assert lg.World().jointed_substeps == 8
-    assert lg.World(substeps=16).jointed_substeps == 16
+    # half of substeps (rounded up), never under 4 nor over substeps
+    assert lg.World().jointed_substeps == 4
+    assert lg.World(substeps=16).jointed_substeps == 8
+    assert lg.World(substeps=9).jointed_substeps == 5
+    assert lg.World(substeps=6).jointed_substeps == 4
+    assert lg.World(substeps=2).jointed_substeps == 2
+    assert lg.World(jointed_substeps=8).jointed_substeps == 8
     assert lg.World(jointed_substeps=4).jointed_substeps == 4
     for bad in (0, -2, float("nan")):
         with pytest.raises(ValueError, match="jointed_substeps"):
@@ -96,8 +101,8 @@ def test_a_spring_keeps_its_island_at_the_full_substeps():
         for _ in range(120):
             w.step(FRAME)
         return w.positions[ball].copy()
-    assert np.array_equal(swing(jointed_substeps=4), swing())
-    assert not np.array_equal(swing(substeps=4), swing())
+    assert np.array_equal(swing(jointed_substeps=4), swing(jointed_substeps=8))
+    assert not np.array_equal(swing(substeps=4), swing(jointed_substeps=8))
 
 
 def test_a_drive_keeps_its_island_at_the_full_substeps():
@@ -111,8 +116,8 @@ def test_a_drive_keeps_its_island_at_the_full_substeps():
         for _ in range(60):
             w.step(FRAME)
         return w.orientations[rod].copy()
-    assert np.array_equal(turn(jointed_substeps=4), turn())
-    assert not np.array_equal(turn(substeps=4), turn())
+    assert np.array_equal(turn(jointed_substeps=4), turn(jointed_substeps=8))
+    assert not np.array_equal(turn(substeps=4), turn(jointed_substeps=8))
 
 
 # --- calm islands ---------------------------------------------------------------------------
@@ -121,7 +126,8 @@ def test_calm_substeps_default_and_validation():
     # half the jointed islands' count, never under 4 (at 2 a pile of three hinged plank
     # pairs crept 2.8 mm in 5 s) nor over jointed_substeps
     assert lg.World().calm_substeps == 4
-    assert lg.World(substeps=16).calm_substeps == 8
+    assert lg.World(substeps=16, jointed_substeps=16).calm_substeps == 8
+    assert lg.World(substeps=32).calm_substeps == 8     # jointed 16
     assert lg.World(substeps=4).calm_substeps == 4
     assert lg.World(substeps=2).calm_substeps == 2
     assert lg.World(jointed_substeps=6).calm_substeps == 4
@@ -133,8 +139,10 @@ def test_calm_substeps_default_and_validation():
 
 def _hinged(spin, gravity, **settings):
     """A 1 kg ball on a hinge to the world (about x, 1 m below it), turning at `spin`
-    rad/s about the hinge, for 90 frames: its positions, and the substeps of each frame."""
-    w = lg.World(gravity=gravity, sleeping=False, threads=1, **settings)
+    rad/s about the hinge, for 90 frames: its positions, and the substeps of each frame
+    (jointed islands at 8 unless `settings` say otherwise)."""
+    w = lg.World(gravity=gravity, sleeping=False, threads=1,
+                 **{"jointed_substeps": 8, **settings})
     ball = w.add_body(lg.Sphere(0.1), (0.0, 0.0, 2.0), mass=1.0)
     w.add_hinge(None, ball, (0.0, 0.0, 3.0), (1, 0, 0))
     w.linear_velocities[ball] = (0.0, spin, 0.0)        # 1 m from the axis
@@ -162,7 +170,8 @@ def test_a_calm_jointed_island_steps_at_calm_substeps_a_turning_one_at_the_full_
     fast, counts = _hinged(3.0, (0.0, 0.0, 0.0))
     assert counts == [8] * 90
     assert np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), calm_substeps=8)[0])
-    assert not np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), substeps=4)[0])
+    assert not np.array_equal(fast, _hinged(3.0, (0.0, 0.0, 0.0), substeps=4,
+                                            jointed_substeps=4)[0])
 
 
 def test_a_ragdoll_lands_at_the_full_count_rests_calm_and_a_hit_steps_it_full_again():
@@ -170,8 +179,9 @@ def test_a_ragdoll_lands_at_the_full_count_rests_calm_and_a_hit_steps_it_full_ag
     # substeps (its contacts close), lying still it steps at 4 without jitter, and a ball
     # thrown at it makes the frames of the hit full again; its joints hold within 0.1 mm
     # throughout and it sinks into the floor no deeper than the landing test allows.
+    # (Jointed substeps 8: the default 4 is the calm count too.)
     scene = scenes.ragdolls(1)
-    w = lg.World(gravity=(0.0, 0.0, -9.81), sleeping=False, threads=1)
+    w = lg.World(gravity=(0.0, 0.0, -9.81), sleeping=False, threads=1, jointed_substeps=8)
     populate(w, scene)
     gauge = scenes.JointGauge(scene)
     body = scene.dynamic[0]

@@ -1,4 +1,5 @@
-"""test_ragdoll_substeps.py's scenarios: metarig ragdolls landing at Jointed Substeps 4."""
+"""test_ragdoll_substeps.py's scenarios: metarig ragdolls landing at a Jointed Substeps
+count."""
 
 import bpy
 
