@@ -56,11 +56,12 @@ def enum_items(load, describe, first=None, head=()):
 
 
 def quality_levels():
-    """{key: {"label", "description", "substeps", "iterations"}} from presets/quality.toml."""
+    """{key: {"label", "description", "substeps", "iterations", "jointed_substeps"}} from
+    presets/quality.toml."""
     path = os.path.join(PRESETS_DIR, "quality.toml")
     levels = _load(path)
     for key, level in levels.items():
-        for field in ("substeps", "iterations"):
+        for field in ("substeps", "iterations", "jointed_substeps"):
             _check(path, key, level, field, int, minimum=1)
     return levels
 

@@ -16,7 +16,8 @@ def _quality_items(self, context):
     """The quality levels of presets/quality.toml."""
     _quality_items.cache = presets.enum_items(  # Blender needs the strings kept alive
         presets.quality_levels, lambda level: f"{level.get('description', '')} ("
-        f"{level['substeps']} substeps, {level['iterations']} iterations)")
+        f"{level['substeps']} substeps, {level['jointed_substeps']} for ragdolls, "
+        f"{level['iterations']} iterations)")
     return _quality_items.cache
 
 
@@ -40,7 +41,8 @@ class LIGAMENT_OT_reset(bpy.types.Operator):
 
 
 class LIGAMENT_OT_quality_preset(bpy.types.Operator):
-    """Set the solver substeps and iterations from a quality level (presets/quality.toml)"""
+    """Set the solver substeps, jointed substeps and iterations from a quality level
+    (presets/quality.toml)"""
     bl_idname = "ligament.quality_preset"
     bl_label = "Quality Preset"
     bl_options = {'REGISTER', 'UNDO'}
@@ -59,6 +61,7 @@ class LIGAMENT_OT_quality_preset(bpy.types.Operator):
             return {'CANCELLED'}
         ws = context.scene.ligament_world
         ws.substeps = level["substeps"]
+        ws.jointed_substeps = level["jointed_substeps"]
         ws.iterations = level["iterations"]
         return {'FINISHED'}
 
