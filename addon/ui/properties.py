@@ -435,7 +435,7 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
     jointed_substeps: IntProperty(
         name="Jointed Substeps", default=4, min=0, max=64, update=_changed,
         description="Substeps for a ragdoll or small mechanism on the ground (0: as many as "
-                    "Substeps). Half of Substeps steps a ragdoll crowd about a third faster; "
+                    "Substeps). Half of Substeps costs a ragdoll crowd about a fifth less time; "
                     "its joints, limits and landings hold as at the full count")
     calm_substeps: IntProperty(
         name="Calm Substeps", default=0, min=0, max=64, update=_changed,
