@@ -921,7 +921,7 @@ def island_limits(order, starts, n_islands, root, R, rows, n_rows, bkind, mi, mf
 
 
 @helper(inline=True)
-def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
+def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind, which):
     """Factor each island's K for this substep and hand its rows to the direct solver.
     An island too large to factor whose joints close loops is solved by conjugate gradients
     (`_solve_loops`); a larger tree or mechanism, or a singular island, stays with the
@@ -936,7 +936,10 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
     position projection and the relax pass, stay exact to that. A ragdoll lying still or
     falling in one piece keeps one factor for many substeps. fpose: per body, its pose and
     solve inertia when its island was last factored (quaternion, position, bI: 16 numbers),
-    written here; unit: length units per metre.
+    written here; unit: length units per metre. which: per island, whether to look at it
+    (the projection's further Newton steps factor only the islands that take them: looked
+    at again, an island its own projection moved a little past REUSE_TURN since its kept
+    factoring was factored anew, and so by the batch it was in: by the thread count).
 
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
@@ -944,7 +947,7 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind):
      brows, gkeep, goff, gvalid, gfirst) = plan
     _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                     lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
-                    *R, binv, bs, bI, fpose, unit, bkind)
+                    *R, binv, bs, bI, fpose, unit, bkind, which)
 
 
 @helper
@@ -1011,11 +1014,13 @@ def _remember_poses(rows, rb, rp, bs, bI, fpose):
 @helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
                     lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
-                    rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind):
+                    rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind, which):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, gkeep, goff, gvalid, gfirst)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
+        if which[s] <= 0.0:
+            continue
         n = starts[s + 1] - starts[s]
         rows = order[starts[s]:starts[s + 1]]
         if ok[s] and n <= MAX_DIRECT_ROWS and _barely_moved(rows, rb, rp, bs, bI, fpose,

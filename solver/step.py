@@ -299,8 +299,8 @@ def plan_stage(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit, coarse):
 
 
 @helper(separate=True)
-def factor_stage(plan, R, binv, bs, bI, fpose, unit, bkind):
-    factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind)
+def factor_stage(plan, R, binv, bs, bI, fpose, unit, bkind, which):
+    factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind, which)
 
 
 @helper(separate=True)
@@ -519,11 +519,12 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
     lean = lean_islands(plan, jt)
     near = near_islands(plan, jt)
     todo = np.empty(plan.n_islands)
+    every = np.ones(plan.n_islands)
     for s in range(substeps):
         if s > 0:
             begin_substep(P, ids, B, J, G, E, X, S, R, gravity, h, kg, turned, jointed, hk)
         update_stage(P, C, body)
-        factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
+        factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind, every)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         warm_start_rows(joints, jt, bkind, R, acc, body)
         island_contact_inertia(plan, R, C, bI, binv)
@@ -537,7 +538,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
         move_pins(joints, jt, jf, (s + 1) / substeps, dt)
         prepare_joint_list(joints, jt, jf, jpts, bkind, S_error, R, body)
         custom_rows(X, jt, jf, bkind, S_error, R, body)
-        factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
+        factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind, every)
         n_sweep = list_joint_sweep_rows(joints, R[3], sweep)
         todo[:] = turn        # the turn each island's projection may take
         again = project_stage(plan, R, bs, binv, W, C, lean, h, near, todo)
@@ -546,7 +547,7 @@ def step_frame(B, J, R, K, dt, substeps, world_substeps, stiffen, calm, iteratio
                 break
             prepare_joint_list(newton_joints(plan, todo, jt.shape[0]), jt, jf, jpts, bkind,
                                S_error, R, body)
-            factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind)
+            factor_stage(plan, R, binv, bs, bI, fpose, C[4][8], bkind, todo)
             again = project_stage(plan, R, bs, binv, W, C, lean, h, near, todo)
         refresh_stage(P, C, SC, body)
         island_contact_inertia(plan, R, C, bI, binv)

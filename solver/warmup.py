@@ -365,7 +365,7 @@ def _parts(args):
             "plan_stage": (plan_stage, (t(R), t(G[1]), i64, i64, t(B[6]), t(C[0]), t(C[1]),
                                         t(G[3]), t(B[0]), f64, boolean)),
             "factor_stage": (factor_stage, lambda: (plan(), t(R), t(B[1]), t(B[0]), t(B[4]),
-                                                    t(G[3][0]), f64, t(B[6]))),
+                                                    t(G[3][0]), f64, t(B[6]), f64[::1])),
             "project_stage": (project_stage, project),
             "keep_stage": (keep_stage, lambda: (plan(), t(R), t(B[6]), t(G[3]))),
             "colour_plan": (colour_plan, (t(C), t(G[0]), t(B[0]), t(B[6]), t(gravity),
