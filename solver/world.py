@@ -1486,7 +1486,7 @@ class World(Mechanisms, CustomConstraints, Forces):
                     step_frame(*args[:-1], spread)
             self._spread.record(spread, (time.perf_counter() - start) / max(work, 1))
         shares = [[args for args, t in zip(batches, thread)
-                   if t == k and not args[_AT["colour"]]] for k in range(int(thread[-1]) + 1)]
+                   if t == k and not args[_AT["colour"]]] for k in range(int(thread.max()) + 1)]
 
         def run(share):
             for args in share:
