@@ -135,7 +135,7 @@ REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than t
                             # its factoring keeps its factor (`factor_islands`) ...
 REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
 NEWTON_TURN = 2e-3          # rad: a lean island whose projection turned a body by more
-                            # steps again at the new poses (`newton_islands`) ...
+                            # steps again at the new poses (`project_positions`) ...
 NEWTON_PASSES = 2           # ... at most this many more times a substep
 PROJECTION_TOLERANCE = 5e-8    # m (angular rows: rad): an island of ball sockets, hinges
                             # and ragdoll joints whose rows are all within this of their
@@ -936,7 +936,7 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind, which):
     position projection and the relax pass, stay exact to that. A ragdoll lying still or
     falling in one piece keeps one factor for many substeps. fpose: per body, its pose and
     solve inertia when its island was last factored (quaternion, position, bI: 16 numbers),
-    written here; unit: length units per metre. which: per island, whether to look at it
+    written here; unit: length units per metre. which: per island, look at it when > 0
     (the projection's further Newton steps factor only the islands that take them: looked
     at again, an island its own projection moved a little past REUSE_TURN since its kept
     factoring was factored anew, and so by the batch it was in: by the thread count).

@@ -281,8 +281,8 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
             sub[i] = max(sub[i], substeps * stiff[i])
     # The islands' threads: the largest first, each to the thread with the least work so far
     # (Graham's longest-processing-time rule; ties to the lower label and thread). Cut into
-    # contiguous runs of the label order instead, a ragdoll pile worth a seventh of the
-    # work sat where a cut fell, and one of two threads did 55 % of it
+    # contiguous runs of the label order instead, an island worth a seventh of the work
+    # sat where a cut fell, and one of two threads did 55 % of it
     islands = np.empty(n, dtype=np.int64)
     n_islands = 0
     shared = 0.0                                  # the islands' not coloured
@@ -412,4 +412,3 @@ def partition(bkind, binv, jt, mi, mf, acc, rows_per, threads, substeps, jointed
         permute_manifolds(order, mi, mf, acc, rows_per)
     return (bodies, body_start, joints, joint_start, manifold_start, joint_batch,
             batch_substeps, batch_cut, batch_stiffen, batch_coloured, batch_calm)
-
