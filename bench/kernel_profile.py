@@ -4,12 +4,16 @@
     .venv/py311/bin/python bench/kernel_profile.py --callers NRT_incref,NRT_decref
     .venv/py311/bin/python bench/kernel_profile.py --callers NRT_MemInfo_alloc_aligned
     .venv/py311/bin/python bench/kernel_profile.py --counts          # per frame, no perf
+    .venv/py311/bin/python bench/kernel_profile.py --world /tmp/metarig.pkl --start 35
 
 numba compiles kernels into memory that perf and gdb know no names for: a profile shows
 raw addresses. This script steps bench/scenes.py's ragdolls (--count) at `World()`
-defaults, frames 3-30 at --fps (the fall and the landing) replayed from a saved state, in a
-child process that first writes the address and name of every compiled function it has
-loaded to /tmp/perf-<pid>.map (perf's map of JIT code), then:
+defaults, frames 3-30 at --fps (the fall and the landing) replayed from a saved state, or
+(--world) the add-on's own World saved by `bench/ragdolls.py --save-world` (its settings:
+the metarig's bodies and limits, Blender's 24 fps) stepped --start frames (3: from the
+fall; 35: a metarig lying on the floor) and 27 frames from there replayed, in a child
+process that first writes the address and name of every compiled function it has loaded
+to /tmp/perf-<pid>.map (perf's map of JIT code), then:
 
 * perf: `perf record -p` the child's replays; each function's share of the samples, the
   kernels' functions by module and name (`step.solve_pass`), the rest by symbol;
@@ -98,6 +102,16 @@ def short_name(symbol):
 
 def build(args):
     sys.path[:0] = [ROOT, HERE]
+    if args.world:
+        import ragdolls
+        w = ragdolls.load_world(args.world)
+        w.threads = args.threads
+        for _ in range(args.start):
+            w.step(1.0 / args.fps)
+        start = w.save_state()
+        for _ in range(27):
+            w.step(1.0 / args.fps)
+        return w, start
     import scenes as S
     import contacts as C
     import solver as lg
@@ -169,7 +183,8 @@ def counts(args):
 def start_child(args, folder):
     ready = os.path.join(folder, "ready")
     cmd = [sys.executable, __file__, "--child", ready, "--count", str(args.count),
-           "--fps", str(args.fps), "--reps", str(args.reps), "--threads", str(args.threads)]
+           "--fps", str(args.fps), "--reps", str(args.reps), "--threads", str(args.threads),
+           "--start", str(args.start)] + (["--world", args.world] if args.world else [])
     proc = subprocess.Popen(cmd)
     while not os.path.exists(ready):
         if proc.poll() is not None:
@@ -288,6 +303,8 @@ def main():
     ap.add_argument("--callers", help="comma-separated functions whose callers to count")
     ap.add_argument("--hits", type=int, default=3000, help="calls --callers samples")
     ap.add_argument("--counts", action="store_true")
+    ap.add_argument("--world", help="a World pickled by bench/ragdolls.py --save-world")
+    ap.add_argument("--start", type=int, default=3, help="--world's frames before the replay")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

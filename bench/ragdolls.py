@@ -7,6 +7,8 @@
     python bench/ragdolls.py --stages 50           # what Ligament's start frame spends
     python bench/ragdolls.py --frame-parts 1       # where a live frame goes, stage by stage
     python bench/ragdolls.py --solver-parts        # one ragdoll's step: headless to Blender
+    python bench/ragdolls.py --save-world /tmp/metarig.pkl   # the add-on's World, for
+        # bench/kernel_profile.py --world /tmp/metarig.pkl (profiled headless)
     python bench/ragdolls.py --counts 50 --engines ligament,prebuilt,bullet
 
 Needs the `bpy` wheel. The extension is built and installed into build/bench-blender/ as in
@@ -533,6 +535,46 @@ def solver_parts(repeats=3):
     print("PARTS load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
+def save_world(path, count):
+    """Pickle the World the add-on builds for `count` metarig ragdolls at the start frame
+    (`--save-world`): bench/kernel_profile.py --world steps it headless with this tree's
+    solver (`load_world`), where a profiler sees its kernels."""
+    import bpy
+    import pickle
+    scene, _, _ = build_scene(bpy, count, 60)
+    lig = sys.modules[MODULE]
+    bench_blender.load_kernels(lig)
+    lig.addon.runtime.cache.invalidate(scene)
+    scene.frame_set(scene.frame_start)
+    world = lig.addon.runtime.cache.get(scene).world
+    with open(path, "wb") as f:
+        pickle.dump(world, f)
+    print(f"SAVED {count} metarig ragdolls' World ({world.body_count} bodies, "
+          f"{world.joint_count} joints, substeps {world.substeps} / jointed "
+          f"{world.jointed_substeps} / calm {world.calm_substeps}, {scene.render.fps} fps) "
+          f"to {path}")
+
+
+def load_world(path):
+    """A World pickled by `save_world`, with this tree's `solver` standing in for the
+    add-on's copy of it (imported as `_ligament_solver_<hash>`, addon/kernels.py)."""
+    import importlib
+    import pickle
+    import pkgutil
+    import re
+    sys.path.insert(0, ROOT)
+    import solver
+    with open(path, "rb") as f:
+        raw = f.read()
+    for mod in pkgutil.walk_packages(solver.__path__, "solver."):
+        importlib.import_module(mod.name)
+    for name in {m.decode() for m in re.findall(rb"(_ligament_solver_[0-9a-f]+)", raw)}:
+        sys.modules[name] = solver
+        for m in [m for m in sys.modules if m.startswith("solver.")]:
+            sys.modules[name + m[len("solver"):]] = sys.modules[m]
+    return pickle.loads(raw)
+
+
 def _read_all(scene):
     """Seconds to find the bodies and joints and read, in plain attribute reads, every setting
     the build needs of them (their kinds, shapes, masses, materials, limits, world matrices
@@ -582,6 +624,11 @@ def main():
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--child-stages", type=int, help=argparse.SUPPRESS)
     p.add_argument("--child-solver-parts", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--save-world", metavar="PATH",
+                   help="pickle the add-on's World of --counts' first count (default 1) "
+                        "metarig ragdolls at the start frame, for bench/kernel_profile.py "
+                        "--world")
+    p.add_argument("--child-save-world", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--solver-parts", action="store_true",
                    help="one ragdoll's solver share, from the headless crowd's to Blender's")
     p.add_argument("--profile", action="store_true",
@@ -606,6 +653,21 @@ def main():
         return
     if args.child_stages:
         stages(args.child_stages)
+        return
+    if args.save_world:
+        bench_blender.ensure_installed()
+        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
+        count = args.counts.split(",")[0] if "--counts" in sys.argv else "1"
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__),
+                               "--child-save-world", os.path.abspath(args.save_world),
+                               count], env=bench_blender._env(), text=True,
+                              capture_output=True)
+        print("\n".join(l[6:] for l in proc.stdout.splitlines() if l.startswith("SAVED ")))
+        if proc.returncode:
+            raise SystemExit(proc.stderr[-3000:])
+        return
+    if args.child_save_world:
+        save_world(args.child_save_world[0], int(args.child_save_world[1]))
         return
     if args.solver_parts:
         bench_blender.ensure_installed()
