@@ -597,6 +597,20 @@ def _read_all(scene):
     return time.perf_counter() - t
 
 
+def blender_child(flags, prefix):
+    """This script again with `flags` in a Blender process (the extension installed, its
+    kernels compiled or loaded first); prints the lines of its output that start with
+    `prefix`, without it."""
+    bench_blender.ensure_installed()
+    run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__)] + flags,
+                          env=bench_blender._env(), text=True, capture_output=True)
+    print("\n".join(line[len(prefix):] for line in proc.stdout.splitlines()
+                    if line.startswith(prefix)))
+    if proc.returncode:
+        raise SystemExit(proc.stderr[-3000:])
+
+
 def run_child(engine, count, frames, jointed_substeps=4):
     return bench_blender.child_result(
         __file__, ["--child", engine, count, "--frames", frames, "--jointed-substeps",
@@ -655,29 +669,15 @@ def main():
         stages(args.child_stages)
         return
     if args.save_world:
-        bench_blender.ensure_installed()
-        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
         count = args.counts.split(",")[0] if "--counts" in sys.argv else "1"
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__),
-                               "--child-save-world", os.path.abspath(args.save_world),
-                               count], env=bench_blender._env(), text=True,
-                              capture_output=True)
-        print("\n".join(l[6:] for l in proc.stdout.splitlines() if l.startswith("SAVED ")))
-        if proc.returncode:
-            raise SystemExit(proc.stderr[-3000:])
+        blender_child(["--child-save-world", os.path.abspath(args.save_world), count],
+                      "SAVED ")
         return
     if args.child_save_world:
         save_world(args.child_save_world[0], int(args.child_save_world[1]))
         return
     if args.solver_parts:
-        bench_blender.ensure_installed()
-        run_child("ligament", 1, 3)   # compile (or load) the solver kernels first
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__),
-                               "--child-solver-parts"], env=bench_blender._env(), text=True,
-                              capture_output=True)
-        print("\n".join(l[6:] for l in proc.stdout.splitlines() if l.startswith("PARTS ")))
-        if proc.returncode:
-            raise SystemExit(proc.stderr[-3000:])
+        blender_child(["--child-solver-parts"], "PARTS ")
         return
     if args.child_solver_parts:
         solver_parts()
