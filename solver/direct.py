@@ -22,10 +22,12 @@ relax pass removes that bias velocity again). K is factored per island by a spar
 twice per substep: before the solve pass, and at the moved poses for the position
 projection and the relax pass; an island whose bodies barely moved since its last factoring
 (turned less than REUSE_TURN, rows' bodies shifted apart less than REUSE_SHIFT, solve
-inertia within that fraction: a ragdoll lying still or falling in one piece) keeps its
-factor (`factor_islands`), also from one frame to the next while its rows and their bodies
-are unchanged (`keep_islands`: its row order and pattern are kept with it, so a ragdoll
-lying still neither plans nor factors again). Its rows are ordered joint by joint in
+inertia within REUSE_INERTIA: a ragdoll lying still or falling in one piece) keeps its
+factor (`factor_islands`; a pressed limit the joints nearly hold on their own, whose Schur
+complement a kept factor cannot be trusted with, has it factored again: FRAGILE_SCHUR),
+also from one frame to the next while its rows and their bodies are unchanged
+(`keep_islands`: its row order and pattern are kept with it, so a ragdoll lying still
+neither plans nor factors again). Its rows are ordered joint by joint in
 minimum-degree order (`island_pattern`): a tree of joints is eliminated from its leaves and
 its factor has no fill, so factoring and solving cost what K's own couplings cost.
 
@@ -107,11 +109,13 @@ MAX_DIRECT_ROWS = 192
 # islands' limit rows with their start offsets, and per body the rows acting on it
 # (`_body_rows`), and the pressed rows' columns of G = L^-1 K_el kept while the island's
 # factor is (`_solve_island`: per limit row of an island its column at gkeep[goff[s] +
-# k n:], valid when gvalid[k], starting at row gfirst[k]). The kernels take its arrays one
-# by one (an array taken out of a tuple costs reference counting) and name them again with
-# Plan(...).
+# k n:], valid when gvalid[k], starting at row gfirst[k]), and per island whether its
+# factor is of its rows as they are prepared now (`current`: factored at the last
+# `factor_islands` or since, not kept from before; FRAGILE_SCHUR factors again only an
+# island whose factor is not). The kernels take its arrays one by one (an array taken out
+# of a tuple costs reference counting) and name them again with Plan(...).
 Plan = namedtuple("Plan", "order starts n_islands factors offsets ok pattern lorder lstarts "
-                           "bfirst brows gkeep goff gvalid gfirst")
+                           "bfirst brows gkeep goff gvalid gfirst current")
 DIRECT = -2.0          # BLOCK value of rows the direct solver owns
 MAX_PROJECTION_TURN = 0.1   # radians a substep of the world's count (`projection_turn`)
 PROJECTION_CUTS = 3         # solves with the limits' errors cut, when a step is too large
@@ -134,6 +138,16 @@ PGS_SWEEPS = 16             # `_pgs` sweeps when the pressed rows' pivoting does
 REUSE_TURN = 1e-3           # rad: an island whose bodies all turned less than this since
                             # its factoring keeps its factor (`factor_islands`) ...
 REUSE_SHIFT = 1e-4          # m: ... if each row's bodies moved apart less than this
+REUSE_INERTIA = 1e-2        # ... and each body's solve inertia changed by less than this
+                            # fraction of itself (the joints' geometric stiffness moves it
+                            # 1-4e-3 a substep on a ragdoll lying still: at 1e-3, it was
+                            # factored twice a substep; docs/performance.md)
+FRAGILE_SCHUR = 0.05        # a pressed limit whose Schur complement S = K_ll - G^T G is
+                            # under this fraction of K_ll under a kept factor has its island
+                            # factored again and solved again (`_solve_island`): S is then
+                            # a small difference of large numbers, and a K_ee off by
+                            # REUSE_INERTIA turned it negative (a chain's root limit, S =
+                            # -2.3 against K_ll = 737: impulses of 1e3 N s)
 NEWTON_TURN = 2e-3          # rad: a lean island whose projection turned a body by more
                             # steps again at the new poses (`project_positions`) ...
 NEWTON_PASSES = 2           # ... at most this many more times a substep
@@ -655,7 +669,7 @@ def plan_islands(R, joints, n_rows, n_bodies, bkind, mi, mf, F, bs, unit, coarse
     gvalid = np.zeros(lorder.shape[0], dtype=np.bool_)
     return Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
                 bfirst, brows, np.empty(goff[n_islands]), goff, gvalid,
-                np.empty(lorder.shape[0], dtype=np.int64))
+                np.empty(lorder.shape[0], dtype=np.int64), np.zeros(n_islands, dtype=np.bool_))
 
 
 @helper
@@ -736,7 +750,7 @@ def keep_islands(plan, R, bkind, F):
     not factored now, or whose factor is too wide (KEEP_WIDTH), keeps nothing; an island of
     many loops keeps its last solutions there instead (`_keep_loops`)."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows, gkeep, goff, gvalid, gfirst) = plan
+     brows, gkeep, goff, gvalid, gfirst, current) = plan
     rb, rp = R[0], R[3]
     fkey, fpat, ffac = F[1], F[2], F[3]
     last = pattern.shape[1] - 1
@@ -931,9 +945,11 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind, which):
     keeps its factor while K = J M^-1 J^T has
     barely changed since (`_barely_moved`): none of its bodies turned by REUSE_TURN or more,
     no row's bodies moved apart by REUSE_SHIFT or more, and no body's solve inertia (bI:
-    turned, stiffened by its joints' loads) changed by that fraction. K is then within
+    turned, stiffened by its joints' loads) changed by REUSE_INERTIA. K is then within
     about that fraction of the one factored, and the solves, the Newton step of the
-    position projection and the relax pass, stay exact to that. A ragdoll lying still or
+    position projection and the relax pass, stay exact to that, but for a pressed limit
+    the joints nearly hold on their own: its island is factored again where it is solved
+    (FRAGILE_SCHUR, `_solve_island`). A ragdoll lying still or
     falling in one piece keeps one factor for many substeps. fpose: per body, its pose and
     solve inertia when its island was last factored (quaternion, position, bI: 16 numbers),
     written here; unit: length units per metre. which: per island, look at it when > 0
@@ -944,9 +960,9 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind, which):
     (Arrays reach the kernel one by one: an array taken out of a tuple costs numba a
     reference-count update, see step.py.)"""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows, gkeep, goff, gvalid, gfirst) = plan
+     brows, gkeep, goff, gvalid, gfirst, current) = plan
     _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
+                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst, current,
                     *R, binv, bs, bI, fpose, unit, bkind, which)
 
 
@@ -954,7 +970,7 @@ def factor_islands(plan, R, binv, bs, bI, fpose, unit, bkind, which):
 def _barely_moved(rows, rb, rp, bs, bI, fpose, turn, shift):
     """Whether the rows' bodies all turned by less than `turn` (rad), moved apart from each
     row's first body by less than `shift` (units), and keep their solve inertia within the
-    fraction `turn`, since fpose was written (`_remember_poses`). The static world never
+    fraction REUSE_INERTIA, since fpose was written (`_remember_poses`). The static world never
     moves; a kinematic body counts like any. A joint's rows come one after another and
     share its bodies: a two-body row on the bodies of the row before it is not checked
     again (20 ragdolls at rest: the checks 4.0 -> 1.5 % of the step)."""
@@ -984,7 +1000,7 @@ def _barely_moved(rows, rb, rp, bs, bI, fpose, turn, shift):
             for k in range(9):
                 big += fpose[body, 7 + k] ** 2
                 change += (bI[body, k] - fpose[body, 7 + k]) ** 2
-            if change > turn * turn * big:
+            if change > REUSE_INERTIA * REUSE_INERTIA * big:
                 return False
             apart = 0.0
             for k in range(3):
@@ -1013,10 +1029,10 @@ def _remember_poses(rows, rb, rp, bs, bI, fpose):
 
 @helper(outline=True)
 def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
+                    lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst, current,
                     rb, rj, rd, rp, rk, binv, bs, bI, fpose, unit, bkind, which):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows, gkeep, goff, gvalid, gfirst)
+                bfirst, brows, gkeep, goff, gvalid, gfirst, current)
     R = (rb, rj, rd, rp, rk)
     for s in range(n_islands):
         if which[s] <= 0.0:
@@ -1025,7 +1041,9 @@ def _factor_islands(order, starts, n_islands, factors, offsets, ok, pattern, lor
         rows = order[starts[s]:starts[s + 1]]
         if ok[s] and n <= MAX_DIRECT_ROWS and _barely_moved(rows, rb, rp, bs, bI, fpose,
                                                             REUSE_TURN, REUSE_SHIFT * unit):
+            current[s] = False
             continue
+        current[s] = True
         ok[s] = False
         gvalid[lstarts[s]:lstarts[s + 1]] = False      # the kept columns of G (`_solve_island`)
         if n > MAX_DIRECT_ROWS:
@@ -1043,7 +1061,7 @@ def mark_direct(plan, rp):
     """Flag the rows of factored islands so the iterative sweep skips them (again after the
     rows are re-prepared: preparing resets the flag)."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows, gkeep, goff, gvalid, gfirst) = plan
+     brows, gkeep, goff, gvalid, gfirst, current) = plan
     for s in range(n_islands):
         if ok[s]:
             for i in range(starts[s], starts[s + 1]):
@@ -1058,7 +1076,7 @@ def _island(plan, s):
     count no references (jit.py `_borrowed_part`); called, it hands views back, which
     numba counts."""
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows, gkeep, goff, gvalid, gfirst) = plan
+     brows, gkeep, goff, gvalid, gfirst, current) = plan
     n = starts[s + 1] - starts[s]
     nl = lstarts[s + 1] - lstarts[s]
     return (order[starts[s]:starts[s + 1]], factors[offsets[s]:offsets[s + 1]].reshape((n, n)),
@@ -1318,11 +1336,15 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     (`_factor_islands`): the rounds of a pass, the passes and projections of the substeps
     an island keeps its factor through (a ragdoll lying still) compute it once. K_el is
     then that of the poses the column was made at, as K_ee is that of the factoring:
-    both within the reuse tolerances of today's."""
+    both within the reuse tolerances of today's. Returns whether a pressed limit's S fell
+    under FRAGILE_SCHUR of its K_ll: a small difference of large numbers, which those
+    tolerances can leave wrong or negative (the caller factors the island again and solves
+    it again when its factor is not `current`, `_refactor`)."""
     rb, rj, rd, rp = R[0], R[1], R[2], R[3]
     crb, crj, crd = CR[0], CR[1], CR[2]
     start, s, r, act, idx, sub, rhs, dense, soft, live = W[6:16]
     n = rows.shape[0]
+    fragile = False
     _forward(factor, pattern, n, x, 0)                    # z = L^-1 b_e
     if m > 0:
         for a in range(m):
@@ -1342,6 +1364,8 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
                                         crd, binv)
                 s[a, b] = k_ab - _dot_from(ga, gk[which[b]], max(start[a], start[b]), n)
                 s[b, a] = s[a, b]
+                if b == a and s[a, a] < FRAGILE_SCHUR * k_ab:
+                    fragile = True
             s[a, a] += soft[a]
             r[a] += soft[a] * lam0[a]
         _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense)
@@ -1352,6 +1376,16 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
     _backward(factor, pattern, n, x)
     for i in range(n):
         x[i] = -x[i]
+    return fragile
+
+
+@helper
+def _refactor(rows, pattern, n, R, binv, factor, gv):
+    """Factor an island again at this substep's rows (its kept factor gave a pressed limit
+    a Schur complement under FRAGILE_SCHUR, `_solve_island`), its columns of G dropped.
+    Returns whether K factored."""
+    gv[:] = False
+    return _factor_island(rows, pattern, n, R, binv, factor)
 
 
 @helper
@@ -1378,21 +1412,21 @@ def solve_direct(plan, use_bias, R, acc, bs, binv, W, C):
     reference-count update, see step.py.)"""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows, gkeep, goff, gvalid, gfirst) = plan
+     brows, gkeep, goff, gvalid, gfirst, current) = plan
     _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
+                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst, current,
                   use_bias, *R, acc, bs, binv, *W, CR[0], CR[1], CR[2], CR[3], C[2],
                   C[4][8])
 
 
 @helper(outline=True)
 def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
+                  lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst, current,
                   use_bias, rb, rj, rd, rp, rk, acc, bs, binv,
                   x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
                   soft, live, which, move, crb, crj, crd, crp, cacc, unit):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows, gkeep, goff, gvalid, gfirst)
+                bfirst, brows, gkeep, goff, gvalid, gfirst, current)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
@@ -1452,8 +1486,18 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
             for i in range(n):
                 x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
             dl[:m] = 0.0
-            _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
-                          W, bfirst, brows, starts[s], which, gk, gv, gf)
+            if _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0,
+                             dl, W, bfirst, brows, starts[s], which, gk, gv, gf) and \
+                    not current[s]:
+                current[s] = True
+                if not _refactor(rows, pattern, n, R, binv, factor, gv):
+                    ok[s] = False
+                    break
+                for i in range(n):
+                    x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
+                dl[:m] = 0.0
+                _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0,
+                              dl, W, bfirst, brows, starts[s], which, gk, gv, gf)
             for i in range(n):
                 r = rows[i]
                 acc[r] += x[i]
@@ -1654,21 +1698,22 @@ def project_positions(plan, R, bs, binv, W, C, lean, h, near, todo):
     to step again."""
     CR = C[3]
     (order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts, bfirst,
-     brows, gkeep, goff, gvalid, gfirst) = plan
+     brows, gkeep, goff, gvalid, gfirst, current) = plan
     return _project_positions(order, starts, n_islands, factors, offsets, ok, pattern,
                               lorder, lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
+                              current,
                               *R, bs, binv, *W, CR[0], CR[1], CR[2], C[4][8], lean, h,
                               near, todo)
 
 
 @helper(outline=True)
 def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, lorder,
-                       lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst,
+                       lstarts, bfirst, brows, gkeep, goff, gvalid, gfirst, current,
                        rb, rj, rd, rp, rk, bs, binv,
                        x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense,
                        soft, live, which, move, crb, crj, crd, unit, lean, h, near, todo):
     plan = Plan(order, starts, n_islands, factors, offsets, ok, pattern, lorder, lstarts,
-                bfirst, brows, gkeep, goff, gvalid, gfirst)
+                bfirst, brows, gkeep, goff, gvalid, gfirst, current)
     R = (rb, rj, rd, rp, rk)
     CR = (crb, crj, crd)
     W = (x, lims, bl, lam0, dl, pressed, start, s_, r_, act, idx, sub, rhs, dense, soft,
@@ -1713,8 +1758,18 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
                 dl[m] = 0.0
                 m += 1
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
-        _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl, W,
-                      bfirst, brows, starts[s], which, gk, gv, gf)
+        if _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
+                         W, bfirst, brows, starts[s], which, gk, gv, gf) and not current[s]:
+            current[s] = True
+            if not _refactor(rows, pattern, n, R, binv, factor, gv):
+                ok[s] = False
+                continue
+            for i in range(n):
+                x[i] = rp[rows[i], BIAS]
+            for a in range(m):
+                dl[a] = 0.0
+            _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
+                          W, bfirst, brows, starts[s], which, gk, gv, gf)
         worst = _displace(rows, x, n, lims, dl, m, rb, rj, rd, rp, binv, move)
         cut = 1.0
         for _ in range(PROJECTION_CUTS):
