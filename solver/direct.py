@@ -1364,8 +1364,8 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
                                         crd, binv)
                 s[a, b] = k_ab - _dot_from(ga, gk[which[b]], max(start[a], start[b]), n)
                 s[b, a] = s[a, b]
-                if b == a and s[a, a] < FRAGILE_SCHUR * k_ab:
-                    fragile = True
+            if s[a, a] < FRAGILE_SCHUR * k_ab:        # k_ab: K_ll's diagonal (b == a)
+                fragile = True
             s[a, a] += soft[a]
             r[a] += soft[a] * lam0[a]
         _limit_lcp(s, r, lam0, m, dl, act, idx, sub, rhs, dense)
@@ -1380,12 +1380,15 @@ def _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0
 
 
 @helper
-def _refactor(rows, pattern, n, R, binv, factor, gv):
-    """Factor an island again at this substep's rows (its kept factor gave a pressed limit
-    a Schur complement under FRAGILE_SCHUR, `_solve_island`), its columns of G dropped.
-    Returns whether K factored."""
+def _refactor(s, rows, pattern, n, R, binv, factor, gv, ok, current):
+    """Factor island s again at its rows as now prepared (its kept factor gave a pressed
+    limit a Schur complement under FRAGILE_SCHUR, `_solve_island`), its columns of G
+    dropped; it is `current` then. Returns whether K factored (if not, the island is not
+    ok until the next `factor_islands` factors it)."""
+    current[s] = True
     gv[:] = False
-    return _factor_island(rows, pattern, n, R, binv, factor)
+    ok[s] = _factor_island(rows, pattern, n, R, binv, factor)
+    return ok[s]
 
 
 @helper
@@ -1489,9 +1492,7 @@ def _solve_direct(order, starts, n_islands, factors, offsets, ok, pattern, lorde
             if _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0,
                              dl, W, bfirst, brows, starts[s], which, gk, gv, gf) and \
                     not current[s]:
-                current[s] = True
-                if not _refactor(rows, pattern, n, R, binv, factor, gv):
-                    ok[s] = False
+                if not _refactor(s, rows, pattern, n, R, binv, factor, gv, ok, current):
                     break
                 for i in range(n):
                     x[i] = _rhs(rows[i], use_bias, rj, rp, bs, rb)
@@ -1760,9 +1761,7 @@ def _project_positions(order, starts, n_islands, factors, offsets, ok, pattern, 
         wide = _has_wide(rows, rp) or _has_wide(limits, rp)
         if _solve_island(rows, factor, pattern, lims, m, wide, R, CR, binv, x, bl, lam0, dl,
                          W, bfirst, brows, starts[s], which, gk, gv, gf) and not current[s]:
-            current[s] = True
-            if not _refactor(rows, pattern, n, R, binv, factor, gv):
-                ok[s] = False
+            if not _refactor(s, rows, pattern, n, R, binv, factor, gv, ok, current):
                 continue
             for i in range(n):
                 x[i] = rp[rows[i], BIAS]
