@@ -237,7 +237,7 @@ def describe(scene):
     return {"scene": scene.name, "file": bpy.data.filepath, "enabled": ws.enabled,
             "frame_start": ws.frame_start, "frame_end": ws.frame_end,
             "fps": 1.0 / settings["dt"], "substeps": ws.substeps,
-            "jointed_substeps": ws.jointed_substeps or ws.substeps,
+            "jointed_substeps": settings["jointed_substeps"],
             "calm_substeps": ws.calm_substeps, "iterations": ws.iterations,
             "gravity": list(settings["gravity"]), "bodies": bodies, "joints": joints,
             "ragdolls": rigs, "baked": baked}

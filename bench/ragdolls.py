@@ -3,7 +3,7 @@
 
     python bench/ragdolls.py                        # 10, 50 and 160 ragdolls, 60 frames
     python bench/ragdolls.py --counts 10 --frames 120
-    python bench/ragdolls.py --counts 50 --jointed-substeps 0   # Ligament's ragdolls at 8
+    python bench/ragdolls.py --counts 50 --jointed-substeps 8   # Ligament's ragdolls at 8
     python bench/ragdolls.py --stages 50           # what Ligament's start frame spends
     python bench/ragdolls.py --frame-parts 1       # where a live frame goes, stage by stage
     python bench/ragdolls.py --solver-parts        # one ragdoll's step: headless to Blender
@@ -165,7 +165,7 @@ def add_constraint(c, j):
                              (-j.swing_2, j.swing_2)))
 
 
-def child(engine, count, frames, profile=False, jointed_substeps=4):
+def child(engine, count, frames, profile=False, jointed_substeps=0):
     import bpy
     if profile:
         import cProfile
@@ -611,7 +611,7 @@ def blender_child(flags, prefix):
         raise SystemExit(proc.stderr[-3000:])
 
 
-def run_child(engine, count, frames, jointed_substeps=4):
+def run_child(engine, count, frames, jointed_substeps=0):
     return bench_blender.child_result(
         __file__, ["--child", engine, count, "--frames", frames, "--jointed-substeps",
                    jointed_substeps], f"{engine} {count}")
@@ -647,9 +647,9 @@ def main():
                    help="one ragdoll's solver share, from the headless crowd's to Blender's")
     p.add_argument("--profile", action="store_true",
                    help="with --child: print cProfile's top functions of setup and playback")
-    p.add_argument("--jointed-substeps", type=int, default=4,
-                   help="Ligament's Jointed Substeps (the add-on's default 4; 0: as many as "
-                        "Substeps)")
+    p.add_argument("--jointed-substeps", type=int, default=0,
+                   help="Ligament's Jointed Substeps (the add-on's default 0, Auto: half of "
+                        "Substeps 8, so 4; 8: every substep)")
     p.add_argument("--frame-parts", type=int, metavar="N",
                    help="time the stages of Ligament's live frame at N ragdolls instead")
     p.add_argument("--child-frame-parts", type=int, help=argparse.SUPPRESS)

@@ -131,9 +131,10 @@ def _prepare_kernels():
         prepare_kernels()
 
 
-def _half_count(substeps):
+def half_count(substeps):
     """The default of a reduced substep count (jointed_substeps of substeps, calm_substeps
-    of jointed_substeps): half of it rounded up, at least 4 and at most the count itself."""
+    of jointed_substeps): half of it rounded up, at least 4 and at most the count itself.
+    (The Blender add-on's Jointed Substeps 0, Auto, is this of its Substeps.)"""
     return min(substeps, max(4, -(-substeps // 2)))
 
 
@@ -237,9 +238,9 @@ class World(Mechanisms, CustomConstraints, Forces):
         self.time_to_sleep = validate.number("time_to_sleep", time_to_sleep, minimum=0.0, strict=True)
         self.substeps = int(validate.number("substeps", substeps, minimum=1))
         self.max_frame = validate.number("max_frame", max_frame, minimum=0.0, strict=True)
-        self.jointed_substeps = _half_count(self.substeps) if jointed_substeps is None \
+        self.jointed_substeps = half_count(self.substeps) if jointed_substeps is None \
             else int(validate.number("jointed_substeps", jointed_substeps, minimum=1))
-        self.calm_substeps = _half_count(self.jointed_substeps) if calm_substeps is None \
+        self.calm_substeps = half_count(self.jointed_substeps) if calm_substeps is None \
             else int(validate.number("calm_substeps", calm_substeps, minimum=1))
         self.iterations = int(validate.number("iterations", iterations, minimum=1))
         self.relax_iterations = max(2, self.iterations) if relax_iterations is None else \

@@ -57,12 +57,14 @@ def enum_items(load, describe, first=None, head=()):
 
 def quality_levels():
     """{key: {"label", "description", "substeps", "iterations", "jointed_substeps"}} from
-    presets/quality.toml."""
+    presets/quality.toml; a level without jointed_substeps gets 0 (Auto)."""
     path = os.path.join(PRESETS_DIR, "quality.toml")
     levels = _load(path)
     for key, level in levels.items():
-        for field in ("substeps", "iterations", "jointed_substeps"):
+        for field in ("substeps", "iterations"):
             _check(path, key, level, field, int, minimum=1)
+        level.setdefault("jointed_substeps", 0)
+        _check(path, key, level, "jointed_substeps", int, minimum=0)
     return levels
 
 

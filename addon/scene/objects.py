@@ -2,6 +2,7 @@
 
 import functools
 
+from ..kernels import solver as lg
 from .animation import action_fcurves
 
 
@@ -68,6 +69,14 @@ def effective_kind(obj):
     return s.kind
 
 
+def jointed_substeps(jointed, substeps):
+    """The substeps a frame small jointed islands step at, of Jointed Substeps `jointed` and
+    Substeps `substeps`: `jointed` at most `substeps`, 0 (Auto) the solver's default of
+    `substeps` (half of it, at least 4). Files saved before 0 meant Auto read as they did
+    (scene/versioning.py)."""
+    return min(jointed, substeps) if jointed else lg.world.half_count(substeps)
+
+
 def world_settings(scene):
     ws = scene.ligament_world
     fps = scene.render.fps / scene.render.fps_base
@@ -75,7 +84,7 @@ def world_settings(scene):
         "gravity": tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0),
         "dt": 1.0 / fps,
         "substeps": ws.substeps,
-        "jointed_substeps": ws.jointed_substeps or ws.substeps,   # 0: as many as substeps
+        "jointed_substeps": jointed_substeps(ws.jointed_substeps, ws.substeps),
         "calm_substeps": ws.calm_substeps or None,         # 0: the World's default
         "iterations": ws.iterations,
         # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives

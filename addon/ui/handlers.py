@@ -13,7 +13,7 @@ from ..runtime import cache
 from ..runtime.building import BuildSession, edits
 from ..runtime.changes import drop_if_changed
 from ..runtime.state import state
-from ..scene import animation, ragdolls
+from ..scene import animation, ragdolls, versioning
 from ..scene.errors import SceneError
 from ..scene.frames import evaluating
 from .operators import world
@@ -193,6 +193,11 @@ def prebuild():
 @persistent
 def on_load_post(*_args):
     cache.clear_all()
+    for scene in bpy.data.scenes:      # settings saved with an older meaning; a new file
+        if bpy.data.filepath:           # (File > New, the startup file) has none
+            versioning.upgrade(scene)
+        else:
+            versioning.stamp(scene)
     for obj in bpy.data.objects:       # bone switches a file made before kept in a group
         if obj.type == 'ARMATURE' and obj.library is None and obj.ligament_ragdoll.enabled:
             ragdoll.adopt_stored_switches(obj)
@@ -206,8 +211,11 @@ _released_for_save = {}    # {object: Axis Angle rotation shown} between save_pr
 def on_save_pre(*_args):
     """The user's Axis Angle curves go into the file unmuted (world/poses.py mutes them while
     a hit body is off its keys), shown again once it is written; a ragdolled armature's
-    settings groups go in even when unset, so that a library override can keep changes."""
+    settings groups go in even when unset, so that a library override can keep changes;
+    every scene's settings go in stamped with the meaning they have (scene/versioning.py)."""
     try:
+        for scene in bpy.data.scenes:  # what its settings mean, for the file's next opening
+            versioning.stamp(scene)
         _released_for_save.update(animation.release_all_axis_angles(bpy.data.objects))
         for obj in bpy.data.objects:    # a character file: what its overrides may change
             if obj.type == 'ARMATURE' and obj.library is None and \

@@ -433,9 +433,10 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
     substeps: IntProperty(name="Substeps", default=8, min=1, max=64, update=_changed,
                           description="Solver substeps per frame")
     jointed_substeps: IntProperty(
-        name="Jointed Substeps", default=4, min=0, max=64, update=_changed,
-        description="Substeps for a ragdoll or small mechanism on the ground (0: as many as "
-                    "Substeps). Half of Substeps costs a ragdoll crowd about a fifth less time; "
+        name="Jointed Substeps", default=0, min=0, max=64, update=_changed,
+        description="Substeps for a ragdoll or small mechanism on the ground, at most Substeps "
+                    "(0: Auto, half of Substeps and at least 4; Substeps or more: every "
+                    "substep). Half of Substeps costs a ragdoll crowd about a fifth less time; "
                     "its joints, limits and landings hold as at the full count")
     calm_substeps: IntProperty(
         name="Calm Substeps", default=0, min=0, max=64, update=_changed,
@@ -443,6 +444,9 @@ class LigamentWorldSettings(bpy.types.PropertyGroup):
                     "lying still or moving slowly, no contact closing, no joint turning "
                     "(0: half of Jointed Substeps, at least 4; as many as Jointed Substeps: "
                     "off). Falls, landings and hits always step at Jointed Substeps")
+    # what the values above meant when the file was saved (scene/versioning.py)
+    settings_version: IntProperty(name="Settings Version", default=0, min=0,
+                                  options={'HIDDEN'})
     iterations: IntProperty(name="Iterations", default=1, min=1, max=50, update=_changed,
                             description="Solver iterations per substep")
     frame_start: IntProperty(name="Start", default=1, update=_changed,

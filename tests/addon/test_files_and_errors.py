@@ -14,6 +14,21 @@ def test_save_and_reload_keeps_every_setting_and_the_same_simulation(blender, tm
     assert out["first"]["3"] != out["first"]["30"]
 
 
+def test_a_file_saved_before_jointed_substeps_auto_simulates_as_it_was_saved(blender, tmp_path):
+    # Jointed Substeps 0, and its default until 2026-11-30, stepped ragdolls and small
+    # mechanisms at every substep; 0 is Auto now (half of Substeps). An older file's scenes
+    # whose value was 0 or never set open at 64 (every substep at any Substeps), and the
+    # door steps at Substeps 8 as when it was saved; a count set by hand (6) stays. Every
+    # scene is then of the current settings version: set back to 0 and saved, the scene
+    # opens at Auto (the door at 4).
+    out = blender.call("files_and_errors.older_file_settings", str(tmp_path / "older.blend"))
+    assert out["error"] is None
+    assert out["opened"]["settings"] == {"Scene": [64, 1], "Zero": [64, 1], "Six": [6, 1]}
+    assert out["opened"]["counts"] == [[8, 8]]
+    assert out["again"]["settings"] == {"Scene": [0, 1], "Zero": [64, 1], "Six": [6, 1]}
+    assert out["again"]["counts"] == [[4, 8]]
+
+
 def test_removing_an_object_a_joint_uses_skips_the_joint_with_a_clear_report(blender):
     out = blender.call("files_and_errors.joint_object_removed")
     assert out["frame_error"] is None

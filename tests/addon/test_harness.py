@@ -23,9 +23,12 @@ START = """
         "addons": sorted(bpy.context.preferences.addons.keys()),
         "interpolation": bpy.context.preferences.edit.keyframe_new_interpolation_type,
         "render": [scene.render.threads_mode, scene.render.fps, scene.frame_current],
+        # (not settings_version: the file a fresh Blender starts with was opened before the
+        # add-on registered, so nothing stamped it; a save stamps either, scene/versioning.py)
         "world": {p.identifier: str(getattr(scene.ligament_world, p.identifier))
                   for p in scene.ligament_world.bl_rna.properties
-                  if p.type not in {'POINTER', 'COLLECTION'}},
+                  if p.type not in {'POINTER', 'COLLECTION'}
+                  and p.identifier != "settings_version"},
         "states": len(state._states), "blocking": k.blocking.__name__,
         "environ": os.environ.get("LIGAMENT_HARNESS_TEST"), "cwd": os.getcwd(),
         "sim": lig.addon.runtime.cache.get(scene) is None,

@@ -66,10 +66,24 @@ def test_jointed_substeps_step_the_hinged_door_at_their_own_count(blender):
     assert np.allclose(crate_mixed, crate_8, rtol=0, atol=1e-9)
 
 
+def test_jointed_substeps_at_auto_follow_substeps_and_a_set_count_holds(blender):
+    # A new scene's Jointed Substeps is 0, Auto: half of Substeps rounded up, at least 4 and
+    # at most Substeps (the solver's World default), so raising Substeps raises the door's
+    # count too; a count set by hand holds, at most Substeps. The free crate steps at
+    # Substeps throughout.
+    out = blender.call("simulation.jointed_substeps_follow_substeps")
+    assert out["error"] is None and out["default"] == 0
+    expected = {(8, 0): 4, (16, 0): 8, (10, 0): 5, (4, 0): 4, (2, 0): 2, (16, 6): 6,
+                (16, 20): 16}
+    for substeps, jointed, world, counts in out["runs"]:
+        door = expected[substeps, jointed]
+        assert (world, counts) == (door, [[door, substeps]]), (substeps, jointed, world, counts)
+
+
 def test_calm_substeps_reach_the_world_and_default_to_half_the_jointed_count(blender):
     # A hinged pair of planks lying on the floor is a calm island after its first step:
-    # with Calm Substeps 0 (automatic: half of Substeps 8) and 4 it steps at 4 substeps and
-    # the two play alike, with 8 (calm stepping off) at 8 every frame.
+    # with Calm Substeps 0 (automatic: half of Jointed Substeps 8) and 4 it steps at 4
+    # substeps and the two play alike, with 8 (calm stepping off) at 8 every frame.
     out = blender.call("simulation.calm_substeps")
     assert out["error"] is None
     auto, four, off = out["auto"], out["four"], out["off"]

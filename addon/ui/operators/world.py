@@ -9,6 +9,7 @@ from ...runtime import cache
 from ...runtime.building import BuildSession
 from ...runtime.state import state
 from ...scene.errors import SceneError
+from ...scene.objects import jointed_substeps
 from .modal import SessionModal
 
 
@@ -16,7 +17,8 @@ def _quality_items(self, context):
     """The quality levels of presets/quality.toml."""
     _quality_items.cache = presets.enum_items(  # Blender needs the strings kept alive
         presets.quality_levels, lambda level: f"{level.get('description', '')} ("
-        f"{level['substeps']} substeps, {level['jointed_substeps']} for ragdolls, "
+        f"{level['substeps']} substeps, "
+        f"{jointed_substeps(level['jointed_substeps'], level['substeps'])} for ragdolls, "
         f"{level['iterations']} iterations)")
     return _quality_items.cache
 

@@ -148,3 +148,50 @@ def joint_without_object_b():
     return {"skipped": sorted(sim.skipped), "built": sorted(n for n, _ in sim.joints),
             "found": [(f.severity, f.code, list(f.objects)) for f in sim.findings
                       if f.code == 'joint-object']}
+
+
+def _door_counts(scene):
+    """The substeps the door and the crate of `scene` stepped at in frames 2-6."""
+    counts = set()
+    for f in range(1, 7):
+        scene.frame_set(f)
+        if f > 1:
+            sim = lig().addon.runtime.cache.get(scene)
+            ids = {b.name: b.id for b in sim.bodies}
+            counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
+    return sorted(counts)
+
+
+def older_file_settings(path):
+    """A file as the add-on saved it before Jointed Substeps 0 meant Auto: no settings version
+    stored, and in scene "Scene" (the door and a crate) Jointed Substeps never set, in
+    "Zero" set to 0, in "Six" to 6 (saved without the add-on's save_pre handler, which
+    stamps the version). Opened: each scene's Jointed Substeps and settings version, the
+    substeps the door and the crate stepped at; then Jointed Substeps set to 0 in "Scene",
+    saved as this add-on saves and opened again: the same."""
+    scene = bpy.context.scene
+    door()
+    box("Crate", (0.3, 0.3, 0.3), (4, 0, 3))
+    for name, value in (("Zero", 0), ("Six", 6)):
+        bpy.data.scenes.new(name).ligament_world.jointed_substeps = value
+    for s in bpy.data.scenes:
+        s.ligament_world.property_unset("settings_version")
+    scene.ligament_world.property_unset("jointed_substeps")
+    stamp = lig().addon.ui.handlers.on_save_pre
+    bpy.app.handlers.save_pre.remove(stamp)
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+    finally:
+        bpy.app.handlers.save_pre.append(stamp)
+
+    def read():
+        return {s.name: [s.ligament_world.jointed_substeps, s.ligament_world.settings_version]
+                for s in bpy.data.scenes}
+    bpy.ops.wm.open_mainfile(filepath=path)
+    opened = {"settings": read(), "counts": _door_counts(bpy.data.scenes["Scene"])}
+    bpy.data.scenes["Scene"].ligament_world.jointed_substeps = 0
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    again = {"settings": read(), "counts": _door_counts(bpy.data.scenes["Scene"])}
+    return {"opened": opened, "again": again,
+            "error": lig().addon.runtime.cache.error(bpy.data.scenes["Scene"])}

@@ -59,11 +59,10 @@ def floor_and_spring(k, m, c):
         scene.frame_set(f)
         zs.append([faller.matrix_world.translation.z, hung.matrix_world.translation.z])
     lines, bad = addon.ui.overlay.overlay_lines(floor)
-    world = scene.ligament_world
-    return {"z": zs, "skipped": addon.runtime.cache.get(scene).skipped,
-            "lines": len(lines), "bad": len(bad),
+    sim = addon.runtime.cache.get(scene)
+    return {"z": zs, "skipped": sim.skipped, "lines": len(lines), "bad": len(bad),
             # the substeps a frame the jointed faller stepped at
-            "substeps": world.jointed_substeps or world.substeps, "fps": scene.render.fps}
+            "substeps": sim.world.jointed_substeps, "fps": scene.render.fps}
 
 
 def wrong_expressions():

@@ -6,6 +6,7 @@ rig's own ragdoll (on its DEF bones, `Generated`) is checked and fixed from thos
 
 import bpy
 
+from .helpers import lig
 from .physics_check import FRAMES
 from .physics_rigify import Generated, generate_without_face
 
@@ -61,6 +62,5 @@ def simulated_fall_baked():
             "names": rig.names(), "baked_onto": rig.baked_onto, "rig": rig.arm.name,
             "fixed_bones": rig.fixed_paths(), "fps": rig.scene.render.fps,
             # the substeps a frame the falling ragdoll stepped at (a jointed island)
-            "substeps": (rig.scene.ligament_world.jointed_substeps
-                         or rig.scene.ligament_world.substeps),
+            "substeps": lig().addon.scene.objects.world_settings(rig.scene)["jointed_substeps"],
             "masses": rig.masses(), "L": report.angular_momentum.tolist()}

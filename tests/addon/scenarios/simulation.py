@@ -95,8 +95,8 @@ def joint_edited():
 
 
 def jointed_substeps():
-    """The door and a free crate for 30 frames at (Substeps, Jointed Substeps) (8, 4), (4, 0)
-    and (8, 0): their poses, and the substeps each stepped at in frames 2-30."""
+    """The door and a free crate for 30 frames at (Substeps, Jointed Substeps) (8, 4), (4, 4)
+    and (8, 8): their poses, and the substeps each stepped at in frames 2-30."""
     scene = bpy.context.scene
     frame, door_, hinge = door()
     crate = box("Crate", (0.3, 0.3, 0.3), (4, 0, 3))
@@ -112,7 +112,7 @@ def jointed_substeps():
                 ids = {b.name: b.id for b in sim.bodies}
                 counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
         return transforms([door_]), transforms([crate]), sorted(counts)
-    return {"mixed": swing(8, 4), "four": swing(4, 0), "eight": swing(8, 0),
+    return {"mixed": swing(8, 4), "four": swing(4, 4), "eight": swing(8, 8),
             "error": lig().addon.runtime.cache.error(scene)}
 
 
@@ -127,7 +127,7 @@ def calm_substeps():
     ws = scene.ligament_world
 
     def play(calm):
-        ws.substeps, ws.jointed_substeps, ws.calm_substeps = 8, 0, calm
+        ws.substeps, ws.jointed_substeps, ws.calm_substeps = 8, 8, calm
         counts = []
         for f in range(1, 31):
             scene.frame_set(f)
@@ -416,3 +416,26 @@ def crates_on_flipped_floors():
         scene.frame_set(f)
         zs.append((crate.matrix_world.translation.z, through.matrix_world.translation.z))
     return {"z": zs, "error": lig().addon.runtime.cache.error(scene)}
+
+
+def jointed_substeps_follow_substeps():
+    """The door and a free crate stepped for frames 1-6 at each (Substeps, Jointed Substeps)
+    of a new scene's: the World's jointed count and the substeps the door and the crate
+    stepped at in frames 2-6 (the door swinging: never calm)."""
+    scene = bpy.context.scene
+    door()
+    box("Crate", (0.3, 0.3, 0.3), (4, 0, 3))
+    ws = scene.ligament_world
+    out = {"default": ws.jointed_substeps, "runs": []}
+    for substeps, jointed in ((8, 0), (16, 0), (10, 0), (4, 0), (2, 0), (16, 6), (16, 20)):
+        ws.substeps, ws.jointed_substeps = substeps, jointed
+        counts = set()
+        for f in range(1, 7):
+            scene.frame_set(f)
+            if f > 1:
+                sim = lig().addon.runtime.cache.get(scene)
+                ids = {b.name: b.id for b in sim.bodies}
+                counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
+        out["runs"].append([substeps, jointed, sim.world.jointed_substeps, sorted(counts)])
+    out["error"] = lig().addon.runtime.cache.error(scene)
+    return out

@@ -1,0 +1,40 @@
+"""What a file's Ligament World settings meant when it was saved (Blender's do_versions for
+this add-on's own properties).
+
+Scene > Ligament World's `settings_version` says which meaning a scene's values were saved
+with; scenes saved before it existed read 0. Version 1 (2026-11-30): Jointed Substeps 0 is
+Auto (half of Substeps, at least 4: the solver's default, so that raising Substeps raises a
+ragdoll's count too); before, 0 stepped ragdolls at every substep, and 0 was the default
+until the morning of 2026-11-30. A scene of an older file whose Jointed Substeps is 0 or
+was never set gets 64 (at most Substeps: every substep at any Substeps, what 0 did), so
+that it simulates as it did when it was saved. Files saved the same day with the
+setting's default of 4 then step at every substep too: they cannot be told apart from the
+older ones, and every substep is the more accurate of the two.
+
+`stamp` marks the scenes a save writes (`on_save_pre`) and a new file's (File > New, the
+startup file: `on_load_post` with no file path), `upgrade` brings an opened file's scenes up
+to date (`on_load_post`). Not upgraded: a scene appended from an older file, and the scenes
+of a file opened while the add-on was off (they are stamped as they are at the next save).
+"""
+
+SETTINGS_VERSION = 1
+EVERY_SUBSTEP = 64      # Jointed Substeps' maximum: at most Substeps, so every substep
+
+
+def upgrade(scene):
+    """Bring `scene`'s Ligament World settings to SETTINGS_VERSION from the version they were
+    saved with; a linked scene (read-only) is left as it is. Returns whether it changed."""
+    ws = scene.ligament_world
+    if scene.library is not None or ws.settings_version >= SETTINGS_VERSION:
+        return False
+    if ws.jointed_substeps == 0:        # saved as 0 or never set: every substep
+        ws.jointed_substeps = EVERY_SUBSTEP
+    ws.settings_version = SETTINGS_VERSION
+    return True
+
+
+def stamp(scene):
+    """Mark `scene`'s settings as meaning what this version of the add-on reads them as."""
+    ws = scene.ligament_world
+    if scene.library is None and ws.settings_version != SETTINGS_VERSION:
+        ws.settings_version = SETTINGS_VERSION
