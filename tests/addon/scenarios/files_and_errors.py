@@ -4,7 +4,7 @@ the build skips."""
 import bpy
 
 from .helpers import box, joint, lig, transforms
-from .simulation import door
+from .simulation import door, door_counts
 
 
 def _settings(s, j, ws):
@@ -150,18 +150,6 @@ def joint_without_object_b():
                       if f.code == 'joint-object']}
 
 
-def _door_counts(scene):
-    """The substeps the door and the crate of `scene` stepped at in frames 2-6."""
-    counts = set()
-    for f in range(1, 7):
-        scene.frame_set(f)
-        if f > 1:
-            sim = lig().addon.runtime.cache.get(scene)
-            ids = {b.name: b.id for b in sim.bodies}
-            counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
-    return sorted(counts)
-
-
 def older_file_settings(path):
     """A file as the add-on saved it before Jointed Substeps 0 meant Auto: no settings version
     stored, and in scene "Scene" (the door and a crate) Jointed Substeps never set, in
@@ -188,10 +176,10 @@ def older_file_settings(path):
         return {s.name: [s.ligament_world.jointed_substeps, s.ligament_world.settings_version]
                 for s in bpy.data.scenes}
     bpy.ops.wm.open_mainfile(filepath=path)
-    opened = {"settings": read(), "counts": _door_counts(bpy.data.scenes["Scene"])}
+    opened = {"settings": read(), "counts": door_counts(bpy.data.scenes["Scene"], 6)}
     bpy.data.scenes["Scene"].ligament_world.jointed_substeps = 0
     bpy.ops.wm.save_as_mainfile(filepath=path)
     bpy.ops.wm.open_mainfile(filepath=path)
-    again = {"settings": read(), "counts": _door_counts(bpy.data.scenes["Scene"])}
+    again = {"settings": read(), "counts": door_counts(bpy.data.scenes["Scene"], 6)}
     return {"opened": opened, "again": again,
             "error": lig().addon.runtime.cache.error(bpy.data.scenes["Scene"])}

@@ -94,6 +94,19 @@ def joint_edited():
             "cached_after_edit": cached_after_edit}
 
 
+def door_counts(scene, frames):
+    """`scene` played from frame 1 to `frames`: the substeps its Door and Crate stepped at
+    in frames 2 on, as sorted [door, crate] pairs."""
+    counts = set()
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+        if f > 1:
+            sim = lig().addon.runtime.cache.get(scene)
+            ids = {b.name: b.id for b in sim.bodies}
+            counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
+    return sorted(list(c) for c in counts)
+
+
 def jointed_substeps():
     """The door and a free crate for 30 frames at (Substeps, Jointed Substeps) (8, 4), (4, 4)
     and (8, 8): their poses, and the substeps each stepped at in frames 2-30."""
@@ -104,14 +117,8 @@ def jointed_substeps():
 
     def swing(substeps, jointed):
         ws.substeps, ws.jointed_substeps = substeps, jointed
-        counts = set()
-        for f in range(1, 31):
-            scene.frame_set(f)
-            if f > 1:
-                sim = lig().addon.runtime.cache.get(scene)
-                ids = {b.name: b.id for b in sim.bodies}
-                counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
-        return transforms([door_]), transforms([crate]), sorted(counts)
+        counts = door_counts(scene, 30)
+        return transforms([door_]), transforms([crate]), counts
     return {"mixed": swing(8, 4), "four": swing(4, 4), "eight": swing(8, 8),
             "error": lig().addon.runtime.cache.error(scene)}
 
@@ -429,13 +436,8 @@ def jointed_substeps_follow_substeps():
     out = {"default": ws.jointed_substeps, "runs": []}
     for substeps, jointed in ((8, 0), (16, 0), (10, 0), (4, 0), (2, 0), (16, 6), (16, 20)):
         ws.substeps, ws.jointed_substeps = substeps, jointed
-        counts = set()
-        for f in range(1, 7):
-            scene.frame_set(f)
-            if f > 1:
-                sim = lig().addon.runtime.cache.get(scene)
-                ids = {b.name: b.id for b in sim.bodies}
-                counts.add(tuple(int(sim.world._bsub.view[ids[n]]) for n in ("Door", "Crate")))
-        out["runs"].append([substeps, jointed, sim.world.jointed_substeps, sorted(counts)])
+        counts = door_counts(scene, 6)
+        world = lig().addon.runtime.cache.get(scene).world
+        out["runs"].append([substeps, jointed, world.jointed_substeps, counts])
     out["error"] = lig().addon.runtime.cache.error(scene)
     return out
