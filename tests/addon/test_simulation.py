@@ -70,14 +70,19 @@ def test_jointed_substeps_at_auto_follow_substeps_and_a_set_count_holds(blender)
     # A new scene's Jointed Substeps is 0, Auto: half of Substeps rounded up, at least 4 and
     # at most Substeps (the solver's World default), so raising Substeps raises the door's
     # count too; a count set by hand holds, at most Substeps. The free crate steps at
-    # Substeps throughout.
+    # Substeps throughout. Calm Substeps (0, Auto) is half of the jointed count, at least 4
+    # and at most it; the panel shows what each Auto comes to.
     out = blender.call("simulation.jointed_substeps_follow_substeps")
     assert out["error"] is None and out["default"] == 0
-    expected = {(8, 0): 4, (16, 0): 8, (10, 0): 5, (4, 0): 4, (2, 0): 2, (16, 6): 6,
-                (16, 20): 16}
-    for substeps, jointed, world, counts in out["runs"]:
-        door = expected[substeps, jointed]
-        assert (world, counts) == (door, [[door, substeps]]), (substeps, jointed, world, counts)
+    expected = {(8, 0): (4, 4), (16, 0): (8, 4), (10, 0): (5, 4), (4, 0): (4, 4),
+                (2, 0): (2, 2), (16, 6): (6, 4), (16, 20): (16, 8)}
+    for substeps, jointed, world, counts, calm, labels in out["runs"]:
+        door, calm_auto = expected[substeps, jointed]
+        assert (world, counts, calm) == (door, [[door, substeps]], calm_auto), \
+            (substeps, jointed, world, counts, calm)
+        assert labels["jointed_substeps"] == (f"Jointed (Auto: {door})" if jointed == 0
+                                              else "Jointed Substeps"), labels
+        assert labels["calm_substeps"] == f"Calm (Auto: {calm_auto})", labels
 
 
 def test_calm_substeps_reach_the_world_and_default_to_half_the_jointed_count(blender):

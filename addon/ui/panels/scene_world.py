@@ -2,6 +2,10 @@
 
 import bpy
 
+from ...kernels import solver as lg
+from ...scene.objects import jointed_substeps
+
+
 class SCENE_PT_ligament_world(bpy.types.Panel):
     bl_space_type = 'PROPERTIES'
     bl_region_type = 'WINDOW'
@@ -27,8 +31,12 @@ def draw_world(layout, scene):
     col.operator_menu_enum("ligament.quality_preset", "level", text="Quality Preset",
                            icon='PRESET')
     col.prop(ws, "substeps")
-    col.prop(ws, "jointed_substeps")
-    col.prop(ws, "calm_substeps")
+    # an automatic count (0) shows what it comes to
+    jointed = jointed_substeps(ws.jointed_substeps, ws.substeps)
+    col.prop(ws, "jointed_substeps",
+             text="Jointed Substeps" if ws.jointed_substeps else f"Jointed (Auto: {jointed})")
+    col.prop(ws, "calm_substeps", text="Calm Substeps" if ws.calm_substeps else
+             f"Calm (Auto: {lg.world.half_count(jointed)})")
     col.prop(ws, "iterations")
     # the solver steps independent islands on Blender's own thread setting (Render >
     # Performance), shown here too

@@ -425,10 +425,30 @@ def crates_on_flipped_floors():
     return {"z": zs, "error": lig().addon.runtime.cache.error(scene)}
 
 
+def _world_labels(scene):
+    """{property: its label} of what Scene > Ligament World draws with a label of its own."""
+    labels = {}
+
+    class Layout:
+        def column(self, **_):
+            return self
+        row = column
+
+        def prop(self, data, name, text=None, **_):
+            if text is not None:
+                labels[name] = text
+
+        def operator_menu_enum(self, *_, **__):
+            pass
+    lig().addon.ui.panels.scene_world.draw_world(Layout(), scene)
+    return labels
+
+
 def jointed_substeps_follow_substeps():
     """The door and a free crate stepped for frames 1-6 at each (Substeps, Jointed Substeps)
-    of a new scene's: the World's jointed count and the substeps the door and the crate
-    stepped at in frames 2-6 (the door swinging: never calm)."""
+    of a new scene's: the World's jointed and calm counts, the substeps the door and the
+    crate stepped at in frames 2-6 (the door swinging: never calm), and the labels Scene >
+    Ligament World gives the two settings."""
     scene = bpy.context.scene
     door()
     box("Crate", (0.3, 0.3, 0.3), (4, 0, 3))
@@ -438,6 +458,7 @@ def jointed_substeps_follow_substeps():
         ws.substeps, ws.jointed_substeps = substeps, jointed
         counts = door_counts(scene, 6)
         world = lig().addon.runtime.cache.get(scene).world
-        out["runs"].append([substeps, jointed, world.jointed_substeps, counts])
+        out["runs"].append([substeps, jointed, world.jointed_substeps, counts,
+                            world.calm_substeps, _world_labels(scene)])
     out["error"] = lig().addon.runtime.cache.error(scene)
     return out
