@@ -11,10 +11,12 @@ that it simulates as it did when it was saved. Files saved the same day with the
 setting's default of 4 then step at every substep too: they cannot be told apart from the
 older ones, and every substep is the more accurate of the two.
 
-`stamp` marks the scenes a save writes (`on_save_pre`) and a new file's (File > New, the
-startup file: `on_load_post` with no file path), `upgrade` brings an opened file's scenes up
-to date (`on_load_post`). Not upgraded: a scene appended from an older file, and the scenes
-of a file opened while the add-on was off (they are stamped as they are at the next save).
+`stamp` marks the scenes a save writes (`on_save_pre`), a new file's (File > New, the
+startup file: `on_load_post` with no file path) and a scene whose simulation is built (an
+autosave skips save_pre: a scene added in the session and played is stamped before it),
+`upgrade` brings an opened file's scenes up to date (`on_load_post`). Not upgraded: a scene
+appended from an older file, and the scenes of a file opened while the add-on was off
+(stamped as they are when played or saved).
 """
 
 SETTINGS_VERSION = 1
@@ -23,9 +25,9 @@ EVERY_SUBSTEP = 64      # Jointed Substeps' maximum: at most Substeps, so every 
 
 def upgrade(scene):
     """Bring `scene`'s Ligament World settings to SETTINGS_VERSION from the version they were
-    saved with; a linked scene (read-only) is left as it is. Returns whether it changed."""
+    saved with; a linked or overridden scene is left as it is. Returns whether it changed."""
     ws = scene.ligament_world
-    if scene.library is not None or ws.settings_version >= SETTINGS_VERSION:
+    if not _own(scene) or ws.settings_version >= SETTINGS_VERSION:
         return False
     if ws.jointed_substeps == 0:        # saved as 0 or never set: every substep
         ws.jointed_substeps = EVERY_SUBSTEP
@@ -36,5 +38,11 @@ def upgrade(scene):
 def stamp(scene):
     """Mark `scene`'s settings as meaning what this version of the add-on reads them as."""
     ws = scene.ligament_world
-    if scene.library is None and ws.settings_version != SETTINGS_VERSION:
+    if _own(scene) and ws.settings_version != SETTINGS_VERSION:
         ws.settings_version = SETTINGS_VERSION
+
+
+def _own(scene):
+    """Whether `scene` is the file's own (neither linked nor a library override of a linked
+    one: its settings are the library's to say)."""
+    return scene.library is None and scene.override_library is None

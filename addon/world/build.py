@@ -5,6 +5,7 @@ from mathutils import Vector
 
 from . import mechanisms
 from ..kernels import solver as lg
+from ..scene import versioning
 from ..scene.animation import compose, delta_matrix, has_delta, matrix_world_at, parent_link
 from ..scene.errors import SceneError
 from ..scene.objects import SceneScan, effective_kind, world_settings
@@ -69,7 +70,10 @@ def drain(units):
 
 
 def new_world(scene):
-    """An empty World with the scene's Ligament World settings."""
+    """An empty World with the scene's Ligament World settings, read as this version of the
+    add-on means them: the scene is stamped so (scene/versioning.py), so that a copy of it
+    written without a save (Blender's autosave) is not taken for an older file's."""
+    versioning.stamp(scene)
     settings = world_settings(scene)
     return lg.World(gravity=settings["gravity"], substeps=settings["substeps"],
                     jointed_substeps=settings["jointed_substeps"],

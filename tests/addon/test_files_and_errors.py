@@ -29,6 +29,16 @@ def test_a_file_saved_before_jointed_substeps_auto_simulates_as_it_was_saved(ble
     assert out["again"]["counts"] == [[4, 8]]
 
 
+def test_a_played_scene_written_without_a_save_opens_at_auto(blender, tmp_path):
+    # Blender's autosave writes without save_pre: a scene nothing had stamped (one added in
+    # the session) is stamped when its simulation is built, so its copy does not open as
+    # an older file's (Jointed Substeps Auto stays Auto, the door at 4 of Substeps 8).
+    out = blender.call("files_and_errors.played_scene_autosaved", str(tmp_path / "auto.blend"))
+    assert out["error"] is None and out["unstamped_before"]
+    assert out["settings"] == [0, 1]
+    assert out["counts"] == [[4, 8]]
+
+
 def test_removing_an_object_a_joint_uses_skips_the_joint_with_a_clear_report(blender):
     out = blender.call("files_and_errors.joint_object_removed")
     assert out["frame_error"] is None

@@ -183,3 +183,30 @@ def older_file_settings(path):
     again = {"settings": read(), "counts": door_counts(bpy.data.scenes["Scene"], 6)}
     return {"opened": opened, "again": again,
             "error": lig().addon.runtime.cache.error(bpy.data.scenes["Scene"])}
+
+
+def played_scene_autosaved(path):
+    """A scene nothing stamped yet (as one added in the session: its settings_version unset)
+    with the door and a crate at Jointed Substeps Auto, played to frame 2, then written as
+    Blender's autosave writes (no save_pre handler) and opened: its Jointed Substeps and
+    settings version, the substeps the door and the crate stepped at."""
+    scene = bpy.context.scene
+    door()
+    box("Crate", (0.3, 0.3, 0.3), (4, 0, 3))
+    scene.ligament_world.property_unset("settings_version")
+    unstamped = scene.ligament_world.is_property_set("settings_version")
+    for f in (1, 2):
+        scene.frame_set(f)
+    stamp = lig().addon.ui.handlers.on_save_pre
+    bpy.app.handlers.save_pre.remove(stamp)
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)
+    finally:
+        bpy.app.handlers.save_pre.append(stamp)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    scene = bpy.data.scenes["Scene"]
+    return {"unstamped_before": not unstamped,
+            "settings": [scene.ligament_world.jointed_substeps,
+                         scene.ligament_world.settings_version],
+            "counts": door_counts(scene, 6),
+            "error": lig().addon.runtime.cache.error(scene)}
