@@ -78,14 +78,18 @@ def jointed_substeps(jointed, substeps):
 
 
 def world_settings(scene):
+    """What the World is built with, from the scene and its Ligament World settings; the
+    substep counts as they come to (an Auto of 0 as the solver's default of the count it
+    halves)."""
     ws = scene.ligament_world
     fps = scene.render.fps / scene.render.fps_base
+    jointed = jointed_substeps(ws.jointed_substeps, ws.substeps)
     return {
         "gravity": tuple(scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0),
         "dt": 1.0 / fps,
         "substeps": ws.substeps,
-        "jointed_substeps": jointed_substeps(ws.jointed_substeps, ws.substeps),
-        "calm_substeps": ws.calm_substeps or None,         # 0: the World's default
+        "jointed_substeps": jointed,
+        "calm_substeps": ws.calm_substeps or lg.world.half_count(jointed),   # 0: Auto
         "iterations": ws.iterations,
         # Blender's own thread setting (Render > Performance > Threads: Auto-Detect gives
         # every core, or `blender -t N`; Fixed gives its count)

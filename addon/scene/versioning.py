@@ -25,14 +25,13 @@ EVERY_SUBSTEP = 64      # Jointed Substeps' maximum: at most Substeps, so every 
 
 def upgrade(scene):
     """Bring `scene`'s Ligament World settings to SETTINGS_VERSION from the version they were
-    saved with; a linked or overridden scene is left as it is. Returns whether it changed."""
+    saved with; a linked or overridden scene is left as it is."""
     ws = scene.ligament_world
     if not _own(scene) or ws.settings_version >= SETTINGS_VERSION:
-        return False
+        return
     if ws.jointed_substeps == 0:        # saved as 0 or never set: every substep
         ws.jointed_substeps = EVERY_SUBSTEP
     ws.settings_version = SETTINGS_VERSION
-    return True
 
 
 def stamp(scene):

@@ -193,11 +193,11 @@ def prebuild():
 @persistent
 def on_load_post(*_args):
     cache.clear_all()
-    for scene in bpy.data.scenes:      # settings saved with an older meaning; a new file
-        if bpy.data.filepath:           # (File > New, the startup file) has none
-            versioning.upgrade(scene)
-        else:
-            versioning.stamp(scene)
+    # settings saved with an older meaning; a new file (File > New, the startup file) has
+    # no path and its settings mean what they say
+    bring = versioning.upgrade if bpy.data.filepath else versioning.stamp
+    for scene in bpy.data.scenes:
+        bring(scene)
     for obj in bpy.data.objects:       # bone switches a file made before kept in a group
         if obj.type == 'ARMATURE' and obj.library is None and obj.ligament_ragdoll.enabled:
             ragdoll.adopt_stored_switches(obj)

@@ -2,8 +2,7 @@
 
 import bpy
 
-from ...kernels import solver as lg
-from ...scene.objects import jointed_substeps
+from ...scene.objects import world_settings
 
 
 class SCENE_PT_ligament_world(bpy.types.Panel):
@@ -32,11 +31,11 @@ def draw_world(layout, scene):
                            icon='PRESET')
     col.prop(ws, "substeps")
     # an automatic count (0) shows what it comes to
-    jointed = jointed_substeps(ws.jointed_substeps, ws.substeps)
-    col.prop(ws, "jointed_substeps",
-             text="Jointed Substeps" if ws.jointed_substeps else f"Jointed (Auto: {jointed})")
+    counts = world_settings(scene)
+    col.prop(ws, "jointed_substeps", text="Jointed Substeps" if ws.jointed_substeps else
+             f"Jointed (Auto: {counts['jointed_substeps']})")
     col.prop(ws, "calm_substeps", text="Calm Substeps" if ws.calm_substeps else
-             f"Calm (Auto: {lg.world.half_count(jointed)})")
+             f"Calm (Auto: {counts['calm_substeps']})")
     col.prop(ws, "iterations")
     # the solver steps independent islands on Blender's own thread setting (Render >
     # Performance), shown here too

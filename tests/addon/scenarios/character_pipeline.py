@@ -10,7 +10,7 @@ from mathutils import Matrix, Vector
 
 from . import characters
 from .characters import link_override, new_shot
-from .helpers import box, lig
+from .helpers import Layout, box, lig
 
 SHOWN = ("spine", "spine.006", "hand.L", "foot.R")    # pelvis, head, a hand and a foot
 
@@ -143,39 +143,6 @@ def old_group(pb, values):
     system = getattr(pb, "bl_system_properties_get", None)
     props = system(do_create=True) if system is not None else pb
     props["ligament_ragdoll"] = values
-
-
-class Layout:
-    """A stand-in for a panel's layout (panels draw only in a window): it records the labels
-    drawn and, for each property drawn, its owner's type, its name and whether Blender lets
-    the user edit it (an override's properties that are not overridable are read-only)."""
-
-    def __init__(self, record=None):
-        self.record = record if record is not None else {"labels": [], "props": []}
-        self.use_property_split = self.use_property_decorate = False
-        self.active = self.enabled = True
-        self.alert = False
-
-    def _sub(self, *_args, **_kw):
-        return Layout(self.record)
-
-    row = column = box = split = _sub
-
-    def label(self, text="", **_kw):
-        self.record["labels"].append(text)
-
-    def separator(self, **_kw):
-        pass
-
-    def prop(self, data, name, **_kw):
-        self.record["props"].append([type(data).__name__, name,
-                                     data.is_property_readonly(name)])
-
-    def operator(self, *_args, **_kw):
-        return type("OperatorProperties", (), {})()
-
-    def operator_menu_enum(self, *_args, **_kw):
-        pass
 
 
 def draw_ragdoll_panels(arm, bone="forearm.L"):

@@ -46,3 +46,40 @@ def joint(name, type, a, b, location, rotation=(0, 0, 0), **settings):
 def transforms(objs):
     """The objects' world matrices as lists of rows."""
     return [[list(v) for v in o.matrix_world] for o in objs]
+
+
+class Layout:
+    """A stand-in for a panel's layout (panels draw only in a window): it records the labels
+    drawn, for each property drawn its owner's type, its name and whether Blender lets the
+    user edit it (an override's properties that are not overridable are read-only), and the
+    text a property is drawn with when the panel names one ({name: text})."""
+
+    def __init__(self, record=None):
+        self.record = record if record is not None else {"labels": [], "props": [],
+                                                         "texts": {}}
+        self.use_property_split = self.use_property_decorate = False
+        self.active = self.enabled = True
+        self.alert = False
+
+    def _sub(self, *_args, **_kw):
+        return Layout(self.record)
+
+    row = column = box = split = _sub
+
+    def label(self, text="", **_kw):
+        self.record["labels"].append(text)
+
+    def separator(self, **_kw):
+        pass
+
+    def prop(self, data, name, text=None, **_kw):
+        self.record["props"].append([type(data).__name__, name,
+                                     data.is_property_readonly(name)])
+        if text is not None:
+            self.record["texts"][name] = text
+
+    def operator(self, *_args, **_kw):
+        return type("OperatorProperties", (), {})()
+
+    def operator_menu_enum(self, *_args, **_kw):
+        pass

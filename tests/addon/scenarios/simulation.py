@@ -7,7 +7,7 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
-from .helpers import box, joint, lig, transforms
+from .helpers import Layout, box, joint, lig, transforms
 
 
 def door():
@@ -427,21 +427,9 @@ def crates_on_flipped_floors():
 
 def _world_labels(scene):
     """{property: its label} of what Scene > Ligament World draws with a label of its own."""
-    labels = {}
-
-    class Layout:
-        def column(self, **_):
-            return self
-        row = column
-
-        def prop(self, data, name, text=None, **_):
-            if text is not None:
-                labels[name] = text
-
-        def operator_menu_enum(self, *_, **__):
-            pass
-    lig().addon.ui.panels.scene_world.draw_world(Layout(), scene)
-    return labels
+    layout = Layout()
+    lig().addon.ui.panels.scene_world.draw_world(layout, scene)
+    return layout.record["texts"]
 
 
 def jointed_substeps_follow_substeps():
